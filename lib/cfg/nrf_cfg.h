@@ -1,0 +1,289 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+#ifndef NRF_CFG_H
+#define NRF_CFG_H
+
+/**
+ * @file
+ * Configuration model: the JSON document of SPEC §5 loaded into an immutable
+ * snapshot.
+ *
+ * A snapshot is built whole on the control thread (load + validate + derive),
+ * then only read. It may be read by any number of threads concurrently and
+ * is freed by its creator once no reader holds it (rt uses RCU for that).
+ * Loading never half-applies anything: either every field is valid and a
+ * complete snapshot is returned, or NULL is returned with every problem
+ * listed.
+ *
+ * All strings in a snapshot are owned by it, NUL-terminated, never NULL
+ * (absent optional strings are ""), and live as long as the snapshot.
+ */
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/** Upper bounds, enforced by validation. */
+#define NRF_CFG_MAX_PEERS 1024     /**< peers of both modes together */
+#define NRF_CFG_MAX_SETS 64        /**< growth NRF sets */
+#define NRF_CFG_MAX_ALIASES 16     /**< generalOptions.aliases */
+#define NRF_CFG_MAX_LISTEN 8       /**< runtime.listen entries */
+#define NRF_CFG_MAX_ATTEMPTS 16    /**< forwardingOptions.maxForwardAttempts */
+#define NRF_CFG_MAX_VIA_MEMBERS 1024 /**< forwardingOptions.maxViaMembers */
+#define NRF_CFG_NO_SET UINT16_MAX  /**< nrf_cfg_peer.set of a forwarding peer */
+
+enum nrf_cfg_scheme {
+	NRF_SCHEME_HTTP = 0,
+	NRF_SCHEME_HTTPS = 1,
+};
+
+/** Which forwarding mode a peer or an error response belongs to. */
+enum nrf_cfg_mode {
+	NRF_MODE_FORWARDING = 0, /**< forwardingOptions: across segments */
+	NRF_MODE_GROWTH = 1,     /**< nrfGrowth.nrfForwardingOptions: across sets */
+	NRF_MODE_COUNT
+};
+
+/** nrfGrowth.nrfForwardingOptions.loopPreventionScope */
+enum nrf_cfg_scope {
+	NRF_SCOPE_HOST = 0, /**< skip only the host found in Via */
+	NRF_SCOPE_SET = 1,  /**< one host of a set in Via skips the whole set */
+};
+
+/** errorResponses[].errorCondition */
+enum nrf_cfg_cond {
+	NRF_COND_LOOP_DETECTION = 0, /**< NRF_Forwarding_Loop_Detection */
+	NRF_COND_LOOP_PREVENTION,    /**< NRF_Forwarding_Loop_Prevention */
+	NRF_COND_HOP_LIMIT,          /**< NRF_Forwarding_Hop_Limit */
+	NRF_COND_NOT_REACHABLE,      /**< NRF_Not_Reachable */
+	NRF_COND_OVERLOAD,           /**< NRF_Forwarding_Overload */
+	NRF_COND_COUNT
+};
+
+/** A resolved error response: the configured one, or the SPEC §5 default. */
+struct nrf_cfg_error_response {
+	uint16_t status;          /**< 100..599 */
+	bool configured;          /**< false: defaults of SPEC §5 */
+	const char *cause;        /**< ProblemDetails.cause */
+	const char *title;        /**< ProblemDetails.title */
+	const char *detail;       /**< ProblemDetails.detail ("" = omitted) */
+	const char *retry_after;  /**< Retry-After value ("" = no header) */
+	const char *redirect_url; /**< Location for 3xx ("" = no header) */
+};
+
+/**
+ * Set of HTTP status codes selected by a pattern, compiled once at load time
+ * (the pattern is a POSIX extended regular expression matched against the
+ * three-digit code). Test with nrf_cfg_status_match(); never a regex per
+ * request.
+ */
+struct nrf_cfg_status_set {
+	uint64_t bits[10]; /**< bit c set <=> code c (0..639) selected */
+};
+
+/** True when @p code is in @p set. Codes outside 100..599 are never in. */
+static inline bool
+nrf_cfg_status_match(const struct nrf_cfg_status_set *set, int code)
+{
+	if (code < 100 || code > 599)
+		return false;
+	return (set->bits[code >> 6] >> (code & 63)) & 1;
+}
+
+/** A host:port identity as it appears in Via. */
+struct nrf_cfg_hostport {
+	const char *host; /**< fqdn, IPv4 text, or IPv6 text without brackets */
+	uint16_t port;
+};
+
+/**
+ * A peer NRF of either mode. Peers of both modes share one table,
+ * nrf_cfg.peers: forwarding peers first in document order, then growth peers
+ * set by set in document order; each growth set's hosts are contiguous.
+ */
+struct nrf_cfg_peer {
+	uint16_t index;              /**< position in nrf_cfg.peers */
+	enum nrf_cfg_mode mode;
+	uint16_t set;                /**< growth: index in nrf_cfg.sets; else NRF_CFG_NO_SET */
+	enum nrf_cfg_scheme scheme;
+	const char *api_version;     /**< "v1" by default */
+	const char *fqdn;            /**< "" when only addresses are configured */
+	const char *ipv4;            /**< "" when not configured */
+	const char *ipv6;            /**< "" when not configured; no brackets */
+	uint16_t port;               /**< 1..65535; default 80 (http) / 443 (https) */
+	const char *api_prefix;      /**< "" or "/prefix" without trailing slash */
+	uint32_t priority;           /**< lower is preferred; default 1 */
+	const char *name;            /**< display identity: first of fqdn, ipv4, [ipv6] with ":port" */
+	const char *pointer;         /**< JSON pointer of this peer in the document */
+	/** Identities of this peer (fqdn, ipv4, ipv6 — those configured). */
+	struct nrf_cfg_hostport ids[3];
+	uint8_t n_ids;
+};
+
+/** A growth NRF set: its hosts are peers[first_peer .. first_peer+n_peers-1]. */
+struct nrf_cfg_set {
+	const char *nrf_set_id;
+	uint16_t first_peer;
+	uint16_t n_peers;
+};
+
+struct nrf_cfg_general {
+	const char *host;          /**< ocnrfHost (required, non-empty) */
+	uint16_t port;             /**< ocnrfPort (required) */
+	const char *nrf_set_id;    /**< "" when absent */
+	struct nrf_cfg_hostport aliases[NRF_CFG_MAX_ALIASES];
+	uint16_t n_aliases;
+	const char *self_name;     /**< "host:port" as appended to Via */
+};
+
+/** forwardingOptions */
+struct nrf_cfg_forwarding {
+	bool enabled;                  /**< featureStatus (default DISABLED) */
+	bool discovery;                /**< discoveryStatus (default ENABLED) */
+	bool profile_retrieval;        /**< profileRetrievalStatus (default ENABLED) */
+	bool subscription;             /**< subscriptionStatus (default ENABLED) */
+	bool access_token;             /**< accessTokenStatus (default ENABLED) */
+	const char *trigger_pattern;   /**< default "^404$" */
+	struct nrf_cfg_status_set triggers;
+	bool empty_discovery_result;   /**< default true */
+	const char *reroute_pattern;   /**< default "^5[0-9]{2}$" */
+	struct nrf_cfg_status_set reroute;
+	uint32_t max_forward_attempts; /**< 1..NRF_CFG_MAX_ATTEMPTS, default 2 */
+	uint32_t max_via_members;      /**< 1..NRF_CFG_MAX_VIA_MEMBERS, default 16 */
+	uint16_t first_peer;           /**< forwarding peers in nrf_cfg.peers */
+	uint16_t n_peers;
+};
+
+/** nrfGrowth.nrfForwardingOptions */
+struct nrf_cfg_growth {
+	bool enabled;                  /**< featureStatus (default DISABLED) */
+	enum nrf_cfg_scope scope;      /**< loopPreventionScope (default HOST) */
+	uint16_t first_peer;           /**< growth peers in nrf_cfg.peers */
+	uint16_t n_peers;
+};
+
+struct nrf_cfg_listen {
+	const char *address; /**< default "0.0.0.0" */
+	uint16_t port;       /**< required */
+	bool tls;            /**< default false */
+};
+
+struct nrf_cfg_endpoint {
+	bool present;        /**< false: no local NRF (pure forwarder) */
+	enum nrf_cfg_scheme scheme;
+	const char *address;
+	uint16_t port;
+};
+
+struct nrf_cfg_runtime {
+	struct nrf_cfg_listen listen[NRF_CFG_MAX_LISTEN];
+	uint16_t n_listen;                /**< default: one, 0.0.0.0:ocnrfPort */
+	struct nrf_cfg_endpoint local_nrf;
+	const char *mgmt_address;         /**< default "127.0.0.1" */
+	uint16_t mgmt_port;               /**< default 9090; 0 disables */
+	uint32_t connect_ms;              /**< default 1000 */
+	uint32_t per_try_ms;              /**< default 2000 */
+	uint32_t request_ms;              /**< default 5000 */
+	uint32_t max_connections;         /**< default 10000 */
+	uint32_t max_concurrent_streams;  /**< default 128 */
+	uint32_t max_header_bytes;        /**< default 16384 */
+	uint32_t max_body_bytes;          /**< default 1048576 */
+	uint32_t peer_queue_depth;        /**< default 1024 */
+};
+
+/** An immutable configuration snapshot. Read-only for everyone. */
+struct nrf_cfg {
+	uint64_t generation;
+	struct nrf_cfg_general general;
+	struct nrf_cfg_forwarding fwd;
+	struct nrf_cfg_growth growth;
+	struct nrf_cfg_runtime rt;
+	/** Resolved error responses per mode and condition. */
+	struct nrf_cfg_error_response errors[NRF_MODE_COUNT][NRF_COND_COUNT];
+	const struct nrf_cfg_peer *peers;
+	uint16_t n_peers;
+	const struct nrf_cfg_set *sets;
+	uint16_t n_sets;
+	void *priv; /**< owned storage; do not touch */
+};
+
+/** One validation problem: where (RFC 6901 JSON pointer) and why. */
+struct nrf_cfg_problem {
+	char pointer[192];
+	char reason[192];
+};
+
+/** Problems collected by a load; grow as needed. Zero-initialise. */
+struct nrf_cfg_problems {
+	struct nrf_cfg_problem *v;
+	size_t n;
+	size_t cap;
+};
+
+/** Free the problem list's storage and zero it. NULL-safe. */
+void nrf_cfg_problems_fini(struct nrf_cfg_problems *p);
+
+/**
+ * Load and validate a configuration document.
+ *
+ * @param text        JSON text, @p len bytes (need not be NUL-terminated;
+ *                    a NUL byte inside is a parse problem).
+ * @param generation  stored in the snapshot (the caller counts generations).
+ * @param problems    if not NULL, receives every problem found (appended);
+ *                    the caller finis it.
+ * @param err         if not NULL, receives 0 or the error code.
+ * @return a new snapshot (caller frees with nrf_cfg_free()), or NULL:
+ *   NRF_EPARSE (not JSON; one problem with pointer "" and the line/column),
+ *   NRF_ECONFIG (JSON but invalid; every problem listed),
+ *   NRF_ENOMEM.
+ * Control thread (or any thread not on the data path): it allocates.
+ */
+struct nrf_cfg *nrf_cfg_load(const char *text, size_t len, uint64_t generation,
+	struct nrf_cfg_problems *problems, int *err);
+
+/**
+ * nrf_cfg_load() on a file's content. Adds NRF_EIO (cannot read; one
+ * problem naming the file and the errno text).
+ */
+struct nrf_cfg *nrf_cfg_load_file(const char *path, uint64_t generation,
+	struct nrf_cfg_problems *problems, int *err);
+
+/** Free a snapshot. NULL-safe. Only when no reader holds it. */
+void nrf_cfg_free(struct nrf_cfg *cfg);
+
+/** Groups of the document, for nrf_cfg_emit(). */
+enum nrf_cfg_group {
+	NRF_CFG_ALL = 0,            /**< the whole document */
+	NRF_CFG_GENERAL,            /**< generalOptions */
+	NRF_CFG_FORWARDING,         /**< forwardingOptions */
+	NRF_CFG_GROWTH,             /**< nrfGrowth.nrfForwardingOptions */
+	NRF_CFG_RUNTIME,            /**< runtime */
+};
+
+/**
+ * The snapshot as JSON text with every default filled in, keys in a stable
+ * order, indented by @p indent spaces (0: compact). Loading the result of
+ * NRF_CFG_ALL gives an equal snapshot (nrf_cfg_equal()).
+ *
+ * @return malloc'd NUL-terminated text (caller free()s), or NULL on
+ *   NRF_ENOMEM (stored in @p err when not NULL).
+ */
+char *nrf_cfg_emit(const struct nrf_cfg *cfg, enum nrf_cfg_group group,
+	int indent, int *err);
+
+/** True when two snapshots hold the same configuration (generation ignored). */
+bool nrf_cfg_equal(const struct nrf_cfg *a, const struct nrf_cfg *b);
+
+/** "NRF_Forwarding_Loop_Detection", …; NULL for an unknown value. */
+const char *nrf_cfg_cond_name(enum nrf_cfg_cond cond);
+
+/** "forwarding" / "growth". */
+const char *nrf_cfg_mode_name(enum nrf_cfg_mode mode);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* NRF_CFG_H */

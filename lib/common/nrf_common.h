@@ -1,0 +1,67 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+#ifndef NRF_COMMON_H
+#define NRF_COMMON_H
+
+/**
+ * @file
+ * Compiler helpers, byte slices and the monotonic clock shared by every
+ * module. Header-only; every function here is safe from any thread.
+ */
+
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+#include <time.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define NRF_LIKELY(x) __builtin_expect(!!(x), 1)
+#define NRF_UNLIKELY(x) __builtin_expect(!!(x), 0)
+#define NRF_ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+#define NRF_CACHE_LINE 64
+#define NRF_CACHE_ALIGNED __attribute__((aligned(NRF_CACHE_LINE)))
+#define NRF_UNUSED __attribute__((unused))
+#define NRF_MIN(a, b) ((a) < (b) ? (a) : (b))
+#define NRF_MAX(a, b) ((a) > (b) ? (a) : (b))
+
+/**
+ * A borrowed, not NUL-terminated byte range. The owner of the bytes
+ * decides how long the slice is valid; a slice never owns memory.
+ */
+struct nrf_slice {
+	const char *p;
+	size_t len;
+};
+
+/** Slice of a NUL-terminated string (NULL gives the empty slice). */
+static inline struct nrf_slice
+nrf_slice_str(const char *s)
+{
+	struct nrf_slice sl = {s, s != NULL ? strlen(s) : 0};
+	return sl;
+}
+
+/** True when the slice holds exactly the bytes of @p s. */
+static inline int
+nrf_slice_eq(struct nrf_slice a, const char *s)
+{
+	size_t n = strlen(s);
+	return a.len == n && (n == 0 || memcmp(a.p, s, n) == 0);
+}
+
+/** Monotonic clock in nanoseconds. */
+static inline uint64_t
+nrf_now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* NRF_COMMON_H */

@@ -1,0 +1,63 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+#ifndef NRF_ERR_H
+#define NRF_ERR_H
+
+/**
+ * @file
+ * The one list of error codes used by every nrfwd module.
+ *
+ * Functions return 0 on success or a negative NRF_E* code. Constructors
+ * return NULL and store the code through an `int *err` out-parameter.
+ * Verdicts (loop detected, forward to X) are results, never errors.
+ * Codes at or below NRF_ERR_FATAL mean the process cannot go on safely.
+ */
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define NRF_ERRNO_MAP(X)                                                      \
+	X(NRF_EINVAL, -1, "invalid argument")                                 \
+	X(NRF_ENOMEM, -2, "out of memory")                                    \
+	X(NRF_ERANGE, -3, "value out of range")                               \
+	X(NRF_EPARSE, -4, "malformed input")                                  \
+	X(NRF_ENOENT, -5, "not found")                                        \
+	X(NRF_EEXIST, -6, "already exists")                                   \
+	X(NRF_ETOOBIG, -7, "input exceeds a limit")                           \
+	X(NRF_EIO, -8, "input/output error")                                  \
+	X(NRF_EAGAIN, -9, "try again")                                        \
+	X(NRF_ECONFIG, -10, "invalid configuration")                          \
+	X(NRF_EMATCHER, -11, "pattern matcher failure")                       \
+	X(NRF_ECLOSED, -12, "connection closed")                              \
+	X(NRF_ETIMEDOUT, -13, "timed out")                                    \
+	X(NRF_EPROTO, -14, "protocol error")                                  \
+	X(NRF_EFULL, -15, "queue full")                                       \
+	X(NRF_EINTERNAL, -100, "internal error (fatal)")
+
+enum nrf_err {
+#define NRF_ERR_ENUM(name, val, msg) name = val,
+	NRF_ERRNO_MAP(NRF_ERR_ENUM)
+#undef NRF_ERR_ENUM
+};
+
+/** Codes at or below this value are fatal. */
+#define NRF_ERR_FATAL NRF_EINTERNAL
+
+/**
+ * Human-readable text for an error code.
+ *
+ * @param err  0 or a negative NRF_E* code; anything else gives "unknown error".
+ * @return a static string; never NULL. Any thread.
+ */
+const char *nrf_strerror(int err);
+
+/**
+ * Symbolic name of an error code ("NRF_EINVAL"); "OK" for 0,
+ * "NRF_E?" for an unknown code. Static string; any thread.
+ */
+const char *nrf_errname(int err);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* NRF_ERR_H */

@@ -1,0 +1,82 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+#include <stdio.h>
+#include <time.h>
+
+#include "nrf_common.h"
+#include "nrf_log.h"
+
+static volatile int log_level = NRF_LOG_INFO;
+
+static const char *const level_names[] = {"ERROR", "WARN", "INFO", "DEBUG"};
+
+void
+nrf_log_set_level(enum nrf_log_level level)
+{
+	log_level = level;
+}
+
+enum nrf_log_level
+nrf_log_get_level(void)
+{
+	return (enum nrf_log_level)log_level;
+}
+
+static void
+vlog(enum nrf_log_level level, const char *module, const char *fmt, va_list ap)
+{
+	char line[1024];
+	struct timespec ts;
+	struct tm tm;
+	int n;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	gmtime_r(&ts.tv_sec, &tm);
+	n = snprintf(line, sizeof(line), "%04d-%02d-%02dT%02d:%02d:%02d.%03ldZ %s %s: ",
+		tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min,
+		tm.tm_sec, ts.tv_nsec / 1000000, level_names[level], module);
+	if (n < 0 || (size_t)n >= sizeof(line))
+		n = 0;
+	vsnprintf(line + n, sizeof(line) - (size_t)n, fmt, ap);
+	/* One fputs per line so lines from several threads never interleave. */
+	fprintf(stderr, "%s\n", line);
+}
+
+void
+nrf_log(enum nrf_log_level level, const char *module, const char *fmt, ...)
+{
+	va_list ap;
+
+	if ((int)level > log_level)
+		return;
+	va_start(ap, fmt);
+	vlog(level, module, fmt, ap);
+	va_end(ap);
+}
+
+void
+nrf_log_rl(struct nrf_log_rl *rl, enum nrf_log_level level, const char *module,
+	const char *fmt, ...)
+{
+	uint64_t now;
+	va_list ap;
+
+	if ((int)level > log_level)
+		return;
+	now = nrf_now_ns();
+	if (now - rl->window_start_ns >= 1000000000ull) {
+		if (rl->suppressed > 0)
+			nrf_log(level, module, "%u similar messages suppressed",
+				rl->suppressed);
+		rl->window_start_ns = now;
+		rl->in_window = 0;
+		rl->suppressed = 0;
+	}
+	if (rl->in_window >= NRF_LOG_RL_BURST) {
+		rl->suppressed++;
+		return;
+	}
+	rl->in_window++;
+	va_start(ap, fmt);
+	vlog(level, module, fmt, ap);
+	va_end(ap);
+}

@@ -1,0 +1,233 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+#ifndef NRF_FWD_H
+#define NRF_FWD_H
+
+/**
+ * @file
+ * The forwarding decision: operation classes (SPEC §3 step 4), the verdict
+ * for one request from its Via scan (steps 3 and 6), the handling of the
+ * local NRF's answer (step 5) and of a peer's answer (step 7), and the
+ * ProblemDetails bodies of the error conditions.
+ *
+ * Build side (control thread): nrf_fwd_table_create() derives from a
+ * configuration snapshot everything the request path needs — candidate
+ * groups in priority order, pre-rendered error bodies — and
+ * nrf_fwd_via_db_create() compiles the snapshot's identities for via.
+ * Request side (any worker, concurrently): nrf_fwd_classify(),
+ * nrf_fwd_decide(), nrf_fwd_local_action(), nrf_fwd_peer_action() read the
+ * immutable table; they never allocate, lock, block or log.
+ */
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "nrf_cfg.h"
+#include "nrf_common.h"
+#include "nrf_via.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ------------------------------------------------------------------------ */
+/* Operations                                                                */
+
+enum nrf_fwd_op {
+	NRF_OP_OTHER = 0,               /**< not forwardable: local only */
+	NRF_OP_NF_DISCOVER,             /**< GET /nnrf-disc/v1/nf-instances */
+	NRF_OP_NF_PROFILE_RETRIEVAL,    /**< GET /nnrf-nfm/v1/nf-instances/{id} */
+	NRF_OP_NF_STATUS_SUBSCRIBE,     /**< POST /nnrf-nfm/v1/subscriptions */
+	NRF_OP_NF_STATUS_SUBSCRIBE_UPDATE, /**< PATCH /nnrf-nfm/v1/subscriptions/{id} */
+	NRF_OP_NF_STATUS_UNSUBSCRIBE,   /**< DELETE /nnrf-nfm/v1/subscriptions/{id} */
+	NRF_OP_ACCESS_TOKEN,            /**< POST /oauth2/token */
+	NRF_OP_COUNT
+};
+
+/**
+ * Classify a request. @p path is the :path pseudo-header (a query after '?'
+ * is ignored); @p api_prefix ("" or "/prefix") is stripped first when the
+ * path starts with it at a segment boundary. Method is case-sensitive as in
+ * HTTP. A trailing '/' after the resource is tolerated; an empty {id} is not.
+ * Any thread; no allocation.
+ */
+enum nrf_fwd_op nrf_fwd_classify(struct nrf_slice method, struct nrf_slice path,
+	struct nrf_slice api_prefix);
+
+/** "NFDiscover", "NFProfileRetrieval", …, "other". Never NULL. */
+const char *nrf_fwd_op_name(enum nrf_fwd_op op);
+
+/**
+ * True when @p op may be forwarded under @p cfg: a forwardable operation
+ * whose status switch (discoveryStatus, …) is ENABLED, and at least one
+ * forwarding mode ENABLED.
+ */
+bool nrf_fwd_op_enabled(const struct nrf_cfg *cfg, enum nrf_fwd_op op);
+
+/* ------------------------------------------------------------------------ */
+/* Build side                                                                */
+
+/**
+ * A pre-rendered error response (ProblemDetails, application/problem+json).
+ * Strings are owned by the table.
+ */
+struct nrf_fwd_problem {
+	uint16_t status;
+	const char *body;         /**< JSON text */
+	size_t body_len;
+	const char *retry_after;  /**< "" = no Retry-After header */
+	const char *location;     /**< "" = no Location header (set for 3xx only) */
+};
+
+struct nrf_fwd_table;
+
+/**
+ * Derive the request-path table from a snapshot. The table keeps a pointer
+ * to @p cfg, which must outlive it. Control thread.
+ * @return NULL with @p err = NRF_ENOMEM or NRF_EINVAL (cfg NULL).
+ */
+struct nrf_fwd_table *nrf_fwd_table_create(const struct nrf_cfg *cfg, int *err);
+
+/** Free a table. NULL-safe. */
+void nrf_fwd_table_free(struct nrf_fwd_table *t);
+
+/** The snapshot the table was built from. */
+const struct nrf_cfg *nrf_fwd_table_cfg(const struct nrf_fwd_table *t);
+
+/** Pre-rendered response for @p cond in the error group of @p mode. */
+const struct nrf_fwd_problem *nrf_fwd_table_problem(const struct nrf_fwd_table *t,
+	enum nrf_cfg_mode mode, enum nrf_cfg_cond cond);
+
+/**
+ * Fill @p out with every identity of @p cfg for nrf_via_db_create(): own
+ * host:port and aliases as NRF_VIA_SELF, each peer's fqdn:port, ipv4:port
+ * and [ipv6]:port as NRF_VIA_PEER with the peer's index. Strings point into
+ * @p cfg.
+ * @return the number written, or NRF_ETOOBIG when more than @p max.
+ */
+int nrf_fwd_identities(const struct nrf_cfg *cfg, struct nrf_via_identity *out,
+	size_t max);
+
+/** nrf_fwd_identities() + nrf_via_db_create(). Control thread. */
+struct nrf_via_db *nrf_fwd_via_db_create(const struct nrf_cfg *cfg, int *err);
+
+/* ------------------------------------------------------------------------ */
+/* Request side                                                              */
+
+enum nrf_fwd_verdict {
+	/** Own identity in Via: answer NRF_Forwarding_Loop_Detection. */
+	NRF_FWD_LOOP_DETECTED = 0,
+	/** More Via members than maxViaMembers: NRF_Forwarding_Hop_Limit. */
+	NRF_FWD_HOP_LIMIT,
+	/** Not forwardable (operation or switch): local NRF only. */
+	NRF_FWD_LOCAL_ONLY,
+	/**
+	 * Forwardable: local NRF first when there is one, then plan.cand[] in
+	 * order. With plan.n_cand == 0, plan.error says what to answer when
+	 * the local NRF does not.
+	 */
+	NRF_FWD_FORWARD,
+};
+
+enum nrf_fwd_skip_reason {
+	NRF_FWD_SKIP_VIA_HOST = 0, /**< the peer's identity is in Via */
+	NRF_FWD_SKIP_VIA_SET,      /**< another host of its set is in Via (scope SET) */
+	NRF_FWD_SKIP_DOWN,         /**< marked down by health tracking */
+};
+
+/** "via-host", "via-set", "down". */
+const char *nrf_fwd_skip_reason_name(enum nrf_fwd_skip_reason r);
+
+#define NRF_FWD_MAX_SKIPS 32
+
+struct nrf_fwd_skip {
+	uint16_t peer;
+	uint8_t reason; /**< enum nrf_fwd_skip_reason */
+};
+
+/**
+ * The decision for one request. Fixed size, no pointers into the table, so
+ * it can live in a stream for the request's lifetime.
+ */
+struct nrf_fwd_plan {
+	enum nrf_fwd_verdict verdict;
+	enum nrf_fwd_op op;
+	/** Error to answer for LOOP_DETECTED / HOP_LIMIT, and for FORWARD when
+	 *  no candidate answers (LOOP_PREVENTION if every candidate was
+	 *  skipped by Via, else NOT_REACHABLE). */
+	enum nrf_cfg_cond error;
+	enum nrf_cfg_mode error_mode;  /**< whose errorResponses apply */
+	uint16_t n_cand;               /**< <= maxForwardAttempts */
+	uint16_t cand[NRF_CFG_MAX_ATTEMPTS]; /**< peer indices, try in order */
+	uint16_t n_skip;               /**< recorded skips (<= NRF_FWD_MAX_SKIPS) */
+	struct nrf_fwd_skip skip[NRF_FWD_MAX_SKIPS];
+	uint32_t n_skip_via;           /**< all loop-prevention skips, incl. unrecorded */
+	uint32_t n_skip_down;          /**< all health skips, incl. unrecorded */
+};
+
+/**
+ * Decide for one request (SPEC §3 steps 3, 4 and 6).
+ *
+ * Order: own identity in Via → LOOP_DETECTED; members > maxViaMembers →
+ * HOP_LIMIT; operation not enabled → LOCAL_ONLY; else FORWARD with the
+ * candidates: growth sets (if growth is enabled) in document order, each by
+ * ascending priority, then forwarding peers (if enabled) by ascending
+ * priority; peers of equal priority in one list rotated by @p rotation.
+ * Peers whose identity is in Via are skipped (with SET scope, every host of
+ * a set one of whose hosts is in Via), then peers marked in @p down. The walk
+ * stops after maxForwardAttempts candidates; skips are recorded only up to
+ * that point.
+ *
+ * @param via       scan result of the request's Via lines.
+ * @param op        from nrf_fwd_classify().
+ * @param rotation  per-request counter (e.g. a per-core request count).
+ * @param down      bitset over peer indices (NULL: none down).
+ * @param plan      fully written.
+ * @return 0, or NRF_EINVAL on NULL arguments.
+ */
+int nrf_fwd_decide(const struct nrf_fwd_table *t, const struct nrf_via_result *via,
+	enum nrf_fwd_op op, uint32_t rotation, const uint64_t *down,
+	struct nrf_fwd_plan *plan);
+
+/** What to do with an answer. */
+enum nrf_fwd_action {
+	NRF_FWD_RELAY = 0,  /**< relay this answer to the client */
+	NRF_FWD_NEXT,       /**< forward / try the next candidate */
+};
+
+/**
+ * The local NRF answered @p status with @p body (may be partial or NULL; only
+ * a 200 NFDiscover body is looked at): NEXT when it matches
+ * forwardingTriggers (status pattern, or emptyDiscoveryResult and a 200
+ * NFDiscover answer whose top-level "nfInstances" is an empty array) and
+ * @p op is enabled; RELAY otherwise. No allocation.
+ */
+enum nrf_fwd_action nrf_fwd_local_action(const struct nrf_cfg *cfg,
+	enum nrf_fwd_op op, int status, const char *body, size_t body_len);
+
+/**
+ * A peer answered @p status: NEXT when it matches
+ * nrfRerouteOnResponseHttpStatusCodes (a 508 is always relayed), else RELAY.
+ */
+enum nrf_fwd_action nrf_fwd_peer_action(const struct nrf_cfg *cfg, int status);
+
+/**
+ * True when @p body (JSON) has a top-level "nfInstances" member that is an
+ * empty array. Tolerates whitespace and key order; bounded by @p len.
+ */
+bool nrf_fwd_discovery_empty(const char *body, size_t len);
+
+/**
+ * Render a ProblemDetails body (TS 29.571):
+ * {"title":…,"status":…,"detail":…,"cause":…} — detail omitted when empty,
+ * strings JSON-escaped. For answers without a pre-rendered body (400
+ * INVALID_MSG_FORMAT, 501, …). No allocation.
+ * @return the length written (NUL-terminated), or NRF_ETOOBIG.
+ */
+int nrf_fwd_problem_render(char *buf, size_t cap, int status, const char *title,
+	const char *cause, const char *detail);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* NRF_FWD_H */

@@ -1,0 +1,49 @@
+#!/usr/bin/env bash
+# Idempotent setup for nrfwd on Debian 12: installs every package the project
+# needs (build, tests, demo, benchmarks) and configures the meson build dir.
+#
+# Usage: scripts/setup.sh [BUILD_DIR]   (default: build)
+# Env:   NRFWD_SKIP_APT=1  skip the package step (already installed)
+set -euo pipefail
+
+here=$(cd "$(dirname "$0")/.." && pwd)
+builddir=${1:-build}
+
+pkgs=(
+	build-essential meson ninja-build pkg-config
+	dpdk libdpdk-dev
+	libnghttp2-dev nghttp2-client nghttp2-proxy
+	libhyperscan-dev libjansson-dev libmicrohttpd-dev libssl-dev
+	googletest libgtest-dev
+	clang libclang-rt-dev
+	liblwip-dev
+	iproute2 ethtool curl haproxy jq python3
+)
+
+if [ "${NRFWD_SKIP_APT:-0}" != 1 ]; then
+	missing=()
+	for p in "${pkgs[@]}"; do
+		dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' ||
+			missing+=("$p")
+	done
+	if [ ${#missing[@]} -gt 0 ]; then
+		echo "setup: installing ${missing[*]}"
+		if [ "$(id -u)" -ne 0 ]; then
+			echo "setup: need root to install packages" >&2
+			exit 1
+		fi
+		export DEBIAN_FRONTEND=noninteractive
+		apt-get update -qq
+		apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+	else
+		echo "setup: all packages present"
+	fi
+fi
+
+cd "$here"
+if [ -f "$builddir/build.ninja" ]; then
+	meson setup --reconfigure "$builddir" >/dev/null
+else
+	meson setup "$builddir" -Dbuildtype=debugoptimized -Dwerror=true >/dev/null
+fi
+echo "setup: build directory $builddir configured"
