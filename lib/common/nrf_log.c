@@ -21,7 +21,7 @@ nrf_log_get_level(void)
 	return (enum nrf_log_level)log_level;
 }
 
-static void
+static void __attribute__((format(printf, 3, 0)))
 vlog(enum nrf_log_level level, const char *module, const char *fmt, va_list ap)
 {
 	char line[1024];

@@ -1,0 +1,488 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Small helpers for nrfstub: blobs, a string builder, SHA-256 (so recorded
+ * bodies of any size can be compared without keeping them), URL decoding
+ * and fault-mode parsing.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "nrf_common.h"
+#include "stub.h"
+
+struct blob *
+blob_alloc(size_t len)
+{
+	struct blob *b = malloc(sizeof(*b) + len + 1);
+
+	if (b == NULL)
+		return NULL;
+	b->ref = 1;
+	b->len = len;
+	b->data = (char *)(b + 1);
+	b->data[len] = '\0';
+	return b;
+}
+
+struct blob *
+blob_take(char *s, size_t len)
+{
+	struct blob *b;
+
+	if (s == NULL)
+		return NULL;
+	b = malloc(sizeof(*b));
+	if (b == NULL) {
+		free(s);
+		return NULL;
+	}
+	b->ref = 1;
+	b->len = len;
+	b->data = s;
+	return b;
+}
+
+struct blob *
+blob_copy(const char *s, size_t len)
+{
+	struct blob *b = blob_alloc(len);
+
+	if (b != NULL && len > 0)
+		memcpy(b->data, s, len);
+	return b;
+}
+
+void
+blob_put(struct blob *b)
+{
+	if (b == NULL || b->ref == 0)
+		return;
+	if (--b->ref > 0)
+		return;
+	if (b->data != (char *)(b + 1))
+		free(b->data);
+	free(b);
+}
+
+static int
+sb_reserve(struct sb *b, size_t n)
+{
+	size_t cap;
+	char *p;
+
+	if (b->oom)
+		return -1;
+	if (b->len + n + 1 <= b->cap)
+		return 0;
+	cap = b->cap != 0 ? b->cap : 256;
+	while (cap < b->len + n + 1)
+		cap *= 2;
+	p = realloc(b->p, cap);
+	if (p == NULL) {
+		b->oom = 1;
+		return -1;
+	}
+	b->p = p;
+	b->cap = cap;
+	return 0;
+}
+
+void
+sb_put(struct sb *b, const void *d, size_t n)
+{
+	if (sb_reserve(b, n) < 0)
+		return;
+	if (n > 0)
+		memcpy(b->p + b->len, d, n);
+	b->len += n;
+	b->p[b->len] = '\0';
+}
+
+void
+sb_puts(struct sb *b, const char *s)
+{
+	sb_put(b, s, strlen(s));
+}
+
+void
+sb_printf(struct sb *b, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	if (sb_reserve(b, 64) < 0)
+		return;
+	va_start(ap, fmt);
+	n = vsnprintf(b->p + b->len, b->cap - b->len, fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		return;
+	if ((size_t)n >= b->cap - b->len) {
+		if (sb_reserve(b, (size_t)n) < 0)
+			return;
+		va_start(ap, fmt);
+		vsnprintf(b->p + b->len, b->cap - b->len, fmt, ap);
+		va_end(ap);
+	}
+	b->len += (size_t)n;
+}
+
+void
+sb_json_str(struct sb *b, const char *s, size_t n)
+{
+	static const char hex[] = "0123456789abcdef";
+	size_t i, run = 0;
+
+	sb_put(b, "\"", 1);
+	for (i = 0; i < n; i++) {
+		unsigned char ch = (unsigned char)s[i];
+		char esc[6];
+
+		if (ch >= 0x20 && ch != '"' && ch != '\\')
+			continue;
+		sb_put(b, s + run, i - run);
+		run = i + 1;
+		esc[0] = '\\';
+		switch (ch) {
+		case '"':
+		case '\\':
+			esc[1] = (char)ch;
+			sb_put(b, esc, 2);
+			break;
+		case '\n':
+			sb_put(b, "\\n", 2);
+			break;
+		case '\r':
+			sb_put(b, "\\r", 2);
+			break;
+		case '\t':
+			sb_put(b, "\\t", 2);
+			break;
+		default:
+			esc[1] = 'u';
+			esc[2] = '0';
+			esc[3] = '0';
+			esc[4] = hex[ch >> 4];
+			esc[5] = hex[ch & 15];
+			sb_put(b, esc, 6);
+			break;
+		}
+	}
+	sb_put(b, s + run, n - run);
+	sb_put(b, "\"", 1);
+}
+
+struct blob *
+sb_blob(struct sb *b)
+{
+	struct blob *r;
+
+	if (b->oom) {
+		sb_fini(b);
+		return NULL;
+	}
+	if (b->p == NULL)
+		return blob_alloc(0);
+	r = blob_take(b->p, b->len);
+	b->p = NULL;
+	b->len = b->cap = 0;
+	return r;
+}
+
+void
+sb_fini(struct sb *b)
+{
+	free(b->p);
+	b->p = NULL;
+	b->len = b->cap = 0;
+	b->oom = 0;
+}
+
+/* SHA-256, FIPS 180-4. */
+static const uint32_t sha_k[64] = {
+	0x428a2f98, 0x71374491, 0xb5c0fbcf, 0xe9b5dba5, 0x3956c25b, 0x59f111f1,
+	0x923f82a4, 0xab1c5ed5, 0xd807aa98, 0x12835b01, 0x243185be, 0x550c7dc3,
+	0x72be5d74, 0x80deb1fe, 0x9bdc06a7, 0xc19bf174, 0xe49b69c1, 0xefbe4786,
+	0x0fc19dc6, 0x240ca1cc, 0x2de92c6f, 0x4a7484aa, 0x5cb0a9dc, 0x76f988da,
+	0x983e5152, 0xa831c66d, 0xb00327c8, 0xbf597fc7, 0xc6e00bf3, 0xd5a79147,
+	0x06ca6351, 0x14292967, 0x27b70a85, 0x2e1b2138, 0x4d2c6dfc, 0x53380d13,
+	0x650a7354, 0x766a0abb, 0x81c2c92e, 0x92722c85, 0xa2bfe8a1, 0xa81a664b,
+	0xc24b8b70, 0xc76c51a3, 0xd192e819, 0xd6990624, 0xf40e3585, 0x106aa070,
+	0x19a4c116, 0x1e376c08, 0x2748774c, 0x34b0bcb5, 0x391c0cb3, 0x4ed8aa4a,
+	0x5b9cca4f, 0x682e6ff3, 0x748f82ee, 0x78a5636f, 0x84c87814, 0x8cc70208,
+	0x90befffa, 0xa4506ceb, 0xbef9a3f7, 0xc67178f2,
+};
+
+#define ROR(x, n) (((x) >> (n)) | ((x) << (32 - (n))))
+
+static void
+sha256_block(struct sha256 *c, const uint8_t *p)
+{
+	uint32_t w[64], a, b, cc, d, e, f, g, h, t1, t2;
+	int i;
+
+	for (i = 0; i < 16; i++)
+		w[i] = (uint32_t)p[4 * i] << 24 | (uint32_t)p[4 * i + 1] << 16 |
+			(uint32_t)p[4 * i + 2] << 8 | (uint32_t)p[4 * i + 3];
+	for (i = 16; i < 64; i++) {
+		uint32_t s0 = ROR(w[i - 15], 7) ^ ROR(w[i - 15], 18) ^ (w[i - 15] >> 3);
+		uint32_t s1 = ROR(w[i - 2], 17) ^ ROR(w[i - 2], 19) ^ (w[i - 2] >> 10);
+
+		w[i] = w[i - 16] + s0 + w[i - 7] + s1;
+	}
+	a = c->h[0];
+	b = c->h[1];
+	cc = c->h[2];
+	d = c->h[3];
+	e = c->h[4];
+	f = c->h[5];
+	g = c->h[6];
+	h = c->h[7];
+	for (i = 0; i < 64; i++) {
+		t1 = h + (ROR(e, 6) ^ ROR(e, 11) ^ ROR(e, 25)) +
+			((e & f) ^ (~e & g)) + sha_k[i] + w[i];
+		t2 = (ROR(a, 2) ^ ROR(a, 13) ^ ROR(a, 22)) +
+			((a & b) ^ (a & cc) ^ (b & cc));
+		h = g;
+		g = f;
+		f = e;
+		e = d + t1;
+		d = cc;
+		cc = b;
+		b = a;
+		a = t1 + t2;
+	}
+	c->h[0] += a;
+	c->h[1] += b;
+	c->h[2] += cc;
+	c->h[3] += d;
+	c->h[4] += e;
+	c->h[5] += f;
+	c->h[6] += g;
+	c->h[7] += h;
+}
+
+void
+sha256_init(struct sha256 *c)
+{
+	static const uint32_t iv[8] = {
+		0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a,
+		0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19,
+	};
+
+	memcpy(c->h, iv, sizeof(iv));
+	c->len = 0;
+	c->blen = 0;
+}
+
+void
+sha256_update(struct sha256 *c, const void *data, size_t len)
+{
+	const uint8_t *p = data;
+
+	c->len += len;
+	if (c->blen > 0) {
+		size_t n = NRF_MIN(len, 64 - c->blen);
+
+		memcpy(c->buf + c->blen, p, n);
+		c->blen += n;
+		p += n;
+		len -= n;
+		if (c->blen < 64)
+			return;
+		sha256_block(c, c->buf);
+		c->blen = 0;
+	}
+	while (len >= 64) {
+		sha256_block(c, p);
+		p += 64;
+		len -= 64;
+	}
+	if (len > 0) {
+		memcpy(c->buf, p, len);
+		c->blen = len;
+	}
+}
+
+void
+sha256_final(struct sha256 *c, uint8_t out[32])
+{
+	uint64_t bits = c->len * 8;
+	uint8_t pad[72];
+	size_t padlen;
+	int i;
+
+	padlen = (c->blen < 56 ? 56 : 120) - c->blen;
+	memset(pad, 0, sizeof(pad));
+	pad[0] = 0x80;
+	for (i = 0; i < 8; i++)
+		pad[padlen + (size_t)i] = (uint8_t)(bits >> (56 - 8 * i));
+	sha256_update(c, pad, padlen + 8);
+	for (i = 0; i < 8; i++) {
+		out[4 * i] = (uint8_t)(c->h[i] >> 24);
+		out[4 * i + 1] = (uint8_t)(c->h[i] >> 16);
+		out[4 * i + 2] = (uint8_t)(c->h[i] >> 8);
+		out[4 * i + 3] = (uint8_t)c->h[i];
+	}
+}
+
+static int
+hexval(char c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	if (c >= 'A' && c <= 'F')
+		return c - 'A' + 10;
+	return -1;
+}
+
+int
+url_decode(const char *s, size_t n, char *out, size_t outsz)
+{
+	size_t i, o = 0;
+
+	for (i = 0; i < n; i++) {
+		char ch = s[i];
+
+		if (ch == '+') {
+			ch = ' ';
+		} else if (ch == '%' && i + 2 < n && hexval(s[i + 1]) >= 0 &&
+			   hexval(s[i + 2]) >= 0) {
+			ch = (char)(hexval(s[i + 1]) << 4 | hexval(s[i + 2]));
+			i += 2;
+		}
+		if (o + 1 >= outsz)
+			return -1;
+		out[o++] = ch;
+	}
+	if (o >= outsz)
+		return -1;
+	out[o] = '\0';
+	return (int)o;
+}
+
+static const char *const fault_names[FAULT__N] = {
+	[FAULT_NONE] = "none",
+	[FAULT_DELAY] = "delay",
+	[FAULT_RESET] = "reset",
+	[FAULT_CLOSE] = "close",
+	[FAULT_STATUS] = "status",
+	[FAULT_GARBAGE] = "garbage",
+	[FAULT_BLACKHOLE] = "blackhole",
+};
+
+const char *
+fault_name(enum fault_mode m)
+{
+	return (unsigned)m < FAULT__N ? fault_names[m] : "?";
+}
+
+static int
+fault_mode_of(const char *s, size_t n)
+{
+	int i;
+
+	for (i = 0; i < FAULT__N; i++)
+		if (strlen(fault_names[i]) == n && memcmp(fault_names[i], s, n) == 0)
+			return i;
+	return -1;
+}
+
+int
+fault_parse(const char *s, struct fault *f, char *err, size_t errsz)
+{
+	const char *colon = strchr(s, ':');
+	size_t n = colon != NULL ? (size_t)(colon - s) : strlen(s);
+	int m = fault_mode_of(s, n);
+
+	f->mode = FAULT_NONE;
+	f->arg = -1;
+	f->count = -1;
+	f->body = NULL;
+	if (m < 0) {
+		snprintf(err, errsz, "unknown fault mode '%.*s' (none, delay, reset, "
+			"close, status, garbage, blackhole)", (int)n, s);
+		return -1;
+	}
+	f->mode = (enum fault_mode)m;
+	if (colon != NULL) {
+		char *end;
+
+		errno = 0;
+		f->arg = strtol(colon + 1, &end, 10);
+		if (errno != 0 || end == colon + 1 || *end != '\0' || f->arg < 0) {
+			snprintf(err, errsz, "bad fault argument '%s'", colon + 1);
+			return -1;
+		}
+	}
+	return fault_finish(f, err, errsz);
+}
+
+int
+fault_finish(struct fault *f, char *err, size_t errsz)
+{
+	struct sb b = {0};
+
+	blob_put(f->body);
+	f->body = NULL;
+	switch (f->mode) {
+	case FAULT_NONE:
+	case FAULT_GARBAGE:
+	case FAULT_BLACKHOLE:
+		f->arg = 0;
+		break;
+	case FAULT_DELAY:
+		if (f->arg < 0)
+			f->arg = 1000;
+		if (f->arg > 3600000) {
+			snprintf(err, errsz, "delay %ld ms out of range 0..3600000", f->arg);
+			return -1;
+		}
+		break;
+	case FAULT_RESET:
+		if (f->arg < 0)
+			f->arg = NGHTTP2_INTERNAL_ERROR;
+		if (f->arg > NGHTTP2_HTTP_1_1_REQUIRED) {
+			snprintf(err, errsz, "reset error code %ld out of range 0..13", f->arg);
+			return -1;
+		}
+		break;
+	case FAULT_CLOSE:
+		if (f->arg < 0)
+			f->arg = 0;
+		if (f->arg > 1) {
+			snprintf(err, errsz, "close argument %ld: 0 (FIN) or 1 (RST)", f->arg);
+			return -1;
+		}
+		break;
+	case FAULT_STATUS:
+		if (f->arg < 0)
+			f->arg = 503;
+		if (f->arg < 200 || f->arg > 599) {
+			snprintf(err, errsz, "status %ld out of range 200..599", f->arg);
+			return -1;
+		}
+		if (f->arg == 204 || f->arg == 304)
+			break;
+		sb_printf(&b, "{\"title\":\"nrfstub fault\",\"status\":%ld,"
+			"\"detail\":\"status fault injected by nrfstub\","
+			"\"cause\":\"%s\"}", f->arg,
+			f->arg == 503 ? "NF_CONGESTION" :
+			f->arg == 404 ? "DATA_NOT_FOUND" :
+			f->arg == 500 ? "SYSTEM_FAILURE" : "NRFSTUB_FAULT");
+		f->body = sb_blob(&b);
+		if (f->body == NULL) {
+			snprintf(err, errsz, "out of memory");
+			return -1;
+		}
+		break;
+	default:
+		snprintf(err, errsz, "bad fault mode");
+		return -1;
+	}
+	return 0;
+}

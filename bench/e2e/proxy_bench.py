@@ -1,0 +1,259 @@
+#!/usr/bin/env python3
+"""End-to-end proxy benchmark: nrfwd vs HAProxy 2.6 vs nghttpx, one run.
+
+h2load (pinned to core 0) -> proxy (pinned to core 1, one worker/thread)
+-> nrfstub upstream (core 0, recording off). Request: GET NFDiscover with a
+3-member Via. Systems are interleaved inside each round; each figure is the
+median over the rounds, with min..max. Reported per system: requests/s,
+proxy CPU seconds per 100 000 requests (utime+stime from /proc/<pid>/stat),
+requests per proxy-CPU-second, p50/p99 latency (h2load --log-file).
+A fourth row sends requests that nrfwd answers 508 by loop detection.
+
+Writes the table into docs/benchmarks.md between markers, with the command.
+Not part of the test command. Usage:
+  python3 bench/e2e/proxy_bench.py [--build-dir build] [--requests 100000]
+      [--rounds 5] [--clients 8] [--streams 32] [--no-write]
+"""
+import argparse
+import json
+import os
+import platform
+import shutil
+import signal
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+CLK = os.sysconf("SC_CLK_TCK")
+VIA = "2.0 nrf-x.seg9.example.com:8080, 2.0 nrf-y.seg8.example.com:8080, 2.0 nrf-z.seg7.example.com:8080"
+SELF = "nrf-bench.seg1.example.com:18500"
+PATH = "/nnrf-disc/v1/nf-instances?target-nf-type=AMF&requester-nf-type=SMF"
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def wait_port(port, proc, timeout=10.0):
+    end = time.time() + timeout
+    while time.time() < end:
+        if proc.poll() is not None:
+            raise RuntimeError(f"{proc.args[0]} exited with {proc.returncode}")
+        try:
+            with socket.create_connection(("127.0.0.1", port), timeout=0.2):
+                return
+        except OSError:
+            time.sleep(0.05)
+    raise RuntimeError(f"port {port} not listening")
+
+
+def cpu_seconds(pid):
+    with open(f"/proc/{pid}/stat") as f:
+        fields = f.read().rsplit(")", 1)[1].split()
+    # fields[11], fields[12] are utime, stime (14th and 15th of the full line)
+    return (int(fields[11]) + int(fields[12])) / CLK
+
+
+def h2load(port, n, clients, streams, via, logfile):
+    cmd = ["taskset", "-c", "0", "h2load", "-n", str(n), "-c", str(clients), "-m", str(streams),
+           "-t", "1", "-H", f"via: {via}", "--log-file", logfile, f"http://127.0.0.1:{port}{PATH}"]
+    out = subprocess.run(cmd, capture_output=True, text=True, timeout=300).stdout
+    res = {"ok": 0, "failed": 0, "errored": 0, "rps": 0.0, "status": {}}
+    for line in out.splitlines():
+        line = line.strip()
+        if line.startswith("finished in"):
+            res["rps"] = float(line.split(",")[1].split()[0])
+        elif line.startswith("requests:"):
+            parts = dict((p.split()[1], int(p.split()[0])) for p in line[len("requests:"):].split(","))
+            res["ok"] = parts.get("succeeded", 0)
+            res["failed"] = parts.get("failed", 0)
+            res["errored"] = parts.get("errored", 0)
+        elif line.startswith("status codes:"):
+            for p in line[len("status codes:"):].split(","):
+                cnt, code = p.split()
+                res["status"][code] = int(cnt)
+    lat = []
+    with open(logfile) as f:
+        for line in f:
+            parts = line.split()
+            if len(parts) >= 3:
+                lat.append(int(parts[2]))
+    lat.sort()
+    if lat:
+        res["p50"] = lat[len(lat) // 2] / 1000.0
+        res["p99"] = lat[min(len(lat) - 1, int(len(lat) * 0.99))] / 1000.0
+    return res
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--build-dir", default="build")
+    ap.add_argument("--requests", type=int, default=100000)
+    ap.add_argument("--rounds", type=int, default=5)
+    ap.add_argument("--clients", type=int, default=8)
+    ap.add_argument("--streams", type=int, default=32)
+    ap.add_argument("--no-write", action="store_true")
+    args = ap.parse_args()
+    build = os.path.abspath(args.build_dir)
+    tmp = tempfile.mkdtemp(prefix="nrfwd-bench-")
+    procs = []
+
+    def start(cmd, core, port, **kw):
+        p = subprocess.Popen(["taskset", "-c", str(core), *cmd], stdout=subprocess.DEVNULL,
+                             stderr=open(os.path.join(tmp, f"{os.path.basename(cmd[0])}-{port}.log"), "w"),
+                             **kw)
+        procs.append(p)
+        wait_port(port, p)
+        return p
+
+    try:
+        up = free_port()
+        start([f"{build}/app/nrfstub/nrfstub", "--listen", f"127.0.0.1:{up}", "--profiles",
+               f"{ROOT}/conf/stub-profiles-a.json", "--name", "upstream", "--no-record",
+               "--log-level", "error"], 0, up)
+
+        p_nrfwd = free_port()
+        cfg = {
+            "generalOptions": {"ocnrfHost": SELF.split(":")[0], "ocnrfPort": int(SELF.split(":")[1])},
+            "forwardingOptions": {"featureStatus": "ENABLED", "maxForwardAttempts": 2, "maxViaMembers": 16,
+                                  "nrfHostConfig": [{"scheme": "http", "fqdn": "nrf-up.seg2.example.com",
+                                                     "ipv4Address": "127.0.0.1", "port": up}]},
+            "runtime": {"listen": [{"address": "127.0.0.1", "port": p_nrfwd}], "management": {"port": 0},
+                        "limits": {"maxConcurrentStreams": 256}},
+        }
+        cfgfile = os.path.join(tmp, "nrfwd.json")
+        with open(cfgfile, "w") as f:
+            json.dump(cfg, f)
+        nrfwd = start([f"{build}/app/nrfwd/nrfwd", "--config", cfgfile, "--workers", "1",
+                       "--log-level", "error"], 1, p_nrfwd)
+
+        p_hap = free_port()
+        hapcfg = os.path.join(tmp, "haproxy.cfg")
+        with open(hapcfg, "w") as f:
+            f.write(f"""global
+    nbthread 1
+    log stdout format raw local0 emerg
+defaults
+    mode http
+    timeout connect 1s
+    timeout client 30s
+    timeout server 30s
+frontend fe
+    bind 127.0.0.1:{p_hap} proto h2
+    default_backend be
+backend be
+    http-reuse always
+    server s1 127.0.0.1:{up} proto h2
+""")
+        hap = start(["haproxy", "-f", hapcfg, "-db"], 1, p_hap)
+
+        p_ngx = free_port()
+        ngx = start(["nghttpx", "-n1", f"--frontend=127.0.0.1,{p_ngx};no-tls",
+                     f"--backend=127.0.0.1,{up};;proto=h2", "--backend-connections-per-host=8",
+                     "--no-ocsp", "--errorlog-file=/dev/null", "--accesslog-file=/dev/null",
+                     ], 1, p_ngx)
+
+        systems = [
+            ("nrfwd (forwarded)", nrfwd, p_nrfwd, VIA),
+            ("HAProxy 2.6", hap, p_hap, VIA),
+            ("nghttpx", ngx, p_ngx, VIA),
+            ("nrfwd (508 loop detected)", nrfwd, p_nrfwd, VIA + ", 2.0 " + SELF),
+        ]
+        results = {name: [] for name, *_ in systems}
+        # Warm-up: connections, pools, caches.
+        for name, proc, port, via in systems:
+            h2load(port, 5000, args.clients, args.streams, via, os.path.join(tmp, "warm.log"))
+        for r in range(args.rounds):
+            for name, proc, port, via in systems:
+                c0 = cpu_seconds(proc.pid)
+                res = h2load(port, args.requests, args.clients, args.streams, via,
+                             os.path.join(tmp, "lat.log"))
+                res["cpu"] = cpu_seconds(proc.pid) - c0
+                results[name].append(res)
+                print(f"round {r + 1}/{args.rounds} {name}: {res['rps']:.0f} req/s, "
+                      f"cpu {res['cpu']:.2f}s, ok {res['ok']} failed {res['failed']} "
+                      f"errored {res['errored']} status {res['status']}", flush=True)
+    finally:
+        for p in procs:
+            if p.poll() is None:
+                p.send_signal(signal.SIGTERM)
+        for p in procs:
+            try:
+                p.wait(timeout=5)
+            except subprocess.TimeoutExpired:
+                p.kill()
+        shutil.rmtree(tmp, ignore_errors=True)
+
+    def med(name, key):
+        v = [x[key] for x in results[name] if key in x]
+        return statistics.median(v), min(v), max(v)
+
+    rows = []
+    per_cpu = {}
+    for name in results:
+        rps = med(name, "rps")
+        cpu100k = [x["cpu"] / x["ok"] * 100000 if x["ok"] else float("inf") for x in results[name]]
+        rpc = [x["ok"] / x["cpu"] if x["cpu"] > 0 else float("inf") for x in results[name]]
+        per_cpu[name] = statistics.median(rpc)
+        p50 = med(name, "p50")
+        p99 = med(name, "p99")
+        bad = sum(x["failed"] + x["errored"] for x in results[name])
+        rows.append(f"| {name} | {rps[0]:,.0f} ({rps[1]:,.0f}..{rps[2]:,.0f}) | "
+                    f"{statistics.median(cpu100k):.2f} ({min(cpu100k):.2f}..{max(cpu100k):.2f}) | "
+                    f"{per_cpu[name]:,.0f} | {p50[0]:.2f} | {p99[0]:.2f} | {bad} |")
+    ratio_hap = per_cpu["nrfwd (forwarded)"] / per_cpu["HAProxy 2.6"]
+    ratio_ngx = per_cpu["nrfwd (forwarded)"] / per_cpu["nghttpx"]
+    ratio_508 = per_cpu["nrfwd (508 loop detected)"] / per_cpu["nrfwd (forwarded)"]
+    cpu_model = ""
+    try:
+        cpu_model = [l.split(":", 1)[1].strip() for l in open("/proc/cpuinfo") if l.startswith("model name")][0]
+    except (OSError, IndexError):
+        pass
+    cmd = "python3 bench/e2e/proxy_bench.py " + " ".join(sys.argv[1:])
+    text = "\n".join([
+        "## End-to-end: nrfwd vs HAProxy 2.6 vs nghttpx (bench/e2e/proxy_bench.py)",
+        "",
+        f"Command: `{cmd.strip()}` — {time.strftime('%Y-%m-%d')}, {cpu_model}, {os.cpu_count()} cores, "
+        f"Linux {platform.release()}, shared machine.",
+        "",
+        f"h2load (`-n {args.requests} -c {args.clients} -m {args.streams} -t 1`, core 0) → proxy (core 1, one "
+        "worker/thread) → nrfstub (core 0, recording off). GET NFDiscover with a 3-member Via. "
+        f"{args.rounds} rounds, systems interleaved in each round; medians with (min..max). CPU is the "
+        "proxy's utime+stime over the run. The upstream shares core 0 with h2load, so requests/s is "
+        "bounded by the client side for every system: compare CPU per request.",
+        "",
+        "| system | req/s | proxy CPU s / 100k req | req per proxy-CPU-s | p50 ms | p99 ms | failed+errored |",
+        "|---|---|---|---|---|---|---|",
+        *rows,
+        "",
+        f"- nrfwd / HAProxy, requests per proxy-CPU-second: **{ratio_hap:.2f}×** (target ≥ 1.5×)",
+        f"- nrfwd / nghttpx, requests per proxy-CPU-second: **{ratio_ngx:.2f}×**",
+        f"- 508 (loop detected) vs forwarded, nrfwd CPU per request: **{ratio_508:.2f}× cheaper** (target ≥ 3×)",
+        "",
+    ])
+    print(text)
+    if not args.no_write:
+        write_section(os.path.join(ROOT, "docs", "benchmarks.md"), "e2e-proxy", text)
+    return 0
+
+
+def write_section(path, key, text):
+    begin, end = f"<!-- begin {key} -->", f"<!-- end {key} -->"
+    doc = open(path).read() if os.path.exists(path) else "# nrfwd benchmarks\n"
+    block = f"{begin}\n{text}\n{end}"
+    if begin in doc and end in doc:
+        doc = doc[:doc.index(begin)] + block + doc[doc.index(end) + len(end):]
+    else:
+        doc = doc.rstrip("\n") + "\n\n" + block + "\n"
+    with open(path, "w") as f:
+        f.write(doc)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
