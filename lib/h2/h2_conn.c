@@ -1,0 +1,1141 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * nghttp2 sessions glued to the transport.
+ *
+ * Why the work is split between event handlers and nrf_h2_ctx_run():
+ * nghttp2 forbids deleting a session (and re-entering mem_recv/mem_send)
+ * from its own callbacks, and the owner reacts to one stream's events by
+ * acting on other connections. So callbacks only mark connections: "dirty"
+ * (output pending), "rq" (read budget used up, continue later), "dead"
+ * (tear down). nrf_h2_ctx_run() then writes, reads and tears down outside of
+ * any nghttp2 call, one connection at a time, and loops until nothing is
+ * marked. Writes are batched that way too: one write per connection per
+ * loop iteration, however many streams produced output.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "h2_int.h"
+#include "nrf_err.h"
+#include "nrf_log.h"
+
+#define MOD "h2"
+
+static void conn_event(void *arg, unsigned int events);
+
+/* Opaque data of the PING that measures the round trip after a shutdown
+ * notice (nrf_h2_conn_shutdown()). */
+static const uint8_t drain_ping[8] = {'n', 'r', 'f', 'd', 'r', 'a', 'i', 'n'};
+
+/* ------------------------------------------------------------------------ */
+/* Marking                                                                   */
+
+static void
+mark_dirty(struct nrf_h2_conn *c)
+{
+	if (!(c->fl & CF_DEAD) && !link_on(&c->dirty))
+		link_add_tail(&c->ctx->dirty, &c->dirty);
+}
+
+static void
+mark_read(struct nrf_h2_conn *c)
+{
+	if (!(c->fl & CF_DEAD) && !link_on(&c->rq))
+		link_add_tail(&c->ctx->rq, &c->rq);
+}
+
+static void
+conn_fail(struct nrf_h2_conn *c, int err)
+{
+	if (c->fl & (CF_DEAD | CF_FINAL))
+		return;
+	c->fl |= CF_DEAD;
+	c->err = err;
+	link_del(&c->dirty);
+	link_del(&c->rq);
+	link_add_tail(&c->ctx->dead, &c->dead);
+}
+
+static struct nrf_h2_stream *
+stream_of(nghttp2_session *sess, int32_t id)
+{
+	return nghttp2_session_get_stream_user_data(sess, id);
+}
+
+static void
+stream_link(struct nrf_h2_conn *c, struct nrf_h2_stream *st)
+{
+	st->prev = NULL;
+	st->next = c->streams;
+	if (c->streams != NULL)
+		c->streams->prev = st;
+	c->streams = st;
+	c->n_streams++;
+}
+
+static void
+stream_unlink(struct nrf_h2_conn *c, struct nrf_h2_stream *st)
+{
+	if (st->prev != NULL)
+		st->prev->next = st->next;
+	else
+		c->streams = st->next;
+	if (st->next != NULL)
+		st->next->prev = st->prev;
+	st->prev = st->next = NULL;
+	c->n_streams--;
+}
+
+/* ------------------------------------------------------------------------ */
+/* nghttp2 callbacks                                                         */
+
+static void
+deliver(struct nrf_h2_conn *c, struct nrf_h2_stream *st, int err)
+{
+	if (st->flags & NRF_H2_SF_DELIVERED)
+		return;
+	st->flags |= NRF_H2_SF_DELIVERED;
+	if (err != 0)
+		st->flags |= NRF_H2_SF_REJECTED;
+	if (c->cbs->on_request != NULL)
+		c->cbs->on_request(st, err);
+}
+
+/* Front: once headers are in, check what this proxy can handle. */
+static int
+check_request_head(struct nrf_h2_conn *c, struct nrf_h2_stream *st)
+{
+	const struct nrf_h2_msg *m = &st->msg;
+	struct nrf_slice cl;
+
+	if (st->flags & NRF_H2_SF_HDR_OVER)
+		return NRF_EPARSE;
+	if (m->path.len == 0 || m->method.len == 0 || nrf_slice_eq(m->method, "CONNECT"))
+		return NRF_EPARSE;
+	cl = nrf_h2_msg_get(m, "content-length");
+	if (cl.len > 0) {
+		uint64_t v = 0;
+		size_t i;
+
+		for (i = 0; i < cl.len && v <= c->ctx->lim.max_body_bytes; i++)
+			v = v * 10 + (uint64_t)(cl.p[i] - '0');
+		if (v > c->ctx->lim.max_body_bytes)
+			return NRF_ETOOBIG;
+	}
+	return 0;
+}
+
+static int
+on_begin_headers(nghttp2_session *sess, const nghttp2_frame *frame, void *ud)
+{
+	struct nrf_h2_conn *c = ud;
+	struct nrf_h2_stream *st;
+
+	if (!c->server || frame->hd.type != NGHTTP2_HEADERS ||
+		frame->headers.cat != NGHTTP2_HCAT_REQUEST)
+		return 0;
+	st = h2_stream_get(c->ctx);
+	if (st == NULL)
+		return NGHTTP2_ERR_TEMPORAL_CALLBACK_FAILURE; /* RST_STREAM */
+	st->conn = c;
+	st->id = frame->hd.stream_id;
+	stream_link(c, st);
+	nghttp2_session_set_stream_user_data(sess, st->id, st);
+	return 0;
+}
+
+static int
+on_header(nghttp2_session *sess, const nghttp2_frame *frame, const uint8_t *name,
+	size_t nlen, const uint8_t *value, size_t vlen, uint8_t flags, void *ud)
+{
+	struct nrf_h2_conn *c = ud;
+	struct nrf_h2_stream *st;
+	int rc;
+
+	(void)flags;
+	if (frame->hd.type != NGHTTP2_HEADERS)
+		return 0;
+	st = stream_of(sess, frame->hd.stream_id);
+	if (st == NULL || st->hdr_phase != 0 || (st->flags & NRF_H2_SF_HDR_OVER))
+		return 0; /* trailers, a forgotten stream, or already over */
+	rc = h2_msg_store(c->ctx, &st->msg, name, nlen, value, vlen);
+	if (rc == 0)
+		return 0;
+	if (!c->server)
+		return NGHTTP2_ERR_TEMPORAL_CALLBACK_FAILURE; /* peer: reset it */
+	/* Front: keep decoding (HPACK state must stay in sync), answer 400. */
+	st->flags |= NRF_H2_SF_HDR_OVER;
+	return 0;
+}
+
+static void
+server_frame_recv(struct nrf_h2_conn *c, const nghttp2_frame *frame)
+{
+	struct nrf_h2_stream *st;
+	bool end = (frame->hd.flags & NGHTTP2_FLAG_END_STREAM) != 0;
+
+	if (frame->hd.type != NGHTTP2_HEADERS && frame->hd.type != NGHTTP2_DATA)
+		return;
+	st = stream_of(c->sess, frame->hd.stream_id);
+	if (st == NULL)
+		return;
+	if (frame->hd.type == NGHTTP2_HEADERS && st->hdr_phase == 0) {
+		int err = check_request_head(c, st);
+
+		st->hdr_phase = 1;
+		if (err != 0) {
+			deliver(c, st, err);
+			return;
+		}
+	}
+	if (end) {
+		st->flags |= NRF_H2_SF_END;
+		deliver(c, st, 0);
+	}
+}
+
+static void
+client_frame_recv(struct nrf_h2_conn *c, const nghttp2_frame *frame)
+{
+	struct nrf_h2_stream *st;
+	bool end = (frame->hd.flags & NGHTTP2_FLAG_END_STREAM) != 0;
+
+	if (frame->hd.type == NGHTTP2_GOAWAY) {
+		c->fl |= CF_GOAWAY_RECV;
+		if (c->cbs->on_conn_goaway != NULL)
+			c->cbs->on_conn_goaway(c);
+		return;
+	}
+	if (frame->hd.type != NGHTTP2_HEADERS && frame->hd.type != NGHTTP2_DATA)
+		return;
+	st = stream_of(c->sess, frame->hd.stream_id);
+	if (st == NULL)
+		return;
+	if (frame->hd.type == NGHTTP2_HEADERS && st->hdr_phase == 0) {
+		if (st->msg.status >= 100 && st->msg.status < 200) {
+			h2_msg_reset_fields(c->ctx, &st->msg); /* interim: skip */
+			return;
+		}
+		st->hdr_phase = 1;
+		st->flags |= NRF_H2_SF_HEADERS;
+		if (st->user != NULL && c->cbs->on_response != NULL)
+			c->cbs->on_response(st);
+	}
+	if (end) {
+		st->flags |= NRF_H2_SF_END;
+		if (st->user != NULL && c->cbs->on_data != NULL)
+			c->cbs->on_data(st);
+	}
+}
+
+static int
+on_frame_recv(nghttp2_session *sess, const nghttp2_frame *frame, void *ud)
+{
+	struct nrf_h2_conn *c = ud;
+
+	(void)sess;
+	if (frame->hd.type == NGHTTP2_PING && (frame->hd.flags & NGHTTP2_FLAG_ACK) &&
+		(c->fl & CF_NOTICE) &&
+		memcmp(frame->ping.opaque_data, drain_ping, sizeof(drain_ping)) == 0) {
+		nrf_h2_conn_shutdown(c, true);
+		return 0;
+	}
+	if (c->server)
+		server_frame_recv(c, frame);
+	else
+		client_frame_recv(c, frame);
+	return 0;
+}
+
+/*
+ * A front stream answered before its request ended (413 on a body being
+ * uploaded, 400 on a bad header list): RFC 9113 §8.1 allows RST_STREAM
+ * (NO_ERROR) once the answer is out, but clients such as curl 7.88 then
+ * report an error instead of the answer. So the rest of the body is read and
+ * dropped, and the stream is reset only when the client goes on sending more
+ * than DISCARD_MAX bytes after the answer was complete.
+ */
+#define DISCARD_MAX (1024u * 1024u)
+
+static void
+maybe_stop_upload(struct nrf_h2_conn *c, struct nrf_h2_stream *st)
+{
+	if ((st->flags & NRF_H2_SF_OUT_DONE) && !(st->flags & (NRF_H2_SF_END | NRF_H2_SF_RESET)) &&
+		st->unconsumed > DISCARD_MAX) {
+		st->flags |= NRF_H2_SF_RESET;
+		nghttp2_submit_rst_stream(c->sess, NGHTTP2_FLAG_NONE, st->id, NGHTTP2_NO_ERROR);
+		mark_dirty(c);
+	}
+}
+
+static int
+on_frame_send(nghttp2_session *sess, const nghttp2_frame *frame, void *ud)
+{
+	struct nrf_h2_conn *c = ud;
+	struct nrf_h2_stream *st;
+
+	if (!c->server || !(frame->hd.flags & NGHTTP2_FLAG_END_STREAM))
+		return 0;
+	if (frame->hd.type != NGHTTP2_DATA && frame->hd.type != NGHTTP2_HEADERS)
+		return 0;
+	st = stream_of(sess, frame->hd.stream_id);
+	if (st == NULL)
+		return 0;
+	st->flags |= NRF_H2_SF_OUT_DONE;
+	maybe_stop_upload(c, st);
+	return 0;
+}
+
+static int
+on_data_chunk(nghttp2_session *sess, uint8_t flags, int32_t id, const uint8_t *data,
+	size_t len, void *ud)
+{
+	struct nrf_h2_conn *c = ud;
+	struct nrf_h2_stream *st = stream_of(sess, id);
+
+	(void)flags;
+	if (c->server) {
+		if (st == NULL)
+			return 0;
+		if (st->flags & (NRF_H2_SF_REJECTED | NRF_H2_SF_RESPONDED)) {
+			/* answered already: the rest is dropped (counted in
+			 * unconsumed, which front streams do not use otherwise) */
+			if (st->unconsumed <= DISCARD_MAX)
+				st->unconsumed += (uint32_t)NRF_MIN(len, (size_t)DISCARD_MAX + 1);
+			maybe_stop_upload(c, st);
+			return 0;
+		}
+		if (st->msg.body.len + len > c->ctx->lim.max_body_bytes) {
+			deliver(c, st, NRF_ETOOBIG);
+			return 0;
+		}
+		if (nrf_h2_body_append(c->ctx, &st->msg.body, data, len) != 0)
+			return NGHTTP2_ERR_TEMPORAL_CALLBACK_FAILURE;
+		return 0;
+	}
+	if (st == NULL || st->user == NULL) {
+		/* Nobody will relay it: give the window back at once. */
+		nghttp2_session_consume(sess, id, len);
+		mark_dirty(c);
+		return 0;
+	}
+	if (nrf_h2_body_append(c->ctx, &st->msg.body, data, len) != 0) {
+		nghttp2_session_consume(sess, id, len);
+		return NGHTTP2_ERR_TEMPORAL_CALLBACK_FAILURE;
+	}
+	st->unconsumed += (uint32_t)len;
+	if (c->cbs->on_data != NULL)
+		c->cbs->on_data(st);
+	return 0;
+}
+
+static int
+on_stream_close(nghttp2_session *sess, int32_t id, uint32_t code, void *ud)
+{
+	struct nrf_h2_conn *c = ud;
+	struct nrf_h2_stream *st = stream_of(sess, id);
+
+	if (st == NULL)
+		return 0;
+	nghttp2_session_set_stream_user_data(sess, id, NULL);
+	stream_unlink(c, st);
+	if (!c->server && st->unconsumed > 0) {
+		nghttp2_session_consume_connection(sess, st->unconsumed);
+		st->unconsumed = 0;
+	}
+	if (st->user != NULL && c->cbs->on_close != NULL)
+		c->cbs->on_close(st, code, 0);
+	h2_stream_put(c->ctx, st);
+	mark_dirty(c);
+	if (!c->server && c->cbs->on_conn_stream_gone != NULL)
+		c->cbs->on_conn_stream_gone(c);
+	return 0;
+}
+
+/* Front response body: out chunks, deferred while empty and not ended. */
+static ssize_t
+front_read(nghttp2_session *sess, int32_t id, uint8_t *buf, size_t length,
+	uint32_t *data_flags, nghttp2_data_source *source, void *ud)
+{
+	struct nrf_h2_conn *c = ud;
+	struct nrf_h2_stream *st = source->ptr;
+	size_t n;
+
+	(void)sess;
+	(void)id;
+	n = h2_body_take(c->ctx, &st->out, buf, length);
+	if (st->out.len == 0 && (st->flags & NRF_H2_SF_OUT_EOF)) {
+		*data_flags |= NGHTTP2_DATA_FLAG_EOF;
+	} else if (n == 0) {
+		st->flags |= NRF_H2_SF_DEFERRED;
+		return NGHTTP2_ERR_DEFERRED;
+	}
+	if (n > 0 && st->user != NULL && c->cbs->on_sent != NULL)
+		c->cbs->on_sent(st, n);
+	return (ssize_t)n;
+}
+
+/* Peer request body: read through a cursor, never consumed. */
+static ssize_t
+peer_read(nghttp2_session *sess, int32_t id, uint8_t *buf, size_t length,
+	uint32_t *data_flags, nghttp2_data_source *source, void *ud)
+{
+	struct nrf_h2_stream *st = source->ptr;
+	size_t done = 0;
+
+	(void)sess;
+	(void)id;
+	(void)ud;
+	if (st->src == NULL)
+		return NGHTTP2_ERR_TEMPORAL_CALLBACK_FAILURE; /* cancelled */
+	while (done < length && st->src_chunk != NULL) {
+		const struct nrf_h2_chunk *ch = st->src_chunk;
+		size_t k = NRF_MIN(length - done, (size_t)(ch->len - st->src_off));
+
+		memcpy(buf + done, ch->data + st->src_off, k);
+		done += k;
+		st->src_off += (uint32_t)k;
+		if (st->src_off == ch->len) {
+			st->src_chunk = ch->next;
+			st->src_off = ch->next != NULL ? ch->next->off : 0;
+		}
+	}
+	if (st->src_chunk == NULL)
+		*data_flags |= NGHTTP2_DATA_FLAG_EOF;
+	return (ssize_t)done;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Context                                                                   */
+
+static nghttp2_session_callbacks *
+make_callbacks(void)
+{
+	nghttp2_session_callbacks *cb;
+
+	if (nghttp2_session_callbacks_new(&cb) != 0)
+		return NULL;
+	nghttp2_session_callbacks_set_on_begin_headers_callback(cb, on_begin_headers);
+	nghttp2_session_callbacks_set_on_header_callback(cb, on_header);
+	nghttp2_session_callbacks_set_on_frame_recv_callback(cb, on_frame_recv);
+	nghttp2_session_callbacks_set_on_data_chunk_recv_callback(cb, on_data_chunk);
+	nghttp2_session_callbacks_set_on_stream_close_callback(cb, on_stream_close);
+	nghttp2_session_callbacks_set_on_frame_send_callback(cb, on_frame_send);
+	return cb;
+}
+
+struct nrf_h2_ctx *
+nrf_h2_ctx_create(const struct nrf_tp_ops *tp, struct nrf_tp_loop *loop,
+	const struct nrf_h2_limits *lim, int *err)
+{
+	struct nrf_h2_ctx *ctx;
+
+	if (tp == NULL || loop == NULL || lim == NULL || lim->max_header_bytes < 512 ||
+		lim->max_concurrent_streams == 0) {
+		*err = NRF_EINVAL;
+		return NULL;
+	}
+	ctx = calloc(1, sizeof(*ctx));
+	if (ctx == NULL) {
+		*err = NRF_ENOMEM;
+		return NULL;
+	}
+	ctx->tp = tp;
+	ctx->loop = loop;
+	ctx->lim = *lim;
+	ctx->lim.max_header_bytes = (ctx->lim.max_header_bytes + 15u) & ~15u;
+	if (ctx->lim.stream_window == 0)
+		ctx->lim.stream_window = 256 * 1024;
+	if (ctx->lim.conn_window == 0)
+		ctx->lim.conn_window = 16 * 1024 * 1024;
+	link_init(&ctx->conns);
+	link_init(&ctx->dirty);
+	link_init(&ctx->rq);
+	link_init(&ctx->dead);
+	ctx->cb_server = make_callbacks();
+	ctx->cb_client = make_callbacks();
+	if (ctx->cb_server == NULL || ctx->cb_client == NULL ||
+		nghttp2_option_new(&ctx->opt_server) != 0 ||
+		nghttp2_option_new(&ctx->opt_client) != 0)
+		goto nomem;
+	/* Peer streams are window-updated as the front takes their data. */
+	nghttp2_option_set_no_auto_window_update(ctx->opt_client, 1);
+	ctx->nv_cap = 64;
+	ctx->nv = malloc(ctx->nv_cap * sizeof(*ctx->nv));
+	if (ctx->nv == NULL)
+		goto nomem;
+	*err = 0;
+	return ctx;
+nomem:
+	nrf_h2_ctx_free(ctx);
+	*err = NRF_ENOMEM;
+	return NULL;
+}
+
+void
+nrf_h2_ctx_free(struct nrf_h2_ctx *ctx)
+{
+	if (ctx == NULL)
+		return;
+	if (!link_empty(&ctx->conns))
+		NRF_LOG(ERR, MOD, "context freed with open connections");
+	if (ctx->cb_server != NULL)
+		nghttp2_session_callbacks_del(ctx->cb_server);
+	if (ctx->cb_client != NULL)
+		nghttp2_session_callbacks_del(ctx->cb_client);
+	if (ctx->opt_server != NULL)
+		nghttp2_option_del(ctx->opt_server);
+	if (ctx->opt_client != NULL)
+		nghttp2_option_del(ctx->opt_client);
+	free(ctx->nv);
+	h2_pools_fini(ctx);
+	free(ctx);
+}
+
+void
+nrf_h2_ctx_stats_get(const struct nrf_h2_ctx *ctx, struct nrf_h2_ctx_stats *out)
+{
+	out->conns_server = ctx->n_server;
+	out->conns_client = ctx->n_client;
+	out->streams = ctx->n_streams;
+	out->chunks_free = ctx->n_free_chunks;
+	out->blocks_free = ctx->n_free_blocks;
+}
+
+static int
+nv_reserve(struct nrf_h2_ctx *ctx, size_t n)
+{
+	nghttp2_nv *nv;
+
+	if (n <= ctx->nv_cap)
+		return 0;
+	nv = realloc(ctx->nv, n * sizeof(*nv));
+	if (nv == NULL)
+		return NRF_ENOMEM;
+	ctx->nv = nv;
+	ctx->nv_cap = n;
+	return 0;
+}
+
+static void
+nv_set(nghttp2_nv *nv, const char *name, size_t nlen, const char *value, size_t vlen)
+{
+	nv->name = (uint8_t *)(uintptr_t)name;
+	nv->namelen = nlen;
+	nv->value = (uint8_t *)(uintptr_t)value;
+	nv->valuelen = vlen;
+	nv->flags = NGHTTP2_NV_FLAG_NONE;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Pumps                                                                     */
+
+static void
+conn_flush(struct nrf_h2_conn *c)
+{
+	const struct nrf_tp_ops *tp = c->ctx->tp;
+
+	if ((c->fl & (CF_DEAD | CF_WBLOCK)) || c->state != CONN_OPEN)
+		return;
+	for (;;) {
+		struct iovec iov;
+		ssize_t w;
+
+		if (c->ooff > 0 && c->olen < OBUF_CAP) {
+			memmove(c->obuf, c->obuf + c->ooff, c->olen - c->ooff);
+			c->olen -= c->ooff;
+			c->ooff = 0;
+		}
+		while (c->olen < OBUF_CAP) {
+			size_t k;
+
+			if (c->pend_len == 0) {
+				ssize_t n;
+
+				if (OBUF_CAP - c->olen < OBUF_RESERVE && c->olen > 0)
+					break;
+				n = nghttp2_session_mem_send(c->sess, &c->pend);
+				if (n < 0) {
+					conn_fail(c, NRF_EPROTO);
+					return;
+				}
+				if (n == 0)
+					break;
+				c->pend_len = (size_t)n;
+			}
+			k = NRF_MIN(c->pend_len, (size_t)(OBUF_CAP - c->olen));
+			memcpy(c->obuf + c->olen, c->pend, k);
+			c->olen += (uint32_t)k;
+			c->pend += k;
+			c->pend_len -= k;
+		}
+		if (c->olen == c->ooff) {
+			c->olen = c->ooff = 0;
+			break;
+		}
+		iov.iov_base = c->obuf + c->ooff;
+		iov.iov_len = c->olen - c->ooff;
+		w = tp->writev(c->tc, &iov, 1);
+		if (w == NRF_EAGAIN) {
+			c->fl |= CF_WBLOCK;
+			return;
+		}
+		if (w < 0) {
+			conn_fail(c, NRF_EIO);
+			return;
+		}
+		c->ooff += (uint32_t)w;
+		if (c->ooff == c->olen)
+			c->olen = c->ooff = 0;
+	}
+	if (!nghttp2_session_want_read(c->sess) && !nghttp2_session_want_write(c->sess)) {
+		conn_fail(c, 0); /* both sides done (GOAWAY, no streams) */
+		return;
+	}
+	if (c->fl & CF_RPAUSED) {
+		c->fl &= ~CF_RPAUSED;
+		mark_read(c);
+	}
+}
+
+static void
+conn_read(struct nrf_h2_conn *c)
+{
+	const struct nrf_tp_ops *tp = c->ctx->tp;
+	int i;
+
+	for (i = 0; i < READ_BUDGET; i++) {
+		ssize_t n, rv;
+
+		if (c->fl & CF_DEAD)
+			return;
+		if (c->fl & CF_WBLOCK) {
+			/* The other end does not read: stop taking requests
+			 * from it until it does. */
+			c->fl |= CF_RPAUSED;
+			return;
+		}
+		n = tp->read(c->tc, c->ctx->rbuf, sizeof(c->ctx->rbuf));
+		if (n == NRF_EAGAIN)
+			return;
+		if (n < 0) {
+			conn_fail(c, n == NRF_ECLOSED ? NRF_ECLOSED : NRF_EIO);
+			return;
+		}
+		rv = nghttp2_session_mem_recv(c->sess, c->ctx->rbuf, (size_t)n);
+		mark_dirty(c);
+		if (rv < 0) {
+			NRF_LOG_RL(DEBUG, MOD, "connection error: %s", nghttp2_strerror((int)rv));
+			/* nghttp2 queued a GOAWAY for most errors: teardown
+			 * makes one last attempt to write it. */
+			conn_fail(c, NRF_EPROTO);
+			return;
+		}
+	}
+	mark_read(c); /* budget used up: continue next iteration */
+}
+
+static void
+conn_event(void *arg, unsigned int events)
+{
+	struct nrf_h2_conn *c = arg;
+
+	if (c->fl & CF_DEAD)
+		return;
+	if (c->state == CONN_CONNECTING) {
+		if (c->ctx->tp->connect_result(c->tc) != 0) {
+			conn_fail(c, NRF_EIO);
+			return;
+		}
+		c->state = CONN_OPEN;
+		mark_dirty(c);
+		if (c->cbs->on_conn_ready != NULL)
+			c->cbs->on_conn_ready(c);
+		if (c->fl & CF_DEAD)
+			return;
+	}
+	if (events & NRF_TP_EV_OUT) {
+		c->fl &= ~CF_WBLOCK;
+		mark_dirty(c);
+	}
+	if (events & (NRF_TP_EV_IN | NRF_TP_EV_ERR))
+		conn_read(c);
+}
+
+/* Last chance to get a GOAWAY out before the socket closes; never blocks. */
+static void
+final_flush(struct nrf_h2_conn *c)
+{
+	int guard;
+
+	if (c->state != CONN_OPEN || (c->fl & CF_WBLOCK) || c->sess == NULL)
+		return;
+	/* conn_flush() skips dead connections; CF_FINAL keeps it from
+	 * queueing this one for teardown a second time. */
+	c->fl = (c->fl & ~CF_DEAD) | CF_FINAL;
+	for (guard = 0; guard < 4 && !(c->fl & CF_WBLOCK); guard++) {
+		if (!nghttp2_session_want_write(c->sess) && c->olen == c->ooff)
+			break;
+		conn_flush(c);
+	}
+	c->fl |= CF_DEAD;
+	link_del(&c->dirty);
+	link_del(&c->rq);
+}
+
+static void
+conn_teardown(struct nrf_h2_conn *c)
+{
+	struct nrf_h2_ctx *ctx = c->ctx;
+	int err = c->err;
+
+	link_del(&c->dead);
+	if (err == 0 || err == NRF_EPROTO) {
+		int saved = c->err;
+
+		final_flush(c);
+		c->err = saved;
+	}
+	link_del(&c->dirty);
+	link_del(&c->rq);
+	while (c->streams != NULL) {
+		struct nrf_h2_stream *st = c->streams;
+
+		stream_unlink(c, st);
+		if (st->user != NULL && c->cbs->on_close != NULL)
+			c->cbs->on_close(st, NRF_H2_INTERNAL_ERROR, NRF_ECLOSED);
+		h2_stream_put(ctx, st);
+	}
+	if (c->cbs->on_conn_close != NULL)
+		c->cbs->on_conn_close(c, err);
+	link_del(&c->all);
+	if (c->server)
+		ctx->n_server--;
+	else
+		ctx->n_client--;
+	nghttp2_session_del(c->sess);
+	ctx->tp->close(c->tc);
+	free(c->obuf);
+	free(c);
+}
+
+bool
+nrf_h2_ctx_run(struct nrf_h2_ctx *ctx)
+{
+	struct h2_link todo;
+
+	/* Reads that used up their budget last time: one more budget each. */
+	link_init(&todo);
+	if (!link_empty(&ctx->rq)) {
+		todo.next = ctx->rq.next;
+		todo.prev = ctx->rq.prev;
+		todo.next->prev = &todo;
+		todo.prev->next = &todo;
+		link_init(&ctx->rq);
+		while (!link_empty(&todo)) {
+			struct nrf_h2_conn *c = H2_CONTAINER(todo.next, struct nrf_h2_conn, rq);
+
+			link_del(&c->rq);
+			conn_read(c);
+		}
+	}
+	for (;;) {
+		while (!link_empty(&ctx->dirty)) {
+			struct nrf_h2_conn *c = H2_CONTAINER(ctx->dirty.next, struct nrf_h2_conn, dirty);
+
+			link_del(&c->dirty);
+			conn_flush(c);
+		}
+		if (link_empty(&ctx->dead))
+			break;
+		conn_teardown(H2_CONTAINER(ctx->dead.next, struct nrf_h2_conn, dead));
+	}
+	return !link_empty(&ctx->rq);
+}
+
+/* ------------------------------------------------------------------------ */
+/* Connections                                                               */
+
+static struct nrf_h2_conn *
+conn_new(struct nrf_h2_ctx *ctx, const struct nrf_h2_cbs *cbs, void *user, bool server)
+{
+	struct nrf_h2_conn *c = calloc(1, sizeof(*c));
+
+	if (c == NULL)
+		return NULL;
+	c->obuf = malloc(OBUF_CAP);
+	if (c->obuf == NULL) {
+		free(c);
+		return NULL;
+	}
+	c->ctx = ctx;
+	c->cbs = cbs;
+	c->user = user;
+	c->server = server;
+	link_init(&c->all);
+	link_init(&c->dirty);
+	link_init(&c->rq);
+	link_init(&c->dead);
+	return c;
+}
+
+static int
+conn_start(struct nrf_h2_conn *c)
+{
+	struct nrf_h2_ctx *ctx = c->ctx;
+	nghttp2_settings_entry iv[4];
+	size_t n = 0;
+	int rv;
+
+	if (c->server) {
+		rv = nghttp2_session_server_new2(&c->sess, ctx->cb_server, c, ctx->opt_server);
+		if (rv != 0)
+			return NRF_ENOMEM;
+		iv[n].settings_id = NGHTTP2_SETTINGS_MAX_CONCURRENT_STREAMS;
+		iv[n++].value = ctx->lim.max_concurrent_streams;
+	} else {
+		rv = nghttp2_session_client_new2(&c->sess, ctx->cb_client, c, ctx->opt_client);
+		if (rv != 0)
+			return NRF_ENOMEM;
+		iv[n].settings_id = NGHTTP2_SETTINGS_ENABLE_PUSH;
+		iv[n++].value = 0;
+	}
+	iv[n].settings_id = NGHTTP2_SETTINGS_MAX_HEADER_LIST_SIZE;
+	iv[n++].value = ctx->lim.max_header_bytes;
+	iv[n].settings_id = NGHTTP2_SETTINGS_INITIAL_WINDOW_SIZE;
+	iv[n++].value = ctx->lim.stream_window;
+	if (nghttp2_submit_settings(c->sess, NGHTTP2_FLAG_NONE, iv, n) != 0 ||
+		nghttp2_session_set_local_window_size(c->sess, NGHTTP2_FLAG_NONE, 0,
+			(int32_t)ctx->lim.conn_window) != 0)
+		return NRF_ENOMEM;
+	ctx->tp->set_handler(c->tc, conn_event, c);
+	link_add_tail(&ctx->conns, &c->all);
+	if (c->server)
+		ctx->n_server++;
+	else
+		ctx->n_client++;
+	mark_dirty(c);
+	return 0;
+}
+
+static void
+conn_destroy_unstarted(struct nrf_h2_conn *c)
+{
+	if (c->sess != NULL)
+		nghttp2_session_del(c->sess);
+	if (c->tc != NULL)
+		c->ctx->tp->close(c->tc);
+	free(c->obuf);
+	free(c);
+}
+
+struct nrf_h2_conn *
+nrf_h2_conn_server(struct nrf_h2_ctx *ctx, struct nrf_tp_conn *tc,
+	const struct nrf_h2_cbs *cbs, void *user, int *err)
+{
+	struct nrf_h2_conn *c = conn_new(ctx, cbs, user, true);
+
+	if (c == NULL) {
+		ctx->tp->close(tc);
+		*err = NRF_ENOMEM;
+		return NULL;
+	}
+	c->tc = tc;
+	c->state = CONN_OPEN;
+	*err = conn_start(c);
+	if (*err != 0) {
+		conn_destroy_unstarted(c);
+		return NULL;
+	}
+	return c;
+}
+
+struct nrf_h2_conn *
+nrf_h2_conn_client(struct nrf_h2_ctx *ctx, const struct nrf_tp_addr *addr,
+	const struct nrf_h2_cbs *cbs, void *user, int *err)
+{
+	struct nrf_h2_conn *c = conn_new(ctx, cbs, user, false);
+
+	if (c == NULL) {
+		*err = NRF_ENOMEM;
+		return NULL;
+	}
+	c->tc = ctx->tp->connect(ctx->loop, addr, err);
+	if (c->tc == NULL) {
+		conn_destroy_unstarted(c);
+		return NULL;
+	}
+	c->state = CONN_CONNECTING;
+	*err = conn_start(c);
+	if (*err != 0) {
+		conn_destroy_unstarted(c);
+		return NULL;
+	}
+	return c;
+}
+
+void *
+nrf_h2_conn_user(const struct nrf_h2_conn *c)
+{
+	return c->user;
+}
+
+bool
+nrf_h2_conn_usable(const struct nrf_h2_conn *c)
+{
+	return !c->server && c->state == CONN_OPEN &&
+		!(c->fl & (CF_DEAD | CF_GOAWAY_RECV | CF_SHUTDOWN | CF_NOIDS));
+}
+
+uint32_t
+nrf_h2_conn_remote_max_streams(const struct nrf_h2_conn *c)
+{
+	return nghttp2_session_get_remote_settings(c->sess,
+		NGHTTP2_SETTINGS_MAX_CONCURRENT_STREAMS);
+}
+
+uint32_t
+nrf_h2_conn_streams(const struct nrf_h2_conn *c)
+{
+	return c->n_streams;
+}
+
+void
+nrf_h2_conn_shutdown(struct nrf_h2_conn *c, bool final)
+{
+	if ((c->fl & (CF_DEAD | CF_SHUTDOWN)) || !c->server)
+		return;
+	if (!final) {
+		if (!(c->fl & CF_NOTICE)) {
+			c->fl |= CF_NOTICE;
+			nghttp2_submit_shutdown_notice(c->sess);
+			/* Its ACK proves the client saw the notice: then the
+			 * final GOAWAY cannot refuse a stream already sent. */
+			nghttp2_submit_ping(c->sess, NGHTTP2_FLAG_NONE, drain_ping);
+			mark_dirty(c);
+		}
+		return;
+	}
+	c->fl |= CF_SHUTDOWN;
+	nghttp2_submit_goaway(c->sess, NGHTTP2_FLAG_NONE,
+		nghttp2_session_get_last_proc_stream_id(c->sess), NGHTTP2_NO_ERROR, NULL, 0);
+	mark_dirty(c);
+}
+
+void
+nrf_h2_conn_close(struct nrf_h2_conn *c, int err)
+{
+	conn_fail(c, err);
+}
+
+uint32_t
+nrf_h2_ctx_shutdown(struct nrf_h2_ctx *ctx, bool final)
+{
+	struct h2_link *l;
+	uint32_t n = 0;
+
+	for (l = ctx->conns.next; l != &ctx->conns; l = l->next) {
+		struct nrf_h2_conn *c = H2_CONTAINER(l, struct nrf_h2_conn, all);
+
+		if (!c->server)
+			continue;
+		nrf_h2_conn_shutdown(c, final);
+		n++;
+	}
+	return n;
+}
+
+void
+nrf_h2_ctx_close_all(struct nrf_h2_ctx *ctx)
+{
+	struct h2_link *l;
+
+	for (l = ctx->conns.next; l != &ctx->conns; l = l->next)
+		conn_fail(H2_CONTAINER(l, struct nrf_h2_conn, all), NRF_ECLOSED);
+}
+
+/* ------------------------------------------------------------------------ */
+/* Streams                                                                   */
+
+int
+nrf_h2_respond(struct nrf_h2_stream *st, int status, const struct nrf_h2_hdr *hdrs,
+	size_t n_hdrs, const void *body, size_t len, bool more)
+{
+	struct nrf_h2_conn *c = st->conn;
+	struct nrf_h2_ctx *ctx = c->ctx;
+	nghttp2_data_provider prd;
+	char code[4];
+	size_t i, n = 0;
+	int rv;
+
+	if (!c->server || (c->fl & CF_DEAD) || (st->flags & (NRF_H2_SF_RESPONDED | NRF_H2_SF_RESET)) ||
+		status < 100 || status > 999)
+		return NRF_EINVAL;
+	if (nv_reserve(ctx, n_hdrs + 1) != 0)
+		return NRF_ENOMEM;
+	code[0] = (char)('0' + status / 100);
+	code[1] = (char)('0' + status / 10 % 10);
+	code[2] = (char)('0' + status % 10);
+	code[3] = '\0';
+	nv_set(&ctx->nv[n++], ":status", 7, code, 3);
+	for (i = 0; i < n_hdrs; i++) {
+		if (nrf_h2_hop_by_hop(hdrs[i].name, hdrs[i].value))
+			continue;
+		nv_set(&ctx->nv[n++], hdrs[i].name.p, hdrs[i].name.len, hdrs[i].value.p,
+			hdrs[i].value.len);
+	}
+	if (len > 0 && nrf_h2_body_append(ctx, &st->out, body, len) != 0)
+		return NRF_ENOMEM;
+	if (!more)
+		st->flags |= NRF_H2_SF_OUT_EOF;
+	prd.source.ptr = st;
+	prd.read_callback = front_read;
+	rv = nghttp2_submit_response(c->sess, st->id, ctx->nv, n,
+		(more || len > 0) ? &prd : NULL);
+	if (rv != 0) {
+		nrf_h2_body_release(ctx, &st->out);
+		return rv == NGHTTP2_ERR_NOMEM ? NRF_ENOMEM : NRF_EPROTO;
+	}
+	st->flags |= NRF_H2_SF_RESPONDED;
+	mark_dirty(c);
+	return 0;
+}
+
+static void
+resume(struct nrf_h2_stream *st)
+{
+	if (st->flags & NRF_H2_SF_DEFERRED) {
+		st->flags &= ~NRF_H2_SF_DEFERRED;
+		nghttp2_session_resume_data(st->conn->sess, st->id);
+	}
+	mark_dirty(st->conn);
+}
+
+int
+nrf_h2_append(struct nrf_h2_stream *st, struct nrf_h2_body *b)
+{
+	if (!(st->flags & NRF_H2_SF_RESPONDED) || (st->flags & NRF_H2_SF_OUT_EOF) ||
+		(st->conn->fl & CF_DEAD)) {
+		nrf_h2_body_release(st->conn->ctx, b);
+		return NRF_EINVAL;
+	}
+	if (b->len == 0)
+		return 0;
+	nrf_h2_body_splice(&st->out, b);
+	resume(st);
+	return 0;
+}
+
+int
+nrf_h2_end(struct nrf_h2_stream *st)
+{
+	if (!(st->flags & NRF_H2_SF_RESPONDED) || (st->conn->fl & CF_DEAD))
+		return NRF_EINVAL;
+	st->flags |= NRF_H2_SF_OUT_EOF;
+	resume(st);
+	return 0;
+}
+
+void
+nrf_h2_reset(struct nrf_h2_stream *st, uint32_t h2_code)
+{
+	struct nrf_h2_conn *c = st->conn;
+
+	if ((c->fl & CF_DEAD) || (st->flags & NRF_H2_SF_RESET))
+		return;
+	st->flags |= NRF_H2_SF_RESET;
+	nghttp2_submit_rst_stream(c->sess, NGHTTP2_FLAG_NONE, st->id, h2_code);
+	mark_dirty(c);
+}
+
+struct nrf_h2_stream *
+nrf_h2_request(struct nrf_h2_conn *c, const struct nrf_h2_hdr *hdrs, size_t n_hdrs,
+	const struct nrf_h2_body *body, void *user, int *err)
+{
+	struct nrf_h2_ctx *ctx = c->ctx;
+	struct nrf_h2_stream *st;
+	nghttp2_data_provider prd;
+	size_t i, n = 0;
+	int32_t id;
+
+	if (!nrf_h2_conn_usable(c)) {
+		*err = NRF_EINVAL;
+		return NULL;
+	}
+	if (nv_reserve(ctx, n_hdrs) != 0) {
+		*err = NRF_ENOMEM;
+		return NULL;
+	}
+	for (i = 0; i < n_hdrs; i++) {
+		if (hdrs[i].name.len > 0 && hdrs[i].name.p[0] != ':' &&
+			nrf_h2_hop_by_hop(hdrs[i].name, hdrs[i].value))
+			continue;
+		nv_set(&ctx->nv[n++], hdrs[i].name.p, hdrs[i].name.len, hdrs[i].value.p,
+			hdrs[i].value.len);
+	}
+	st = h2_stream_get(ctx);
+	if (st == NULL) {
+		*err = NRF_ENOMEM;
+		return NULL;
+	}
+	st->conn = c;
+	st->user = user;
+	if (body != NULL && body->len > 0) {
+		st->src = body;
+		st->src_chunk = body->head;
+		st->src_off = body->head->off;
+	}
+	prd.source.ptr = st;
+	prd.read_callback = peer_read;
+	id = nghttp2_submit_request(c->sess, NULL, ctx->nv, n, st->src != NULL ? &prd : NULL, st);
+	if (id < 0) {
+		h2_stream_put(ctx, st);
+		if (id == NGHTTP2_ERR_STREAM_ID_NOT_AVAILABLE)
+			c->fl |= CF_NOIDS;
+		*err = id == NGHTTP2_ERR_NOMEM ? NRF_ENOMEM : NRF_EPROTO;
+		return NULL;
+	}
+	st->id = id;
+	stream_link(c, st);
+	mark_dirty(c);
+	*err = 0;
+	return st;
+}
+
+void
+nrf_h2_cancel(struct nrf_h2_stream *st)
+{
+	struct nrf_h2_conn *c = st->conn;
+
+	st->user = NULL;
+	st->src = NULL;
+	st->src_chunk = NULL;
+	if (c->fl & CF_DEAD)
+		return;
+	if (st->unconsumed > 0) {
+		nghttp2_session_consume(c->sess, st->id, st->unconsumed);
+		st->unconsumed = 0;
+	}
+	nrf_h2_msg_release(c->ctx, &st->msg);
+	if (!(st->flags & (NRF_H2_SF_END | NRF_H2_SF_RESET))) {
+		st->flags |= NRF_H2_SF_RESET;
+		nghttp2_submit_rst_stream(c->sess, NGHTTP2_FLAG_NONE, st->id, NGHTTP2_CANCEL);
+	}
+	mark_dirty(c);
+}
+
+void
+nrf_h2_consume(struct nrf_h2_stream *st, size_t n)
+{
+	struct nrf_h2_conn *c = st->conn;
+
+	if ((c->fl & CF_DEAD) || n == 0)
+		return;
+	if (n > st->unconsumed)
+		n = st->unconsumed;
+	if (n == 0)
+		return;
+	st->unconsumed -= (uint32_t)n;
+	nghttp2_session_consume(c->sess, st->id, n);
+	mark_dirty(c);
+}

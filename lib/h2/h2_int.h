@@ -1,0 +1,158 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+#ifndef NRF_H2_INT_H
+#define NRF_H2_INT_H
+
+/*
+ * Internals shared by the translation units of lib/h2 (not installed, not
+ * included by other modules).
+ */
+
+#include <nghttp2/nghttp2.h>
+
+#include "nrf_h2.h"
+
+/* Intrusive circular doubly-linked list with a sentinel. */
+struct h2_link {
+	struct h2_link *prev;
+	struct h2_link *next;
+};
+
+static inline void
+link_init(struct h2_link *l)
+{
+	l->prev = l;
+	l->next = l;
+}
+
+static inline bool
+link_empty(const struct h2_link *head)
+{
+	return head->next == head;
+}
+
+/* True when @p l is on some list (not self-linked or zeroed). */
+static inline bool
+link_on(const struct h2_link *l)
+{
+	return l->next != NULL && l->next != l;
+}
+
+static inline void
+link_add_tail(struct h2_link *head, struct h2_link *l)
+{
+	l->prev = head->prev;
+	l->next = head;
+	head->prev->next = l;
+	head->prev = l;
+}
+
+static inline void
+link_del(struct h2_link *l)
+{
+	if (l->next == NULL)
+		return;
+	l->prev->next = l->next;
+	l->next->prev = l->prev;
+	l->prev = l;
+	l->next = l;
+}
+
+#define H2_CONTAINER(ptr, type, member) \
+	((type *)(void *)((char *)(ptr) - offsetof(type, member)))
+
+/* Output buffer of one connection; mem_send is not called while less
+ * than OBUF_RESERVE bytes are free, so a frame chunk always fits whole. */
+#define OBUF_CAP (64 * 1024)
+#define OBUF_RESERVE (16384 + 64)
+
+/* Reads per transport event before the connection yields to others. */
+#define READ_BUDGET 8
+#define RBUF_SIZE (32 * 1024)
+
+/* Free-list caps (objects kept for reuse, per context). */
+#define KEEP_CHUNKS 512
+#define KEEP_BLOCKS 1024
+#define KEEP_STREAMS 4096
+
+enum conn_state {
+	CONN_CONNECTING = 0,
+	CONN_OPEN,
+};
+
+#define CF_DEAD 0x01u        /* on the dead list, torn down by ctx_run */
+#define CF_WBLOCK 0x02u      /* transport refused more; wait for EV_OUT */
+#define CF_RPAUSED 0x04u     /* reading stopped while output is blocked */
+#define CF_GOAWAY_RECV 0x08u /* peer sent GOAWAY */
+#define CF_SHUTDOWN 0x10u    /* we sent (graceful) GOAWAY */
+#define CF_NOIDS 0x20u       /* stream ids exhausted */
+#define CF_FINAL 0x40u       /* teardown's last flush is running */
+#define CF_NOTICE 0x80u      /* shutdown notice sent */
+
+struct nrf_h2_conn {
+	struct nrf_h2_ctx *ctx;
+	nghttp2_session *sess;
+	struct nrf_tp_conn *tc;
+	const struct nrf_h2_cbs *cbs;
+	void *user;
+	bool server;
+	uint8_t state;
+	uint32_t fl;
+	int err;
+	struct nrf_h2_stream *streams;
+	uint32_t n_streams;
+	struct h2_link all;   /* ctx->conns */
+	struct h2_link dirty; /* ctx->dirty: output pending */
+	struct h2_link rq;    /* ctx->rq: reads to continue */
+	struct h2_link dead;  /* ctx->dead: teardown pending */
+	uint8_t *obuf;
+	uint32_t olen;
+	uint32_t ooff;
+	const uint8_t *pend;
+	size_t pend_len;
+};
+
+struct nrf_h2_ctx {
+	const struct nrf_tp_ops *tp;
+	struct nrf_tp_loop *loop;
+	struct nrf_h2_limits lim;
+	nghttp2_session_callbacks *cb_server;
+	nghttp2_session_callbacks *cb_client;
+	nghttp2_option *opt_server;
+	nghttp2_option *opt_client;
+
+	struct nrf_h2_chunk *free_chunks;
+	uint32_t n_free_chunks;
+	void *free_blocks;
+	uint32_t n_free_blocks;
+	struct nrf_h2_stream *free_streams;
+	uint32_t n_free_streams;
+
+	struct h2_link conns;
+	struct h2_link dirty;
+	struct h2_link rq;
+	struct h2_link dead;
+	uint32_t n_server;
+	uint32_t n_client;
+	uint32_t n_streams;
+
+	nghttp2_nv *nv;
+	size_t nv_cap;
+	uint8_t rbuf[RBUF_SIZE];
+};
+
+/* h2_msg.c */
+char *h2_block_get(struct nrf_h2_ctx *ctx);
+void h2_block_put(struct nrf_h2_ctx *ctx, char *b);
+struct nrf_h2_stream *h2_stream_get(struct nrf_h2_ctx *ctx);
+void h2_stream_put(struct nrf_h2_ctx *ctx, struct nrf_h2_stream *st);
+void h2_pools_fini(struct nrf_h2_ctx *ctx);
+/* Store one received field; pseudo-headers fill the named slices. */
+int h2_msg_store(struct nrf_h2_ctx *ctx, struct nrf_h2_msg *m, const uint8_t *name,
+	size_t nlen, const uint8_t *value, size_t vlen);
+/* Forget the fields (for an interim 1xx response); keeps the block. */
+void h2_msg_reset_fields(struct nrf_h2_ctx *ctx, struct nrf_h2_msg *m);
+/* Copy up to @p cap bytes from the front of @p b, freeing emptied chunks. */
+size_t h2_body_take(struct nrf_h2_ctx *ctx, struct nrf_h2_body *b, uint8_t *dst,
+	size_t cap);
+
+#endif /* NRF_H2_INT_H */

@@ -1,0 +1,420 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Messages and the per-context pools behind them.
+ *
+ * A header block is sized to the header-list limit. Each stored field costs
+ * name + value + 32 bytes of the list size (RFC 9113 §6.5.2), and a field
+ * entry is exactly 32 bytes, so entries (growing up) and bytes (growing down)
+ * can never collide while the list size stays within the limit: no second
+ * allocation, no bounds arithmetic per field.
+ */
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "h2_int.h"
+#include "nrf_err.h"
+
+_Static_assert(sizeof(struct nrf_h2_hdr) <= 32, "field entry must fit the 32 bytes RFC 9113 charges");
+
+/* ------------------------------------------------------------------------ */
+/* Pools                                                                     */
+
+static struct nrf_h2_chunk *
+chunk_get(struct nrf_h2_ctx *ctx)
+{
+	struct nrf_h2_chunk *c = ctx->free_chunks;
+
+	if (c != NULL) {
+		ctx->free_chunks = c->next;
+		ctx->n_free_chunks--;
+	} else {
+		c = malloc(sizeof(*c));
+		if (c == NULL)
+			return NULL;
+	}
+	c->next = NULL;
+	c->off = 0;
+	c->len = 0;
+	return c;
+}
+
+static void
+chunk_put(struct nrf_h2_ctx *ctx, struct nrf_h2_chunk *c)
+{
+	if (ctx->n_free_chunks >= KEEP_CHUNKS) {
+		free(c);
+		return;
+	}
+	c->next = ctx->free_chunks;
+	ctx->free_chunks = c;
+	ctx->n_free_chunks++;
+}
+
+char *
+h2_block_get(struct nrf_h2_ctx *ctx)
+{
+	void *b = ctx->free_blocks;
+
+	if (b != NULL) {
+		ctx->free_blocks = *(void **)b;
+		ctx->n_free_blocks--;
+		return b;
+	}
+	return malloc(ctx->lim.max_header_bytes);
+}
+
+void
+h2_block_put(struct nrf_h2_ctx *ctx, char *b)
+{
+	if (b == NULL)
+		return;
+	if (ctx->n_free_blocks >= KEEP_BLOCKS) {
+		free(b);
+		return;
+	}
+	*(void **)(void *)b = ctx->free_blocks;
+	ctx->free_blocks = b;
+	ctx->n_free_blocks++;
+}
+
+struct nrf_h2_stream *
+h2_stream_get(struct nrf_h2_ctx *ctx)
+{
+	struct nrf_h2_stream *st = ctx->free_streams;
+
+	if (st != NULL) {
+		ctx->free_streams = st->next;
+		ctx->n_free_streams--;
+	} else {
+		st = malloc(sizeof(*st));
+		if (st == NULL)
+			return NULL;
+	}
+	memset(st, 0, sizeof(*st));
+	ctx->n_streams++;
+	return st;
+}
+
+void
+h2_stream_put(struct nrf_h2_ctx *ctx, struct nrf_h2_stream *st)
+{
+	nrf_h2_msg_release(ctx, &st->msg);
+	nrf_h2_body_release(ctx, &st->out);
+	ctx->n_streams--;
+	if (ctx->n_free_streams >= KEEP_STREAMS) {
+		free(st);
+		return;
+	}
+	st->next = ctx->free_streams;
+	ctx->free_streams = st;
+	ctx->n_free_streams++;
+}
+
+void
+h2_pools_fini(struct nrf_h2_ctx *ctx)
+{
+	while (ctx->free_chunks != NULL) {
+		struct nrf_h2_chunk *c = ctx->free_chunks;
+
+		ctx->free_chunks = c->next;
+		free(c);
+	}
+	while (ctx->free_blocks != NULL) {
+		void *b = ctx->free_blocks;
+
+		ctx->free_blocks = *(void **)b;
+		free(b);
+	}
+	while (ctx->free_streams != NULL) {
+		struct nrf_h2_stream *st = ctx->free_streams;
+
+		ctx->free_streams = st->next;
+		free(st);
+	}
+	ctx->n_free_chunks = ctx->n_free_blocks = ctx->n_free_streams = 0;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Bodies                                                                    */
+
+int
+nrf_h2_body_append(struct nrf_h2_ctx *ctx, struct nrf_h2_body *b, const void *data,
+	size_t len)
+{
+	const char *p = data;
+	struct nrf_h2_chunk *c, *last = b->tail;
+	size_t left = len;
+
+	/* Fill the tail chunk first, then new chunks; undo on failure. */
+	size_t tail_room = last != NULL ? NRF_H2_CHUNK_SIZE - last->len : 0;
+	size_t in_tail = NRF_MIN(tail_room, left);
+	struct nrf_h2_chunk *head_new = NULL, *tail_new = NULL;
+
+	left -= in_tail;
+	while (left > 0) {
+		size_t k = NRF_MIN(left, (size_t)NRF_H2_CHUNK_SIZE);
+
+		c = chunk_get(ctx);
+
+		if (c == NULL) {
+			while (head_new != NULL) {
+				struct nrf_h2_chunk *n = head_new->next;
+
+				chunk_put(ctx, head_new);
+				head_new = n;
+			}
+			return NRF_ENOMEM;
+		}
+		c->len = (uint32_t)k;
+		if (head_new == NULL)
+			head_new = c;
+		else
+			tail_new->next = c;
+		tail_new = c;
+		left -= k;
+	}
+	if (in_tail > 0) {
+		memcpy(last->data + last->len, p, in_tail);
+		last->len += (uint32_t)in_tail;
+		p += in_tail;
+	}
+	for (c = head_new; c != NULL; c = c->next) {
+		memcpy(c->data, p, c->len);
+		p += c->len;
+	}
+	if (head_new != NULL) {
+		if (b->tail != NULL)
+			b->tail->next = head_new;
+		else
+			b->head = head_new;
+		b->tail = tail_new;
+	}
+	b->len += len;
+	return 0;
+}
+
+void
+nrf_h2_body_splice(struct nrf_h2_body *dst, struct nrf_h2_body *src)
+{
+	if (src->head == NULL)
+		return;
+	if (dst->tail != NULL)
+		dst->tail->next = src->head;
+	else
+		dst->head = src->head;
+	dst->tail = src->tail;
+	dst->len += src->len;
+	src->head = src->tail = NULL;
+	src->len = 0;
+}
+
+void
+nrf_h2_body_release(struct nrf_h2_ctx *ctx, struct nrf_h2_body *b)
+{
+	while (b->head != NULL) {
+		struct nrf_h2_chunk *c = b->head;
+
+		b->head = c->next;
+		chunk_put(ctx, c);
+	}
+	b->tail = NULL;
+	b->len = 0;
+}
+
+size_t
+h2_body_take(struct nrf_h2_ctx *ctx, struct nrf_h2_body *b, uint8_t *dst, size_t cap)
+{
+	size_t done = 0;
+
+	while (done < cap && b->head != NULL) {
+		struct nrf_h2_chunk *c = b->head;
+		size_t k = NRF_MIN(cap - done, (size_t)(c->len - c->off));
+
+		memcpy(dst + done, c->data + c->off, k);
+		c->off += (uint32_t)k;
+		done += k;
+		if (c->off == c->len) {
+			b->head = c->next;
+			if (b->head == NULL)
+				b->tail = NULL;
+			chunk_put(ctx, c);
+		}
+	}
+	b->len -= done;
+	return done;
+}
+
+struct nrf_slice
+nrf_h2_body_flat(const struct nrf_h2_body *b, char *scratch, size_t cap)
+{
+	struct nrf_slice s = {NULL, 0};
+	const struct nrf_h2_chunk *c;
+
+	if (b->head == NULL)
+		return s;
+	if (b->head == b->tail) {
+		s.p = b->head->data + b->head->off;
+		s.len = b->head->len - b->head->off;
+		return s;
+	}
+	for (c = b->head; c != NULL && s.len < cap; c = c->next) {
+		size_t k = NRF_MIN(cap - s.len, (size_t)(c->len - c->off));
+
+		memcpy(scratch + s.len, c->data + c->off, k);
+		s.len += k;
+	}
+	s.p = scratch;
+	return s;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Messages                                                                  */
+
+void
+nrf_h2_msg_move(struct nrf_h2_msg *dst, struct nrf_h2_msg *src)
+{
+	*dst = *src;
+	memset(src, 0, sizeof(*src));
+}
+
+void
+nrf_h2_msg_release(struct nrf_h2_ctx *ctx, struct nrf_h2_msg *m)
+{
+	h2_block_put(ctx, m->block);
+	nrf_h2_body_release(ctx, &m->body);
+	memset(m, 0, sizeof(*m));
+}
+
+void
+h2_msg_reset_fields(struct nrf_h2_ctx *ctx, struct nrf_h2_msg *m)
+{
+	(void)ctx;
+	m->status = 0;
+	m->n_hdrs = 0;
+	m->n_via = 0;
+	m->list_size = 0;
+	if (m->block != NULL)
+		m->block_top = ctx->lim.max_header_bytes;
+}
+
+static bool
+name_is(const uint8_t *name, size_t nlen, const char *lit)
+{
+	size_t n = strlen(lit);
+
+	return nlen == n && memcmp(name, lit, n) == 0;
+}
+
+int
+h2_msg_store(struct nrf_h2_ctx *ctx, struct nrf_h2_msg *m, const uint8_t *name,
+	size_t nlen, const uint8_t *value, size_t vlen)
+{
+	uint32_t cap = ctx->lim.max_header_bytes;
+	size_t cost = nlen + vlen + 32;
+	char *np, *vp;
+
+	if (cost > cap || m->list_size + cost > cap)
+		return NRF_ETOOBIG;
+	if (m->block == NULL) {
+		m->block = h2_block_get(ctx);
+		if (m->block == NULL)
+			return NRF_ENOMEM;
+		m->block_top = cap;
+		m->hdrs = (struct nrf_h2_hdr *)(void *)m->block;
+	}
+	m->list_size += (uint32_t)cost;
+	m->block_top -= (uint32_t)(nlen + vlen);
+	np = m->block + m->block_top;
+	vp = np + nlen;
+	memcpy(np, name, nlen);
+	memcpy(vp, value, vlen);
+	if (nlen > 0 && name[0] == ':') {
+		struct nrf_slice v = {vp, vlen};
+
+		if (name_is(name, nlen, ":method"))
+			m->method = v;
+		else if (name_is(name, nlen, ":path"))
+			m->path = v;
+		else if (name_is(name, nlen, ":authority"))
+			m->authority = v;
+		else if (name_is(name, nlen, ":scheme"))
+			m->scheme = v;
+		else if (name_is(name, nlen, ":status")) {
+			int s = 0;
+			size_t i;
+
+			for (i = 0; i < vlen && i < 3; i++)
+				s = s * 10 + (value[i] - '0');
+			m->status = s;
+		}
+		return 0;
+	}
+	m->hdrs[m->n_hdrs].name.p = np;
+	m->hdrs[m->n_hdrs].name.len = nlen;
+	m->hdrs[m->n_hdrs].value.p = vp;
+	m->hdrs[m->n_hdrs].value.len = vlen;
+	m->n_hdrs++;
+	if (name_is(name, nlen, "via"))
+		m->n_via++;
+	return 0;
+}
+
+size_t
+nrf_h2_msg_via(const struct nrf_h2_msg *m, struct nrf_slice *out, size_t max)
+{
+	size_t n = 0;
+	uint32_t i;
+
+	if (m->n_via == 0)
+		return 0;
+	for (i = 0; i < m->n_hdrs; i++) {
+		const struct nrf_h2_hdr *h = &m->hdrs[i];
+
+		if (h->name.len == 3 && memcmp(h->name.p, "via", 3) == 0) {
+			if (n < max)
+				out[n] = h->value;
+			n++;
+		}
+	}
+	return n;
+}
+
+struct nrf_slice
+nrf_h2_msg_get(const struct nrf_h2_msg *m, const char *name)
+{
+	struct nrf_slice none = {NULL, 0};
+	size_t nlen = strlen(name);
+	uint32_t i;
+
+	for (i = 0; i < m->n_hdrs; i++) {
+		const struct nrf_h2_hdr *h = &m->hdrs[i];
+
+		if (h->name.len == nlen && memcmp(h->name.p, name, nlen) == 0)
+			return h->value;
+	}
+	return none;
+}
+
+bool
+nrf_h2_hop_by_hop(struct nrf_slice name, struct nrf_slice value)
+{
+	switch (name.len) {
+	case 2:
+		return memcmp(name.p, "te", 2) == 0 &&
+			!(value.len == 8 && strncasecmp(value.p, "trailers", 8) == 0);
+	case 7:
+		return memcmp(name.p, "upgrade", 7) == 0;
+	case 10:
+		return memcmp(name.p, "connection", 10) == 0 ||
+			memcmp(name.p, "keep-alive", 10) == 0;
+	case 14:
+		return memcmp(name.p, "http2-settings", 14) == 0;
+	case 16:
+		return memcmp(name.p, "proxy-connection", 16) == 0;
+	case 17:
+		return memcmp(name.p, "transfer-encoding", 17) == 0;
+	default:
+		return false;
+	}
+}

@@ -1,0 +1,404 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+#ifndef NRF_H2_H
+#define NRF_H2_H
+
+/**
+ * @file
+ * HTTP/2 sessions on top of the transport: front connections (nghttp2
+ * server, h2c with prior knowledge) and peer connections (nghttp2 client),
+ * their streams, and the per-worker pools that hold request and response
+ * messages.
+ *
+ * Protocol code does no I/O of its own: bytes read by the transport are fed
+ * to nghttp2_session_mem_recv(); output is pulled with
+ * nghttp2_session_mem_send() into a bounded per-connection buffer that the
+ * transport writes (the "pumps", driven by transport events and by
+ * nrf_h2_ctx_run()).
+ *
+ * What this module decides: HTTP/2 framing, flow control, the limits of
+ * struct nrf_h2_limits. What it leaves to the owner (rt): what to do with a
+ * request or an answer, through struct nrf_h2_cbs.
+ *
+ * Threads: a context and everything created from it belong to one worker
+ * thread. Nothing is locked; nothing may be shared between workers.
+ *
+ * Memory: header blocks, body chunks and stream objects come from per-context
+ * free lists, so the steady state does not call malloc per request.
+ *
+ * Re-entrancy: callbacks run inside nghttp2 or inside nrf_h2_ctx_run(). From
+ * a callback the owner may call any function below on any stream or
+ * connection of the same context; connection teardown, writes and reads are
+ * always deferred to nrf_h2_ctx_run(), never done inside a callback.
+ */
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "nrf_common.h"
+#include "nrf_tp.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/** Payload bytes of one body chunk. */
+#define NRF_H2_CHUNK_SIZE 16000
+
+/** HTTP/2 error codes used by callers (RFC 9113 §7). */
+#define NRF_H2_NO_ERROR 0x0u
+#define NRF_H2_PROTOCOL_ERROR 0x1u
+#define NRF_H2_INTERNAL_ERROR 0x2u
+#define NRF_H2_REFUSED_STREAM 0x7u
+#define NRF_H2_CANCEL 0x8u
+
+/* ------------------------------------------------------------------------ */
+/* Messages                                                                  */
+
+/** One chunk of a body. */
+struct nrf_h2_chunk {
+	struct nrf_h2_chunk *next;
+	uint32_t off; /**< first unread byte */
+	uint32_t len; /**< end of the bytes written */
+	char data[NRF_H2_CHUNK_SIZE];
+};
+
+/** A body: a list of chunks owned by whoever holds the struct. */
+struct nrf_h2_body {
+	struct nrf_h2_chunk *head;
+	struct nrf_h2_chunk *tail;
+	size_t len; /**< unread bytes in all chunks */
+};
+
+/** A header field; slices point into the owning message's header block. */
+struct nrf_h2_hdr {
+	struct nrf_slice name;
+	struct nrf_slice value;
+};
+
+/**
+ * A request or a response as received: pseudo-headers, regular fields in
+ * arrival order (names lower case, as HTTP/2 requires), body.
+ *
+ * All header bytes live in one header block of the context's block size
+ * (the limit on a header list, RFC 9113 §6.5.2: name + value + 32 per
+ * field): the field table grows from the front, the bytes from the back.
+ * Trailer fields are not kept.
+ */
+struct nrf_h2_msg {
+	struct nrf_slice method;    /**< request :method */
+	struct nrf_slice scheme;    /**< request :scheme */
+	struct nrf_slice authority; /**< request :authority ("" when absent) */
+	struct nrf_slice path;      /**< request :path (with query) */
+	int status;                 /**< response :status; 0 for requests */
+	struct nrf_h2_hdr *hdrs;    /**< regular fields */
+	uint32_t n_hdrs;
+	uint32_t n_via;             /**< how many of them are `via` lines */
+	uint32_t list_size;         /**< header list size so far */
+	char *block;                /**< header block (pool), NULL when none */
+	uint32_t block_top;         /**< bytes are in block[block_top, cap) */
+	struct nrf_h2_body body;
+};
+
+struct nrf_h2_ctx;
+
+/**
+ * Append @p len bytes to @p b (chunks from the pool of @p ctx).
+ * @return 0 or NRF_ENOMEM (nothing appended then).
+ */
+int nrf_h2_body_append(struct nrf_h2_ctx *ctx, struct nrf_h2_body *b,
+	const void *data, size_t len);
+
+/** Move every chunk of @p src to the end of @p dst; @p src becomes empty. */
+void nrf_h2_body_splice(struct nrf_h2_body *dst, struct nrf_h2_body *src);
+
+/** Return every chunk of @p b to the pool; @p b becomes empty. */
+void nrf_h2_body_release(struct nrf_h2_ctx *ctx, struct nrf_h2_body *b);
+
+/**
+ * The body as one contiguous range: the chunk itself when it has one
+ * chunk, else a copy into @p scratch (of @p cap bytes; a longer body is
+ * cut). Empty body: {NULL, 0}.
+ */
+struct nrf_slice nrf_h2_body_flat(const struct nrf_h2_body *b, char *scratch,
+	size_t cap);
+
+/** Move @p src into @p dst (which must be empty or released); @p src is zeroed. */
+void nrf_h2_msg_move(struct nrf_h2_msg *dst, struct nrf_h2_msg *src);
+
+/** Return the header block and body of @p m to the pool; @p m is zeroed. */
+void nrf_h2_msg_release(struct nrf_h2_ctx *ctx, struct nrf_h2_msg *m);
+
+/**
+ * Copy the `via` field lines of @p m, in order, into @p out (up to @p max).
+ * @return the number of via lines (may exceed @p max: then only @p max
+ * were written).
+ */
+size_t nrf_h2_msg_via(const struct nrf_h2_msg *m, struct nrf_slice *out, size_t max);
+
+/** First field named @p name (lower case); {NULL, 0} when absent. */
+struct nrf_slice nrf_h2_msg_get(const struct nrf_h2_msg *m, const char *name);
+
+/**
+ * True for connection-specific ("hop-by-hop") field names that a proxy never
+ * forwards: connection, keep-alive, proxy-connection, transfer-encoding,
+ * upgrade, http2-settings, and te unless its value is "trailers".
+ * (HTTP/2 forbids them on the wire; nghttp2 already refuses a message that
+ * carries one, so no field can be named by a `connection` header.)
+ */
+bool nrf_h2_hop_by_hop(struct nrf_slice name, struct nrf_slice value);
+
+/* ------------------------------------------------------------------------ */
+/* Context                                                                   */
+
+/** Limits and settings of a context (one per worker). */
+struct nrf_h2_limits {
+	uint32_t max_header_bytes;      /**< header list limit and block size (>= 512) */
+	uint32_t max_body_bytes;        /**< request body limit on front streams */
+	uint32_t max_concurrent_streams; /**< front SETTINGS_MAX_CONCURRENT_STREAMS */
+	uint32_t stream_window;         /**< SETTINGS_INITIAL_WINDOW_SIZE we announce */
+	uint32_t conn_window;           /**< our connection receive window */
+};
+
+/**
+ * New per-worker context on loop @p loop of transport @p tp.
+ * @return NULL with @p err = NRF_ENOMEM or NRF_EINVAL (bad limits).
+ * Any thread; afterwards only the worker's thread uses it.
+ */
+struct nrf_h2_ctx *nrf_h2_ctx_create(const struct nrf_tp_ops *tp,
+	struct nrf_tp_loop *loop, const struct nrf_h2_limits *lim, int *err);
+
+/**
+ * Free the context. Every connection must have been closed and reaped
+ * (nrf_h2_conn_close() + nrf_h2_ctx_run()) first. NULL-safe.
+ */
+void nrf_h2_ctx_free(struct nrf_h2_ctx *ctx);
+
+/**
+ * Run deferred work: continue reads that stopped at their budget, write
+ * every connection with pending output, tear down closed connections
+ * (calling on_close for their streams, then on_conn_close). Call once per
+ * loop iteration after the transport poll and the timers.
+ * @return true when work is left that should not wait for an event (poll
+ * with timeout 0 next time).
+ */
+bool nrf_h2_ctx_run(struct nrf_h2_ctx *ctx);
+
+/** Pool and connection gauges of a context. */
+struct nrf_h2_ctx_stats {
+	uint32_t conns_server;
+	uint32_t conns_client;
+	uint32_t streams;
+	uint32_t chunks_free;
+	uint32_t blocks_free;
+};
+
+void nrf_h2_ctx_stats_get(const struct nrf_h2_ctx *ctx, struct nrf_h2_ctx_stats *out);
+
+/* ------------------------------------------------------------------------ */
+/* Connections and streams                                                   */
+
+struct nrf_h2_conn;
+
+/**
+ * One stream. Fields are read-only for the owner except @c user.
+ * Front stream: @c msg is the request; peer stream: @c msg is the response.
+ */
+struct nrf_h2_stream {
+	struct nrf_h2_conn *conn;
+	int32_t id;
+	uint32_t flags;          /**< NRF_H2_SF_* */
+	void *user;              /**< owner's object; NULL: no callbacks */
+	struct nrf_h2_msg msg;
+	/* private */
+	struct nrf_h2_body out;  /**< front: response body not yet framed */
+	const struct nrf_h2_body *src; /**< peer: request body (borrowed) */
+	const struct nrf_h2_chunk *src_chunk;
+	uint32_t src_off;
+	uint32_t unconsumed;     /**< peer: received, not yet consumed */
+	uint8_t hdr_phase;
+	struct nrf_h2_stream *prev;
+	struct nrf_h2_stream *next;
+};
+
+/** Front: request complete / peer: final response complete (END_STREAM seen). */
+#define NRF_H2_SF_END 0x0001u
+/** Front: a response was submitted. */
+#define NRF_H2_SF_RESPONDED 0x0002u
+/** Front: the response body is complete (nrf_h2_end() or no body). */
+#define NRF_H2_SF_OUT_EOF 0x0004u
+/** Peer: final response headers received (msg.status set). */
+#define NRF_H2_SF_HEADERS 0x0008u
+/** Front: on_request already called. */
+#define NRF_H2_SF_DELIVERED 0x0010u
+/** Front: the request exceeded a limit or was malformed (answered 4xx). */
+#define NRF_H2_SF_REJECTED 0x0020u
+/** Data provider is deferred, waiting for nrf_h2_append()/nrf_h2_end(). */
+#define NRF_H2_SF_DEFERRED 0x0040u
+/** Header list over the limit (fields after the limit are dropped). */
+#define NRF_H2_SF_HDR_OVER 0x0080u
+/** Stream reset or cancelled by this side. */
+#define NRF_H2_SF_RESET 0x0100u
+/** Response fully framed (END_STREAM sent). */
+#define NRF_H2_SF_OUT_DONE 0x0200u
+
+/**
+ * What happens to a connection's streams and the connection itself. Every
+ * pointer may be NULL where the role does not use it. The owner object is
+ * nrf_h2_conn_user(st->conn).
+ */
+struct nrf_h2_cbs {
+	/**
+	 * Front: a request stream is ready, exactly once per stream, or never
+	 * when it closes first. @p err: 0 complete request (headers, body,
+	 * END_STREAM); NRF_EPARSE malformed for this proxy (no :path, CONNECT,
+	 * header list over max_header_bytes: answer 400);
+	 * NRF_ETOOBIG body over max_body_bytes (answer 413; the rest of the
+	 * body is read and dropped, and the stream reset with NO_ERROR only if
+	 * the client sends more than 1 MiB after the answer). The owner
+	 * answers with nrf_h2_respond().
+	 */
+	void (*on_request)(struct nrf_h2_stream *st, int err);
+	/** Front: @p n bytes of the response body were framed (flow control). */
+	void (*on_sent)(struct nrf_h2_stream *st, size_t n);
+	/** Peer: final response headers received (1xx are skipped). */
+	void (*on_response)(struct nrf_h2_stream *st);
+	/** Peer: body bytes were added to st->msg.body, or END_STREAM seen. */
+	void (*on_data)(struct nrf_h2_stream *st);
+	/**
+	 * Either role: the stream is gone; @p st is freed when this returns.
+	 * @p h2_code: RST_STREAM code or NRF_H2_NO_ERROR for a normal close;
+	 * REFUSED_STREAM also for a request the peer never processed (GOAWAY);
+	 * @p err: 0, or NRF_ECLOSED when the connection went away.
+	 * Called only while st->user is not NULL.
+	 */
+	void (*on_close)(struct nrf_h2_stream *st, uint32_t h2_code, int err);
+	/** Peer: the TCP connection is established (requests may be sent). */
+	void (*on_conn_ready)(struct nrf_h2_conn *c);
+	/**
+	 * Peer: a stream of @p c closed, also one the owner had forgotten
+	 * (nrf_h2_cancel()): room for a queued request may be free now.
+	 * Called after on_close of that stream, if any.
+	 */
+	void (*on_conn_stream_gone)(struct nrf_h2_conn *c);
+	/** Peer: GOAWAY received; no new streams on @p c. */
+	void (*on_conn_goaway)(struct nrf_h2_conn *c);
+	/**
+	 * Either role: the connection is gone (after on_close of each of its
+	 * streams); @p c is freed when this returns. @p err: 0 orderly close,
+	 * or why (NRF_EIO connect or socket error, NRF_ETIMEDOUT,
+	 * NRF_EPROTO protocol error, NRF_ECLOSED peer closed).
+	 */
+	void (*on_conn_close)(struct nrf_h2_conn *c, int err);
+};
+
+/**
+ * Front connection on accepted transport connection @p tc (taken over:
+ * closed with the connection, also on failure). Sends our SETTINGS.
+ * @return NULL with @p err = NRF_ENOMEM.
+ */
+struct nrf_h2_conn *nrf_h2_conn_server(struct nrf_h2_ctx *ctx,
+	struct nrf_tp_conn *tc, const struct nrf_h2_cbs *cbs, void *user, int *err);
+
+/**
+ * Peer connection: starts a transport connect to @p addr; on_conn_ready or
+ * on_conn_close follows (never inside this call). The caller runs the
+ * connect timeout (nrf_h2_conn_close(c, NRF_ETIMEDOUT)).
+ * @return NULL with @p err = NRF_EIO (connect failed at once) or NRF_ENOMEM.
+ */
+struct nrf_h2_conn *nrf_h2_conn_client(struct nrf_h2_ctx *ctx,
+	const struct nrf_tp_addr *addr, const struct nrf_h2_cbs *cbs, void *user,
+	int *err);
+
+/** The owner pointer given at creation. */
+void *nrf_h2_conn_user(const struct nrf_h2_conn *c);
+
+/** True for a client connection that is connected, not closing, no GOAWAY. */
+bool nrf_h2_conn_usable(const struct nrf_h2_conn *c);
+
+/** Peer's SETTINGS_MAX_CONCURRENT_STREAMS (100 until its SETTINGS arrive). */
+uint32_t nrf_h2_conn_remote_max_streams(const struct nrf_h2_conn *c);
+
+/** Open streams of @p c (those this module still tracks). */
+uint32_t nrf_h2_conn_streams(const struct nrf_h2_conn *c);
+
+/**
+ * Graceful shutdown of a front connection, in two steps (RFC 9113 §6.8):
+ * @p final false sends a shutdown notice (GOAWAY with the largest stream
+ * id: the client stops opening streams, the ones already on the way are
+ * still served) and a PING; when its ACK arrives (one round trip: the client
+ * has seen the notice) the GOAWAY (NO_ERROR) with the last stream processed
+ * follows by itself. @p final true sends that GOAWAY now (the owner's
+ * fallback for clients that do not answer the PING). Open streams go on;
+ * the connection closes once they are done and everything is written.
+ */
+void nrf_h2_conn_shutdown(struct nrf_h2_conn *c, bool final);
+
+/**
+ * Close @p c now: every stream is closed (on_close with err NRF_ECLOSED),
+ * then on_conn_close(@p err). Deferred to nrf_h2_ctx_run(); idempotent.
+ */
+void nrf_h2_conn_close(struct nrf_h2_conn *c, int err);
+
+/**
+ * nrf_h2_conn_shutdown(c, @p final) on every front connection of @p ctx.
+ * @return the number of front connections still open.
+ */
+uint32_t nrf_h2_ctx_shutdown(struct nrf_h2_ctx *ctx, bool final);
+
+/** Close every connection of @p ctx (nrf_h2_conn_close(c, NRF_ECLOSED)). */
+void nrf_h2_ctx_close_all(struct nrf_h2_ctx *ctx);
+
+/**
+ * Front: answer stream @p st. @p status 100..999; @p hdrs regular fields
+ * (hop-by-hop ones are dropped), copied; @p body of @p len bytes copied into
+ * the response body. @p more: more body follows through nrf_h2_append()
+ * and nrf_h2_end(); otherwise the response ends with @p body.
+ * @return 0, NRF_EINVAL (already answered, peer stream, stream gone),
+ *   NRF_ENOMEM, NRF_EPROTO (nghttp2 refused).
+ */
+int nrf_h2_respond(struct nrf_h2_stream *st, int status, const struct nrf_h2_hdr *hdrs,
+	size_t n_hdrs, const void *body, size_t len, bool more);
+
+/** Front: move @p b's chunks to the end of the response body; resumes sending. */
+int nrf_h2_append(struct nrf_h2_stream *st, struct nrf_h2_body *b);
+
+/** Front: the response body is complete. */
+int nrf_h2_end(struct nrf_h2_stream *st);
+
+/** Either role: RST_STREAM with @p h2_code (on_close follows later). */
+void nrf_h2_reset(struct nrf_h2_stream *st, uint32_t h2_code);
+
+/**
+ * Peer: send a request on client connection @p c. @p hdrs holds the
+ * pseudo-headers (":method", ":scheme", ":authority", ":path") first, then
+ * the regular fields; all copied. @p body (may be NULL or empty) is sent
+ * from its start and only read, never consumed, so the caller can send it
+ * again elsewhere; it must stay unchanged until the stream closes or
+ * nrf_h2_cancel() is called.
+ * @return the stream (user = @p user), or NULL with @p err = NRF_EINVAL
+ *   (connection not usable), NRF_ENOMEM, NRF_EPROTO (nghttp2 refused, e.g.
+ *   stream ids exhausted: the connection stops being usable).
+ */
+struct nrf_h2_stream *nrf_h2_request(struct nrf_h2_conn *c,
+	const struct nrf_h2_hdr *hdrs, size_t n_hdrs, const struct nrf_h2_body *body,
+	void *user, int *err);
+
+/**
+ * Peer: forget stream @p st: no more callbacks (user = NULL), the request
+ * body is no longer read, and the stream is reset with CANCEL unless it has
+ * already ended. Safe on a stream that is already closing.
+ */
+void nrf_h2_cancel(struct nrf_h2_stream *st);
+
+/**
+ * Peer: @p n bytes of st->msg.body were used (relayed or kept): let the
+ * peer send more (WINDOW_UPDATE as needed). Peer streams do not get window
+ * updates otherwise, so a slow client slows its own upstream stream only.
+ */
+void nrf_h2_consume(struct nrf_h2_stream *st, size_t n);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* NRF_H2_H */

@@ -1,0 +1,684 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The request pipeline of SPEC §3 on one front stream ("transaction").
+ *
+ * Life of a transaction: created when h2 delivers a complete request
+ * (rt_front_cbs.on_request), freed when the front stream closes
+ * (rt_front_cbs.on_close) — never earlier, so every path below may assume
+ * x->front is valid, and the one place that frees also cancels whatever
+ * is still running upstream. Exactly one answer per front stream: every
+ * answer goes through a function that sets x->answered first, and the
+ * request timer is the backstop that answers (or resets the stream when an
+ * answer had started) if nothing else did.
+ *
+ * One try at a time: x->t is the local NRF or a candidate peer, queued in a
+ * pool or open as a peer stream. A try ends by relaying (T_RELAY: the answer
+ * streams to the client with flow control), by keeping the local answer for
+ * step 8 (T_BUFFER then moved to x->local), or by failing (connect failure,
+ * reset, GOAWAY before processing, per-try timeout, reroute status) and
+ * moving on to the next candidate.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "nrf_err.h"
+#include "nrf_log.h"
+#include "rt_int.h"
+
+#define KEEP_XACTS 4096
+
+static void next_candidate(struct rt_xact *x);
+static void try_timeout(struct rt_timer *t, void *arg);
+static void request_timeout(struct rt_timer *t, void *arg);
+
+/* ------------------------------------------------------------------------ */
+/* Transactions                                                              */
+
+static struct rt_xact *
+xact_get(struct rt_worker *w)
+{
+	struct rt_xact *x = w->free_x;
+
+	if (x != NULL) {
+		w->free_x = x->next_free;
+		w->n_free_x--;
+	} else {
+		x = malloc(sizeof(*x));
+		if (x == NULL)
+			return NULL;
+	}
+	memset(x, 0, sizeof(*x));
+	x->w = w;
+	x->t.x = x;
+	rt_timer_init(&x->t.timer, try_timeout);
+	rt_timer_init(&x->rtimer, request_timeout);
+	w->n_xact++;
+	return x;
+}
+
+static void
+xact_put(struct rt_worker *w, struct rt_xact *x)
+{
+	w->n_xact--;
+	if (w->n_free_x >= KEEP_XACTS) {
+		free(x);
+		return;
+	}
+	x->next_free = w->free_x;
+	w->free_x = x;
+	w->n_free_x++;
+}
+
+void
+rt_xact_pool_fini(struct rt_worker *w)
+{
+	while (w->free_x != NULL) {
+		struct rt_xact *x = w->free_x;
+
+		w->free_x = x->next_free;
+		free(x);
+	}
+	w->n_free_x = 0;
+}
+
+static void
+snap_ref(struct rt_worker *w, struct nrf_rt_snap *s, int d)
+{
+	uint32_t v = atomic_load_explicit(&s->refs[w->id], memory_order_relaxed);
+
+	atomic_store_explicit(&s->refs[w->id], v + (uint32_t)d, memory_order_release);
+}
+
+/* ------------------------------------------------------------------------ */
+/* Answers                                                                   */
+
+static void
+hdr_set(struct nrf_h2_hdr *h, const char *name, const char *value)
+{
+	h->name = nrf_slice_str(name);
+	h->value = nrf_slice_str(value);
+}
+
+/* A ProblemDetails answer on @p st (no transaction needed). */
+static int
+respond_problem(struct nrf_h2_stream *st, int status, const char *body, size_t len,
+	const char *retry_after, const char *location)
+{
+	struct nrf_h2_hdr h[4];
+	char clen[24];
+	size_t n = 0;
+	int rc;
+
+	snprintf(clen, sizeof(clen), "%zu", len);
+	hdr_set(&h[n++], "content-type", "application/problem+json");
+	hdr_set(&h[n++], "content-length", clen);
+	if (retry_after != NULL && retry_after[0] != '\0')
+		hdr_set(&h[n++], "retry-after", retry_after);
+	if (location != NULL && location[0] != '\0')
+		hdr_set(&h[n++], "location", location);
+	rc = nrf_h2_respond(st, status, h, n, body, len, false);
+	if (rc != 0)
+		nrf_h2_reset(st, NRF_H2_INTERNAL_ERROR);
+	return rc;
+}
+
+static int
+respond_rendered(struct nrf_h2_stream *st, int status, const char *title,
+	const char *cause, const char *detail)
+{
+	char body[512];
+	int len = nrf_fwd_problem_render(body, sizeof(body), status, title, cause, detail);
+
+	if (len < 0)
+		len = nrf_fwd_problem_render(body, sizeof(body), status, title, cause, "");
+	return respond_problem(st, status, body, len > 0 ? (size_t)len : 0, NULL, NULL);
+}
+
+static void
+answer_rendered(struct rt_xact *x, int status, const char *title, const char *cause,
+	const char *detail)
+{
+	x->answered = true;
+	RT_STAT(x->w, answered_error, 1);
+	respond_rendered(x->front, status, title, cause, detail);
+}
+
+/* Answer with the configured error response of @p cond. */
+static void
+answer_error(struct rt_xact *x, enum nrf_cfg_cond cond)
+{
+	struct rt_worker *w = x->w;
+	const struct nrf_fwd_problem *p =
+		nrf_fwd_table_problem(x->snap->table, x->plan.error_mode, cond);
+
+	x->answered = true;
+	RT_STAT(w, answered_error, 1);
+	switch (cond) {
+	case NRF_COND_LOOP_DETECTION:
+		RT_STAT(w, loop_detected, 1);
+		break;
+	case NRF_COND_HOP_LIMIT:
+		RT_STAT(w, hop_limit, 1);
+		break;
+	case NRF_COND_NOT_REACHABLE:
+		RT_STAT(w, not_reachable, 1);
+		break;
+	case NRF_COND_OVERLOAD:
+		RT_STAT(w, overload, 1);
+		break;
+	default:
+		break;
+	}
+	if (p == NULL) {
+		respond_rendered(x->front, 500, "Internal Server Error", "SYSTEM_FAILURE",
+			"no error response for condition");
+		return;
+	}
+	respond_problem(x->front, p->status, p->body, p->body_len, p->retry_after, p->location);
+}
+
+/* Step 8 with the local answer kept: relay it whole. */
+static void
+answer_local(struct rt_xact *x)
+{
+	struct nrf_h2_msg *m = &x->local;
+	bool body = m->body.len > 0;
+	int rc;
+
+	x->answered = true;
+	RT_STAT(x->w, answered_local, 1);
+	rc = nrf_h2_respond(x->front, m->status, m->hdrs, m->n_hdrs, NULL, 0, body);
+	if (rc == 0 && body) {
+		nrf_h2_append(x->front, &m->body);
+		rc = nrf_h2_end(x->front);
+	}
+	if (rc != 0)
+		nrf_h2_reset(x->front, NRF_H2_INTERNAL_ERROR);
+}
+
+/* ------------------------------------------------------------------------ */
+/* Tries                                                                     */
+
+/* Stop the current try wherever it is; no callbacks for it afterwards. */
+static void
+try_abort(struct rt_try *t)
+{
+	struct rt_worker *w = t->x->w;
+
+	if (t->state == T_QUEUED)
+		rt_pool_dequeue(t);
+	if (t->ps != NULL) {
+		nrf_h2_cancel(t->ps);
+		t->ps = NULL;
+	}
+	rt_timer_cancel(&w->timers, &t->timer);
+	t->state = T_IDLE;
+}
+
+static int
+try_start(struct rt_xact *x, struct rt_pool *p, bool local)
+{
+	struct rt_try *t = &x->t;
+	int rc;
+
+	t->local = local;
+	t->need_body = false;
+	t->eof_sent = false;
+	t->ps = NULL;
+	t->state = T_IDLE;
+	rc = rt_pool_submit(p, t);
+	if (rc != 0) {
+		t->state = T_IDLE;
+		return rc;
+	}
+	rt_timer_arm(&x->w->timers, &t->timer, x->snap->cfg->rt.per_try_ms);
+	if (!local)
+		RT_STAT(x->w, forwards, 1);
+	return 0;
+}
+
+void
+rt_try_failed(struct rt_try *t, const char *why)
+{
+	struct rt_xact *x = t->x;
+	struct rt_worker *w = x->w;
+
+	try_abort(t);
+	RT_STAT(w, try_failures, 1);
+	NRF_LOG_RL(WARN, MOD, "worker %u: try to %s failed: %s", w->id, t->pool->ep.name, why);
+	if (x->answered)
+		return;
+	if (t->local && x->plan.verdict != NRF_FWD_FORWARD) {
+		answer_error(x, NRF_COND_NOT_REACHABLE);
+		return;
+	}
+	next_candidate(x);
+}
+
+static void
+try_timeout(struct rt_timer *tm, void *arg)
+{
+	struct rt_worker *w = arg;
+	struct rt_try *t = RT_CONTAINER(tm, struct rt_try, timer);
+
+	RT_STAT(w, try_timeouts, 1);
+	rt_try_failed(t, "per-try timeout");
+}
+
+/* Build the request for @p t in the worker's scratch and open the stream. */
+int
+rt_try_send(struct rt_try *t, struct nrf_h2_conn *c)
+{
+	struct rt_xact *x = t->x;
+	struct rt_worker *w = x->w;
+	const struct nrf_h2_msg *r = &x->req;
+	const struct rt_ep *ep = &t->pool->ep;
+	struct nrf_h2_hdr *h = w->hdrs;
+	size_t n = 0, i;
+	int err;
+
+	h[n].name = nrf_slice_str(":method");
+	h[n++].value = r->method;
+	h[n].name = nrf_slice_str(":scheme");
+	h[n++].value = nrf_slice_str(ep->scheme);
+	h[n].name = nrf_slice_str(":authority");
+	if (t->local) {
+		struct nrf_slice host = nrf_h2_msg_get(r, "host");
+
+		h[n++].value = r->authority.len > 0 ? r->authority
+			: host.len > 0 ? host : nrf_slice_str(ep->authority);
+		h[n].name = nrf_slice_str(":path");
+		h[n++].value = r->path;
+	} else {
+		size_t plen = strlen(ep->prefix);
+
+		h[n++].value = nrf_slice_str(ep->authority);
+		if (plen + r->path.len > w->path_cap)
+			return NRF_ETOOBIG;
+		memcpy(w->path, ep->prefix, plen);
+		memcpy(w->path + plen, r->path.p, r->path.len);
+		h[n].name = nrf_slice_str(":path");
+		h[n].value.p = w->path;
+		h[n++].value.len = plen + r->path.len;
+	}
+	for (i = 0; i < r->n_hdrs; i++) {
+		const struct nrf_h2_hdr *f = &r->hdrs[i];
+
+		if (nrf_slice_eq(f->name, "host"))
+			continue;
+		if (!t->local && nrf_slice_eq(f->name, "3gpp-sbi-target-apiroot"))
+			continue;
+		h[n++] = *f; /* via lines stay, in order; hop-by-hop dropped by h2 */
+	}
+	if (!t->local) {
+		h[n].name = nrf_slice_str("3gpp-sbi-target-apiroot");
+		h[n++].value = nrf_slice_str(ep->api_root);
+		h[n].name = nrf_slice_str("via");
+		h[n++].value = nrf_slice_str(w->via_member);
+	}
+	t->ps = nrf_h2_request(c, h, n, &r->body, t, &err);
+	if (t->ps == NULL)
+		return err;
+	t->state = T_SENT;
+	return 0;
+}
+
+/* The answer of the current try is the one: stream it to the client. */
+static void
+relay_start(struct rt_xact *x)
+{
+	struct rt_try *t = &x->t;
+	struct nrf_h2_stream *ps = t->ps;
+	bool end = (ps->flags & NRF_H2_SF_END) != 0;
+	int rc;
+
+	rt_timer_cancel(&x->w->timers, &t->timer);
+	t->state = T_RELAY;
+	x->answered = true;
+	if (t->local)
+		RT_STAT(x->w, answered_local, 1);
+	else
+		RT_STAT(x->w, answered_peer, 1);
+	if (end && ps->msg.body.len == 0) {
+		t->eof_sent = true;
+		rc = nrf_h2_respond(x->front, ps->msg.status, ps->msg.hdrs, ps->msg.n_hdrs,
+			NULL, 0, false);
+	} else {
+		rc = nrf_h2_respond(x->front, ps->msg.status, ps->msg.hdrs, ps->msg.n_hdrs,
+			NULL, 0, true);
+		if (rc == 0) {
+			nrf_h2_append(x->front, &ps->msg.body);
+			if (end) {
+				t->eof_sent = true;
+				nrf_h2_end(x->front);
+			}
+		}
+	}
+	if (rc != 0) {
+		nrf_h2_reset(x->front, NRF_H2_INTERNAL_ERROR);
+		try_abort(t);
+	}
+}
+
+/* The local answer is complete while being kept: decide what it means. */
+static void
+local_complete(struct rt_xact *x)
+{
+	struct rt_worker *w = x->w;
+	struct rt_try *t = &x->t;
+	struct nrf_h2_stream *ps = t->ps;
+
+	if (t->need_body) {
+		struct nrf_slice b = nrf_h2_body_flat(&ps->msg.body, w->flat, w->flat_cap);
+
+		if (nrf_fwd_local_action(x->snap->cfg, x->plan.op, ps->msg.status, b.p, b.len) ==
+			NRF_FWD_RELAY) {
+			relay_start(x);
+			return;
+		}
+	}
+	/* Forwarding trigger: keep the answer for step 8, go to the peers. */
+	nrf_h2_msg_move(&x->local, &ps->msg);
+	x->have_local = true;
+	try_abort(t);
+	next_candidate(x);
+}
+
+void
+rt_peer_on_response(struct nrf_h2_stream *ps)
+{
+	struct rt_try *t = ps->user;
+	struct rt_xact *x = t->x;
+	const struct nrf_cfg *cfg = x->snap->cfg;
+	int status = ps->msg.status;
+
+	if (!t->local) {
+		if (nrf_fwd_peer_action(cfg, status) == NRF_FWD_NEXT) {
+			RT_STAT(x->w, reroutes, 1);
+			NRF_LOG_RL(INFO, MOD, "worker %u: %s answered %d: rerouting", x->w->id,
+				t->pool->ep.name, status);
+			try_abort(t);
+			next_candidate(x);
+			return;
+		}
+		relay_start(x);
+		return;
+	}
+	if (x->plan.verdict != NRF_FWD_FORWARD) {
+		relay_start(x);
+		return;
+	}
+	if (x->plan.op == NRF_OP_NF_DISCOVER && status == 200 && cfg->fwd.empty_discovery_result &&
+		nrf_fwd_op_enabled(cfg, x->plan.op) &&
+		!nrf_cfg_status_match(&cfg->fwd.triggers, status)) {
+		t->need_body = true; /* empty nfInstances? needs the body */
+	} else if (nrf_fwd_local_action(cfg, x->plan.op, status, NULL, 0) == NRF_FWD_RELAY) {
+		relay_start(x);
+		return;
+	}
+	t->state = T_BUFFER;
+	rt_peer_on_data(ps);
+}
+
+void
+rt_peer_on_data(struct nrf_h2_stream *ps)
+{
+	struct rt_try *t = ps->user;
+	struct rt_xact *x = t->x;
+
+	switch (t->state) {
+	case T_RELAY:
+		if (ps->msg.body.len > 0)
+			nrf_h2_append(x->front, &ps->msg.body);
+		if ((ps->flags & NRF_H2_SF_END) && !t->eof_sent) {
+			t->eof_sent = true;
+			nrf_h2_end(x->front);
+		}
+		break;
+	case T_BUFFER:
+		/* Kept, not relayed: take it out of flow control now. */
+		nrf_h2_consume(ps, ps->unconsumed);
+		if (ps->msg.body.len > x->snap->cfg->rt.max_body_bytes) {
+			/* Too big to keep for later: relay it as it is. */
+			relay_start(x);
+			return;
+		}
+		if (ps->flags & NRF_H2_SF_END)
+			local_complete(x);
+		break;
+	default:
+		break;
+	}
+}
+
+void
+rt_peer_on_close(struct nrf_h2_stream *ps, uint32_t code, int err)
+{
+	struct rt_try *t = ps->user;
+	struct rt_xact *x = t->x;
+	bool complete = (ps->flags & NRF_H2_SF_END) != 0;
+	char why[64];
+
+	t->ps = NULL;
+	if (t->state == T_RELAY) {
+		rt_timer_cancel(&x->w->timers, &t->timer);
+		t->state = T_IDLE;
+		if (!complete || !t->eof_sent) {
+			RT_STAT(x->w, relay_aborts, 1);
+			NRF_LOG_RL(WARN, MOD, "worker %u: answer from %s broke off (code %u)",
+				x->w->id, t->pool->ep.name, code);
+			nrf_h2_reset(x->front, NRF_H2_INTERNAL_ERROR);
+		}
+		return;
+	}
+	if (err != 0)
+		snprintf(why, sizeof(why), "connection lost");
+	else if (code == NRF_H2_REFUSED_STREAM)
+		snprintf(why, sizeof(why), "refused (GOAWAY)");
+	else
+		snprintf(why, sizeof(why), "stream reset (code %u)", code);
+	rt_try_failed(t, why);
+}
+
+/* ------------------------------------------------------------------------ */
+/* Pipeline                                                                  */
+
+static void
+answer_final(struct rt_xact *x)
+{
+	if (x->have_local) {
+		answer_local(x);
+		return;
+	}
+	answer_error(x, x->plan.n_cand == 0 ? x->plan.error : NRF_COND_NOT_REACHABLE);
+}
+
+static void
+next_candidate(struct rt_xact *x)
+{
+	struct rt_worker *w = x->w;
+
+	while (x->next < x->plan.n_cand) {
+		uint16_t peer = x->plan.cand[x->next++];
+		int rc;
+
+		if (peer >= w->n_pools)
+			continue;
+		rc = try_start(x, &w->pools[peer], false);
+		if (rc == 0)
+			return;
+		if (rc == NRF_EFULL) {
+			answer_error(x, NRF_COND_OVERLOAD);
+			return;
+		}
+		RT_STAT(w, try_failures, 1);
+		NRF_LOG_RL(WARN, MOD, "worker %u: peer %s not tried: %s", w->id,
+			w->pools[peer].ep.name, nrf_strerror(rc));
+	}
+	answer_final(x);
+}
+
+static void
+request_timeout(struct rt_timer *tm, void *arg)
+{
+	struct rt_worker *w = arg;
+	struct rt_xact *x = RT_CONTAINER(tm, struct rt_xact, rtimer);
+
+	RT_STAT(w, request_timeouts, 1);
+	NRF_LOG_RL(WARN, MOD, "worker %u: request timeout", w->id);
+	try_abort(&x->t);
+	if (!x->answered) {
+		if (x->have_local)
+			answer_local(x);
+		else
+			answer_error(x, NRF_COND_NOT_REACHABLE);
+		return;
+	}
+	/* An answer had begun and did not finish in time. */
+	RT_STAT(w, relay_aborts, 1);
+	nrf_h2_reset(x->front, NRF_H2_INTERNAL_ERROR);
+}
+
+static void
+process(struct rt_xact *x)
+{
+	struct rt_worker *w = x->w;
+	struct nrf_rt_snap *s = x->snap;
+	struct nrf_via_result via;
+	size_t n_via;
+	enum nrf_fwd_op op;
+	int rc;
+
+	n_via = nrf_h2_msg_via(&x->req, w->via, w->via_cap);
+	if (n_via > w->via_cap)
+		n_via = w->via_cap;
+	rc = nrf_via_scan(s->db, w->scratch, w->via, n_via, &via);
+	if (rc != 0) {
+		RT_STAT(w, bad_requests, 1);
+		NRF_LOG_RL(INFO, MOD, "worker %u: bad Via header: %s", w->id, nrf_strerror(rc));
+		answer_rendered(x, 400, "Bad Request", "INVALID_MSG_FORMAT",
+			"malformed Via header");
+		return;
+	}
+	op = nrf_fwd_classify(x->req.method, x->req.path, nrf_slice_str(""));
+	rc = nrf_fwd_decide(s->table, &via, op, w->rotation++, w->down, &x->plan);
+	if (rc != 0) {
+		answer_rendered(x, 500, "Internal Server Error", "SYSTEM_FAILURE", "");
+		return;
+	}
+	if (x->plan.n_skip_via > 0)
+		RT_STAT(w, loop_prevented, x->plan.n_skip_via);
+	switch (x->plan.verdict) {
+	case NRF_FWD_LOOP_DETECTED:
+	case NRF_FWD_HOP_LIMIT:
+		answer_error(x, x->plan.error);
+		return;
+	case NRF_FWD_LOCAL_ONLY:
+		if (!s->cfg->rt.local_nrf.present) {
+			answer_rendered(x, 501, "Not Implemented", "UNSUPPORTED_RESOURCE",
+				"operation is served by the local NRF only, and there is none");
+			return;
+		}
+		break;
+	case NRF_FWD_FORWARD:
+		if (!s->cfg->rt.local_nrf.present) {
+			next_candidate(x);
+			return;
+		}
+		break;
+	}
+	/* Local NRF first (LOCAL_ONLY, or FORWARD with a local NRF). */
+	rc = try_start(x, &w->local, true);
+	if (rc == 0)
+		return;
+	if (rc == NRF_EFULL) {
+		answer_error(x, NRF_COND_OVERLOAD);
+		return;
+	}
+	RT_STAT(w, try_failures, 1);
+	NRF_LOG_RL(WARN, MOD, "worker %u: local NRF not tried: %s", w->id, nrf_strerror(rc));
+	if (x->plan.verdict == NRF_FWD_FORWARD)
+		next_candidate(x);
+	else
+		answer_error(x, NRF_COND_NOT_REACHABLE);
+}
+
+/* ------------------------------------------------------------------------ */
+/* Front stream callbacks                                                    */
+
+static void
+front_on_request(struct nrf_h2_stream *st, int err)
+{
+	struct rt_worker *w = nrf_h2_conn_user(st->conn);
+	struct rt_xact *x;
+
+	RT_STAT(w, requests, 1);
+	if (err != 0) {
+		RT_STAT(w, bad_requests, 1);
+		NRF_LOG_RL(INFO, MOD, "worker %u: rejected request: %s", w->id, nrf_strerror(err));
+		if (err == NRF_ETOOBIG)
+			respond_rendered(st, 413, "Payload Too Large", "INVALID_MSG_FORMAT",
+				"request body exceeds runtime.limits.maxBodyBytes");
+		else
+			respond_rendered(st, 400, "Bad Request", "INVALID_MSG_FORMAT",
+				"malformed request or header list over runtime.limits.maxHeaderBytes");
+		return;
+	}
+	x = xact_get(w);
+	if (x == NULL) {
+		nrf_h2_reset(st, NRF_H2_REFUSED_STREAM);
+		return;
+	}
+	x->front = st;
+	st->user = x;
+	x->snap = w->snap;
+	snap_ref(w, x->snap, 1);
+	nrf_h2_msg_move(&x->req, &st->msg);
+	rt_timer_arm(&w->timers, &x->rtimer, x->snap->cfg->rt.request_ms);
+	process(x);
+}
+
+static void
+front_on_sent(struct nrf_h2_stream *st, size_t n)
+{
+	struct rt_xact *x = st->user;
+
+	if (x->t.state == T_RELAY && x->t.ps != NULL)
+		nrf_h2_consume(x->t.ps, n);
+}
+
+static void
+front_on_close(struct nrf_h2_stream *st, uint32_t code, int err)
+{
+	struct rt_xact *x = st->user;
+	struct rt_worker *w = x->w;
+
+	(void)code;
+	(void)err;
+	if (!x->answered)
+		RT_STAT(w, client_resets, 1);
+	try_abort(&x->t);
+	rt_timer_cancel(&w->timers, &x->rtimer);
+	nrf_h2_msg_release(w->h2, &x->req);
+	nrf_h2_msg_release(w->h2, &x->local);
+	snap_ref(w, x->snap, -1);
+	st->user = NULL;
+	xact_put(w, x);
+}
+
+static void
+front_conn_close(struct nrf_h2_conn *c, int err)
+{
+	struct rt_worker *w = nrf_h2_conn_user(c);
+
+	(void)err;
+	w->n_front--;
+}
+
+const struct nrf_h2_cbs rt_front_cbs = {
+	.on_request = front_on_request,
+	.on_sent = front_on_sent,
+	.on_close = front_on_close,
+	.on_conn_close = front_conn_close,
+};

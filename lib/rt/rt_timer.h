@@ -1,0 +1,51 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+#ifndef NRF_RT_TIMER_H
+#define NRF_RT_TIMER_H
+
+/*
+ * Per-worker timers (internal to lib/rt): a binary min-heap of intrusive
+ * timers. One owner thread; no locks. Deadlines are CLOCK_MONOTONIC ns.
+ */
+
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+struct rt_timer;
+
+/* Called from rt_timers_run() with the heap's arg; @t is disarmed. */
+typedef void (*rt_timer_fn)(struct rt_timer *t, void *arg);
+
+struct rt_timer {
+	uint64_t at;   /* deadline, ns */
+	uint32_t idx;  /* 1-based heap slot; 0: not armed */
+	rt_timer_fn fn;
+};
+
+struct rt_timers {
+	struct rt_timer **heap;
+	uint32_t n;
+	uint32_t cap;
+	void *arg;     /* passed to every callback */
+};
+
+void rt_timer_init(struct rt_timer *t, rt_timer_fn fn);
+/* (Re)arm @p t to fire @p ms milliseconds from now. 0 or NRF_ENOMEM. */
+int rt_timer_arm(struct rt_timers *ts, struct rt_timer *t, uint32_t ms);
+/* Arm at an absolute deadline (ns). */
+int rt_timer_arm_at(struct rt_timers *ts, struct rt_timer *t, uint64_t at_ns);
+/* Disarm; no-op when not armed. */
+void rt_timer_cancel(struct rt_timers *ts, struct rt_timer *t);
+/* Milliseconds to the next deadline from @p now_ns (rounded up), at most
+ * @p cap_ms; 0 when one is due. */
+int rt_timer_next_ms(const struct rt_timers *ts, uint64_t now_ns, int cap_ms);
+/* Run every timer due at @p now_ns, earliest first. */
+void rt_timers_run(struct rt_timers *ts, uint64_t now_ns);
+void rt_timers_fini(struct rt_timers *ts);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* NRF_RT_TIMER_H */

@@ -1,0 +1,326 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * One worker: a thread with its own transport loop, listeners (one
+ * SO_REUSEPORT socket per worker and listen address, so the kernel spreads
+ * connections), HTTP/2 context, Via scratch, pools, timers and counters.
+ *
+ * Loop iteration: pick up a newer snapshot, report the generation seen,
+ * poll the transport (timeout = next timer), run due timers, run the h2
+ * context (writes, continued reads, teardowns). Nothing blocks except the
+ * poll itself.
+ */
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "nrf_err.h"
+#include "nrf_log.h"
+#include "rt_int.h"
+
+void
+rt_worker_set_down(struct rt_worker *w, int peer, bool down)
+{
+	if (peer < 0 || peer >= NRF_CFG_MAX_PEERS)
+		return;
+	if (down)
+		w->down[peer >> 6] |= 1ull << (peer & 63);
+	else
+		w->down[peer >> 6] &= ~(1ull << (peer & 63));
+}
+
+static void
+on_listener(void *arg, unsigned int events)
+{
+	struct rt_listener *rl = arg;
+	struct rt_worker *w = rl->w;
+	int i;
+
+	(void)events;
+	for (i = 0; i < 64 && rl->l != NULL; i++) {
+		int err;
+		struct nrf_tp_conn *tc = w->tp->accept(rl->l, &err);
+
+		if (tc == NULL) {
+			if (err == NRF_ENOMEM)
+				NRF_LOG_RL(WARN, MOD, "worker %u: out of descriptors or memory: "
+					"connection refused", w->id);
+			else if (err != NRF_EAGAIN)
+				NRF_LOG_RL(WARN, MOD, "worker %u: accept: %s", w->id, nrf_strerror(err));
+			return;
+		}
+		if (w->n_front >= w->max_front || w->draining) {
+			RT_STAT(w, conns_refused, 1);
+			NRF_LOG_RL(WARN, MOD, "worker %u: connection refused: %u connections open",
+				w->id, w->n_front);
+			w->tp->close(tc);
+			continue;
+		}
+		if (nrf_h2_conn_server(w->h2, tc, &rt_front_cbs, w, &err) == NULL) {
+			NRF_LOG_RL(WARN, MOD, "worker %u: connection dropped: %s", w->id,
+				nrf_strerror(err));
+			continue;
+		}
+		w->n_front++;
+		RT_STAT(w, conns_accepted, 1);
+	}
+}
+
+static void
+on_wake(void *arg)
+{
+	(void)arg; /* poll() returned: the loop looks at the stop flag */
+}
+
+/* Drain: the shutdown notice, then (h2 does it when the client answers the
+ * notice's PING, or here after DRAIN_NOTICE_MS at most) the real GOAWAY; at
+ * the end of the drain time, whatever is left is closed. */
+#define DRAIN_NOTICE_MS 1000
+
+static void
+drain_tick(struct rt_timer *t, void *arg)
+{
+	struct rt_worker *w = arg;
+
+	if (!w->drain_final) {
+		w->drain_final = true;
+		nrf_h2_ctx_shutdown(w->h2, true);
+		rt_timer_arm(&w->timers, t, w->drain_ms - NRF_MIN(w->drain_ms / 2, (uint32_t)DRAIN_NOTICE_MS));
+		return;
+	}
+	w->drain_expired = true;
+}
+
+static void
+own_member(struct rt_worker *w)
+{
+	const struct nrf_cfg *cfg = w->snap->cfg;
+
+	if (nrf_via_member_format(w->via_member, sizeof(w->via_member), cfg->general.host,
+		    cfg->general.port) < 0)
+		w->via_member[0] = '\0';
+}
+
+static void
+worker_switch(struct rt_worker *w, struct nrf_rt_snap *s)
+{
+	uint16_t i;
+	int rc = nrf_via_scratch_update(w->scratch, s->db);
+
+	if (rc != 0) {
+		NRF_LOG_RL(ERR, MOD, "worker %u: cannot use snapshot %llu: %s", w->id,
+			(unsigned long long)s->gen, nrf_strerror(rc));
+		return;
+	}
+	w->snap = s;
+	for (i = 0; i < w->n_pools && i < s->cfg->n_peers; i++)
+		w->pools[i].ep = s->peers[i];
+	w->local.ep = s->local;
+	own_member(w);
+	NRF_LOG(DEBUG, MOD, "worker %u: snapshot %llu", w->id, (unsigned long long)s->gen);
+}
+
+static void
+drain_begin(struct rt_worker *w)
+{
+	unsigned int i;
+
+	w->draining = true;
+	for (i = 0; i < w->n_lst; i++) {
+		if (w->lst[i].l != NULL) {
+			w->tp->listener_close(w->lst[i].l);
+			w->lst[i].l = NULL;
+		}
+	}
+	nrf_h2_ctx_shutdown(w->h2, false);
+	rt_timer_arm(&w->timers, &w->drain_timer, NRF_MIN(w->drain_ms / 2, (uint32_t)DRAIN_NOTICE_MS));
+}
+
+static void
+worker_exit(struct rt_worker *w)
+{
+	struct nrf_h2_ctx_stats hs;
+	uint16_t i;
+	int guard;
+
+	w->exiting = true;
+	/* Front first: their transactions cancel what runs upstream. */
+	nrf_h2_ctx_close_all(w->h2);
+	for (i = 0; i < w->n_pools; i++)
+		rt_pool_fini(&w->pools[i]);
+	rt_pool_fini(&w->local);
+	for (guard = 0; guard < 100; guard++) {
+		nrf_h2_ctx_run(w->h2);
+		nrf_h2_ctx_stats_get(w->h2, &hs);
+		if (hs.conns_server + hs.conns_client == 0)
+			break;
+		nrf_h2_ctx_close_all(w->h2);
+	}
+}
+
+void *
+rt_worker_main(void *arg)
+{
+	struct rt_worker *w = arg;
+	struct nrf_rt *rt = w->rt;
+	bool busy = false;
+	sigset_t all;
+
+	/* Signals belong to the control thread. */
+	sigfillset(&all);
+	pthread_sigmask(SIG_BLOCK, &all, NULL);
+	for (;;) {
+		struct nrf_rt_snap *s = atomic_load_explicit(&rt->snap, memory_order_acquire);
+		int timeout;
+
+		if (s != w->snap)
+			worker_switch(w, s);
+		atomic_store_explicit(&w->seen_gen, w->snap->gen, memory_order_release);
+		if (!w->draining && atomic_load_explicit(&w->stop, memory_order_acquire))
+			drain_begin(w);
+		if (w->draining && ((w->n_front == 0 && w->n_xact == 0) || w->drain_expired))
+			break;
+		timeout = busy ? 0 : rt_timer_next_ms(&w->timers, nrf_now_ns(), 1000);
+		if (w->tp->poll(w->loop, timeout) < 0) {
+			NRF_LOG_RL(ERR, MOD, "worker %u: poll failed", w->id);
+		}
+		rt_timers_run(&w->timers, nrf_now_ns());
+		busy = nrf_h2_ctx_run(w->h2);
+	}
+	if (w->drain_expired)
+		NRF_LOG(WARN, MOD, "worker %u: drain time over, closing %u connections", w->id,
+			w->n_front);
+	worker_exit(w);
+	return NULL;
+}
+
+struct rt_worker *
+rt_worker_create(struct nrf_rt *rt, unsigned int id, struct nrf_rt_snap *snap,
+	uint16_t *bound_ports, int *err)
+{
+	const struct nrf_cfg *cfg = snap->cfg;
+	struct nrf_h2_limits lim;
+	struct rt_worker *w;
+	uint16_t i;
+
+	w = aligned_alloc(NRF_CACHE_LINE, (sizeof(*w) + NRF_CACHE_LINE - 1) & ~(size_t)(NRF_CACHE_LINE - 1));
+	if (w == NULL) {
+		*err = NRF_ENOMEM;
+		return NULL;
+	}
+	memset(w, 0, sizeof(*w));
+	w->rt = rt;
+	w->id = id;
+	w->tp = rt->tp;
+	w->snap = snap;
+	w->timers.arg = w;
+	atomic_init(&w->stop, 0);
+	atomic_init(&w->seen_gen, snap->gen);
+	rt_timer_init(&w->drain_timer, drain_tick);
+	w->max_front = NRF_MAX(1u, cfg->rt.max_connections / rt->p.workers);
+
+	w->loop = w->tp->loop_create(err);
+	if (w->loop == NULL)
+		goto fail;
+	w->tp->set_wake(w->loop, on_wake, w);
+	memset(&lim, 0, sizeof(lim));
+	lim.max_header_bytes = cfg->rt.max_header_bytes;
+	lim.max_body_bytes = cfg->rt.max_body_bytes;
+	lim.max_concurrent_streams = cfg->rt.max_concurrent_streams;
+	w->h2 = nrf_h2_ctx_create(w->tp, w->loop, &lim, err);
+	if (w->h2 == NULL)
+		goto fail;
+	w->scratch = nrf_via_scratch_create(snap->db, err);
+	if (w->scratch == NULL)
+		goto fail;
+
+	w->via_cap = cfg->rt.max_header_bytes / 32 + 1;
+	w->hdrs_cap = cfg->rt.max_header_bytes / 32 + 16;
+	w->path_cap = cfg->rt.max_header_bytes + 1024;
+	w->flat_cap = cfg->rt.max_body_bytes;
+	w->via = calloc(w->via_cap, sizeof(*w->via));
+	w->hdrs = calloc(w->hdrs_cap, sizeof(*w->hdrs));
+	w->path = malloc(w->path_cap);
+	w->flat = malloc(w->flat_cap > 0 ? w->flat_cap : 1);
+	if (w->via == NULL || w->hdrs == NULL || w->path == NULL || w->flat == NULL) {
+		*err = NRF_ENOMEM;
+		goto fail;
+	}
+
+	w->n_pools = cfg->n_peers;
+	w->pools = calloc(w->n_pools > 0 ? w->n_pools : 1, sizeof(*w->pools));
+	if (w->pools == NULL) {
+		*err = NRF_ENOMEM;
+		goto fail;
+	}
+	for (i = 0; i < w->n_pools; i++)
+		rt_pool_init(w, &w->pools[i], i, &snap->peers[i]);
+	rt_pool_init(w, &w->local, -1, &snap->local);
+	own_member(w);
+
+	for (i = 0; i < cfg->rt.n_listen; i++) {
+		const struct nrf_cfg_listen *ls = &cfg->rt.listen[i];
+		struct nrf_tp_addr a;
+		uint16_t port = bound_ports[i] != 0 ? bound_ports[i] : ls->port;
+
+		*err = nrf_tp_addr_resolve(ls->address, port, &a);
+		if (*err != 0) {
+			NRF_LOG(ERR, MOD, "runtime.listen[%u]: cannot resolve address \"%s\"", i,
+				ls->address);
+			*err = NRF_EINVAL;
+			goto fail;
+		}
+		w->lst[i].w = w;
+		w->lst[i].l = w->tp->listen(w->loop, &a, 1024, on_listener, &w->lst[i], err);
+		if (w->lst[i].l == NULL) {
+			char buf[80];
+
+			NRF_LOG(ERR, MOD, "runtime.listen[%u]: cannot listen on %s: %s", i,
+				nrf_tp_addr_format(&a, buf, sizeof(buf)), nrf_strerror(*err));
+			goto fail;
+		}
+		w->n_lst = i + 1u;
+		if (bound_ports[i] == 0) {
+			struct nrf_tp_addr b;
+
+			if (w->tp->listener_addr(w->lst[i].l, &b) == 0)
+				bound_ports[i] = b.port;
+		}
+	}
+	*err = 0;
+	return w;
+fail:
+	rt_worker_free(w);
+	return NULL;
+}
+
+void
+rt_worker_free(struct rt_worker *w)
+{
+	unsigned int i;
+
+	if (w == NULL)
+		return;
+	for (i = 0; i < w->n_lst; i++) {
+		if (w->lst[i].l != NULL)
+			w->tp->listener_close(w->lst[i].l);
+	}
+	if (w->h2 != NULL) {
+		struct nrf_h2_ctx_stats hs;
+
+		nrf_h2_ctx_stats_get(w->h2, &hs);
+		if (hs.conns_server + hs.conns_client > 0)
+			worker_exit(w);
+	}
+	rt_xact_pool_fini(w);
+	nrf_h2_ctx_free(w->h2);
+	nrf_via_scratch_free(w->scratch);
+	rt_timers_fini(&w->timers);
+	free(w->pools);
+	free(w->via);
+	free(w->hdrs);
+	free(w->path);
+	free(w->flat);
+	if (w->loop != NULL)
+		w->tp->loop_free(w->loop);
+	free(w);
+}

@@ -1,0 +1,215 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+#ifndef NRF_TP_DPDK_H
+#define NRF_TP_DPDK_H
+
+/**
+ * @file
+ * DPDK + lwIP back-end of the transport (nrf_tp.h): one DPDK Ethernet port,
+ * one userspace TCP/IP stack (lwIP raw API) on top of it, driven in poll
+ * mode by the thread that calls ops->poll().
+ *
+ * One per process. lwIP keeps global state, so a process has one port, one
+ * IPv4 address, one loop and one data-path thread; scaling out is one
+ * process per core (DESIGN.md section 3).
+ *
+ * Start-up, on the control thread, before any worker exists:
+ *
+ *     struct nrf_tp_dpdk_conf conf;
+ *     nrf_tp_dpdk_conf_defaults(&conf);
+ *     nrf_tp_addr_parse("192.0.2.10", 0, &conf.ip);
+ *     conf.prefix_len = 24;
+ *     n = nrf_tp_dpdk_init(argc, argv, &conf);   // EAL args, up to "--"
+ *     if (n < 0) exit(1);                        // one line was logged
+ *     argc -= n; argv += n;                      // argv[0] = program name
+ *     tp = nrf_tp_dpdk_ops();                    // then loop_create() etc.
+ *     ...
+ *     nrf_tp_dpdk_fini();                        // after loop_free()
+ *
+ * Differences from the kernel back-end (the ops contract is the same):
+ * - loop_create(): at most one loop per process (NRF_EEXIST for a second,
+ *   NRF_EINVAL before nrf_tp_dpdk_init() succeeded).
+ * - poll(): one poll-mode iteration (send what earlier writes queued, one RX
+ *   burst into lwIP, lwIP timers, handlers, TX burst). It does not wait for
+ *   events: callers loop. After conf.idle_spin empty iterations in a row it
+ *   sleeps conf.idle_sleep_us (never longer than @p timeout_ms; never with
+ *   timeout 0) so an idle process does not burn its core. Only one thread
+ *   may poll; a thread that is not an EAL lcore is registered with
+ *   rte_thread_register() on its first poll (mempool cache, statistics).
+ * - listen(): IPv4 only; @p addr is 0.0.0.0 or the port's own address
+ *   (else NRF_EIO). Port 0 picks a free port. Connections beyond @p backlog
+ *   that wait for accept() are reset. Two listeners on one address and port:
+ *   NRF_EIO (there is only one loop to spread them over).
+ * - connect(): IPv4 only; the port's own address and 127/8 fail at once
+ *   with NRF_EIO (lwIP's loopback path needs its tcpip thread). A refused,
+ *   reset or unanswered connect (lwIP gives up after its SYN retries, about
+ *   a minute) ends with NRF_TP_EV_ERR and connect_result() == NRF_EIO.
+ * - read(): after a reset, data already received is returned first, then
+ *   NRF_EIO.
+ * - writev(): copies (lwIP TCP_WRITE_FLAG_COPY) as much as lwIP's send
+ *   buffer takes (64 KiB, at most 180 queued segments); NRF_EAGAIN when
+ *   none fits, then NRF_TP_EV_OUT once the peer acknowledged data.
+ *   Segments leave at the end of the running poll(), or at the start of the
+ *   next one when written outside poll().
+ * - close(): FIN (tcp_close); received data not yet read makes it a reset,
+ *   as with kernel sockets. The memory is freed at once: no handler of it
+ *   runs afterwards.
+ * - loop_wake(): an atomic flag, seen by the next iteration (at most one
+ *   idle sleep later).
+ * - peer_name(): the address recorded at accept/connect time.
+ *
+ * Threads: nrf_tp_dpdk_init(), nrf_tp_dpdk_fini(), nrf_tp_dpdk_launch() and
+ * nrf_tp_dpdk_join() on the main thread (the EAL main lcore); the statistics
+ * getters on any thread; the ops as nrf_tp.h says.
+ */
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "nrf_tp.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/** Port, address and poll-mode settings. Fill with nrf_tp_dpdk_conf_defaults(). */
+struct nrf_tp_dpdk_conf {
+	/** DPDK port id; -1: the only available port (several: NRF_EINVAL). */
+	int port_id;
+	/** IPv4 address of the port (family 4, port number ignored). */
+	struct nrf_tp_addr ip;
+	/** Network prefix length of @p ip, 1..32. */
+	uint8_t prefix_len;
+	/** Default gateway (family 4), or family 0: on-link peers only. */
+	struct nrf_tp_addr gateway;
+	/** RX / TX descriptors of the one queue pair (default 1024 each). */
+	uint16_t rx_desc;
+	uint16_t tx_desc;
+	/** Mbufs in the packet pool (default 8191) and per-lcore cache (256). */
+	uint32_t mbufs;
+	uint32_t mbuf_cache;
+	/** Frames per RX burst and per TX batch, 1..64 (default 32). */
+	uint16_t burst;
+	/** Empty iterations spun with rte_pause() before sleeping (default 512). */
+	uint32_t idle_spin;
+	/** Sleep per further empty iteration in µs; 0: never sleep, pure poll
+	 * mode for a dedicated core (default 100). */
+	uint32_t idle_sleep_us;
+	/** Duplicate-address probe (ARP, RFC 5227 style) before the stack starts,
+	 * in ms; 0: skip (default 300). */
+	uint32_t arp_probe_ms;
+	/** How long to wait for link up after the port starts (default 2000 ms);
+	 * a link still down is logged, not an error. */
+	uint32_t link_wait_ms;
+	/** Allow EAL arguments without --no-pci / -a / --allow: a real PCI NIC is
+	 * meant to be probed. Without it such arguments are refused. */
+	bool pci_nic_intended;
+};
+
+/** Fill @p conf with the defaults above (no address: the caller sets ip). */
+void nrf_tp_dpdk_conf_defaults(struct nrf_tp_dpdk_conf *conf);
+
+/**
+ * Initialise the EAL from @p argv (up to the first "--"), start the port,
+ * probe the address and start lwIP on it. Everything that can go wrong
+ * before traffic flows is reported here with one log line naming the cause.
+ *
+ * Refused before the EAL is touched (so the caller may fix and call again):
+ * EAL arguments without --no-pci, -a/--allow (unless
+ * conf->pci_nic_intended), a bad @p conf, no free hugepages without
+ * --no-huge, hugepages but no hugetlbfs mount without --in-memory,
+ * --no-huge together with --in-memory.
+ * After rte_eal_init() was called, a failure is final for the process
+ * (DPDK cannot initialise twice): exit.
+ *
+ * @return the number of arguments the EAL consumed (>= 0; argv[return] is
+ *   then the program name, as with rte_eal_init()), or
+ *   NRF_EINVAL    refused by the safety check, bad @p conf, bad EAL option,
+ *                 several ports and conf->port_id == -1, second call;
+ *   NRF_ENOMEM    no hugepages / not enough memory for the EAL or the pool;
+ *   NRF_ENOENT    no DPDK port (no --vdev, allow list matched nothing);
+ *   NRF_EEXIST    another host answered for conf->ip (address conflict);
+ *   NRF_EIO       any other EAL, device or port start failure.
+ * Main thread, once.
+ */
+int nrf_tp_dpdk_init(int argc, char **argv, const struct nrf_tp_dpdk_conf *conf);
+
+/**
+ * The ops table of this back-end (name "dpdk"). Static; any thread. Its
+ * loop_create() fails until nrf_tp_dpdk_init() succeeded.
+ */
+const struct nrf_tp_ops *nrf_tp_dpdk_ops(void);
+
+/**
+ * Stop the port and release the EAL. The loop must be freed and no thread
+ * may poll any more. No-op when init did not succeed. Main thread.
+ */
+void nrf_tp_dpdk_fini(void);
+
+/**
+ * Run @p fn(@p arg) on the data-path lcore: the first worker lcore of the
+ * EAL core list (-l 0,1: lcore 1), pinned to its CPU, so the poll loop does
+ * not share a core with the control thread (threads created with
+ * pthread_create() after init inherit the main lcore's CPU set).
+ * @return the lcore id used, NRF_ENOENT (no worker lcore in -l), NRF_EIO
+ *   (that lcore is already running something). Main thread.
+ */
+int nrf_tp_dpdk_launch(int (*fn)(void *), void *arg);
+
+/** Wait for the function started by nrf_tp_dpdk_launch(); its return value
+ * (0 when nothing was launched). Main thread. */
+int nrf_tp_dpdk_join(void);
+
+/**
+ * Poll-mode accounting of one lcore, written only by the thread polling on
+ * it. An iteration runs from one poll() entry to the next, so the caller's
+ * own work after poll() (h2 pumps) is counted with the iteration that
+ * caused it. Busy: the iteration received, sent or dispatched something.
+ */
+struct nrf_tp_dpdk_lcore_stats {
+	uint64_t iterations;
+	uint64_t busy_iterations;
+	uint64_t cycles;           /**< TSC cycles of all iterations */
+	uint64_t busy_cycles;      /**< ... of busy iterations */
+	uint64_t poll_busy_cycles; /**< inside poll() of busy iterations */
+	uint64_t tx_cycles;        /**< inside rte_eth_tx_burst() (virtual devices:
+	                            * includes the kernel's work on the frames) */
+	uint64_t idle_sleeps;      /**< idle backoff sleeps taken */
+	uint64_t rx_frames;
+	uint64_t tx_frames;
+	uint64_t tx_dropped;       /**< TX queue full after retries */
+	uint64_t tx_nombuf;        /**< no mbuf for a frame lwIP sent */
+	uint64_t rx_dropped;       /**< frames lwIP could not take (no pbuf) */
+};
+
+/**
+ * Counters of @p lcore_id (as reported by nrf_tp_dpdk_poll_lcore()).
+ * @return 0, NRF_EINVAL (lcore id out of range), NRF_ENOENT (never polled).
+ * Any thread; the values are read without a lock (each one is consistent).
+ */
+int nrf_tp_dpdk_lcore_stats(unsigned int lcore_id, struct nrf_tp_dpdk_lcore_stats *out);
+
+/** Lcore id of the thread that polled last, or -1 before the first poll. Any thread. */
+int nrf_tp_dpdk_poll_lcore(void);
+
+/** TSC frequency in Hz (0 before init), to turn cycles into time. Any thread. */
+uint64_t nrf_tp_dpdk_tsc_hz(void);
+
+/** Port counters (rte_eth_stats_get()). */
+struct nrf_tp_dpdk_port_stats {
+	uint64_t ipackets;
+	uint64_t opackets;
+	uint64_t ibytes;
+	uint64_t obytes;
+	uint64_t imissed;   /**< dropped by the device: RX queue full */
+	uint64_t ierrors;
+	uint64_t oerrors;
+	uint64_t rx_nombuf; /**< RX mbuf allocation failures */
+};
+
+/** @return 0, NRF_EINVAL (not initialised), NRF_EIO. Any thread. */
+int nrf_tp_dpdk_port_stats(struct nrf_tp_dpdk_port_stats *out);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* NRF_TP_DPDK_H */

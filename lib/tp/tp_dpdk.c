@@ -1,0 +1,858 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * DPDK side of the DPDK + lwIP transport: EAL start-up and its safety
+ * checks, the one port and its packet pool, RX bursts, batched TX, the idle
+ * backoff and the per-lcore accounting. No lwIP header may appear here
+ * (they clash with DPDK's): tp_lwip.c is reached only through
+ * tp_dpdk_shim.h.
+ *
+ * Start-up checks run before rte_eal_init() wherever possible, because the
+ * EAL cannot be initialised a second time in a process: a refused start can
+ * be corrected and retried, a failed rte_eal_init() cannot.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <rte_arp.h>
+#include <rte_byteorder.h>
+#include <rte_common.h>
+#include <rte_cycles.h>
+#include <rte_eal.h>
+#include <rte_errno.h>
+#include <rte_ethdev.h>
+#include <rte_ether.h>
+#include <rte_launch.h>
+#include <rte_lcore.h>
+#include <rte_log.h>
+#include <rte_mbuf.h>
+#include <rte_mempool.h>
+#include <rte_pause.h>
+
+#include "nrf_err.h"
+#include "nrf_log.h"
+#include "nrf_tp_dpdk.h"
+#include "tp_dpdk_shim.h"
+
+#define MOD "tp-dpdk"
+#define POOL_NAME "nrf_tp_pool"
+#define BURST_MAX 64
+#define TX_RETRIES 3
+#define ETH_MIN_FRAME 60
+#define STD_MTU 1500
+
+/* Accounting slot of one lcore; the last slot takes threads without one. */
+struct acct {
+	struct nrf_tp_dpdk_lcore_stats st;
+	uint64_t last_entry;
+	uint8_t last_busy;
+	uint8_t used;
+} __rte_cache_aligned;
+
+static struct acct acct[RTE_MAX_LCORE + 1];
+static __thread struct acct *my_acct;
+
+static struct {
+	bool tried;           /* rte_eal_init() was called */
+	bool eal_up;          /* ... and succeeded */
+	bool ready;
+	bool port_started;
+	uint16_t port;
+	int launched;         /* lcore running nrf_tp_dpdk_launch()'s function, or -1 */
+	int poll_lcore;
+	uint64_t hz;
+	struct rte_mempool *pool;
+	struct nrf_tp_dpdk_conf conf;
+	uint16_t ntx;
+	struct rte_mbuf *txb[BURST_MAX];
+} dp = {
+	.launched = -1,
+	.poll_lcore = -1,
+};
+
+/* ------------------------------------------------------------------------ */
+/* Start-up checks (no EAL needed)                                           */
+
+struct eal_flags {
+	bool pci_limited; /* --no-pci, -a, --allow */
+	bool no_huge;
+	bool in_memory;
+	bool log_level;
+	bool vdev;
+	bool help;
+};
+
+/* EAL options whose value is the next argument when not given with '='. */
+static bool
+takes_value(const char *a)
+{
+	static const char *const long_opts[] = {
+		"--lcores", "--vdev", "--file-prefix", "--socket-mem", "--socket-limit",
+		"--huge-dir", "--proc-type", "--log-level", "--base-virtaddr", "--iova-mode",
+		"--main-lcore", "--master-lcore", "--mbuf-pool-ops-name", "--allow", "--block",
+		"--trace", "--trace-dir", "--trace-bufsz", "--trace-mode", "--vfio-intr",
+		"--vfio-vf-token", "--force-max-simd-bitwidth", "--syslog",
+	};
+	size_t i;
+
+	if (a[0] != '-')
+		return false;
+	if (a[1] == '-') {
+		if (strchr(a, '=') != NULL)
+			return false;
+		for (i = 0; i < RTE_DIM(long_opts); i++) {
+			if (strcmp(a, long_opts[i]) == 0)
+				return true;
+		}
+		return false;
+	}
+	return a[1] != '\0' && a[2] == '\0' && strchr("abcdlLmnrsS", a[1]) != NULL;
+}
+
+static void
+scan_eal_args(int argc, char **argv, struct eal_flags *f)
+{
+	int i;
+
+	memset(f, 0, sizeof(*f));
+	for (i = 1; i < argc; i++) {
+		const char *a = argv[i];
+
+		if (strcmp(a, "--") == 0)
+			break;
+		if (strcmp(a, "--no-pci") == 0 || strncmp(a, "-a", 2) == 0 ||
+			strcmp(a, "--allow") == 0 || strncmp(a, "--allow=", 8) == 0)
+			f->pci_limited = true;
+		else if (strcmp(a, "--no-huge") == 0)
+			f->no_huge = true;
+		else if (strcmp(a, "--in-memory") == 0)
+			f->in_memory = true;
+		else if (strncmp(a, "--log-level", 11) == 0)
+			f->log_level = true;
+		else if (strncmp(a, "--vdev", 6) == 0)
+			f->vdev = true;
+		else if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0)
+			f->help = true;
+		if (takes_value(a) && i + 1 < argc)
+			i++;
+	}
+}
+
+/* Free hugepages of every size; -1 when the kernel does not say. */
+static long
+free_hugepages(void)
+{
+	DIR *d = opendir("/sys/kernel/mm/hugepages");
+	struct dirent *e;
+	long sum = -1;
+
+	if (d == NULL)
+		return -1;
+	while ((e = readdir(d)) != NULL) {
+		char path[512];
+		FILE *f;
+		long v;
+
+		if (strncmp(e->d_name, "hugepages-", 10) != 0)
+			continue;
+		snprintf(path, sizeof(path), "/sys/kernel/mm/hugepages/%s/free_hugepages",
+			e->d_name);
+		f = fopen(path, "r");
+		if (f == NULL)
+			continue;
+		if (fscanf(f, "%ld", &v) == 1)
+			sum = (sum < 0 ? 0 : sum) + v;
+		fclose(f);
+	}
+	closedir(d);
+	return sum;
+}
+
+static bool
+hugetlbfs_mounted(void)
+{
+	FILE *f = fopen("/proc/mounts", "r");
+	char line[1024];
+	bool found = false;
+
+	if (f == NULL)
+		return true; /* cannot tell: let the EAL decide */
+	while (!found && fgets(line, sizeof(line), f) != NULL)
+		found = strstr(line, " hugetlbfs ") != NULL;
+	fclose(f);
+	return found;
+}
+
+static int
+check_conf(const struct nrf_tp_dpdk_conf *c)
+{
+	uint32_t ip, mask, gw;
+
+	if (c == NULL) {
+		NRF_LOG(ERR, MOD, "no DPDK port configuration given");
+		return NRF_EINVAL;
+	}
+	if (c->ip.family != 4 || c->prefix_len < 1 || c->prefix_len > 32) {
+		NRF_LOG(ERR, MOD, "DPDK port needs an IPv4 address and a prefix length 1..32");
+		return NRF_EINVAL;
+	}
+	memcpy(&ip, c->ip.ip, 4);
+	ip = rte_be_to_cpu_32(ip);
+	mask = c->prefix_len == 32 ? UINT32_MAX : ~(UINT32_MAX >> c->prefix_len);
+	if (ip == 0 || (ip >> 24) == 127 || (ip >> 28) >= 14 ||
+		(c->prefix_len < 31 && ((ip & ~mask) == 0 || (ip | mask) == UINT32_MAX))) {
+		NRF_LOG(ERR, MOD, "DPDK port address is not a usable host address");
+		return NRF_EINVAL;
+	}
+	if (c->gateway.family == 4) {
+		memcpy(&gw, c->gateway.ip, 4);
+		gw = rte_be_to_cpu_32(gw);
+		if ((gw & mask) != (ip & mask) || gw == ip) {
+			NRF_LOG(ERR, MOD, "DPDK port gateway is not on the port's network");
+			return NRF_EINVAL;
+		}
+	} else if (c->gateway.family != 0) {
+		NRF_LOG(ERR, MOD, "DPDK port gateway must be IPv4");
+		return NRF_EINVAL;
+	}
+	if (c->burst < 1 || c->burst > BURST_MAX || c->rx_desc == 0 || c->tx_desc == 0) {
+		NRF_LOG(ERR, MOD, "DPDK burst must be 1..%d and descriptor counts non-zero",
+			BURST_MAX);
+		return NRF_EINVAL;
+	}
+	if (c->mbufs < (uint32_t)c->rx_desc + c->tx_desc + 2u * c->burst + c->mbuf_cache) {
+		NRF_LOG(ERR, MOD, "DPDK pool of %u mbufs cannot fill %u RX + %u TX descriptors "
+			"plus bursts and cache", c->mbufs, c->rx_desc, c->tx_desc);
+		return NRF_EINVAL;
+	}
+	if (c->mbuf_cache > RTE_MEMPOOL_CACHE_MAX_SIZE || c->mbuf_cache * 3u > c->mbufs * 2u) {
+		NRF_LOG(ERR, MOD, "DPDK mbuf cache %u too large (max %d and 2/3 of the pool)",
+			c->mbuf_cache, RTE_MEMPOOL_CACHE_MAX_SIZE);
+		return NRF_EINVAL;
+	}
+	return 0;
+}
+
+static const char *
+eal_hint(int e)
+{
+	switch (e) {
+	case EINVAL:
+		return " (bad EAL option?)";
+	case ENOMEM:
+		return " (not enough hugepage memory: reserve more, lower --socket-mem/-m, "
+		       "or use --no-huge --no-shconf)";
+	case EACCES:
+		return " (no permission, or no usable hugepages: run as root, or --no-huge "
+		       "--no-shconf)";
+	case EALREADY:
+		return " (EAL already initialised in this process)";
+	case ENOTSUP:
+		return " (a device could not be probed: check the --vdev arguments, e.g. "
+		       "that iface= exists in this network namespace)";
+	case ENODEV:
+		return " (no usable device)";
+	default:
+		return " (is another DPDK process using the same --file-prefix?)";
+	}
+}
+
+/* ------------------------------------------------------------------------ */
+/* Port                                                                      */
+
+static void
+port_release(void)
+{
+	unsigned int i;
+
+	for (i = 0; i < dp.ntx; i++)
+		rte_pktmbuf_free(dp.txb[i]);
+	dp.ntx = 0;
+	if (dp.port_started) {
+		(void)rte_eth_dev_stop(dp.port);
+		(void)rte_eth_dev_close(dp.port);
+		dp.port_started = false;
+	}
+	if (dp.pool != NULL) {
+		rte_mempool_free(dp.pool);
+		dp.pool = NULL;
+	}
+}
+
+static int
+choose_port(int want, bool vdev, uint16_t *out)
+{
+	uint16_t n = rte_eth_dev_count_avail();
+	uint16_t pid;
+
+	if (want >= 0) {
+		if (want > UINT16_MAX || !rte_eth_dev_is_valid_port((uint16_t)want)) {
+			NRF_LOG(ERR, MOD, "DPDK port %d does not exist (%u available)", want, n);
+			return NRF_ENOENT;
+		}
+		*out = (uint16_t)want;
+		return 0;
+	}
+	if (n == 0 && vdev) {
+		NRF_LOG(ERR, MOD, "no DPDK port: the --vdev device did not start (see the EAL "
+			"lines above; e.g. its iface= does not exist in this network namespace)");
+		return NRF_ENOENT;
+	}
+	if (n == 0) {
+		NRF_LOG(ERR, MOD, "no DPDK port: add one to the EAL arguments, e.g. "
+			"--vdev=net_af_packet0,iface=<veth> or --vdev=net_tap0 (with --no-pci), "
+			"or -a <pci-address>");
+		return NRF_ENOENT;
+	}
+	if (n > 1) {
+		NRF_LOG(ERR, MOD, "%u DPDK ports available and none chosen (set the port id)", n);
+		return NRF_EINVAL;
+	}
+	RTE_ETH_FOREACH_DEV(pid) {
+		*out = pid;
+		break;
+	}
+	return 0;
+}
+
+static void
+send_arp_probe(const struct rte_ether_addr *mac, rte_be32_t ip)
+{
+	struct rte_mbuf *m = rte_pktmbuf_alloc(dp.pool);
+	struct rte_ether_hdr *eh;
+	struct rte_arp_hdr *ah;
+	char *p;
+
+	if (m == NULL)
+		return;
+	p = rte_pktmbuf_append(m, ETH_MIN_FRAME);
+	if (p == NULL) {
+		rte_pktmbuf_free(m);
+		return;
+	}
+	memset(p, 0, ETH_MIN_FRAME);
+	eh = (struct rte_ether_hdr *)p;
+	memset(&eh->dst_addr, 0xff, sizeof(eh->dst_addr));
+	rte_ether_addr_copy(mac, &eh->src_addr);
+	eh->ether_type = rte_cpu_to_be_16(RTE_ETHER_TYPE_ARP);
+	ah = (struct rte_arp_hdr *)(eh + 1);
+	ah->arp_hardware = rte_cpu_to_be_16(RTE_ARP_HRD_ETHER);
+	ah->arp_protocol = rte_cpu_to_be_16(RTE_ETHER_TYPE_IPV4);
+	ah->arp_hlen = RTE_ETHER_ADDR_LEN;
+	ah->arp_plen = 4;
+	ah->arp_opcode = rte_cpu_to_be_16(RTE_ARP_OP_REQUEST);
+	rte_ether_addr_copy(mac, &ah->arp_data.arp_sha);
+	ah->arp_data.arp_sip = 0; /* probe: "who has ip?" without claiming it */
+	ah->arp_data.arp_tip = ip;
+	if (rte_eth_tx_burst(dp.port, 0, &m, 1) != 1)
+		rte_pktmbuf_free(m);
+}
+
+/* Another host answers for, announces or probes for @p ip. */
+static bool
+arp_conflict(struct rte_mbuf *m, const struct rte_ether_addr *mac, rte_be32_t ip,
+	struct rte_ether_addr *who)
+{
+	const struct rte_ether_hdr *eh;
+	const struct rte_arp_hdr *ah;
+	rte_be32_t sip, tip;
+
+	if (m->nb_segs != 1 || m->data_len < sizeof(*eh) + sizeof(*ah))
+		return false;
+	eh = rte_pktmbuf_mtod(m, const struct rte_ether_hdr *);
+	if (eh->ether_type != rte_cpu_to_be_16(RTE_ETHER_TYPE_ARP))
+		return false;
+	ah = (const struct rte_arp_hdr *)(eh + 1);
+	if (ah->arp_protocol != rte_cpu_to_be_16(RTE_ETHER_TYPE_IPV4) ||
+		ah->arp_hlen != RTE_ETHER_ADDR_LEN || ah->arp_plen != 4 ||
+		rte_is_same_ether_addr(&ah->arp_data.arp_sha, mac))
+		return false;
+	sip = ah->arp_data.arp_sip;
+	tip = ah->arp_data.arp_tip;
+	if (sip == ip || (sip == 0 && tip == ip &&
+		ah->arp_opcode == rte_cpu_to_be_16(RTE_ARP_OP_REQUEST))) {
+		rte_ether_addr_copy(&ah->arp_data.arp_sha, who);
+		return true;
+	}
+	return false;
+}
+
+/* Duplicate address detection: two probes, answers watched for @p ms. */
+static bool
+arp_probe(const struct rte_ether_addr *mac, rte_be32_t ip, uint32_t ms,
+	struct rte_ether_addr *who)
+{
+	uint64_t start = rte_rdtsc();
+	uint64_t end = start + dp.hz * ms / 1000;
+	uint64_t next = start;
+	int sent = 0;
+	bool hit = false;
+
+	while (!hit && rte_rdtsc() < end) {
+		struct rte_mbuf *pkts[BURST_MAX];
+		uint16_t n, i;
+
+		if (sent < 2 && rte_rdtsc() >= next) {
+			send_arp_probe(mac, ip);
+			sent++;
+			next += dp.hz * ms / 2000;
+		}
+		n = rte_eth_rx_burst(dp.port, 0, pkts, BURST_MAX);
+		for (i = 0; i < n; i++) {
+			if (!hit)
+				hit = arp_conflict(pkts[i], mac, ip, who);
+		}
+		rte_pktmbuf_free_bulk(pkts, n);
+		if (n == 0)
+			rte_delay_us_sleep(1000);
+	}
+	return hit;
+}
+
+static int
+port_start(const struct nrf_tp_dpdk_conf *c, bool vdev)
+{
+	struct rte_eth_dev_info info;
+	struct rte_eth_conf pc;
+	struct rte_ether_addr mac, who;
+	struct rte_eth_link link;
+	uint16_t rxd = c->rx_desc, txd = c->tx_desc, mtu = STD_MTU;
+	const char *drv;
+	int socket, rc;
+	uint64_t until;
+	char macs[RTE_ETHER_ADDR_FMT_SIZE];
+	rte_be32_t ip;
+
+	rc = choose_port(c->port_id, vdev, &dp.port);
+	if (rc != 0)
+		return rc;
+	rc = rte_eth_dev_info_get(dp.port, &info);
+	if (rc != 0) {
+		NRF_LOG(ERR, MOD, "DPDK port %u: no device info: %s", dp.port, rte_strerror(-rc));
+		return NRF_EIO;
+	}
+	drv = info.driver_name != NULL ? info.driver_name : "?";
+	socket = rte_eth_dev_socket_id(dp.port);
+	if (socket < 0)
+		socket = (int)rte_socket_id();
+	dp.pool = rte_pktmbuf_pool_create(POOL_NAME, c->mbufs, c->mbuf_cache, 0,
+		RTE_MBUF_DEFAULT_BUF_SIZE, socket);
+	if (dp.pool == NULL) {
+		NRF_LOG(ERR, MOD, "cannot create the packet pool (%u mbufs of %u bytes): %s; "
+			"reserve more hugepages, raise -m/--socket-mem or lower the pool size",
+			c->mbufs, (unsigned int)RTE_MBUF_DEFAULT_BUF_SIZE, rte_strerror(rte_errno));
+		return NRF_ENOMEM;
+	}
+	memset(&pc, 0, sizeof(pc));
+	rc = rte_eth_dev_configure(dp.port, 1, 1, &pc);
+	if (rc == 0)
+		rc = rte_eth_dev_adjust_nb_rx_tx_desc(dp.port, &rxd, &txd);
+	if (rc == 0)
+		rc = rte_eth_rx_queue_setup(dp.port, 0, rxd, (unsigned int)socket, NULL, dp.pool);
+	if (rc == 0)
+		rc = rte_eth_tx_queue_setup(dp.port, 0, txd, (unsigned int)socket, NULL);
+	if (rc != 0) {
+		NRF_LOG(ERR, MOD, "DPDK port %u (%s): queue setup failed: %s", dp.port, drv,
+			rte_strerror(-rc));
+		return NRF_EIO;
+	}
+	rc = rte_eth_dev_start(dp.port);
+	if (rc != 0) {
+		NRF_LOG(ERR, MOD, "DPDK port %u (%s) does not start: %s", dp.port, drv,
+			rte_strerror(-rc));
+		(void)rte_eth_dev_close(dp.port);
+		return NRF_EIO;
+	}
+	dp.port_started = true;
+	if (rte_eth_macaddr_get(dp.port, &mac) != 0) {
+		NRF_LOG(ERR, MOD, "DPDK port %u (%s): no MAC address", dp.port, drv);
+		return NRF_EIO;
+	}
+	rte_ether_format_addr(macs, sizeof(macs), &mac);
+	if (rte_eth_dev_get_mtu(dp.port, &mtu) != 0 || mtu > STD_MTU)
+		mtu = STD_MTU; /* lwIP's TCP_MSS is built for 1500 */
+	if (mtu < 576) {
+		NRF_LOG(ERR, MOD, "DPDK port %u (%s): MTU %u too small", dp.port, drv, mtu);
+		return NRF_EIO;
+	}
+
+	until = rte_rdtsc() + dp.hz * c->link_wait_ms / 1000;
+	for (;;) {
+		memset(&link, 0, sizeof(link));
+		if (rte_eth_link_get_nowait(dp.port, &link) != 0 ||
+			link.link_status == RTE_ETH_LINK_UP || rte_rdtsc() >= until)
+			break;
+		rte_delay_us_sleep(10000);
+	}
+	if (link.link_status != RTE_ETH_LINK_UP)
+		NRF_LOG(WARN, MOD, "DPDK port %u (%s): link is down, going on", dp.port, drv);
+
+	memcpy(&ip, c->ip.ip, 4);
+	if (c->arp_probe_ms > 0 && arp_probe(&mac, ip, c->arp_probe_ms, &who)) {
+		char whos[RTE_ETHER_ADDR_FMT_SIZE];
+
+		rte_ether_format_addr(whos, sizeof(whos), &who);
+		NRF_LOG(ERR, MOD, "address %u.%u.%u.%u is already in use on DPDK port %u "
+			"(answered by %s)", c->ip.ip[0], c->ip.ip[1], c->ip.ip[2], c->ip.ip[3],
+			dp.port, whos);
+		return NRF_EEXIST;
+	}
+	rc = nrf_tp_lw_start(c, mac.addr_bytes, mtu);
+	if (rc != 0) {
+		NRF_LOG(ERR, MOD, "cannot start the TCP/IP stack: %s", nrf_strerror(rc));
+		return rc;
+	}
+	(void)nrf_tp_dp_tx_flush(); /* the gratuitous ARP of netif_set_up() */
+	NRF_LOG(INFO, MOD, "DPDK port %u (%s) up: mac %s, %u.%u.%u.%u/%u, mtu %u, "
+		"%u/%u descriptors", dp.port, drv, macs, c->ip.ip[0], c->ip.ip[1], c->ip.ip[2],
+		c->ip.ip[3], c->prefix_len, mtu, rxd, txd);
+	return 0;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Public start/stop                                                         */
+
+void
+nrf_tp_dpdk_conf_defaults(struct nrf_tp_dpdk_conf *conf)
+{
+	memset(conf, 0, sizeof(*conf));
+	conf->port_id = -1;
+	conf->rx_desc = 1024;
+	conf->tx_desc = 1024;
+	conf->mbufs = 8191;
+	conf->mbuf_cache = 256;
+	conf->burst = 32;
+	conf->idle_spin = 512;
+	conf->idle_sleep_us = 100;
+	conf->arp_probe_ms = 300;
+	conf->link_wait_ms = 2000;
+	conf->pci_nic_intended = false;
+}
+
+int
+nrf_tp_dpdk_init(int argc, char **argv, const struct nrf_tp_dpdk_conf *conf)
+{
+	struct eal_flags f;
+	int n, rc;
+
+	if (dp.tried) {
+		NRF_LOG(ERR, MOD, "DPDK start-up was already attempted in this process");
+		return NRF_EINVAL;
+	}
+	rc = check_conf(conf);
+	if (rc != 0)
+		return rc;
+	scan_eal_args(argc, argv, &f);
+	if (!f.pci_limited && !conf->pci_nic_intended) {
+		NRF_LOG(ERR, MOD, "refusing to start DPDK: the EAL arguments have neither --no-pci "
+			"nor -a/--allow, so every PCI NIC of this machine would be probed "
+			"(use --no-pci with a --vdev, or -a <pci-address> for the NIC meant)");
+		return NRF_EINVAL;
+	}
+	if (f.no_huge && f.in_memory) {
+		NRF_LOG(ERR, MOD, "refusing to start DPDK: --no-huge cannot be combined with "
+			"--in-memory (use --no-huge --no-shconf)");
+		return NRF_EINVAL;
+	}
+	if (!f.no_huge && !f.help) {
+		long fh = free_hugepages();
+
+		if (fh == 0) {
+			NRF_LOG(ERR, MOD, "no free hugepages: reserve some (echo 512 > "
+				"/proc/sys/vm/nr_hugepages) or run with --no-huge --no-shconf");
+			return NRF_ENOMEM;
+		}
+		if (!f.in_memory && !hugetlbfs_mounted()) {
+			NRF_LOG(ERR, MOD, "hugepages are reserved but no hugetlbfs is mounted: add "
+				"--in-memory, or mount hugetlbfs");
+			return NRF_ENOMEM;
+		}
+	}
+	if (!f.log_level)
+		rte_log_set_global_level(RTE_LOG_WARNING);
+
+	dp.tried = true;
+	n = rte_eal_init(argc, argv);
+	if (n < 0) {
+		int e = rte_errno;
+
+		NRF_LOG(ERR, MOD, "DPDK EAL initialisation failed: %s%s", rte_strerror(e),
+			eal_hint(e));
+		return e == EINVAL ? NRF_EINVAL : e == ENOMEM ? NRF_ENOMEM : NRF_EIO;
+	}
+	dp.eal_up = true;
+	dp.hz = rte_get_tsc_hz();
+	dp.conf = *conf;
+	rc = port_start(conf, f.vdev);
+	if (rc != 0) {
+		port_release();
+		(void)rte_eal_cleanup();
+		dp.eal_up = false;
+		return rc;
+	}
+	dp.ready = true;
+	return n;
+}
+
+void
+nrf_tp_dpdk_fini(void)
+{
+	if (!dp.eal_up)
+		return;
+	if (nrf_tp_lw_busy())
+		NRF_LOG(WARN, MOD, "DPDK transport stopped while its loop still exists");
+	if (dp.launched >= 0)
+		(void)nrf_tp_dpdk_join();
+	if (dp.ready)
+		nrf_tp_lw_stop();
+	dp.ready = false;
+	port_release();
+	(void)rte_eal_cleanup();
+	dp.eal_up = false;
+}
+
+bool
+nrf_tp_dp_ready(void)
+{
+	return dp.ready;
+}
+
+int
+nrf_tp_dpdk_launch(int (*fn)(void *), void *arg)
+{
+	unsigned int lc;
+	int rc;
+
+	if (!dp.ready)
+		return NRF_EINVAL;
+	if (dp.launched >= 0)
+		return NRF_EIO;
+	lc = rte_get_next_lcore(-1, 1, 0);
+	if (lc >= RTE_MAX_LCORE)
+		return NRF_ENOENT;
+	rc = rte_eal_remote_launch(fn, arg, lc);
+	if (rc != 0)
+		return NRF_EIO;
+	dp.launched = (int)lc;
+	return (int)lc;
+}
+
+int
+nrf_tp_dpdk_join(void)
+{
+	int rc;
+
+	if (dp.launched < 0)
+		return 0;
+	rc = rte_eal_wait_lcore((unsigned int)dp.launched);
+	dp.launched = -1;
+	return rc;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Data path                                                                 */
+
+static inline struct acct *
+cur_acct(void)
+{
+	return my_acct != NULL ? my_acct : &acct[RTE_MAX_LCORE];
+}
+
+/* First poll on this thread: an lcore id (registering a non-EAL thread, so
+ * it gets a mempool cache) and the accounting slot that goes with it. */
+static struct acct *
+acct_attach(void)
+{
+	unsigned int lc = rte_lcore_id();
+
+	if (lc == LCORE_ID_ANY && rte_thread_register() == 0)
+		lc = rte_lcore_id();
+	if (lc >= RTE_MAX_LCORE)
+		lc = RTE_MAX_LCORE;
+	my_acct = &acct[lc];
+	my_acct->used = 1;
+	__atomic_store_n(&dp.poll_lcore, (int)lc, __ATOMIC_RELAXED);
+	return my_acct;
+}
+
+uint64_t
+nrf_tp_dp_iter_begin(void)
+{
+	uint64_t now = rte_rdtsc();
+	struct acct *a = my_acct;
+
+	if (unlikely(a == NULL))
+		a = acct_attach();
+	if (likely(a->last_entry != 0)) {
+		uint64_t d = now - a->last_entry;
+
+		a->st.cycles += d;
+		if (a->last_busy)
+			a->st.busy_cycles += d;
+	}
+	a->last_entry = now;
+	return now;
+}
+
+void
+nrf_tp_dp_iter_end(uint64_t t0, bool busy)
+{
+	struct acct *a = my_acct;
+
+	a->st.iterations++;
+	a->last_busy = busy;
+	if (busy) {
+		a->st.busy_iterations++;
+		a->st.poll_busy_cycles += rte_rdtsc() - t0;
+	}
+}
+
+void
+nrf_tp_dp_idle(uint32_t empty, int timeout_ms)
+{
+	uint32_t us = dp.conf.idle_sleep_us;
+
+	if (empty <= dp.conf.idle_spin || us == 0 || timeout_ms == 0) {
+		rte_pause();
+		return;
+	}
+	if (timeout_ms > 0 && (uint64_t)timeout_ms * 1000u < us)
+		us = (uint32_t)timeout_ms * 1000u;
+	rte_delay_us_sleep(us);
+	cur_acct()->st.idle_sleeps++;
+}
+
+unsigned int
+nrf_tp_dp_rx(nrf_tp_dp_rx_fn fn, void *arg)
+{
+	struct rte_mbuf *pkts[BURST_MAX];
+	struct acct *a = cur_acct();
+	uint16_t n, i;
+
+	n = rte_eth_rx_burst(dp.port, 0, pkts, dp.conf.burst);
+	if (n == 0)
+		return 0;
+	for (i = 0; i < n; i++) {
+		struct rte_mbuf *m = pkts[i];
+
+		if (i + 1 < n)
+			rte_prefetch0(rte_pktmbuf_mtod(pkts[i + 1], void *));
+		/* No scatter offload is configured and a standard frame fits
+		 * one mbuf: a chained mbuf is not ours to handle. */
+		if (m->nb_segs != 1 || fn(arg, rte_pktmbuf_mtod(m, void *), m->data_len) != 0)
+			a->st.rx_dropped++;
+	}
+	rte_pktmbuf_free_bulk(pkts, n);
+	a->st.rx_frames += n;
+	return n;
+}
+
+void *
+nrf_tp_dp_tx_reserve(uint16_t len)
+{
+	struct rte_mbuf *m;
+	char *p;
+
+	if (dp.ntx >= dp.conf.burst)
+		(void)nrf_tp_dp_tx_flush();
+	m = rte_pktmbuf_alloc(dp.pool);
+	if (unlikely(m == NULL)) {
+		cur_acct()->st.tx_nombuf++;
+		return NULL;
+	}
+	p = rte_pktmbuf_append(m, len);
+	if (unlikely(p == NULL)) {
+		rte_pktmbuf_free(m);
+		cur_acct()->st.tx_nombuf++;
+		return NULL;
+	}
+	dp.txb[dp.ntx++] = m;
+	return p;
+}
+
+unsigned int
+nrf_tp_dp_tx_flush(void)
+{
+	struct acct *a;
+	uint16_t n = dp.ntx, done = 0;
+	uint64_t t0;
+	int tries;
+
+	if (n == 0)
+		return 0;
+	a = cur_acct();
+	t0 = rte_rdtsc();
+	for (tries = 0; done < n && tries <= TX_RETRIES; tries++)
+		done += rte_eth_tx_burst(dp.port, 0, dp.txb + done, (uint16_t)(n - done));
+	a->st.tx_cycles += rte_rdtsc() - t0;
+	if (unlikely(done < n)) {
+		rte_pktmbuf_free_bulk(dp.txb + done, (unsigned int)(n - done));
+		a->st.tx_dropped += (uint64_t)(n - done);
+	}
+	a->st.tx_frames += done;
+	dp.ntx = 0;
+	return done;
+}
+
+uint64_t
+nrf_tp_dp_tsc(void)
+{
+	return rte_rdtsc();
+}
+
+uint64_t
+nrf_tp_dp_hz(void)
+{
+	return dp.hz;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Statistics                                                                */
+
+int
+nrf_tp_dpdk_lcore_stats(unsigned int lcore_id, struct nrf_tp_dpdk_lcore_stats *out)
+{
+	const struct acct *a;
+
+	if (lcore_id > RTE_MAX_LCORE)
+		return NRF_EINVAL;
+	a = &acct[lcore_id];
+	if (!a->used)
+		return NRF_ENOENT;
+	*out = a->st;
+	return 0;
+}
+
+int
+nrf_tp_dpdk_poll_lcore(void)
+{
+	return __atomic_load_n(&dp.poll_lcore, __ATOMIC_RELAXED);
+}
+
+uint64_t
+nrf_tp_dpdk_tsc_hz(void)
+{
+	return dp.hz;
+}
+
+int
+nrf_tp_dpdk_port_stats(struct nrf_tp_dpdk_port_stats *out)
+{
+	struct rte_eth_stats s;
+
+	if (!dp.ready)
+		return NRF_EINVAL;
+	if (rte_eth_stats_get(dp.port, &s) != 0)
+		return NRF_EIO;
+	out->ipackets = s.ipackets;
+	out->opackets = s.opackets;
+	out->ibytes = s.ibytes;
+	out->obytes = s.obytes;
+	out->imissed = s.imissed;
+	out->ierrors = s.ierrors;
+	out->oerrors = s.oerrors;
+	out->rx_nombuf = s.rx_nombuf;
+	return 0;
+}

@@ -1,0 +1,67 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+#ifndef NRF_TP_DPDK_SHIM_H
+#define NRF_TP_DPDK_SHIM_H
+
+/*
+ * Private seam between tp_dpdk.c (DPDK headers) and tp_lwip.c (lwIP
+ * headers): the two sets of headers cannot meet in one translation unit
+ * (struct ip6_hdr, IP_DF, byte-order macros...). Plain C types only.
+ * Everything here runs on the data-path thread unless noted.
+ */
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "nrf_tp_dpdk.h"
+
+/* ---- DPDK side (tp_dpdk.c) ------------------------------------------- */
+
+/* True once nrf_tp_dpdk_init() succeeded and until nrf_tp_dpdk_fini(). */
+bool nrf_tp_dp_ready(void);
+
+/*
+ * One frame for the stack: @p data is valid only during the call. Return 0
+ * when taken, -1 when dropped (counted as rx_dropped).
+ */
+typedef int (*nrf_tp_dp_rx_fn)(void *arg, const void *data, uint16_t len);
+
+/* One RX burst: @p fn for every frame, then the mbufs go back to the pool.
+ * @return frames received. */
+unsigned int nrf_tp_dp_rx(nrf_tp_dp_rx_fn fn, void *arg);
+
+/*
+ * Room for one outgoing frame of @p len bytes in the TX batch (the batch
+ * is sent first when full). The caller writes the frame there before the
+ * next call into this file. NULL: no mbuf or frame too long (counted).
+ * Any thread that owns the stack at the time (init: main thread).
+ */
+void *nrf_tp_dp_tx_reserve(uint16_t len);
+
+/* Send the TX batch. @return frames handed to the device. */
+unsigned int nrf_tp_dp_tx_flush(void);
+
+/* Iteration accounting: call at poll() entry (returns the TSC) and exit. */
+uint64_t nrf_tp_dp_iter_begin(void);
+void nrf_tp_dp_iter_end(uint64_t t0, bool busy);
+
+/* Idle backoff after @p empty empty iterations in a row; sleeps only when
+ * @p timeout_ms != 0, and not longer than it. */
+void nrf_tp_dp_idle(uint32_t empty, int timeout_ms);
+
+/* TSC now, and its frequency. */
+uint64_t nrf_tp_dp_tsc(void);
+uint64_t nrf_tp_dp_hz(void);
+
+/* ---- lwIP side (tp_lwip.c) ------------------------------------------- */
+
+/* lwip_init() and the netif on the started port. Main thread, once.
+ * @return 0 or NRF_ENOMEM. */
+int nrf_tp_lw_start(const struct nrf_tp_dpdk_conf *conf, const uint8_t mac[6], uint16_t mtu);
+
+/* Take the netif down (no loop may exist). Main thread. */
+void nrf_tp_lw_stop(void);
+
+/* True while a loop exists. */
+bool nrf_tp_lw_busy(void);
+
+#endif /* NRF_TP_DPDK_SHIM_H */

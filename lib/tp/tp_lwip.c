@@ -1,0 +1,873 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * lwIP side of the DPDK + lwIP transport: the netif on the DPDK port and
+ * the TCP raw API mapped onto the nrf_tp ops (nrf_tp.h, nrf_tp_dpdk.h).
+ * No DPDK header may appear here (they clash with lwIP's): tp_dpdk.c is
+ * reached only through tp_dpdk_shim.h.
+ *
+ * lwIP runs without its tcpip thread: lwip_init() only, frames fed to
+ * netif->input from poll(), sys_check_timeouts() about every millisecond,
+ * frames out through linkoutput into the DPDK TX batch. Everything lwIP
+ * does therefore happens on the polling thread, inside poll() or inside an
+ * op the owner calls (read, writev, close, connect, listen).
+ *
+ * lwIP callbacks never run a handler. They only record event bits on the
+ * connection or listener and put it on the loop's pending list; poll()
+ * dispatches that list after lwIP is done with the burst. A handler may
+ * therefore close any connection: close() unlinks it from the pending list
+ * and frees it at once, so no handler of it can run afterwards, and no
+ * lwIP callback can reach it because its pcb's arg and callbacks are
+ * cleared first. Entries raised while the list is being dispatched wait for
+ * the next poll(), so a handler cannot keep one poll() running forever.
+ *
+ * Loopback traffic is impossible here on purpose: lwIP's netif loopback
+ * path hands packets to the tcpip thread (an assertion abort without one),
+ * so connects to the own address or 127/8 fail at once and frames that
+ * claim such a source are dropped before lwIP sees them.
+ */
+#include <errno.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/queue.h>
+
+#include "lwip/err.h"
+#include "lwip/etharp.h"
+#include "lwip/init.h"
+#include "lwip/ip_addr.h"
+#include "lwip/netif.h"
+#include "lwip/pbuf.h"
+#include "lwip/tcp.h"
+#include "lwip/timeouts.h"
+#include "netif/ethernet.h"
+
+#include "nrf_common.h"
+#include "nrf_err.h"
+#include "nrf_log.h"
+#include "nrf_tp.h"
+#include "nrf_tp_dpdk.h"
+#include "tp_dpdk_shim.h"
+
+#define MOD "tp-dpdk"
+#define DEFAULT_BACKLOG 1024
+#define POLL_TICKS 2   /* lwIP poll callback every 2 x 500 ms */
+#define ETH_HLEN 14
+#define ETHTYPE_IPV4_HI 0x08
+#define ETHTYPE_IPV4_LO 0x00
+
+enum src_kind {
+	SRC_CONN = 0,
+	SRC_LISTENER,
+};
+
+enum conn_state {
+	CS_CONNECTING = 0,
+	CS_OPEN,
+	CS_FAILED,
+};
+
+/* What a connection and a listener share: handler and pending events. */
+struct src {
+	TAILQ_ENTRY(src) pend;
+	unsigned int ev;
+	uint32_t gen;     /* dispatch pass that queued it */
+	uint8_t kind;
+	uint8_t queued;
+	nrf_tp_event_fn fn;
+	void *ctx;
+};
+
+TAILQ_HEAD(src_list, src);
+
+struct nrf_tp_conn {
+	struct src s; /* first member */
+	struct nrf_tp_loop *loop;
+	struct tcp_pcb *pcb;          /* NULL once lwIP freed it (error) */
+	struct nrf_tp_listener *lst;  /* while waiting for accept() */
+	STAILQ_ENTRY(nrf_tp_conn) acq;
+	struct pbuf *rx_head;         /* received, not yet read (own list: ->next) */
+	struct pbuf *rx_tail;
+	uint16_t rx_off;              /* bytes of rx_head already read */
+	uint8_t state;
+	uint8_t eof;
+	uint8_t want_out;
+	int err;
+	struct nrf_tp_addr peer;
+};
+
+STAILQ_HEAD(conn_fifo, nrf_tp_conn);
+
+struct nrf_tp_listener {
+	struct src s; /* first member */
+	struct nrf_tp_loop *loop;
+	struct tcp_pcb *pcb;
+	struct conn_fifo acq;
+	unsigned int n_acq;
+	unsigned int backlog;
+};
+
+struct nrf_tp_loop {
+	struct src_list pending;
+	uint32_t gen;
+	uint32_t empty;          /* empty iterations in a row */
+	uint64_t next_tmr;       /* TSC of the next sys_check_timeouts() */
+	uint64_t tmr_period;
+	atomic_uint wake;
+	nrf_tp_wake_fn wake_fn;
+	void *wake_ctx;
+};
+
+static struct {
+	struct netif netif;
+	bool up;
+	uint8_t mac[6];
+	uint16_t mtu;
+	uint32_t ip;             /* network byte order */
+	struct nrf_tp_loop *loop;
+} lw;
+
+/* ------------------------------------------------------------------------ */
+/* Netif                                                                     */
+
+static err_t
+link_out(struct netif *nif, struct pbuf *p)
+{
+	void *d = nrf_tp_dp_tx_reserve(p->tot_len);
+
+	(void)nif;
+	if (d == NULL)
+		return ERR_MEM;
+	(void)pbuf_copy_partial(p, d, p->tot_len, 0);
+	return ERR_OK;
+}
+
+static err_t
+netif_setup(struct netif *nif)
+{
+	nif->name[0] = 'd';
+	nif->name[1] = 'p';
+	nif->output = etharp_output;
+	nif->linkoutput = link_out;
+	nif->mtu = lw.mtu;
+	nif->hwaddr_len = ETH_HWADDR_LEN;
+	memcpy(nif->hwaddr, lw.mac, ETH_HWADDR_LEN);
+	nif->flags = NETIF_FLAG_BROADCAST | NETIF_FLAG_ETHARP | NETIF_FLAG_ETHERNET;
+	return ERR_OK;
+}
+
+/* Loopback would reach lwIP's tcpip-thread path (see the top of the file). */
+static bool
+bad_source(uint32_t src_be)
+{
+	const uint8_t *b = (const uint8_t *)&src_be;
+
+	return src_be == lw.ip || b[0] == 127 || src_be == 0;
+}
+
+static int
+rx_frame(void *arg, const void *data, uint16_t len)
+{
+	struct netif *nif = arg;
+	const uint8_t *f = data;
+	struct pbuf *p;
+
+	if (len >= ETH_HLEN + 20 && f[12] == ETHTYPE_IPV4_HI && f[13] == ETHTYPE_IPV4_LO) {
+		uint32_t src;
+
+		memcpy(&src, f + ETH_HLEN + 12, 4);
+		if (bad_source(src))
+			return -1;
+	}
+	/* PBUF_RAM, not PBUF_POOL: Debian's liblwip 2.1.3 sizes its PBUF_POOL
+	 * elements for 592 payload bytes while pbuf_alloc() fills them up to
+	 * the 1536 of the shipped lwipopts.h (heap overflow; decision 0006). */
+	p = pbuf_alloc(PBUF_RAW, len, PBUF_RAM);
+	if (p == NULL)
+		return -1;
+	if (pbuf_take(p, data, len) != ERR_OK || nif->input(p, nif) != ERR_OK) {
+		pbuf_free(p);
+		return -1;
+	}
+	return 0;
+}
+
+int
+nrf_tp_lw_start(const struct nrf_tp_dpdk_conf *conf, const uint8_t mac[6], uint16_t mtu)
+{
+	ip4_addr_t ip, mask, gw;
+	uint32_t m;
+
+	/* Random initial local ports (LWIP_RANDOMIZE_INITIAL_LOCAL_PORTS uses
+	 * rand()), different in every process. */
+	srand((unsigned int)(nrf_tp_dp_tsc() ^ (nrf_tp_dp_tsc() >> 32)));
+	lwip_init();
+	memcpy(lw.mac, mac, 6);
+	lw.mtu = mtu;
+	memcpy(&lw.ip, conf->ip.ip, 4);
+	m = conf->prefix_len >= 32 ? UINT32_MAX : ~(UINT32_MAX >> conf->prefix_len);
+	ip4_addr_set_u32(&ip, lw.ip);
+	ip4_addr_set_u32(&mask, lwip_htonl(m));
+	ip4_addr_set_zero(&gw);
+	if (conf->gateway.family == 4) {
+		uint32_t g;
+
+		memcpy(&g, conf->gateway.ip, 4);
+		ip4_addr_set_u32(&gw, g);
+	}
+	if (netif_add(&lw.netif, &ip, &mask, &gw, NULL, netif_setup, ethernet_input) == NULL)
+		return NRF_ENOMEM;
+	netif_set_default(&lw.netif);
+	netif_set_link_up(&lw.netif);
+	netif_set_up(&lw.netif); /* sends a gratuitous ARP */
+	lw.up = true;
+	return 0;
+}
+
+void
+nrf_tp_lw_stop(void)
+{
+	if (!lw.up)
+		return;
+	netif_set_down(&lw.netif);
+	netif_remove(&lw.netif);
+	lw.up = false;
+}
+
+bool
+nrf_tp_lw_busy(void)
+{
+	return lw.loop != NULL;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Events                                                                    */
+
+static void
+src_queue(struct nrf_tp_loop *loop, struct src *s)
+{
+	if (s->queued || s->fn == NULL || s->ev == 0)
+		return;
+	s->queued = 1;
+	s->gen = loop->gen;
+	TAILQ_INSERT_TAIL(&loop->pending, s, pend);
+}
+
+static void
+src_raise(struct nrf_tp_loop *loop, struct src *s, unsigned int ev)
+{
+	s->ev |= ev;
+	src_queue(loop, s);
+}
+
+static void
+src_unqueue(struct nrf_tp_loop *loop, struct src *s)
+{
+	if (s->queued) {
+		TAILQ_REMOVE(&loop->pending, s, pend);
+		s->queued = 0;
+	}
+	s->ev = 0;
+	s->fn = NULL;
+}
+
+/* Run the handlers of everything queued before this pass began. */
+static int
+dispatch(struct nrf_tp_loop *loop)
+{
+	uint32_t gen = ++loop->gen;
+	struct src *s;
+	int n = 0;
+
+	while ((s = TAILQ_FIRST(&loop->pending)) != NULL && s->gen != gen) {
+		unsigned int ev = s->ev;
+
+		TAILQ_REMOVE(&loop->pending, s, pend);
+		s->queued = 0;
+		s->ev = 0;
+		/* s may be freed by its handler: not touched afterwards. */
+		s->fn(s->ctx, ev);
+		n++;
+	}
+	return n;
+}
+
+/* ------------------------------------------------------------------------ */
+/* lwIP callbacks: record, never call a handler                             */
+
+static err_t
+on_recv(void *arg, struct tcp_pcb *pcb, struct pbuf *p, err_t err)
+{
+	struct nrf_tp_conn *c = arg;
+	struct pbuf *q;
+
+	(void)err; /* always ERR_OK in lwIP 2.1 */
+	if (c == NULL) {
+		/* Not ours any more: behave like tcp_recv_null(). */
+		if (p != NULL) {
+			tcp_recved(pcb, p->tot_len);
+			pbuf_free(p);
+		}
+		return ERR_OK;
+	}
+	if (p == NULL) {
+		c->eof = 1;
+		src_raise(c->loop, &c->s, NRF_TP_EV_IN);
+		return ERR_OK;
+	}
+	for (q = p; q->next != NULL; q = q->next)
+		;
+	if (c->rx_tail != NULL)
+		c->rx_tail->next = p;
+	else
+		c->rx_head = p;
+	c->rx_tail = q;
+	src_raise(c->loop, &c->s, NRF_TP_EV_IN);
+	return ERR_OK;
+}
+
+static bool
+can_write(const struct tcp_pcb *pcb)
+{
+	return tcp_sndbuf(pcb) > 0 && tcp_sndqueuelen(pcb) < TCP_SND_QUEUELEN;
+}
+
+static err_t
+on_sent(void *arg, struct tcp_pcb *pcb, u16_t len)
+{
+	struct nrf_tp_conn *c = arg;
+
+	(void)len;
+	if (c != NULL && c->want_out && can_write(pcb)) {
+		c->want_out = 0;
+		src_raise(c->loop, &c->s, NRF_TP_EV_OUT);
+	}
+	return ERR_OK;
+}
+
+/* Safety net for a writer blocked by ERR_MEM with nothing in flight. */
+static err_t
+on_poll(void *arg, struct tcp_pcb *pcb)
+{
+	return on_sent(arg, pcb, 0);
+}
+
+static void
+on_err(void *arg, err_t err)
+{
+	struct nrf_tp_conn *c = arg;
+
+	(void)err; /* ERR_RST, ERR_ABRT (timeouts), ERR_CLSD: all "the connection is gone" */
+	if (c == NULL)
+		return;
+	c->pcb = NULL; /* already freed by lwIP */
+	c->err = NRF_EIO;
+	if (c->state == CS_CONNECTING)
+		c->state = CS_FAILED;
+	/* As epoll reports a broken socket: readable, writable and in error. */
+	src_raise(c->loop, &c->s, NRF_TP_EV_ERR | NRF_TP_EV_IN | NRF_TP_EV_OUT);
+}
+
+static err_t
+on_connected(void *arg, struct tcp_pcb *pcb, err_t err)
+{
+	struct nrf_tp_conn *c = arg;
+
+	(void)pcb;
+	(void)err; /* always ERR_OK in lwIP 2.1: failures go to on_err() */
+	if (c != NULL && c->state == CS_CONNECTING) {
+		c->state = CS_OPEN;
+		src_raise(c->loop, &c->s, NRF_TP_EV_OUT);
+	}
+	return ERR_OK;
+}
+
+static void
+conn_attach(struct nrf_tp_conn *c, struct tcp_pcb *pcb)
+{
+	c->pcb = pcb;
+	tcp_arg(pcb, c);
+	tcp_recv(pcb, on_recv);
+	tcp_sent(pcb, on_sent);
+	tcp_err(pcb, on_err);
+	tcp_poll(pcb, on_poll, POLL_TICKS);
+	tcp_nagle_disable(pcb); /* small request/response frames: never wait */
+}
+
+/* Make the pcb forget us before it is closed or aborted. */
+static struct tcp_pcb *
+conn_detach(struct nrf_tp_conn *c)
+{
+	struct tcp_pcb *pcb = c->pcb;
+
+	if (pcb != NULL) {
+		tcp_arg(pcb, NULL);
+		tcp_recv(pcb, NULL);
+		tcp_sent(pcb, NULL);
+		tcp_err(pcb, NULL);
+		tcp_poll(pcb, NULL, 0);
+		c->pcb = NULL;
+	}
+	return pcb;
+}
+
+static void
+rx_free(struct nrf_tp_conn *c)
+{
+	while (c->rx_head != NULL) {
+		struct pbuf *p = c->rx_head;
+
+		c->rx_head = p->next;
+		p->next = NULL;
+		pbuf_free(p);
+	}
+	c->rx_tail = NULL;
+	c->rx_off = 0;
+}
+
+/* Free a connection nobody accepted (listener closed). */
+static void
+conn_drop(struct nrf_tp_conn *c)
+{
+	struct tcp_pcb *pcb = conn_detach(c);
+
+	src_unqueue(c->loop, &c->s);
+	rx_free(c);
+	if (pcb != NULL)
+		tcp_abort(pcb);
+	free(c);
+}
+
+static void
+addr_from_ip(struct nrf_tp_addr *a, const ip_addr_t *ip, u16_t port)
+{
+	uint32_t v = ip4_addr_get_u32(ip_2_ip4(ip));
+
+	memset(a, 0, sizeof(*a));
+	a->family = 4;
+	a->port = port;
+	memcpy(a->ip, &v, 4);
+}
+
+static err_t
+on_accept(void *arg, struct tcp_pcb *newpcb, err_t err)
+{
+	struct nrf_tp_listener *l = arg;
+	struct nrf_tp_conn *c;
+
+	if (l == NULL || newpcb == NULL || err != ERR_OK)
+		return ERR_VAL;
+	if (l->n_acq >= l->backlog)
+		return ERR_MEM; /* lwIP resets it */
+	c = calloc(1, sizeof(*c));
+	if (c == NULL)
+		return ERR_MEM;
+	c->loop = l->loop;
+	c->s.kind = SRC_CONN;
+	c->state = CS_OPEN;
+	c->lst = l;
+	addr_from_ip(&c->peer, &newpcb->remote_ip, newpcb->remote_port);
+	conn_attach(c, newpcb);
+	STAILQ_INSERT_TAIL(&l->acq, c, acq);
+	l->n_acq++;
+	src_raise(l->loop, &l->s, NRF_TP_EV_IN);
+	return ERR_OK;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Loop                                                                      */
+
+static struct nrf_tp_loop *
+lw_loop_create(int *err)
+{
+	struct nrf_tp_loop *loop;
+
+	if (!nrf_tp_dp_ready()) {
+		*err = NRF_EINVAL;
+		return NULL;
+	}
+	if (lw.loop != NULL) {
+		*err = NRF_EEXIST;
+		return NULL;
+	}
+	loop = calloc(1, sizeof(*loop));
+	if (loop == NULL) {
+		*err = NRF_ENOMEM;
+		return NULL;
+	}
+	TAILQ_INIT(&loop->pending);
+	atomic_init(&loop->wake, 0);
+	loop->tmr_period = nrf_tp_dp_hz() / 1000;
+	if (loop->tmr_period == 0)
+		loop->tmr_period = 1;
+	lw.loop = loop;
+	*err = 0;
+	return loop;
+}
+
+static void
+lw_loop_free(struct nrf_tp_loop *loop)
+{
+	if (loop == NULL)
+		return;
+	if (lw.loop == loop)
+		lw.loop = NULL;
+	free(loop);
+}
+
+static int
+lw_poll(struct nrf_tp_loop *loop, int timeout_ms)
+{
+	uint64_t t0 = nrf_tp_dp_iter_begin();
+	unsigned int io;
+	int n = 0;
+
+	/* What handlers wrote since the last poll() leaves first. */
+	io = nrf_tp_dp_tx_flush();
+	io += nrf_tp_dp_rx(rx_frame, &lw.netif);
+	if (t0 >= loop->next_tmr) {
+		sys_check_timeouts();
+		loop->next_tmr = t0 + loop->tmr_period;
+	}
+	if (atomic_exchange_explicit(&loop->wake, 0, memory_order_acquire) != 0) {
+		if (loop->wake_fn != NULL)
+			loop->wake_fn(loop->wake_ctx);
+		n++;
+	}
+	n += dispatch(loop);
+	io += nrf_tp_dp_tx_flush();
+	nrf_tp_dp_iter_end(t0, io > 0 || n > 0);
+	if (io > 0 || n > 0)
+		loop->empty = 0;
+	else
+		nrf_tp_dp_idle(++loop->empty, timeout_ms);
+	return n;
+}
+
+static void
+lw_set_wake(struct nrf_tp_loop *loop, nrf_tp_wake_fn fn, void *ctx)
+{
+	loop->wake_fn = fn;
+	loop->wake_ctx = ctx;
+}
+
+static void
+lw_loop_wake(struct nrf_tp_loop *loop)
+{
+	atomic_store_explicit(&loop->wake, 1, memory_order_release);
+}
+
+/* ------------------------------------------------------------------------ */
+/* Listeners                                                                 */
+
+static struct nrf_tp_listener *
+lw_listen(struct nrf_tp_loop *loop, const struct nrf_tp_addr *addr, int backlog,
+	nrf_tp_event_fn fn, void *ctx, int *err)
+{
+	struct nrf_tp_listener *l;
+	struct tcp_pcb *pcb, *lpcb;
+	ip_addr_t ip;
+	uint32_t a;
+	err_t e;
+
+	if (addr->family != 4) {
+		errno = EAFNOSUPPORT;
+		*err = NRF_EIO;
+		return NULL;
+	}
+	memcpy(&a, addr->ip, 4);
+	if (a != 0 && a != lw.ip) {
+		errno = EADDRNOTAVAIL;
+		*err = NRF_EIO;
+		return NULL;
+	}
+	l = calloc(1, sizeof(*l));
+	pcb = l != NULL ? tcp_new_ip_type(IPADDR_TYPE_V4) : NULL;
+	if (pcb == NULL) {
+		free(l);
+		errno = ENOMEM;
+		*err = NRF_ENOMEM;
+		return NULL;
+	}
+	ip_addr_set_ip4_u32_val(ip, a);
+	ip_set_option(pcb, SOF_REUSEADDR); /* listen again despite TIME_WAIT */
+	e = tcp_bind(pcb, &ip, addr->port);
+	lpcb = NULL;
+	if (e == ERR_OK)
+		lpcb = tcp_listen_with_backlog_and_err(pcb, 255, &e);
+	if (lpcb == NULL) {
+		(void)tcp_close(pcb); /* never opened: frees it */
+		free(l);
+		errno = e == ERR_USE ? EADDRINUSE : e == ERR_MEM ? ENOMEM : EINVAL;
+		*err = e == ERR_MEM ? NRF_ENOMEM : NRF_EIO;
+		return NULL;
+	}
+	l->loop = loop;
+	l->pcb = lpcb;
+	l->s.kind = SRC_LISTENER;
+	l->s.fn = fn;
+	l->s.ctx = ctx;
+	l->backlog = backlog > 0 ? (unsigned int)backlog : DEFAULT_BACKLOG;
+	STAILQ_INIT(&l->acq);
+	tcp_arg(lpcb, l);
+	tcp_accept(lpcb, on_accept);
+	*err = 0;
+	return l;
+}
+
+static int
+lw_listener_addr(struct nrf_tp_listener *l, struct nrf_tp_addr *out)
+{
+	addr_from_ip(out, &l->pcb->local_ip, l->pcb->local_port);
+	return 0;
+}
+
+static void
+lw_listener_close(struct nrf_tp_listener *l)
+{
+	struct nrf_tp_conn *c;
+
+	if (l == NULL)
+		return;
+	tcp_arg(l->pcb, NULL);
+	tcp_accept(l->pcb, NULL);
+	(void)tcp_close(l->pcb); /* a listening pcb closes at once */
+	while ((c = STAILQ_FIRST(&l->acq)) != NULL) {
+		STAILQ_REMOVE_HEAD(&l->acq, acq);
+		conn_drop(c);
+	}
+	src_unqueue(l->loop, &l->s);
+	free(l);
+}
+
+static struct nrf_tp_conn *
+lw_accept(struct nrf_tp_listener *l, int *err)
+{
+	struct nrf_tp_conn *c = STAILQ_FIRST(&l->acq);
+
+	if (c == NULL) {
+		*err = NRF_EAGAIN;
+		return NULL;
+	}
+	STAILQ_REMOVE_HEAD(&l->acq, acq);
+	l->n_acq--;
+	c->lst = NULL;
+	*err = 0;
+	return c;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Connections                                                               */
+
+static struct nrf_tp_conn *
+lw_connect(struct nrf_tp_loop *loop, const struct nrf_tp_addr *addr, int *err)
+{
+	struct nrf_tp_conn *c;
+	struct tcp_pcb *pcb;
+	ip4_addr_t dst;
+	ip_addr_t ip;
+	uint32_t a;
+	err_t e;
+
+	if (addr->family != 4 || addr->port == 0) {
+		*err = NRF_EIO;
+		return NULL;
+	}
+	memcpy(&a, addr->ip, 4);
+	ip4_addr_set_u32(&dst, a);
+	if (bad_source(a) || ip4_addr_ismulticast(&dst) || a == UINT32_MAX) {
+		*err = NRF_EIO;
+		return NULL;
+	}
+	c = calloc(1, sizeof(*c));
+	pcb = c != NULL ? tcp_new_ip_type(IPADDR_TYPE_V4) : NULL;
+	if (pcb == NULL) {
+		free(c);
+		*err = NRF_ENOMEM;
+		return NULL;
+	}
+	c->loop = loop;
+	c->s.kind = SRC_CONN;
+	c->state = CS_CONNECTING;
+	c->peer = *addr;
+	conn_attach(c, pcb);
+	ip_addr_set_ip4_u32_val(ip, a);
+	e = tcp_connect(pcb, &ip, addr->port, on_connected);
+	if (e != ERR_OK) {
+		/* ERR_RTE: no route; ERR_MEM; ERR_USE: no local port. */
+		tcp_abort(conn_detach(c));
+		free(c);
+		*err = e == ERR_MEM ? NRF_ENOMEM : NRF_EIO;
+		return NULL;
+	}
+	*err = 0;
+	return c;
+}
+
+static int
+lw_connect_result(struct nrf_tp_conn *c)
+{
+	if (c->state == CS_OPEN)
+		return 0;
+	return c->state == CS_FAILED ? NRF_EIO : NRF_EAGAIN;
+}
+
+static void
+lw_set_handler(struct nrf_tp_conn *c, nrf_tp_event_fn fn, void *ctx)
+{
+	c->s.fn = fn;
+	c->s.ctx = ctx;
+	/* Events that came while nobody listened (e.g. data before accept()). */
+	src_queue(c->loop, &c->s);
+}
+
+static ssize_t
+lw_read(struct nrf_tp_conn *c, void *buf, size_t cap)
+{
+	uint8_t *out = buf;
+	size_t n = 0;
+
+	while (n < cap && c->rx_head != NULL) {
+		struct pbuf *p = c->rx_head;
+		size_t k = NRF_MIN((size_t)(p->len - c->rx_off), cap - n);
+
+		memcpy(out + n, (const uint8_t *)p->payload + c->rx_off, k);
+		n += k;
+		c->rx_off = (uint16_t)(c->rx_off + k);
+		if (c->rx_off == p->len) {
+			c->rx_head = p->next;
+			if (c->rx_head == NULL)
+				c->rx_tail = NULL;
+			p->next = NULL;
+			pbuf_free(p);
+			c->rx_off = 0;
+		}
+	}
+	if (n > 0) {
+		/* Open the window by what the reader took. */
+		if (c->pcb != NULL) {
+			size_t left = n;
+
+			while (left > 0) {
+				u16_t k = (u16_t)NRF_MIN(left, (size_t)0xffff);
+
+				tcp_recved(c->pcb, k);
+				left -= k;
+			}
+		}
+		return (ssize_t)n;
+	}
+	if (c->err != 0)
+		return c->err;
+	if (c->eof)
+		return NRF_ECLOSED;
+	return NRF_EAGAIN;
+}
+
+static ssize_t
+lw_writev(struct nrf_tp_conn *c, const struct iovec *iov, int iovcnt)
+{
+	struct tcp_pcb *pcb = c->pcb;
+	size_t total = 0, want = 0;
+	bool full = false;
+	int i;
+
+	if (pcb == NULL)
+		return c->err != 0 ? c->err : NRF_EIO;
+	for (i = 0; i < iovcnt; i++)
+		want += iov[i].iov_len;
+	if (c->state == CS_CONNECTING) {
+		c->want_out = 1;
+		return NRF_EAGAIN;
+	}
+	for (i = 0; i < iovcnt && !full; i++) {
+		const uint8_t *base = iov[i].iov_base;
+		size_t off = 0;
+
+		while (off < iov[i].iov_len) {
+			size_t room = can_write(pcb) ? tcp_sndbuf(pcb) : 0;
+			size_t k = NRF_MIN(iov[i].iov_len - off, room);
+			u8_t fl = TCP_WRITE_FLAG_COPY;
+			err_t e;
+
+			if (k == 0) {
+				full = true;
+				break;
+			}
+			if (total + k < want)
+				fl |= TCP_WRITE_FLAG_MORE;
+			e = tcp_write(pcb, base + off, (u16_t)k, fl);
+			if (e == ERR_MEM && k > tcp_mss(pcb)) {
+				/* The segment queue is nearly full: one segment may still fit. */
+				k = tcp_mss(pcb);
+				e = tcp_write(pcb, base + off, (u16_t)k, fl | TCP_WRITE_FLAG_MORE);
+			}
+			if (e == ERR_MEM) {
+				full = true;
+				break;
+			}
+			if (e != ERR_OK) {
+				if (total > 0)
+					goto out;
+				return NRF_EIO; /* ERR_CONN: not in a state to send */
+			}
+			off += k;
+			total += k;
+		}
+	}
+out:
+	if (total < want)
+		c->want_out = 1;
+	if (total == 0)
+		return NRF_EAGAIN;
+	(void)tcp_output(pcb);
+	return (ssize_t)total;
+}
+
+static void
+lw_close(struct nrf_tp_conn *c)
+{
+	struct tcp_pcb *pcb;
+
+	if (c == NULL)
+		return;
+	src_unqueue(c->loop, &c->s);
+	pcb = conn_detach(c);
+	/* Unread data stays un-acknowledged in the window: tcp_close() then
+	 * sends a reset, as a kernel socket closed with unread data does. */
+	rx_free(c);
+	if (pcb != NULL && tcp_close(pcb) != ERR_OK)
+		tcp_abort(pcb); /* no memory for the FIN */
+	free(c);
+}
+
+static void
+lw_peer_name(struct nrf_tp_conn *c, char *buf, size_t cap)
+{
+	nrf_tp_addr_format(&c->peer, buf, cap);
+}
+
+static const struct nrf_tp_ops lw_ops = {
+	.name = "dpdk",
+	.loop_create = lw_loop_create,
+	.loop_free = lw_loop_free,
+	.poll = lw_poll,
+	.set_wake = lw_set_wake,
+	.loop_wake = lw_loop_wake,
+	.listen = lw_listen,
+	.listener_addr = lw_listener_addr,
+	.listener_close = lw_listener_close,
+	.accept = lw_accept,
+	.connect = lw_connect,
+	.connect_result = lw_connect_result,
+	.set_handler = lw_set_handler,
+	.read = lw_read,
+	.writev = lw_writev,
+	.close = lw_close,
+	.peer_name = lw_peer_name,
+};
+
+const struct nrf_tp_ops *
+nrf_tp_dpdk_ops(void)
+{
+	return &lw_ops;
+}

@@ -1,0 +1,505 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-3-Clause
+"""Integration tests of the nrfwd data path on kernel sockets (SPEC §3).
+
+Usage: python3 tests/integration/test_nrfwd_basic.py [--build-dir BUILD] [unittest args]
+
+Real processes on loopback: nrfstub as the local NRF and as peer NRFs,
+nrfwd in front, curl (HTTP/2 prior knowledge, one request per invocation)
+and h2load as clients. Every process is stopped by pid in tearDown.
+Standard library only; helpers in nrfwd_harness.py.
+"""
+
+import json
+import os
+import re
+import signal
+import subprocess
+import sys
+import time
+import unittest
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import nrfwd_harness as H  # noqa: E402
+
+ID_AMF1 = '5a1f0b6e-6f0a-4c1e-9a01-0000000a0001'  # only at stub "a" (local)
+ID_UDM1 = '7c3d9e20-1b2a-4f5e-8d02-0000000e0001'  # only at stub "e" (peer)
+SELF = 'nrf-a.test'
+PROFILE = '/nnrf-nfm/v1/nf-instances/'
+DISC_UDM = '/nnrf-disc/v1/nf-instances?target-nf-type=UDM&requester-nf-type=AMF'
+
+
+class Base(unittest.TestCase):
+    def setUp(self):
+        self.h = H.Harness()
+
+    def tearDown(self):
+        failed = not getattr(self._outcome, 'success', True)
+        self.h.cleanup(dump=failed or bool(os.environ.get('NRFWD_TEST_LOGS')))
+
+    # -- helpers --------------------------------------------------------
+    def problem(self, body):
+        doc = json.loads(body)
+        self.assertIn('status', doc)
+        self.assertIn('title', doc)
+        return doc
+
+    def fwd(self, local=True, peers=(), workers=1, **kw):
+        """Local stub (profiles a) + nrfwd with @peers; returns (nrfwd, local)."""
+        loc = self.h.start_stub('local', 'stub-profiles-a.json') if local else None
+        cfg = H.nrfwd_config(SELF, local=loc.port if loc else None, peers=peers, **kw)
+        return self.h.start_nrfwd(cfg, workers=workers), loc
+
+
+class TestRelay(Base):
+    def test_local_200_is_relayed_and_not_forwarded(self):
+        pe = self.h.start_stub('nrf-e', 'stub-profiles-e.json')
+        nrfwd, loc = self.fwd(peers=[H.peer('nrf-e.test', pe.port)])
+        st, hd, body = H.curl(nrfwd.url(PROFILE + ID_AMF1))
+        self.assertEqual(st, 200)
+        self.assertEqual(hd.get('x-nrfstub'), ['local'])
+        self.assertEqual(json.loads(body)['nfInstanceId'], ID_AMF1)
+        self.assertEqual(H.stub_requests(pe.port), [])
+        recs = H.stub_requests(loc.port)
+        self.assertEqual(len(recs), 1)
+        self.assertEqual(recs[0]['via'], [])  # the local NRF gets no Via of ours
+
+    def test_local_404_is_forwarded_with_own_via_member_last(self):
+        pe = self.h.start_stub('nrf-e', 'stub-profiles-e.json')
+        nrfwd, loc = self.fwd(peers=[H.peer('nrf-e.test', pe.port)])
+        st, hd, body = H.curl(nrfwd.url(PROFILE + ID_UDM1),
+                              headers=['via: 2.0 scp-1.example.com:443 (SCP)',
+                                       'x-test: kept'])
+        self.assertEqual(st, 200, body)
+        self.assertEqual(hd.get('x-nrfstub'), ['nrf-e'])
+        self.assertEqual(json.loads(body)['nfInstanceId'], ID_UDM1)
+        self.assertEqual(len(H.stub_requests(loc.port)), 1)
+        recs = H.stub_requests(pe.port)
+        self.assertEqual(len(recs), 1)
+        r = recs[0]
+        self.assertEqual(r['method'], 'GET')
+        self.assertEqual(r['path'], PROFILE + ID_UDM1)
+        self.assertEqual(r['authority'], 'nrf-e.test:%d' % pe.port)
+        self.assertEqual(r['via'], ['2.0 scp-1.example.com:443 (SCP)',
+                                    '2.0 %s:%d' % (SELF, nrfwd.port)])
+        hdrs = {k: v for k, v in r['headers']}
+        self.assertEqual(hdrs.get('3gpp-sbi-target-apiroot'), 'http://nrf-e.test:%d' % pe.port)
+        self.assertEqual(hdrs.get('x-test'), 'kept')
+
+    def test_api_prefix_of_the_peer_is_prepended(self):
+        pe = self.h.start_stub('nrf-e', 'stub-profiles-e.json')
+        nrfwd, _ = self.fwd(peers=[H.peer('nrf-e.test', pe.port, api_prefix='/pfx')])
+        st, _, _ = H.curl(nrfwd.url(PROFILE + ID_UDM1 + '?x=1'))
+        r = H.stub_requests(pe.port)[0]
+        self.assertEqual(r['path'], '/pfx' + PROFILE + ID_UDM1 + '?x=1')
+        hdrs = {k: v for k, v in r['headers']}
+        self.assertEqual(hdrs.get('3gpp-sbi-target-apiroot'),
+                         'http://nrf-e.test:%d/pfx' % pe.port)
+        self.assertIn(st, (200, 404))
+
+    def test_empty_discovery_result_is_forwarded(self):
+        loc = self.h.start_stub('local', 'stub-profiles-empty.json')
+        pe = self.h.start_stub('nrf-e', 'stub-profiles-e.json')
+        cfg = H.nrfwd_config(SELF, local=loc.port, peers=[H.peer('nrf-e.test', pe.port)])
+        nrfwd = self.h.start_nrfwd(cfg)
+        st, hd, body = H.curl(nrfwd.url(DISC_UDM))
+        self.assertEqual(st, 200, body)
+        self.assertEqual(hd.get('x-nrfstub'), ['nrf-e'])
+        self.assertTrue(json.loads(body)['nfInstances'])
+
+    def test_post_token_body_is_relayed_byte_for_byte(self):
+        pe = self.h.start_stub('nrf-e', 'stub-profiles-e.json')
+        nrfwd, loc = self.fwd(peers=[H.peer('nrf-e.test', pe.port)])
+        # Local answers 404: the token request is forwarded, body included.
+        H.stub_fault(loc.port, 'status', arg=404)
+        pad = bytes(range(33, 127)) * 1200  # ~110 KB: several chunks, windows
+        body = b'grant_type=client_credentials&nfInstanceId=ab&scope=nnrf-disc&pad=' + pad
+        st, hd, rbody = H.curl(nrfwd.url('/oauth2/token'), method='POST', data=body,
+                               headers=['content-type: application/x-www-form-urlencoded'])
+        self.assertEqual(st, 200, rbody)
+        self.assertEqual(hd.get('x-nrfstub'), ['nrf-e'])
+        self.assertIn('access_token', json.loads(rbody))
+        sha = H.sha256_hex(body)
+        lr = H.stub_requests(loc.port)[0]
+        pr = H.stub_requests(pe.port)[0]
+        for r in (lr, pr):
+            self.assertEqual(r['method'], 'POST')
+            self.assertEqual(r['body_len'], len(body))
+            self.assertEqual(r['body_sha256'], sha)
+            self.assertTrue(r['complete'])
+
+    def test_large_response_body_is_relayed_intact(self):
+        # A discovery answer of several chunks through flow control.
+        pe = self.h.start_stub('nrf-e', 'stub-profiles-e.json')
+        nrfwd, loc = self.fwd(peers=[H.peer('nrf-e.test', pe.port)])
+        direct = H.curl(loc.url('/nnrf-disc/v1/nf-instances?target-nf-type=AMF'
+                                '&requester-nf-type=SMF'))
+        via = H.curl(nrfwd.url('/nnrf-disc/v1/nf-instances?target-nf-type=AMF'
+                               '&requester-nf-type=SMF'))
+        self.assertEqual(via[0], 200)
+        self.assertEqual(json.loads(via[2])['nfInstances'],
+                         json.loads(direct[2])['nfInstances'])
+
+
+class TestLoops(Base):
+    def test_own_identity_in_via_is_answered_508_and_not_processed(self):
+        pe = self.h.start_stub('nrf-e', 'stub-profiles-e.json')
+        nrfwd, loc = self.fwd(peers=[H.peer('nrf-e.test', pe.port)])
+        st, hd, body = H.curl(nrfwd.url(PROFILE + ID_AMF1),
+                              headers=['via: 2.0 nrf-x.test:1, 2.0 NRF-A.TEST.:%d'
+                                       % nrfwd.port])
+        self.assertEqual(st, 508)
+        self.assertEqual(hd.get('content-type'), ['application/problem+json'])
+        doc = self.problem(body)
+        self.assertEqual(doc['status'], 508)
+        self.assertEqual(doc['cause'], 'LOOP_DETECTED')
+        self.assertEqual(H.stub_requests(loc.port), [])
+        self.assertEqual(H.stub_requests(pe.port), [])
+
+    def test_identity_inside_a_comment_is_not_a_loop(self):
+        nrfwd, loc = self.fwd()
+        st, _, _ = H.curl(nrfwd.url(PROFILE + ID_AMF1),
+                          headers=['via: 2.0 scp.test:80 (was nrf-a.test:%d)' % nrfwd.port])
+        self.assertEqual(st, 200)
+
+    def test_hop_limit(self):
+        nrfwd, loc = self.fwd(forwarding={'maxViaMembers': 2})
+        st, _, body = H.curl(nrfwd.url(PROFILE + ID_AMF1),
+                             headers=['via: 2.0 a.test:1, 2.0 b.test:2', 'via: 2.0 c.test:3'])
+        self.assertEqual(st, 508)
+        self.assertEqual(self.problem(body)['cause'], 'MAX_HOPS_REACHED')
+        self.assertEqual(H.stub_requests(loc.port), [])
+
+    def test_every_peer_skipped_by_via_gives_the_local_answer(self):
+        pe = self.h.start_stub('nrf-e', 'stub-profiles-e.json')
+        nrfwd, loc = self.fwd(peers=[H.peer('nrf-e.test', pe.port)])
+        st, hd, body = H.curl(nrfwd.url(PROFILE + ID_UDM1),
+                              headers=['via: 2.0 nrf-e.test:%d' % pe.port])
+        self.assertEqual(st, 404)  # step 8: local answer
+        self.assertEqual(hd.get('x-nrfstub'), ['local'])
+        self.assertEqual(H.stub_requests(pe.port), [])
+
+    def test_every_peer_skipped_by_via_without_local_nrf_gives_loop_prevention(self):
+        pe = self.h.start_stub('nrf-e', 'stub-profiles-e.json')
+        nrfwd, _ = self.fwd(local=False, peers=[H.peer('nrf-e.test', pe.port)])
+        st, _, body = H.curl(nrfwd.url(PROFILE + ID_UDM1),
+                             headers=['via: 2.0 127.0.0.1:%d' % pe.port])
+        self.assertEqual(st, 508)
+        self.assertEqual(self.problem(body)['cause'], 'LOOP_PREVENTED')
+        self.assertEqual(H.stub_requests(pe.port), [])
+
+    def test_peer_in_via_is_skipped_for_the_next_one(self):
+        p1 = self.h.start_stub('nrf-e', 'stub-profiles-e.json')
+        p2 = self.h.start_stub('nrf-f', 'stub-profiles-e.json')
+        nrfwd, _ = self.fwd(peers=[H.peer('nrf-e.test', p1.port, priority=1),
+                                   H.peer('nrf-f.test', p2.port, priority=2)])
+        st, hd, _ = H.curl(nrfwd.url(PROFILE + ID_UDM1),
+                           headers=['via: 2.0 nrf-e.test:%d' % p1.port])
+        self.assertEqual(st, 200)
+        self.assertEqual(hd.get('x-nrfstub'), ['nrf-f'])
+        self.assertEqual(H.stub_requests(p1.port), [])
+
+    def test_peer_508_is_relayed_not_rerouted(self):
+        p1 = self.h.start_stub('nrf-e', 'stub-profiles-e.json', fault='status:508')
+        p2 = self.h.start_stub('nrf-f', 'stub-profiles-e.json')
+        nrfwd, _ = self.fwd(peers=[H.peer('nrf-e.test', p1.port, priority=1),
+                                   H.peer('nrf-f.test', p2.port, priority=2)])
+        st, hd, _ = H.curl(nrfwd.url(PROFILE + ID_UDM1))
+        self.assertEqual(st, 508)
+        self.assertEqual(hd.get('x-nrfstub'), ['nrf-e'])
+        self.assertEqual(H.stub_requests(p2.port), [])
+
+
+class TestTwoNrfs(Base):
+    """The seed's figures with two real nrfwd processes (segments 1 and 2)."""
+
+    def two(self, e_knows_a_as_ip):
+        a_port, e_port = H.free_port(), H.free_port()
+        la = self.h.start_stub('local-a', 'stub-profiles-a.json')
+        le = self.h.start_stub('local-e', 'stub-profiles-empty.json')
+        # NRF-E's entry for NRF-A: by name (matches A's Via member) or, when
+        # misconfigured, by an address A never puts in Via.
+        if e_knows_a_as_ip:
+            a_for_e = {'scheme': 'http', 'ipv4Address': '127.0.0.1', 'port': a_port,
+                       'priority': 1}
+        else:
+            a_for_e = H.peer('nrf-a.seg1.test', a_port)
+        cfg_a = H.nrfwd_config('nrf-a.seg1.test', port=a_port, local=la.port,
+                               peers=[H.peer('nrf-e.seg2.test', e_port)])
+        cfg_e = H.nrfwd_config('nrf-e.seg2.test', port=e_port, local=le.port, peers=[a_for_e])
+        a = self.h.start_nrfwd(cfg_a, name='nrfwd-a')
+        e = self.h.start_nrfwd(cfg_e, name='nrfwd-e')
+        return a, e, la, le
+
+    def test_request_returned_to_its_origin_is_detected_as_a_loop(self):
+        # Figure I-1: A -> E -> (wrongly) back to A: A answers 508, E relays it.
+        a, e, la, le = self.two(e_knows_a_as_ip=True)
+        st, _, body = H.curl(a.url(PROFILE + ID_UDM1))
+        self.assertEqual(st, 508, body)
+        self.assertEqual(self.problem(body)['cause'], 'LOOP_DETECTED')
+        self.assertEqual(len(H.stub_requests(la.port)), 1)  # processed once at A
+        recs = H.stub_requests(le.port)
+        self.assertEqual(len(recs), 1)
+        self.assertEqual(recs[0]['via'], ['2.0 nrf-a.seg1.test:%d' % a.port])
+
+    def test_destination_already_in_via_is_skipped(self):
+        # Figure I-3: E would forward back to A, sees A in Via and does not.
+        a, e, la, le = self.two(e_knows_a_as_ip=False)
+        st, hd, body = H.curl(a.url(PROFILE + ID_UDM1))
+        self.assertEqual(st, 404, body)  # E's local answer, relayed by A
+        self.assertEqual(hd.get('x-nrfstub'), ['local-e'])
+        self.assertEqual(len(H.stub_requests(la.port)), 1)
+        self.assertIn('loop_prevented=1', self.stop_log(e))
+
+    def stop_log(self, p):
+        self.assertEqual(p.stop(), 0)
+        return p.log()
+
+
+class TestFailover(Base):
+    def test_closed_primary_port_fails_over_to_the_next_peer(self):
+        dead = H.free_port()
+        p2 = self.h.start_stub('nrf-f', 'stub-profiles-e.json')
+        nrfwd, _ = self.fwd(peers=[H.peer('nrf-e.test', dead, priority=1),
+                                   H.peer('nrf-f.test', p2.port, priority=2)])
+        for _ in range(3):
+            st, hd, body = H.curl(nrfwd.url(PROFILE + ID_UDM1))
+            self.assertEqual(st, 200, body)
+            self.assertEqual(hd.get('x-nrfstub'), ['nrf-f'])
+        self.assertEqual(len(H.stub_requests(p2.port)), 3)
+        self.assertIn('nrf-e.test:%d down' % dead, nrfwd.log())
+
+    def test_reroute_on_503_to_the_next_peer(self):
+        p1 = self.h.start_stub('nrf-e', 'stub-profiles-e.json', fault='status:503')
+        p2 = self.h.start_stub('nrf-f', 'stub-profiles-e.json')
+        nrfwd, _ = self.fwd(peers=[H.peer('nrf-e.test', p1.port, priority=1),
+                                   H.peer('nrf-f.test', p2.port, priority=2)])
+        st, hd, body = H.curl(nrfwd.url(PROFILE + ID_UDM1))
+        self.assertEqual(st, 200, body)
+        self.assertEqual(hd.get('x-nrfstub'), ['nrf-f'])
+        self.assertEqual(len(H.stub_requests(p1.port)), 1)
+        # Both peers saw this NRF's member last, the second one too.
+        for p in (p1, p2):
+            self.assertEqual(H.stub_requests(p.port)[0]['via'][-1],
+                             '2.0 %s:%d' % (SELF, nrfwd.port))
+
+    def test_per_try_timeout_moves_to_the_next_peer(self):
+        p1 = self.h.start_stub('nrf-e', 'stub-profiles-e.json', fault='delay:3000')
+        p2 = self.h.start_stub('nrf-f', 'stub-profiles-e.json')
+        nrfwd, _ = self.fwd(peers=[H.peer('nrf-e.test', p1.port, priority=1),
+                                   H.peer('nrf-f.test', p2.port, priority=2)],
+                            timeouts={'perTryMs': 400, 'requestMs': 4000})
+        t0 = time.monotonic()
+        st, hd, body = H.curl(nrfwd.url(PROFILE + ID_UDM1))
+        took = time.monotonic() - t0
+        self.assertEqual(st, 200, body)
+        self.assertEqual(hd.get('x-nrfstub'), ['nrf-f'])
+        self.assertGreaterEqual(took, 0.35)
+        self.assertLess(took, 2.5)
+
+    def test_reset_stream_moves_to_the_next_peer(self):
+        p1 = self.h.start_stub('nrf-e', 'stub-profiles-e.json', fault='reset')
+        p2 = self.h.start_stub('nrf-f', 'stub-profiles-e.json')
+        nrfwd, _ = self.fwd(peers=[H.peer('nrf-e.test', p1.port, priority=1),
+                                   H.peer('nrf-f.test', p2.port, priority=2)])
+        st, hd, _ = H.curl(nrfwd.url(PROFILE + ID_UDM1))
+        self.assertEqual(st, 200)
+        self.assertEqual(hd.get('x-nrfstub'), ['nrf-f'])
+
+    def test_connection_close_moves_to_the_next_peer(self):
+        p1 = self.h.start_stub('nrf-e', 'stub-profiles-e.json', fault='close')
+        p2 = self.h.start_stub('nrf-f', 'stub-profiles-e.json')
+        nrfwd, _ = self.fwd(peers=[H.peer('nrf-e.test', p1.port, priority=1),
+                                   H.peer('nrf-f.test', p2.port, priority=2)])
+        for _ in range(2):
+            st, hd, _ = H.curl(nrfwd.url(PROFILE + ID_UDM1))
+            self.assertEqual(st, 200)
+            self.assertEqual(hd.get('x-nrfstub'), ['nrf-f'])
+
+    def test_all_failing_without_local_nrf_gives_504(self):
+        p1 = self.h.start_stub('nrf-e', 'stub-profiles-e.json', fault='status:503')
+        dead = H.free_port()
+        nrfwd, _ = self.fwd(local=False, peers=[H.peer('nrf-e.test', p1.port, priority=1),
+                                                H.peer('nrf-f.test', dead, priority=2)])
+        st, hd, body = H.curl(nrfwd.url(PROFILE + ID_UDM1))
+        self.assertEqual(st, 504)
+        self.assertEqual(self.problem(body)['cause'], 'TARGET_NF_NOT_REACHABLE')
+        self.assertEqual(hd.get('content-type'), ['application/problem+json'])
+
+    def test_all_failing_with_local_nrf_gives_the_local_answer(self):
+        p1 = self.h.start_stub('nrf-e', 'stub-profiles-e.json', fault='status:503')
+        dead = H.free_port()
+        nrfwd, _ = self.fwd(peers=[H.peer('nrf-e.test', p1.port, priority=1),
+                                   H.peer('nrf-f.test', dead, priority=2)])
+        st, hd, _ = H.curl(nrfwd.url(PROFILE + ID_UDM1))
+        self.assertEqual(st, 404)
+        self.assertEqual(hd.get('x-nrfstub'), ['local'])
+
+    def test_peer_black_hole_ends_in_504_within_request_timeout(self):
+        p1 = self.h.start_stub('nrf-e', 'stub-profiles-e.json', fault='blackhole')
+        p2 = self.h.start_stub('nrf-f', 'stub-profiles-e.json', fault='blackhole')
+        nrfwd, _ = self.fwd(local=False, peers=[H.peer('nrf-e.test', p1.port, priority=1),
+                                                H.peer('nrf-f.test', p2.port, priority=2)],
+                            timeouts={'perTryMs': 600, 'requestMs': 900})
+        t0 = time.monotonic()
+        st, _, body = H.curl(nrfwd.url(PROFILE + ID_UDM1))
+        took = time.monotonic() - t0
+        self.assertEqual(st, 504, body)
+        self.assertGreaterEqual(took, 0.85)
+        self.assertLess(took, 2.0)
+        self.assertIn('request timeout', nrfwd.log())
+
+    def test_local_nrf_down_for_a_local_only_request_gives_504(self):
+        dead = H.free_port()
+        cfg = H.nrfwd_config(SELF, local=dead)
+        nrfwd = self.h.start_nrfwd(cfg)
+        st, _, body = H.curl(nrfwd.url('/nnrf-nfm/v1/nf-instances'))
+        self.assertEqual(st, 504, body)
+
+    def test_local_only_operation_without_local_nrf_gives_501(self):
+        pe = self.h.start_stub('nrf-e', 'stub-profiles-e.json')
+        nrfwd, _ = self.fwd(local=False, peers=[H.peer('nrf-e.test', pe.port)])
+        st, _, body = H.curl(nrfwd.url(PROFILE + 'abc'), method='PUT', data='{}',
+                             headers=['content-type: application/json'])
+        self.assertEqual(st, 501)
+        self.problem(body)
+        self.assertEqual(H.stub_requests(pe.port), [])
+
+
+class TestLimits(Base):
+    def test_body_over_max_body_bytes_gives_413(self):
+        nrfwd, loc = self.fwd(limits={'maxBodyBytes': 1024})
+        st, _, body = H.curl(nrfwd.url('/oauth2/token'), method='POST', data='x' * 5000)
+        self.assertEqual(st, 413)
+        self.problem(body)
+        self.assertEqual(H.stub_requests(loc.port), [])
+        st, _, _ = H.curl(nrfwd.url(PROFILE + ID_AMF1))  # still serving
+        self.assertEqual(st, 200)
+
+    def test_header_list_over_max_header_bytes_gives_400(self):
+        nrfwd, loc = self.fwd(limits={'maxHeaderBytes': 2048})
+        st, _, body = H.curl(nrfwd.url(PROFILE + ID_AMF1), headers=['x-big: ' + 'y' * 3000])
+        self.assertEqual(st, 400)
+        self.assertEqual(self.problem(body)['cause'], 'INVALID_MSG_FORMAT')
+        self.assertEqual(H.stub_requests(loc.port), [])
+
+    def test_malformed_via_gives_400(self):
+        nrfwd, loc = self.fwd()
+        st, _, body = H.curl(nrfwd.url(PROFILE + ID_AMF1), headers=['via: 2.0 a.test:1 (open'])
+        self.assertEqual(st, 400)
+        self.assertEqual(self.problem(body)['cause'], 'INVALID_MSG_FORMAT')
+
+
+    def test_full_peer_queue_answers_overload(self):
+        # While the first connection to the local NRF is being opened, tries
+        # wait in its queue; with peerQueueDepth 1 the rest of a burst is
+        # answered NRF_Forwarding_Overload (503).
+        nrfwd, _ = self.fwd(limits={'peerQueueDepth': 1})
+        r = H.h2load(nrfwd.url(PROFILE + ID_AMF1), n=20, c=1, m=20)
+        self.assertEqual(r.get('status_2xx', 0) + r.get('status_5xx', 0), 20, r['raw'])
+        self.assertGreater(r.get('status_5xx', 0), 0, r['raw'])
+        self.assertEqual(nrfwd.stop(), 0)
+        m = re.search(r'overload=(\d+)', nrfwd.log())
+        self.assertTrue(m and int(m.group(1)) == r['status_5xx'], nrfwd.log())
+
+    def test_client_reset_cancels_the_upstream_stream(self):
+        loc = self.h.start_stub('local', 'stub-profiles-a.json', fault='delay:3000')
+        nrfwd = self.h.start_nrfwd(H.nrfwd_config(SELF, local=loc.port,
+                                                  timeouts={'perTryMs': 4000,
+                                                            'requestMs': 5000}))
+        cl = subprocess.Popen(['curl', '-s', '--http2-prior-knowledge', '-o', '/dev/null',
+                               nrfwd.url(PROFILE + ID_AMF1)])
+        try:
+            deadline = time.monotonic() + 3
+            while time.monotonic() < deadline and self.stub_streams(loc) == 0:
+                time.sleep(0.05)
+            self.assertEqual(self.stub_streams(loc), 1)
+        finally:
+            cl.kill()
+            cl.wait()
+        deadline = time.monotonic() + 2
+        while time.monotonic() < deadline and self.stub_streams(loc) != 0:
+            time.sleep(0.05)
+        self.assertEqual(self.stub_streams(loc), 0)  # well before the 3 s delay
+        self.assertEqual(nrfwd.stop(), 0)
+        self.assertIn('client_resets=1', nrfwd.log())
+
+    def stub_streams(self, stub):
+        st, _, body = H.curl(stub.url('/_stub/stats'))
+        return json.loads(body)['streams_active'] - 1  # minus this request
+
+
+class TestLoad(Base):
+    def test_h2load_20000_requests_relayed_by_the_local_nrf(self):
+        nrfwd, _ = self.fwd()
+        r = H.h2load(nrfwd.url(PROFILE + ID_AMF1), n=20000, c=10, m=10)
+        sys.stderr.write('\n  h2load local relay: %.0f req/s\n' % r.get('rps', 0))
+        self.assertEqual(r.get('succeeded'), 20000, r['raw'])
+        self.assertEqual(r.get('failed'), 0)
+        self.assertEqual(r.get('errored'), 0)
+        self.assertEqual(r.get('status_2xx'), 20000)
+
+    def test_h2load_forwarded_requests_with_two_workers(self):
+        pe = self.h.start_stub('nrf-e', 'stub-profiles-e.json')
+        loc = self.h.start_stub('local', 'stub-profiles-a.json')
+        cfg = H.nrfwd_config(SELF, local=loc.port, peers=[H.peer('nrf-e.test', pe.port)])
+        nrfwd = self.h.start_nrfwd(cfg, workers=2)
+        r = H.h2load(nrfwd.url(PROFILE + ID_UDM1), n=5000, c=20, m=10)
+        sys.stderr.write('\n  h2load forwarded (local 404 -> peer): %.0f req/s\n'
+                         % r.get('rps', 0))
+        self.assertEqual(r.get('succeeded'), 5000, r['raw'])
+        self.assertEqual(r.get('status_2xx'), 5000)
+
+
+class TestLifecycle(Base):
+    def test_sigterm_drains_and_exits_0(self):
+        nrfwd, _ = self.fwd()
+        st, _, _ = H.curl(nrfwd.url(PROFILE + ID_AMF1))
+        self.assertEqual(st, 200)
+        rc = nrfwd.stop(signal.SIGTERM, timeout=10)
+        self.assertEqual(rc, 0, nrfwd.log())
+        self.assertIn('nrfwd stopped', nrfwd.log())
+
+    def test_sigterm_lets_a_request_in_flight_finish(self):
+        loc = self.h.start_stub('local', 'stub-profiles-a.json', fault='delay:600')
+        cfg = H.nrfwd_config(SELF, local=loc.port, timeouts={'perTryMs': 2000,
+                                                             'requestMs': 3000})
+        nrfwd = self.h.start_nrfwd(cfg)
+        import threading
+        res = {}
+        t = threading.Thread(target=lambda: res.update(r=H.curl(nrfwd.url(PROFILE + ID_AMF1))))
+        t.start()
+        time.sleep(0.2)
+        os.kill(nrfwd.pid, signal.SIGTERM)
+        t.join(10)
+        self.assertEqual(res['r'][0], 200)
+        self.assertEqual(nrfwd.proc.wait(10), 0)
+
+    def test_bad_configuration_exits_1_listing_every_problem(self):
+        cfg = H.nrfwd_config(SELF, local=H.free_port())
+        cfg['generalOptions']['ocnrfPort'] = 0
+        cfg['runtime']['timeouts']['perTryMs'] = -5
+        nrfwd = self.h.start_nrfwd(cfg, wait=False)
+        self.assertEqual(nrfwd.proc.wait(10), 1)
+        log = nrfwd.log()
+        self.assertIn('/generalOptions/ocnrfPort: ', log)
+        self.assertIn('/runtime/timeouts/perTryMs: ', log)
+
+    def test_leading_double_dash_is_accepted(self):
+        cfg = H.nrfwd_config(SELF, local=None)
+        nrfwd = self.h.start_nrfwd(cfg, extra=())
+        self.assertTrue(nrfwd.alive())
+        # same binary with EAL-style arguments before "--"
+        cfg2 = H.nrfwd_config(SELF)
+        path = os.path.join(self.h.tmpdir, 'dd.json')
+        with open(path, 'w') as f:
+            json.dump(cfg2, f)
+        proc = self.h._spawn('nrfwd-dd', [H.binary('nrfwd'), '--no-pci', '-l', '0', '--',
+                                          '--config', path],
+                             cfg2['runtime']['listen'][0]['port'])
+        self.assertTrue(H._wait_for_line(proc, 'nrfwd listening on', 10), proc.log())
+
+
+if __name__ == '__main__':
+    H.parse_args(sys.argv)
+    unittest.main()

@@ -1,0 +1,390 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Unit tests of lib/h2/h2_conn.c: a peer (client) connection and a front
+ * (server) connection of one context talking over loopback, driven by the
+ * kernel transport as a worker would drive them.
+ */
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "nrf_common.h"
+#include "nrf_err.h"
+#include "nrf_h2.h"
+#include "nrf_tp.h"
+
+namespace {
+
+struct Fixture;
+Fixture *cur; /* callbacks are C function pointers */
+
+struct Got {
+	int status = 0;
+	std::string body;
+	bool end = false;
+	int closes = 0;
+	uint32_t code = 0;
+	int err = 0;
+};
+
+struct Fixture {
+	const nrf_tp_ops *tp = nrf_tp_kern_ops();
+	nrf_tp_loop *loop = nullptr;
+	nrf_h2_ctx *ctx = nullptr;
+	nrf_tp_listener *lst = nullptr;
+	nrf_tp_addr addr = {};
+	nrf_h2_conn *server = nullptr;
+	nrf_h2_conn *client = nullptr;
+	bool ready = false;
+	int conn_closes = 0;
+	int client_close_err = 1;
+	int gone = 0;
+
+	/* server side */
+	int requests = 0;
+	int request_err = 0;
+	std::string req_method, req_path, req_body;
+	std::vector<std::string> req_via;
+	int respond_status = 200;
+	std::string respond_body = "ok";
+	bool respond_in_parts = false;
+	bool close_server_on_request = false;
+	nrf_h2_stream *front = nullptr;
+
+	/* client side */
+	Got got;
+	nrf_h2_body req_body_src = {};
+};
+
+void
+on_request(nrf_h2_stream *st, int err)
+{
+	Fixture *f = cur;
+	f->requests++;
+	f->request_err = err;
+	f->front = st;
+	if (err == 0) {
+		f->req_method.assign(st->msg.method.p, st->msg.method.len);
+		f->req_path.assign(st->msg.path.p, st->msg.path.len);
+		nrf_slice s = nrf_h2_body_flat(&st->msg.body, nullptr, 0);
+		std::string b;
+		for (const nrf_h2_chunk *c = st->msg.body.head; c; c = c->next)
+			b.append(c->data + c->off, c->len - c->off);
+		(void)s;
+		f->req_body = b;
+		nrf_slice via[8];
+		size_t n = nrf_h2_msg_via(&st->msg, via, 8);
+		for (size_t i = 0; i < n && i < 8; i++)
+			f->req_via.emplace_back(via[i].p, via[i].len);
+	}
+	if (f->close_server_on_request) {
+		nrf_h2_conn_close(st->conn, NRF_ECLOSED);
+		return;
+	}
+	nrf_h2_hdr h[1] = {{nrf_slice_str("content-type"), nrf_slice_str("text/plain")}};
+	int status = err == NRF_ETOOBIG ? 413 : err ? 400 : f->respond_status;
+	if (!f->respond_in_parts) {
+		ASSERT_EQ(nrf_h2_respond(st, status, h, 1, f->respond_body.data(),
+				  f->respond_body.size(), false), 0);
+		return;
+	}
+	ASSERT_EQ(nrf_h2_respond(st, status, h, 1, nullptr, 0, true), 0);
+}
+
+void
+on_server_conn_close(nrf_h2_conn *, int)
+{
+	cur->server = nullptr;
+	cur->conn_closes++;
+}
+
+const nrf_h2_cbs server_cbs = {
+	on_request, nullptr, nullptr, nullptr, nullptr, nullptr, nullptr, nullptr,
+	on_server_conn_close,
+};
+
+void
+on_response(nrf_h2_stream *st)
+{
+	cur->got.status = st->msg.status;
+}
+
+void
+on_data(nrf_h2_stream *st)
+{
+	Got &g = cur->got;
+	for (const nrf_h2_chunk *c = st->msg.body.head; c; c = c->next)
+		g.body.append(c->data + c->off, c->len - c->off);
+	nrf_h2_consume(st, st->unconsumed);
+	nrf_h2_body_release(cur->ctx, &st->msg.body);
+	if (st->flags & NRF_H2_SF_END)
+		g.end = true;
+}
+
+void
+on_close(nrf_h2_stream *, uint32_t code, int err)
+{
+	cur->got.closes++;
+	cur->got.code = code;
+	cur->got.err = err;
+}
+
+void
+on_ready(nrf_h2_conn *)
+{
+	cur->ready = true;
+}
+
+void
+on_gone(nrf_h2_conn *)
+{
+	cur->gone++;
+}
+
+void
+on_client_close(nrf_h2_conn *, int err)
+{
+	cur->client = nullptr;
+	cur->client_close_err = err;
+}
+
+const nrf_h2_cbs client_cbs = {
+	nullptr, nullptr, on_response, on_data, on_close, on_ready, on_gone, nullptr,
+	on_client_close,
+};
+
+void
+on_listen(void *arg, unsigned)
+{
+	Fixture *f = static_cast<Fixture *>(arg);
+	int err;
+	nrf_tp_conn *tc = f->tp->accept(f->lst, &err);
+	if (tc == nullptr)
+		return;
+	f->server = nrf_h2_conn_server(f->ctx, tc, &server_cbs, f, &err);
+}
+
+class H2Loop : public ::testing::Test {
+protected:
+	void SetUp() override { Start(1 << 20, 16384); }
+
+	void Start(uint32_t max_body, uint32_t max_hdr)
+	{
+		int err;
+		nrf_h2_limits lim = {};
+
+		cur = &f_;
+		f_.loop = f_.tp->loop_create(&err);
+		ASSERT_NE(f_.loop, nullptr);
+		lim.max_header_bytes = max_hdr;
+		lim.max_body_bytes = max_body;
+		lim.max_concurrent_streams = 16;
+		f_.ctx = nrf_h2_ctx_create(f_.tp, f_.loop, &lim, &err);
+		ASSERT_NE(f_.ctx, nullptr);
+		nrf_tp_addr a;
+		nrf_tp_addr_parse("127.0.0.1", 0, &a);
+		f_.lst = f_.tp->listen(f_.loop, &a, 16, on_listen, &f_, &err);
+		ASSERT_NE(f_.lst, nullptr);
+		f_.tp->listener_addr(f_.lst, &f_.addr);
+		f_.client = nrf_h2_conn_client(f_.ctx, &f_.addr, &client_cbs, &f_, &err);
+		ASSERT_NE(f_.client, nullptr) << nrf_strerror(err);
+		ASSERT_TRUE(Run([&] { return f_.ready && f_.server != nullptr; }));
+	}
+
+	void TearDown() override
+	{
+		if (f_.client)
+			nrf_h2_conn_close(f_.client, NRF_ECLOSED);
+		if (f_.server)
+			nrf_h2_conn_close(f_.server, NRF_ECLOSED);
+		nrf_h2_ctx_run(f_.ctx);
+		nrf_h2_body_release(f_.ctx, &f_.req_body_src);
+		f_.tp->listener_close(f_.lst);
+		nrf_h2_ctx_free(f_.ctx);
+		f_.tp->loop_free(f_.loop);
+		cur = nullptr;
+	}
+
+	template <typename F>
+	bool Run(F done)
+	{
+		uint64_t end = nrf_now_ns() + 3000000000ull;
+		bool busy = false;
+		while (!done()) {
+			if (nrf_now_ns() > end)
+				return false;
+			f_.tp->poll(f_.loop, busy ? 0 : 5);
+			busy = nrf_h2_ctx_run(f_.ctx);
+		}
+		return true;
+	}
+
+	nrf_h2_stream *Request(const char *method, const char *path,
+		std::vector<std::pair<std::string, std::string>> extra = {})
+	{
+		std::vector<nrf_h2_hdr> h;
+		names_.clear(); /* nghttp2 copied the previous request's fields */
+		values_.clear();
+		auto add = [&](const std::string &n, const std::string &v) {
+			names_.push_back(n);
+			values_.push_back(v);
+		};
+		add(":method", method);
+		add(":scheme", "http");
+		add(":authority", "test:1");
+		add(":path", path);
+		for (auto &kv : extra)
+			add(kv.first, kv.second);
+		for (size_t i = 0; i < names_.size(); i++)
+			h.push_back({{names_[i].data(), names_[i].size()},
+				{values_[i].data(), values_[i].size()}});
+		int err;
+		nrf_h2_stream *st = nrf_h2_request(f_.client, h.data(), h.size(),
+			&f_.req_body_src, &f_, &err);
+		EXPECT_NE(st, nullptr) << nrf_strerror(err);
+		return st;
+	}
+
+	Fixture f_;
+	std::vector<std::string> names_, values_;
+};
+
+} // namespace
+
+TEST_F(H2Loop, RequestAndAnswerRoundTripWithBodiesAndViaLines)
+{
+	std::string body(40000, 'q');
+	for (size_t i = 0; i < body.size(); i++)
+		body[i] = (char)('a' + i % 26);
+	ASSERT_EQ(nrf_h2_body_append(f_.ctx, &f_.req_body_src, body.data(), body.size()), 0);
+	f_.respond_body = std::string(300000, 'r'); /* over the 256 KiB stream window */
+	Request("POST", "/oauth2/token", {{"via", "2.0 a:1"}, {"x", "y"}, {"via", "2.0 b:2"},
+		{"connection", "close"}});
+	ASSERT_TRUE(Run([&] { return f_.got.closes == 1; }));
+	EXPECT_EQ(f_.requests, 1);
+	EXPECT_EQ(f_.request_err, 0);
+	EXPECT_EQ(f_.req_method, "POST");
+	EXPECT_EQ(f_.req_path, "/oauth2/token");
+	EXPECT_EQ(f_.req_body, body);
+	EXPECT_EQ(f_.req_via, (std::vector<std::string>{"2.0 a:1", "2.0 b:2"}));
+	EXPECT_EQ(f_.got.status, 200);
+	EXPECT_TRUE(f_.got.end);
+	EXPECT_EQ(f_.got.body.size(), f_.respond_body.size());
+	EXPECT_EQ(f_.got.code, NRF_H2_NO_ERROR);
+	EXPECT_EQ(f_.got.err, 0);
+	EXPECT_GE(f_.gone, 1);
+}
+
+TEST_F(H2Loop, DeferredAnswerBodyResumesWhenAppended)
+{
+	f_.respond_in_parts = true;
+	Request("GET", "/x");
+	ASSERT_TRUE(Run([&] { return f_.front != nullptr && f_.got.status == 200; }));
+	EXPECT_FALSE(f_.got.end);
+	nrf_h2_body b = {};
+	ASSERT_EQ(nrf_h2_body_append(f_.ctx, &b, "hello ", 6), 0);
+	ASSERT_EQ(nrf_h2_append(f_.front, &b), 0);
+	ASSERT_TRUE(Run([&] { return f_.got.body == "hello "; }));
+	ASSERT_EQ(nrf_h2_body_append(f_.ctx, &b, "world", 5), 0);
+	ASSERT_EQ(nrf_h2_append(f_.front, &b), 0);
+	ASSERT_EQ(nrf_h2_end(f_.front), 0);
+	ASSERT_TRUE(Run([&] { return f_.got.end; }));
+	EXPECT_EQ(f_.got.body, "hello world");
+	EXPECT_EQ(nrf_h2_respond(f_.front, 200, nullptr, 0, nullptr, 0, false), NRF_EINVAL);
+}
+
+TEST_F(H2Loop, ServerGoneFailsTheClientStreamAndConnection)
+{
+	f_.close_server_on_request = true;
+	Request("GET", "/x");
+	ASSERT_TRUE(Run([&] { return f_.got.closes == 1 && f_.client == nullptr; }));
+	EXPECT_EQ(f_.got.status, 0);
+	EXPECT_NE(f_.client_close_err, 0);
+}
+
+TEST_F(H2Loop, CancelledStreamGetsNoMoreCallbacks)
+{
+	f_.respond_in_parts = true;
+	nrf_h2_stream *st = Request("GET", "/x");
+	ASSERT_TRUE(Run([&] { return f_.requests == 1; }));
+	nrf_h2_cancel(st);
+	int gone = f_.gone;
+	ASSERT_TRUE(Run([&] { return f_.gone > gone; }));
+	EXPECT_EQ(f_.got.closes, 0);
+	EXPECT_EQ(nrf_h2_conn_streams(f_.client), 0u);
+}
+
+TEST_F(H2Loop, GracefulShutdownClosesAnIdleFrontConnection)
+{
+	nrf_h2_conn_shutdown(f_.server, false);
+	nrf_h2_conn_shutdown(f_.server, true);
+	ASSERT_TRUE(Run([&] { return f_.server == nullptr && f_.client == nullptr; }));
+	EXPECT_EQ(f_.conn_closes, 1);
+}
+
+class H2LoopLimits : public H2Loop {
+protected:
+	void SetUp() override { Start(1000, 1024); }
+};
+
+TEST_F(H2LoopLimits, BodyOverTheLimitIsReportedOnceAsTooBig)
+{
+	std::string body(5000, 'b');
+	ASSERT_EQ(nrf_h2_body_append(f_.ctx, &f_.req_body_src, body.data(), body.size()), 0);
+	Request("POST", "/oauth2/token");
+	ASSERT_TRUE(Run([&] { return f_.got.closes == 1; }));
+	EXPECT_EQ(f_.requests, 1);
+	EXPECT_EQ(f_.request_err, NRF_ETOOBIG);
+	EXPECT_EQ(f_.got.status, 413);
+}
+
+TEST_F(H2LoopLimits, ContentLengthOverTheLimitIsRefusedBeforeTheBody)
+{
+	std::string body(2000, 'b');
+	ASSERT_EQ(nrf_h2_body_append(f_.ctx, &f_.req_body_src, body.data(), body.size()), 0);
+	Request("POST", "/oauth2/token", {{"content-length", "2000"}});
+	ASSERT_TRUE(Run([&] { return f_.got.closes == 1; }));
+	EXPECT_EQ(f_.request_err, NRF_ETOOBIG);
+	EXPECT_EQ(f_.got.status, 413);
+}
+
+TEST_F(H2LoopLimits, HeaderListOverTheLimitIsReportedAsMalformed)
+{
+	Request("GET", "/x", {{"x-big", std::string(2000, 'h')}});
+	ASSERT_TRUE(Run([&] { return f_.got.closes == 1; }));
+	EXPECT_EQ(f_.requests, 1);
+	EXPECT_EQ(f_.request_err, NRF_EPARSE);
+	EXPECT_EQ(f_.got.status, 400);
+	/* The connection still serves the next request. */
+	f_.got = Got();
+	Request("GET", "/y");
+	ASSERT_TRUE(Run([&] { return f_.got.closes == 1; }));
+	EXPECT_EQ(f_.request_err, 0);
+	EXPECT_EQ(f_.got.status, 200);
+}
+
+TEST_F(H2Loop, ShutdownNoticeIsFollowedByGoawayOnceThePingIsAnswered)
+{
+	nrf_h2_conn_shutdown(f_.server, false);
+	ASSERT_TRUE(Run([&] { return f_.server == nullptr && f_.client == nullptr; }));
+	EXPECT_EQ(f_.conn_closes, 1);
+}
+
+TEST_F(H2Loop, StreamsInFlightFinishAfterTheShutdownNotice)
+{
+	f_.respond_in_parts = true;
+	Request("GET", "/x");
+	ASSERT_TRUE(Run([&] { return f_.requests == 1; }));
+	nrf_h2_conn_shutdown(f_.server, false);
+	uint64_t until = nrf_now_ns() + 100000000ull; /* notice, PING, GOAWAY */
+	ASSERT_TRUE(Run([&] { return nrf_now_ns() > until; }));
+	ASSERT_NE(f_.server, nullptr); /* kept open for the stream */
+	nrf_h2_body b = {};
+	ASSERT_EQ(nrf_h2_body_append(f_.ctx, &b, "late", 4), 0);
+	ASSERT_EQ(nrf_h2_append(f_.front, &b), 0);
+	ASSERT_EQ(nrf_h2_end(f_.front), 0);
+	ASSERT_TRUE(Run([&] { return f_.got.end && f_.server == nullptr; }));
+	EXPECT_EQ(f_.got.body, "late");
+	EXPECT_EQ(f_.got.status, 200);
+}

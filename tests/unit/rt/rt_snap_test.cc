@@ -1,0 +1,136 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Unit tests of lib/rt/rt.c: snapshots, publish and reclaim (the hook for
+ * live reconfiguration), start and graceful stop of the workers.
+ */
+#include <gtest/gtest.h>
+
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <string>
+
+#include "nrf_cfg.h"
+#include "nrf_common.h"
+#include "nrf_err.h"
+#include "nrf_rt.h"
+
+namespace {
+
+uint16_t
+FreePort()
+{
+	int fd = socket(AF_INET, SOCK_STREAM, 0);
+	sockaddr_in a = {};
+	socklen_t len = sizeof(a);
+
+	a.sin_family = AF_INET;
+	a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	bind(fd, (sockaddr *)&a, sizeof(a));
+	getsockname(fd, (sockaddr *)&a, &len);
+	close(fd);
+	return ntohs(a.sin_port);
+}
+
+std::string
+Doc(uint16_t port, uint16_t peer_port, const char *detail)
+{
+	return std::string("{\"generalOptions\":{\"ocnrfHost\":\"nrf-a.test\",\"ocnrfPort\":") +
+		std::to_string(port) +
+		"},\"forwardingOptions\":{\"featureStatus\":\"ENABLED\",\"nrfHostConfig\":["
+		"{\"scheme\":\"http\",\"fqdn\":\"nrf-e.test\",\"ipv4Address\":\"127.0.0.1\","
+		"\"port\":" + std::to_string(peer_port) + "}],\"errorResponses\":[{"
+		"\"errorCondition\":\"NRF_Forwarding_Loop_Detection\",\"errorCode\":508,"
+		"\"errorCause\":\"LOOP_DETECTED\",\"errorTitle\":\"Loop\",\"errorDetail\":\"" +
+		detail + "\"}]},\"runtime\":{\"listen\":[{\"address\":\"127.0.0.1\",\"port\":" +
+		std::to_string(port) + "}],\"management\":{\"port\":0}}}";
+}
+
+nrf_rt_snap *
+Snap(const std::string &doc, uint64_t gen)
+{
+	nrf_cfg_problems probs = {};
+	int err = 0;
+	nrf_cfg *cfg = nrf_cfg_load(doc.data(), doc.size(), gen, &probs, &err);
+	std::string all;
+	for (size_t i = 0; i < probs.n; i++)
+		all += std::string(probs.v[i].pointer) + ": " + probs.v[i].reason + "\n";
+	nrf_cfg_problems_fini(&probs);
+	EXPECT_NE(cfg, nullptr) << all;
+	if (cfg == nullptr)
+		return nullptr;
+	nrf_rt_snap *s = nrf_rt_snap_create(cfg, &err);
+	EXPECT_NE(s, nullptr) << nrf_strerror(err);
+	return s;
+}
+
+} // namespace
+
+TEST(RtSnap, PublishedSnapshotIsPickedUpAndTheOldOneReclaimed)
+{
+	uint16_t port = FreePort(), peer = FreePort();
+	nrf_rt_params p = {2, nullptr};
+	int err = 0;
+	nrf_rt *rt = nrf_rt_create(&p, Snap(Doc(port, peer, "one"), 1), &err);
+
+	ASSERT_NE(rt, nullptr) << nrf_strerror(err);
+	nrf_tp_addr a;
+	ASSERT_EQ(nrf_rt_listen_addr(rt, 0, &a), 0);
+	EXPECT_EQ(a.port, port);
+	ASSERT_EQ(nrf_rt_start(rt), 0);
+
+	ASSERT_EQ(nrf_rt_publish(rt, Snap(Doc(port, peer, "two"), 2)), 0);
+	EXPECT_EQ(nrf_rt_generation(rt), 2u);
+	uint64_t end = nrf_now_ns() + 3000000000ull;
+	unsigned left;
+	while ((left = nrf_rt_reclaim(rt)) != 0 && nrf_now_ns() < end)
+		usleep(10000);
+	EXPECT_EQ(left, 0u);
+
+	/* A generation that does not grow is bumped past the current one. */
+	ASSERT_EQ(nrf_rt_publish(rt, Snap(Doc(port, peer, "three"), 1)), 0);
+	EXPECT_EQ(nrf_rt_generation(rt), 3u);
+
+	/* Another peer list cannot be published live (yet). */
+	EXPECT_EQ(nrf_rt_publish(rt, Snap(Doc(port, FreePort(), "four"), 4)), NRF_EINVAL);
+	EXPECT_EQ(nrf_rt_generation(rt), 3u);
+
+	nrf_rt_stop(rt, 100);
+	nrf_rt_join(rt);
+	nrf_rt_stats st;
+	nrf_rt_stats_get(rt, &st);
+	EXPECT_EQ(st.requests, 0u);
+	nrf_rt_free(rt);
+}
+
+TEST(RtSnap, ABusyListenAddressIsReportedAtCreate)
+{
+	uint16_t port = FreePort(), peer = FreePort();
+	nrf_rt_params p = {1, nullptr};
+	int err = 0;
+	int fd = socket(AF_INET, SOCK_STREAM, 0);
+	sockaddr_in a = {};
+
+	a.sin_family = AF_INET;
+	a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	a.sin_port = htons(port);
+	ASSERT_EQ(bind(fd, (sockaddr *)&a, sizeof(a)), 0);
+	ASSERT_EQ(listen(fd, 1), 0); /* no SO_REUSEPORT: nobody may share it */
+	nrf_rt *rt = nrf_rt_create(&p, Snap(Doc(port, peer, "x"), 1), &err);
+	EXPECT_EQ(rt, nullptr);
+	EXPECT_EQ(err, NRF_EIO);
+	close(fd);
+}
+
+TEST(RtSnap, BadParametersAreRefused)
+{
+	nrf_rt_params p = {0, nullptr};
+	int err = 0;
+
+	EXPECT_EQ(nrf_rt_create(&p, Snap(Doc(FreePort(), FreePort(), "x"), 1), &err), nullptr);
+	EXPECT_EQ(err, NRF_EINVAL);
+	p.workers = NRF_RT_MAX_WORKERS + 1;
+	EXPECT_EQ(nrf_rt_create(&p, Snap(Doc(FreePort(), FreePort(), "x"), 1), &err), nullptr);
+	EXPECT_EQ(err, NRF_EINVAL);
+}

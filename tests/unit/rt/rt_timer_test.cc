@@ -1,0 +1,143 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* Unit tests of lib/rt/rt_timer.c: the per-worker timer heap. */
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <random>
+#include <vector>
+
+#include "rt_timer.h"
+
+namespace {
+
+struct Tm {
+	rt_timer t;
+	int id;
+};
+
+struct Fired {
+	std::vector<int> ids;
+};
+
+void
+record(rt_timer *t, void *arg)
+{
+	Tm *tm = reinterpret_cast<Tm *>(t); /* t is the first member */
+	static_cast<Fired *>(arg)->ids.push_back(tm->id);
+}
+
+struct Heap {
+	rt_timers ts = {};
+	Fired fired;
+	Heap() { ts.arg = &fired; }
+	~Heap() { rt_timers_fini(&ts); }
+};
+
+} // namespace
+
+TEST(RtTimer, FiresDueTimersInDeadlineOrder)
+{
+	Heap h;
+	Tm a{{}, 1}, b{{}, 2}, c{{}, 3};
+
+	for (Tm *t : {&a, &b, &c})
+		rt_timer_init(&t->t, record);
+	ASSERT_EQ(rt_timer_arm_at(&h.ts, &a.t, 30), 0);
+	ASSERT_EQ(rt_timer_arm_at(&h.ts, &b.t, 10), 0);
+	ASSERT_EQ(rt_timer_arm_at(&h.ts, &c.t, 20), 0);
+	rt_timers_run(&h.ts, 25);
+	EXPECT_EQ(h.fired.ids, (std::vector<int>{2, 3}));
+	EXPECT_EQ(b.t.idx, 0u);
+	rt_timers_run(&h.ts, 35);
+	EXPECT_EQ(h.fired.ids, (std::vector<int>{2, 3, 1}));
+	EXPECT_EQ(h.ts.n, 0u);
+}
+
+TEST(RtTimer, CancelFromAnywhereKeepsTheHeapOrdered)
+{
+	Heap h;
+	std::vector<Tm> tms(500);
+	std::mt19937 rng(42);
+	std::vector<int> expect;
+
+	for (size_t i = 0; i < tms.size(); i++) {
+		tms[i].id = (int)i;
+		rt_timer_init(&tms[i].t, record);
+		ASSERT_EQ(rt_timer_arm_at(&h.ts, &tms[i].t, 1000 + rng() % 100000), 0);
+	}
+	for (size_t i = 0; i < tms.size(); i += 3)
+		rt_timer_cancel(&h.ts, &tms[i].t);
+	rt_timer_cancel(&h.ts, &tms[0].t); /* twice: no-op */
+	for (size_t i = 0; i < tms.size(); i++)
+		if (i % 3 != 0)
+			expect.push_back((int)i);
+	std::stable_sort(expect.begin(), expect.end(),
+		[&](int x, int y) { return tms[x].t.at < tms[y].t.at; });
+	rt_timers_run(&h.ts, UINT64_MAX);
+	ASSERT_EQ(h.fired.ids.size(), expect.size());
+	for (size_t i = 1; i < h.fired.ids.size(); i++)
+		EXPECT_LE(tms[h.fired.ids[i - 1]].t.at, tms[h.fired.ids[i]].t.at);
+}
+
+TEST(RtTimer, RearmMovesTheDeadline)
+{
+	Heap h;
+	Tm a{{}, 1}, b{{}, 2};
+
+	rt_timer_init(&a.t, record);
+	rt_timer_init(&b.t, record);
+	rt_timer_arm_at(&h.ts, &a.t, 10);
+	rt_timer_arm_at(&h.ts, &b.t, 20);
+	rt_timer_arm_at(&h.ts, &a.t, 30);
+	EXPECT_EQ(h.ts.n, 2u);
+	rt_timers_run(&h.ts, 25);
+	EXPECT_EQ(h.fired.ids, (std::vector<int>{2}));
+}
+
+TEST(RtTimer, NextTimeoutRoundsUpAndIsCapped)
+{
+	Heap h;
+	Tm a{{}, 1};
+
+	EXPECT_EQ(rt_timer_next_ms(&h.ts, 0, 1000), 1000);
+	rt_timer_init(&a.t, record);
+	rt_timer_arm_at(&h.ts, &a.t, 5000001); /* 5 ms + 1 ns */
+	EXPECT_EQ(rt_timer_next_ms(&h.ts, 0, 1000), 6);
+	EXPECT_EQ(rt_timer_next_ms(&h.ts, 0, 3), 3);
+	EXPECT_EQ(rt_timer_next_ms(&h.ts, 5000001, 1000), 0);
+}
+
+namespace {
+struct Chain {
+	rt_timer t;
+	rt_timer *other;
+	rt_timers *ts;
+	int fired;
+};
+
+void
+cancel_other(rt_timer *t, void *)
+{
+	Chain *c = reinterpret_cast<Chain *>(t);
+	c->fired++;
+	rt_timer_cancel(c->ts, c->other);
+}
+} // namespace
+
+TEST(RtTimer, CallbackMayCancelAnotherDueTimer)
+{
+	rt_timers ts = {};
+	Chain a{}, b{};
+
+	a.ts = b.ts = &ts;
+	a.other = &b.t;
+	b.other = &a.t;
+	rt_timer_init(&a.t, cancel_other);
+	rt_timer_init(&b.t, cancel_other);
+	rt_timer_arm_at(&ts, &a.t, 10);
+	rt_timer_arm_at(&ts, &b.t, 11);
+	rt_timers_run(&ts, 100);
+	EXPECT_EQ(a.fired, 1);
+	EXPECT_EQ(b.fired, 0);
+	rt_timers_fini(&ts);
+}
