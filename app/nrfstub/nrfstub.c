@@ -346,8 +346,13 @@ stream_submit(struct loop *lp, struct conn *c, struct stream *s)
 		nva[n++] = (nghttp2_nv)NV("allow", s->allow, strlen(s->allow));
 	prd.source.ptr = s;
 	prd.read_callback = body_read;
+	/* A HEAD answer carries the headers of the GET answer, never a body
+	 * (RFC 9110 §9.3.2); nghttp2 treats DATA on it as a protocol error. */
 	rv = nghttp2_submit_response(c->sess, s->id, nva, n,
-		s->rbody != NULL && s->rbody->len > 0 ? &prd : NULL);
+		s->rbody != NULL && s->rbody->len > 0 &&
+				!(s->method.len == 4 && strcmp(stream_str(s, s->method), "HEAD") == 0)
+			? &prd
+			: NULL);
 	if (rv != 0) {
 		NRF_LOG_RL(WARN, STUB_MODULE, "conn %u stream %d: submit: %s",
 			c->id, s->id, nghttp2_strerror(rv));

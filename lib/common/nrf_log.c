@@ -1,4 +1,5 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
+#include <stdbool.h>
 #include <stdio.h>
 #include <time.h>
 
@@ -57,25 +58,28 @@ void
 nrf_log_rl(struct nrf_log_rl *rl, enum nrf_log_level level, const char *module,
 	const char *fmt, ...)
 {
-	uint64_t now;
+	uint64_t now, start;
+	uint32_t suppressed;
 	va_list ap;
 
 	if ((int)level > log_level)
 		return;
+	/* Relaxed atomics: several workers may share one call site. The budget
+	 * is approximate by design; what matters is no torn state and no lock. */
 	now = nrf_now_ns();
-	if (now - rl->window_start_ns >= 1000000000ull) {
-		if (rl->suppressed > 0)
-			nrf_log(level, module, "%u similar messages suppressed",
-				rl->suppressed);
-		rl->window_start_ns = now;
-		rl->in_window = 0;
-		rl->suppressed = 0;
+	start = __atomic_load_n(&rl->window_start_ns, __ATOMIC_RELAXED);
+	if (now - start >= 1000000000ull &&
+		__atomic_compare_exchange_n(&rl->window_start_ns, &start, now, false,
+			__ATOMIC_RELAXED, __ATOMIC_RELAXED)) {
+		suppressed = __atomic_exchange_n(&rl->suppressed, 0, __ATOMIC_RELAXED);
+		__atomic_store_n(&rl->in_window, 0, __ATOMIC_RELAXED);
+		if (suppressed > 0)
+			nrf_log(level, module, "%u similar messages suppressed", suppressed);
 	}
-	if (rl->in_window >= NRF_LOG_RL_BURST) {
-		rl->suppressed++;
+	if (__atomic_fetch_add(&rl->in_window, 1, __ATOMIC_RELAXED) >= NRF_LOG_RL_BURST) {
+		__atomic_fetch_add(&rl->suppressed, 1, __ATOMIC_RELAXED);
 		return;
 	}
-	rl->in_window++;
 	va_start(ap, fmt);
 	vlog(level, module, fmt, ap);
 	va_end(ap);
