@@ -448,6 +448,7 @@ nrf_h2_ctx_create(const struct nrf_tp_ops *tp, struct nrf_tp_loop *loop,
 		ctx->lim.stream_window = 256 * 1024;
 	if (ctx->lim.conn_window == 0)
 		ctx->lim.conn_window = 16 * 1024 * 1024;
+	h2_mem_init(&ctx->mem);
 	link_init(&ctx->conns);
 	link_init(&ctx->dirty);
 	link_init(&ctx->rq);
@@ -489,6 +490,7 @@ nrf_h2_ctx_free(struct nrf_h2_ctx *ctx)
 		nghttp2_option_del(ctx->opt_client);
 	free(ctx->nv);
 	h2_pools_fini(ctx);
+	h2_mem_fini(&ctx->mem);
 	free(ctx);
 }
 
@@ -788,13 +790,15 @@ conn_start(struct nrf_h2_conn *c)
 	int rv;
 
 	if (c->server) {
-		rv = nghttp2_session_server_new2(&c->sess, ctx->cb_server, c, ctx->opt_server);
+		rv = nghttp2_session_server_new3(&c->sess, ctx->cb_server, c, ctx->opt_server,
+			&ctx->mem.mem);
 		if (rv != 0)
 			return NRF_ENOMEM;
 		iv[n].settings_id = NGHTTP2_SETTINGS_MAX_CONCURRENT_STREAMS;
 		iv[n++].value = ctx->lim.max_concurrent_streams;
 	} else {
-		rv = nghttp2_session_client_new2(&c->sess, ctx->cb_client, c, ctx->opt_client);
+		rv = nghttp2_session_client_new3(&c->sess, ctx->cb_client, c, ctx->opt_client,
+			&ctx->mem.mem);
 		if (rv != 0)
 			return NRF_ENOMEM;
 		iv[n].settings_id = NGHTTP2_SETTINGS_ENABLE_PUSH;

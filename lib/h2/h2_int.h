@@ -111,6 +111,21 @@ struct nrf_h2_conn {
 	size_t pend_len;
 };
 
+/* h2_mem.c: nghttp2's allocator, one pool per context (= per worker). */
+#define H2_MEM_MIN 32u      /* smallest class */
+#define H2_MEM_CLASSES 8u   /* 32 .. 4096 bytes */
+#define H2_MEM_MAX (H2_MEM_MIN << (H2_MEM_CLASSES - 1))
+#define H2_MEM_KEEP 8192u   /* free blocks kept per class */
+
+struct h2_mem {
+	nghttp2_mem mem;
+	void *free[H2_MEM_CLASSES];
+	uint32_t n_free[H2_MEM_CLASSES];
+};
+
+void h2_mem_init(struct h2_mem *m);
+void h2_mem_fini(struct h2_mem *m);
+
 struct nrf_h2_ctx {
 	const struct nrf_tp_ops *tp;
 	struct nrf_tp_loop *loop;
@@ -119,6 +134,7 @@ struct nrf_h2_ctx {
 	nghttp2_session_callbacks *cb_client;
 	nghttp2_option *opt_server;
 	nghttp2_option *opt_client;
+	struct h2_mem mem;
 
 	struct nrf_h2_chunk *free_chunks;
 	uint32_t n_free_chunks;

@@ -24,8 +24,15 @@ struct rt_timer {
 	rt_timer_fn fn;
 };
 
+/* Heap slot: the deadline is kept next to the pointer so that sifting
+ * compares within the array and never dereferences a timer. */
+struct rt_timer_slot {
+	uint64_t at;
+	struct rt_timer *t;
+};
+
 struct rt_timers {
-	struct rt_timer **heap;
+	struct rt_timer_slot *heap;
 	uint32_t n;
 	uint32_t cap;
 	void *arg;     /* passed to every callback */
