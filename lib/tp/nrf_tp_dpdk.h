@@ -31,16 +31,19 @@
  * - poll(): one poll-mode iteration (send what earlier writes queued, one RX
  *   burst into lwIP, lwIP timers, handlers, TX burst). It does not wait for
  *   events: callers loop. After conf.idle_spin empty iterations in a row it
- *   sleeps conf.idle_sleep_us (never longer than @p timeout_ms; never with
- *   timeout 0) so an idle process does not burn its core. Only one thread
- *   may poll; a thread that is not an EAL lcore is registered with
- *   rte_thread_register() on its first poll (mempool cache, statistics).
+ *   sleeps conf.idle_sleep_us, growing to conf.idle_sleep_max_us while the
+ *   loop stays idle (never longer than @p timeout_ms; never with timeout 0),
+ *   so an idle process does not burn its core. Only one thread
+ *   may poll; on its first poll the thread is registered with
+ *   rte_thread_register() when it is not an EAL lcore (mempool cache,
+ *   statistics) and its timer slack is set to 1 µs (exact idle sleeps).
  * - listen(): IPv4 only; @p addr is 0.0.0.0 or the port's own address
  *   (else NRF_EIO). Port 0 picks a free port. Connections beyond @p backlog
  *   that wait for accept() are reset. Two listeners on one address and port:
  *   NRF_EIO (there is only one loop to spread them over).
- * - connect(): IPv4 only; the port's own address and 127/8 fail at once
- *   with NRF_EIO (lwIP's loopback path needs its tcpip thread). A refused,
+ * - connect(): IPv4 only; the port's own address and 127/8 (lwIP's
+ *   loopback path needs its tcpip thread), multicast/broadcast, and an
+ *   off-link address without a gateway fail at once with NRF_EIO. A refused,
  *   reset or unanswered connect (lwIP gives up after its SYN retries, about
  *   a minute) ends with NRF_TP_EV_ERR and connect_result() == NRF_EIO.
  * - read(): after a reset, data already received is returned first, then
@@ -94,6 +97,9 @@ struct nrf_tp_dpdk_conf {
 	/** Sleep per further empty iteration in µs; 0: never sleep, pure poll
 	 * mode for a dedicated core (default 100). */
 	uint32_t idle_sleep_us;
+	/** The sleep doubles after every 16 sleeps of one idle spell, up to this
+	 * (default 1000 µs): a long-idle process wakes ~1000 times a second. */
+	uint32_t idle_sleep_max_us;
 	/** Duplicate-address probe (ARP, RFC 5227 style) before the stack starts,
 	 * in ms; 0: skip (default 300). */
 	uint32_t arp_probe_ms;
@@ -128,14 +134,17 @@ void nrf_tp_dpdk_conf_defaults(struct nrf_tp_dpdk_conf *conf);
  *   NRF_ENOMEM    no hugepages / not enough memory for the EAL or the pool;
  *   NRF_ENOENT    no DPDK port (no --vdev, allow list matched nothing);
  *   NRF_EEXIST    another host answered for conf->ip (address conflict);
- *   NRF_EIO       any other EAL, device or port start failure.
+ *   NRF_EIO       any other EAL, device or port start failure;
+ *   NRF_ENOENT    also: built without DPDK.
  * Main thread, once.
  */
 int nrf_tp_dpdk_init(int argc, char **argv, const struct nrf_tp_dpdk_conf *conf);
 
 /**
  * The ops table of this back-end (name "dpdk"). Static; any thread. Its
- * loop_create() fails until nrf_tp_dpdk_init() succeeded.
+ * loop_create() fails until nrf_tp_dpdk_init() succeeded. NULL when nrfwd
+ * was built without libdpdk/lwIP (then nrf_tp_dpdk_init() fails with
+ * NRF_ENOENT and says so).
  */
 const struct nrf_tp_ops *nrf_tp_dpdk_ops(void);
 
@@ -178,7 +187,8 @@ struct nrf_tp_dpdk_lcore_stats {
 	uint64_t tx_frames;
 	uint64_t tx_dropped;       /**< TX queue full after retries */
 	uint64_t tx_nombuf;        /**< no mbuf for a frame lwIP sent */
-	uint64_t rx_dropped;       /**< frames lwIP could not take (no pbuf) */
+	uint64_t rx_dropped;       /**< frames not given to lwIP: not IPv4/ARP,
+	                            * a loopback/own source address, no memory */
 };
 
 /**

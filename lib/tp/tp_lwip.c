@@ -23,7 +23,8 @@
  * Loopback traffic is impossible here on purpose: lwIP's netif loopback
  * path hands packets to the tcpip thread (an assertion abort without one),
  * so connects to the own address or 127/8 fail at once and frames that
- * claim such a source are dropped before lwIP sees them.
+ * claim such a source are dropped before lwIP sees them (one spoofed SYN
+ * would otherwise abort the process). Only IPv4 and ARP frames reach lwIP.
  */
 #include <errno.h>
 #include <stdatomic.h>
@@ -43,22 +44,17 @@
 
 #include "nrf_common.h"
 #include "nrf_err.h"
-#include "nrf_log.h"
 #include "nrf_tp.h"
 #include "nrf_tp_dpdk.h"
 #include "tp_dpdk_shim.h"
 
-#define MOD "tp-dpdk"
 #define DEFAULT_BACKLOG 1024
 #define POLL_TICKS 2   /* lwIP poll callback every 2 x 500 ms */
 #define ETH_HLEN 14
 #define ETHTYPE_IPV4_HI 0x08
 #define ETHTYPE_IPV4_LO 0x00
-
-enum src_kind {
-	SRC_CONN = 0,
-	SRC_LISTENER,
-};
+#define ETHTYPE_ARP_HI 0x08
+#define ETHTYPE_ARP_LO 0x06
 
 enum conn_state {
 	CS_CONNECTING = 0,
@@ -71,7 +67,6 @@ struct src {
 	TAILQ_ENTRY(src) pend;
 	unsigned int ev;
 	uint32_t gen;     /* dispatch pass that queued it */
-	uint8_t kind;
 	uint8_t queued;
 	nrf_tp_event_fn fn;
 	void *ctx;
@@ -171,12 +166,18 @@ rx_frame(void *arg, const void *data, uint16_t len)
 	const uint8_t *f = data;
 	struct pbuf *p;
 
-	if (len >= ETH_HLEN + 20 && f[12] == ETHTYPE_IPV4_HI && f[13] == ETHTYPE_IPV4_LO) {
+	if (len < ETH_HLEN)
+		return -1;
+	if (f[12] == ETHTYPE_IPV4_HI && f[13] == ETHTYPE_IPV4_LO) {
 		uint32_t src;
 
+		if (len < ETH_HLEN + 20)
+			return -1;
 		memcpy(&src, f + ETH_HLEN + 12, 4);
 		if (bad_source(src))
 			return -1;
+	} else if (f[12] != ETHTYPE_ARP_HI || f[13] != ETHTYPE_ARP_LO) {
+		return -1; /* IPv6, VLAN, ...: nothing here speaks them */
 	}
 	/* PBUF_RAM, not PBUF_POOL: Debian's liblwip 2.1.3 sizes its PBUF_POOL
 	 * elements for 592 payload bytes while pbuf_alloc() fills them up to
@@ -283,6 +284,10 @@ dispatch(struct nrf_tp_loop *loop)
 
 		TAILQ_REMOVE(&loop->pending, s, pend);
 		s->queued = 0;
+		if (s->fn == NULL) {
+			s->ev = ev; /* handler taken away: keep them for the next one */
+			continue;
+		}
 		s->ev = 0;
 		/* s may be freed by its handler: not touched afterwards. */
 		s->fn(s->ctx, ev);
@@ -462,7 +467,6 @@ on_accept(void *arg, struct tcp_pcb *newpcb, err_t err)
 	if (c == NULL)
 		return ERR_MEM;
 	c->loop = l->loop;
-	c->s.kind = SRC_CONN;
 	c->state = CS_OPEN;
 	c->lst = l;
 	addr_from_ip(&c->peer, &newpcb->remote_ip, newpcb->remote_port);
@@ -539,7 +543,7 @@ lw_poll(struct nrf_tp_loop *loop, int timeout_ms)
 	if (io > 0 || n > 0)
 		loop->empty = 0;
 	else
-		nrf_tp_dp_idle(++loop->empty, timeout_ms);
+		nrf_tp_dp_idle(loop->empty < UINT32_MAX ? ++loop->empty : loop->empty, timeout_ms);
 	return n;
 }
 
@@ -603,7 +607,6 @@ lw_listen(struct nrf_tp_loop *loop, const struct nrf_tp_addr *addr, int backlog,
 	}
 	l->loop = loop;
 	l->pcb = lpcb;
-	l->s.kind = SRC_LISTENER;
 	l->s.fn = fn;
 	l->s.ctx = ctx;
 	l->backlog = backlog > 0 ? (unsigned int)backlog : DEFAULT_BACKLOG;
@@ -678,6 +681,11 @@ lw_connect(struct nrf_tp_loop *loop, const struct nrf_tp_addr *addr, int *err)
 		*err = NRF_EIO;
 		return NULL;
 	}
+	if (!ip4_addr_netcmp(&dst, netif_ip4_addr(&lw.netif), netif_ip4_netmask(&lw.netif)) &&
+		ip4_addr_isany_val(*netif_ip4_gw(&lw.netif))) {
+		*err = NRF_EIO; /* off-link and no gateway: would only time out */
+		return NULL;
+	}
 	c = calloc(1, sizeof(*c));
 	pcb = c != NULL ? tcp_new_ip_type(IPADDR_TYPE_V4) : NULL;
 	if (pcb == NULL) {
@@ -686,7 +694,6 @@ lw_connect(struct nrf_tp_loop *loop, const struct nrf_tp_addr *addr, int *err)
 		return NULL;
 	}
 	c->loop = loop;
-	c->s.kind = SRC_CONN;
 	c->state = CS_CONNECTING;
 	c->peer = *addr;
 	conn_attach(c, pcb);
