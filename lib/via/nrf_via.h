@@ -74,8 +74,10 @@ struct nrf_via_member {
  *               comment, a member without received-by, or a bad port
  *               ("host:" or "host:99999x"); @p n_members holds the members
  *               counted before the error.
- *   NRF_ETOOBIG more than NRF_VIA_MAX_BYTES in all lines.
- *   NRF_EINVAL  @p lines NULL with n_lines > 0, or @p n_members NULL.
+ *   NRF_ETOOBIG more than NRF_VIA_MAX_BYTES in all lines, or more than
+ *               65536 lines (nrf_via_member.line is 16 bits).
+ *   NRF_EINVAL  @p lines NULL with n_lines > 0, a line with a NULL pointer
+ *               and a length, or @p n_members NULL.
  */
 int nrf_via_parse(const struct nrf_slice *lines, size_t n_lines,
 	struct nrf_via_member *out, size_t max_out, size_t *n_members);
@@ -134,7 +136,8 @@ struct nrf_via_scratch;
 /**
  * Allocate scratch for scanning @p db (and every database passed to
  * nrf_via_scratch_update() later). One per thread; never shared.
- * @return NULL with @p err = NRF_ENOMEM or NRF_EMATCHER.
+ * @return NULL with @p err = NRF_ENOMEM or NRF_EMATCHER (NRF_EINVAL when
+ *   @p db is NULL).
  */
 struct nrf_via_scratch *nrf_via_scratch_create(const struct nrf_via_db *db,
 	int *err);
@@ -143,7 +146,8 @@ struct nrf_via_scratch *nrf_via_scratch_create(const struct nrf_via_db *db,
  * Make @p s usable with a new database as well (grows it if needed). Call on
  * the owning thread when it picks up a new snapshot, or on the control
  * thread before publishing it while the owner cannot be using @p s.
- * @return 0, NRF_ENOMEM or NRF_EMATCHER (scratch unchanged then).
+ * @return 0, NRF_ENOMEM or NRF_EMATCHER (scratch unchanged then), or
+ *   NRF_EINVAL when either argument is NULL.
  */
 int nrf_via_scratch_update(struct nrf_via_scratch *s, const struct nrf_via_db *db);
 
@@ -153,7 +157,7 @@ void nrf_via_scratch_free(struct nrf_via_scratch *s);
 /* ------------------------------------------------------------------------ */
 /* Scan (request path)                                                       */
 
-/** What one scan found. 160 bytes; lives on the caller's stack or stream. */
+/** What one scan found. 144 bytes; lives on the caller's stack or stream. */
 struct nrf_via_result {
 	uint32_t members;   /**< Via members in all lines */
 	uint32_t hits;      /**< identity matches (an identity may match twice) */
@@ -183,7 +187,12 @@ typedef int (*nrf_via_match_fn)(void *ctx, uint32_t id, uint32_t member);
  *
  * @param res  always fully written (zeroed first), also on error.
  * @return 0, or NRF_EPARSE / NRF_ETOOBIG / NRF_EINVAL as nrf_via_parse(),
- *   or NRF_EMATCHER (Hyperscan failed; scratch not made for @p db).
+ *   or NRF_EMATCHER (Hyperscan failed; scratch not made for @p db);
+ *   NRF_EINVAL also when @p db, @p s or @p res is NULL. The scan checks
+ *   only bytes and comments: NRF_EPARSE means a control byte or an
+ *   unbalanced comment; a member without received-by or with a bad port
+ *   is counted and never matches (docs/via.md). On every value
+ *   nrf_via_parse() accepts, the scan returns 0 and the same count.
  *   On error @p res holds what was found before the error; callers treat
  *   the request as malformed.
  */
@@ -207,7 +216,9 @@ int nrf_via_scan_each(const struct nrf_via_db *db, struct nrf_via_scratch *s,
  * ("2.0 [v6]:port" when @p host holds a ':'), NUL-terminated.
  *
  * @return its length (without the NUL), or NRF_ETOOBIG when @p cap is too
- *   small (nothing useful written), NRF_EINVAL on empty host or port 0.
+ *   small (nothing useful written), NRF_EINVAL on empty host or port 0, or
+ *   on a host nrf_via_db_create() would refuse (a space or a comma would
+ *   inject members into the next hop's Via).
  * Any thread; no allocation.
  */
 int nrf_via_member_format(char *buf, size_t cap, const char *host, uint16_t port);

@@ -1,0 +1,407 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The identity database, per-thread scratch, and the member nrfwd appends.
+ *
+ * What Hyperscan gets. The obvious database, one regex per identity with
+ * its separators built in,
+ *
+ *   (?:^|[ \t,]) host \.? :0* port (?:$|[ \t,(])
+ *
+ * is correct but slow here, and slower the more identities there are: NRF
+ * identities share long tails (".example.com:8080", ".3gppnetwork.org"),
+ * and Hyperscan's literal matcher confirms candidates by hashing the last
+ * 8 bytes of each literal, so every candidate is compared with every
+ * identity. Measured on a 4-member Via: 0.5 us at 64 identities and 3 us
+ * at 1024, against 0.12 us for what follows (bench/micro/via_scan_bench,
+ * docs/benchmarks.md).
+ *
+ * So each identity is given to Hyperscan as a plain caseless literal: the
+ * shortest prefix of its host (at least 8 bytes when the host is that
+ * long) that no other identity's host starts with. Such a literal ends on
+ * the byte that tells it from every other identity, which is where
+ * Hyperscan looks, and the scan cost stays flat as identities grow.
+ * Hyperscan reports every occurrence (no HS_FLAG_SINGLEMATCH), and the
+ * match callback checks each one against the whole rule above (separator
+ * before, rest of the host, optional dot, ':', leading zeros, port,
+ * separator after; nrf_via_scan.c, confirm()). Checking every occurrence
+ * is what makes the check safe: a near miss early in the value cannot hide
+ * a real match later, which is the trap of SINGLEMATCH plus a check.
+ */
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <hs/hs.h>
+
+#include "nrf_err.h"
+#include "nrf_via.h"
+#include "nrf_via_internal.h"
+
+int
+nrf_via_host_char(unsigned char c)
+{
+	if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+			(c >= '0' && c <= '9'))
+		return 1;
+	/* RFC 3986 unreserved, '%' of pct-encoded, and the sub-delims that
+	 * cannot split or open anything in Via (no ',', '(', ')'). */
+	switch (c) {
+	case '-': case '.': case '_': case '~': case '%':
+	case '!': case '$': case '&': case '\'': case '*': case '+': case ';':
+	case '=':
+		return 1;
+	default:
+		return 0;
+	}
+}
+
+static bool
+v6_char(unsigned char c)
+{
+	return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') ||
+		(c >= 'A' && c <= 'F') || c == ':' || c == '.';
+}
+
+int
+nrf_via_host_normalise(const char *host, char *dst, int *v6)
+{
+	size_t len;
+	bool bracketed = false;
+
+	if (host == NULL)
+		return -1;
+	/* Bounded: a host longer than this is refused anyway. */
+	len = strnlen(host, VIA_HOST_MAX + 3);
+	if (len > 0 && host[0] == '[') {
+		if (len < 3 || host[len - 1] != ']')
+			return -1;
+		host++;
+		len -= 2;
+		bracketed = true;
+	}
+	*v6 = memchr(host, ':', len) != NULL;
+	if (*v6) {
+		/* Every IPv6 text has "::" or seven ':'; one ':' is a
+		 * host:port passed as a host. */
+		size_t colons = 0;
+
+		for (size_t i = 0; i < len; i++)
+			colons += host[i] == ':';
+		if (colons < 2)
+			return -1;
+	} else if (bracketed) {
+		return -1;
+	}
+	if (!*v6 && len > 0 && host[len - 1] == '.')
+		len--;
+	if (len == 0 || len > VIA_HOST_MAX)
+		return -1;
+	/* No empty label: with "a.." one trailing dot would be ambiguous. */
+	if (!*v6) {
+		if (host[0] == '.' || host[len - 1] == '.')
+			return -1;
+		for (size_t i = 1; i < len; i++)
+			if (host[i] == '.' && host[i - 1] == '.')
+				return -1;
+	}
+	for (size_t i = 0; i < len; i++) {
+		unsigned char c = (unsigned char)host[i];
+
+		if (*v6 ? !v6_char(c) : !nrf_via_host_char(c))
+			return -1;
+		dst[i] = (c >= 'A' && c <= 'Z') ? (char)(c - 'A' + 'a') : (char)c;
+	}
+	dst[len] = '\0';
+	return (int)len;
+}
+
+static int
+map_hs_err(hs_error_t e)
+{
+	return e == HS_NOMEM ? NRF_ENOMEM : NRF_EMATCHER;
+}
+
+static bool
+identity_ok(const struct nrf_via_identity *id)
+{
+	if (id->port == 0)
+		return false;
+	if (id->kind == NRF_VIA_SELF)
+		return true;
+	return id->kind == NRF_VIA_PEER && id->peer < NRF_VIA_MAX_PEERS;
+}
+
+static int
+cmp_key(const void *a, const void *b)
+{
+	return strcmp((*(const struct via_key *const *)a)->s,
+		(*(const struct via_key *const *)b)->s);
+}
+
+static size_t
+common_prefix(const char *a, const char *b)
+{
+	size_t i = 0;
+
+	while (a[i] != '\0' && a[i] == b[i])
+		i++;
+	return i;
+}
+
+/*
+ * lit_len of every key: one more than its longest common prefix with any
+ * other key, which is found among its neighbours in sorted order.
+ */
+static int
+choose_literals(struct nrf_via_db *db)
+{
+	struct via_key **order = malloc(db->n * sizeof(*order));
+
+	if (order == NULL)
+		return NRF_ENOMEM;
+	for (size_t i = 0; i < db->n; i++)
+		order[i] = &db->key[i];
+	qsort(order, db->n, sizeof(*order), cmp_key);
+	for (size_t r = 0; r < db->n; r++) {
+		struct via_key *k = order[r];
+		size_t lcp = 0, want;
+
+		if (r > 0)
+			lcp = common_prefix(k->s, order[r - 1]->s);
+		if (r + 1 < db->n)
+			lcp = NRF_MAX(lcp, common_prefix(k->s, order[r + 1]->s));
+		want = NRF_MAX(lcp + 1, (size_t)VIA_LIT_MIN);
+		k->lit_len = (uint16_t)NRF_MIN(want, (size_t)k->len);
+	}
+	free(order);
+	return 0;
+}
+
+static int
+compile(struct nrf_via_db *db)
+{
+	const char **lits = NULL;
+	size_t *lens = NULL;
+	unsigned int *flags = NULL, *hs_ids = NULL;
+	hs_compile_error_t *cerr = NULL;
+	hs_error_t e;
+	int rc;
+
+	rc = choose_literals(db);
+	if (rc != 0)
+		return rc;
+	rc = NRF_ENOMEM;
+	lits = calloc(db->n, sizeof(*lits));
+	lens = calloc(db->n, sizeof(*lens));
+	flags = calloc(db->n, sizeof(*flags));
+	hs_ids = calloc(db->n, sizeof(*hs_ids));
+	if (lits == NULL || lens == NULL || flags == NULL || hs_ids == NULL)
+		goto out;
+	for (size_t i = 0; i < db->n; i++) {
+		lits[i] = db->key[i].s;
+		lens[i] = db->key[i].lit_len;
+		flags[i] = HS_FLAG_CASELESS;
+		hs_ids[i] = (unsigned int)i;
+	}
+	e = hs_compile_lit_multi(lits, flags, hs_ids, lens, (unsigned int)db->n,
+		HS_MODE_BLOCK, NULL, &db->hs, &cerr);
+	if (e != HS_SUCCESS) {
+		db->hs = NULL;
+		rc = map_hs_err(e);
+		goto out;
+	}
+	rc = 0;
+out:
+	if (cerr != NULL)
+		hs_free_compile_error(cerr);
+	free(hs_ids);
+	free(flags);
+	free(lens);
+	free(lits);
+	return rc;
+}
+
+struct nrf_via_db *
+nrf_via_db_create(const struct nrf_via_identity *ids, size_t n, int *err)
+{
+	struct nrf_via_db *db = NULL;
+	size_t host_bytes = 0;
+	char *w;
+	int rc = NRF_EINVAL;
+
+	if (ids == NULL || n == 0 || n > NRF_VIA_MAX_IDENTITIES)
+		goto fail;
+	/* Validate everything before allocating anything. */
+	for (size_t i = 0; i < n; i++) {
+		char host[VIA_HOST_MAX + 1];
+		int v6;
+		int len = nrf_via_host_normalise(ids[i].host, host, &v6);
+
+		if (len < 0 || !identity_ok(&ids[i]))
+			goto fail;
+		/* "host\0" for the identity, "[host]\0" or "host\0" for the key */
+		host_bytes += 2 * ((size_t)len + 1) + (v6 ? 2 : 0);
+	}
+
+	rc = NRF_ENOMEM;
+	db = calloc(1, sizeof(*db));
+	if (db == NULL)
+		goto fail;
+	db->n = n;
+	db->key = calloc(n, sizeof(*db->key));
+	db->ids = calloc(n, sizeof(*db->ids));
+	db->hosts = malloc(host_bytes);
+	if (db->key == NULL || db->ids == NULL || db->hosts == NULL)
+		goto fail;
+	w = db->hosts;
+	for (size_t i = 0; i < n; i++) {
+		struct via_key *k = &db->key[i];
+		int v6;
+		int len = nrf_via_host_normalise(ids[i].host, w, &v6);
+
+		db->ids[i] = ids[i];
+		db->ids[i].host = w;
+		if (ids[i].kind == NRF_VIA_SELF)
+			db->ids[i].peer = 0;
+		w += len + 1;
+		k->s = w;
+		w += sprintf(w, v6 ? "[%s]" : "%s", db->ids[i].host) + 1;
+		k->len = (uint16_t)strlen(k->s);
+		k->tag = ids[i].kind == NRF_VIA_SELF ? VIA_TAG_SELF : ids[i].peer;
+		k->v6 = v6 != 0;
+		k->port_len = (uint8_t)snprintf(k->port, sizeof(k->port), "%u",
+			(unsigned)ids[i].port);
+	}
+	rc = compile(db);
+	if (rc != 0)
+		goto fail;
+	if (err != NULL)
+		*err = 0;
+	return db;
+fail:
+	nrf_via_db_free(db);
+	if (err != NULL)
+		*err = rc;
+	return NULL;
+}
+
+void
+nrf_via_db_free(struct nrf_via_db *db)
+{
+	if (db == NULL)
+		return;
+	hs_free_database(db->hs);
+	free(db->hosts);
+	free(db->ids);
+	free(db->key);
+	free(db);
+}
+
+size_t
+nrf_via_db_count(const struct nrf_via_db *db)
+{
+	return db != NULL ? db->n : 0;
+}
+
+const struct nrf_via_identity *
+nrf_via_db_identity(const struct nrf_via_db *db, uint32_t id)
+{
+	if (db == NULL || id >= db->n)
+		return NULL;
+	return &db->ids[id];
+}
+
+struct nrf_via_scratch *
+nrf_via_scratch_create(const struct nrf_via_db *db, int *err)
+{
+	struct nrf_via_scratch *s;
+	hs_error_t e;
+	int rc;
+
+	if (db == NULL) {
+		rc = NRF_EINVAL;
+		goto fail;
+	}
+	/* Aligned: the blanking buffer is copied into on the request path. */
+	if (posix_memalign((void **)&s, NRF_CACHE_LINE, sizeof(*s)) != 0) {
+		rc = NRF_ENOMEM;
+		goto fail;
+	}
+	s->hs = NULL;
+	memset(s->buf + NRF_VIA_MAX_BYTES, 0, VIA_HS_OVERREAD);
+	e = hs_alloc_scratch(db->hs, &s->hs);
+	if (e != HS_SUCCESS) {
+		free(s);
+		rc = map_hs_err(e);
+		goto fail;
+	}
+	if (err != NULL)
+		*err = 0;
+	return s;
+fail:
+	if (err != NULL)
+		*err = rc;
+	return NULL;
+}
+
+int
+nrf_via_scratch_update(struct nrf_via_scratch *s, const struct nrf_via_db *db)
+{
+	hs_scratch_t *grown = NULL;
+	hs_error_t e;
+
+	if (s == NULL || db == NULL)
+		return NRF_EINVAL;
+	/*
+	 * hs_alloc_scratch() frees the scratch it is given when it fails, so
+	 * grow a clone and swap only on success: the old scratch stays usable
+	 * with the databases it was made for.
+	 */
+	e = hs_clone_scratch(s->hs, &grown);
+	if (e != HS_SUCCESS)
+		return map_hs_err(e);
+	e = hs_alloc_scratch(db->hs, &grown);
+	if (e != HS_SUCCESS) {
+		hs_free_scratch(grown);
+		return map_hs_err(e);
+	}
+	hs_free_scratch(s->hs);
+	s->hs = grown;
+	return 0;
+}
+
+void
+nrf_via_scratch_free(struct nrf_via_scratch *s)
+{
+	if (s == NULL)
+		return;
+	hs_free_scratch(s->hs);
+	free(s);
+}
+
+int
+nrf_via_member_format(char *buf, size_t cap, const char *host, uint16_t port)
+{
+	char norm[VIA_HOST_MAX + 1];
+	int v6, n;
+	bool brackets;
+
+	if (host == NULL || host[0] == '\0' || port == 0)
+		return NRF_EINVAL;
+	/* Append only what our own database would recognise: a host with a
+	 * space or a comma would inject members into the next hop's Via. */
+	if (nrf_via_host_normalise(host, norm, &v6) < 0)
+		return NRF_EINVAL;
+	if (buf == NULL && cap > 0)
+		return NRF_EINVAL;
+	brackets = v6 && host[0] != '[';
+	n = snprintf(buf, cap, brackets ? "2.0 [%s]:%u" : "2.0 %s:%u", host,
+		(unsigned)port);
+	if (n < 0 || (size_t)n >= cap) {
+		if (cap > 0)
+			buf[0] = '\0';
+		return NRF_ETOOBIG;
+	}
+	return n;
+}
