@@ -14,6 +14,9 @@ suites=(--suite unit)
 if [ -f tests/integration/meson.build ]; then
 	suites+=(--suite integration)
 fi
+if [ -f tests/dpdk/meson.build ]; then
+	suites+=(--suite dpdk)
+fi
 set +e
 meson test -C "$builddir" "${suites[@]}" --print-errorlogs --num-processes 2
 rc=$?
