@@ -257,7 +257,7 @@ backend be
         "",
         "Reading. A forwarded request costs nrfwd one HTTP/2 exchange on each leg; a 508 costs the front "
         "exchange only (Via scan ≈ 0.1 µs of it). `perf record -e cpu-clock` of the 508 run "
-        "(`bench/e2e/profile_nrfwd.sh "…, 2.0 nrf-bench.seg1.example.com:28802"`: one worker, h2load -c 8 -m 32) puts ~45 % of nrfwd's CPU in nghttp2 "
+        "(`bench/e2e/profile_nrfwd.sh '..., 2.0 nrf-bench.seg1.example.com:28802'`: one worker, h2load -c 8 -m 32) puts ~45 % of nrfwd's CPU in nghttp2 "
         "(HPACK, frame handling), ~22 % in the kernel (loopback TCP), ~20 % in nrfwd itself (header "
         "copy into the per-stream block, stream pools) and ~2-4 % in Hyperscan. Since the front leg "
         "dominates both paths and is identical in them, the 508/forwarded ratio is bounded near 2-2.5× "
