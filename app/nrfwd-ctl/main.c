@@ -4,7 +4,10 @@
  * nrfwd does at start; `explain` answers "why did my request get 508?" by
  * running the same Via scan and forwarding decision as the data path and
  * printing every step as JSON (format: docs/nrfwd-ctl.md; keep it stable).
+ * `get`, `put`, `patch` and `metrics` talk to a running nrfwd's management
+ * listener (REST API, docs/rest-api.md) over HTTP/1.1.
  */
+#include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,13 +15,17 @@
 
 #include <jansson.h>
 
+#include "ctl_http.h"
 #include "nrf_cfg.h"
 #include "nrf_err.h"
 #include "nrf_fwd.h"
+#include "nrf_rt.h"
 #include "nrf_via.h"
 
 #define EXIT_USAGE 2
+#define EXIT_UNREACHABLE 3
 #define MAX_VIA_LINES 256
+#define DEFAULT_API "http://127.0.0.1:9090"
 
 static void
 usage(FILE *f)
@@ -27,6 +34,10 @@ usage(FILE *f)
 		"usage: nrfwd-ctl check FILE\n"
 		"       nrfwd-ctl explain FILE [--method M] [--path P] [--via VALUE]...\n"
 		"                              [--rotation N] [--down PEER]...\n"
+		"       nrfwd-ctl get [GROUP] [--api URL]\n"
+		"       nrfwd-ctl put GROUP FILE [--api URL] [--token-file F]\n"
+		"       nrfwd-ctl patch GROUP FILE [--api URL] [--token-file F]\n"
+		"       nrfwd-ctl metrics [--api URL]\n"
 		"\n"
 		"check    validate a configuration; prints every problem as\n"
 		"         '<json-pointer>: <reason>'; exit 0 valid, 1 invalid\n"
@@ -38,7 +49,18 @@ usage(FILE *f)
 		"                    /nnrf-disc/v1/nf-instances?target-nf-type=AMF)\n"
 		"         --rotation per-request rotation counter (default 0)\n"
 		"         --down     treat this peer (name as in the output) as down\n"
-		"exit status: 0 done, 1 invalid configuration, 2 usage error\n");
+		"get      print the running configuration of a nrfwd, or one GROUP:\n"
+		"         generalOptions, forwardingOptions,\n"
+		"         nrfGrowth/nrfForwardingOptions (or nrfGrowth), runtime\n"
+		"put      replace GROUP with the JSON object in FILE ('-': stdin)\n"
+		"patch    merge FILE into GROUP (JSON merge patch, RFC 7396)\n"
+		"metrics  print the Prometheus metrics\n"
+		"         --api        management listener (default " DEFAULT_API ")\n"
+		"         --token-file bearer token for put and patch\n"
+		"         a refused change prints every problem as\n"
+		"         '<json-pointer>: <reason>' on stderr\n"
+		"exit status: 0 done, 1 invalid configuration or change refused,\n"
+		"             2 usage error, 3 nrfwd not reachable\n");
 }
 
 static struct nrf_cfg *
@@ -59,6 +81,22 @@ load(const char *file)
 	}
 	nrf_cfg_problems_fini(&probs);
 	return cfg;
+}
+
+/* TLS files load and keys match their certificates (docs/tls.md). */
+static int
+check_tls(const char *file, const struct nrf_cfg *cfg)
+{
+	struct nrf_cfg_problem pr[4];
+	size_t n = nrf_rt_tls_check(cfg, pr, 4);
+
+	if (n == 0)
+		return 0;
+	fprintf(stderr, "%s: invalid configuration (TLS files), %zu problem%s:\n", file, n,
+		n == 1 ? "" : "s");
+	for (size_t i = 0; i < n && i < 4; i++)
+		fprintf(stderr, "  %s: %s\n", pr[i].pointer, pr[i].reason);
+	return 1;
 }
 
 static int
@@ -86,6 +124,12 @@ cmd_check(int argc, char **argv)
 	t = nrf_fwd_table_create(cfg, &err);
 	if (t == NULL) {
 		fprintf(stderr, "%s: %s\n", argv[1], nrf_strerror(err));
+		nrf_via_db_free(db);
+		nrf_cfg_free(cfg);
+		return 1;
+	}
+	if (check_tls(argv[1], cfg) != 0) {
+		nrf_fwd_table_free(t);
 		nrf_via_db_free(db);
 		nrf_cfg_free(cfg);
 		return 1;
@@ -438,6 +482,205 @@ out:
 	return status;
 }
 
+/* ------------------------------------------------------------------------ */
+/* REST API client: get, put, patch, metrics                                 */
+
+static const char *
+group_path(const char *g)
+{
+	static const char *const groups[] = {"generalOptions", "forwardingOptions",
+		"nrfGrowth/nrfForwardingOptions", "runtime"};
+
+	if (strcmp(g, "nrfGrowth") == 0)
+		return "nrfGrowth/nrfForwardingOptions";
+	for (size_t i = 0; i < NRF_ARRAY_SIZE(groups); i++)
+		if (strcmp(g, groups[i]) == 0)
+			return groups[i];
+	return NULL;
+}
+
+static char *
+read_all(const char *file, size_t *len)
+{
+	FILE *f = strcmp(file, "-") == 0 ? stdin : fopen(file, "rb");
+	char *buf = NULL;
+	size_t cap = 0, n = 0;
+
+	if (f == NULL)
+		return NULL;
+	for (;;) {
+		if (cap - n < 4096) {
+			char *nb = realloc(buf, cap = cap * 2 + 8192);
+
+			if (nb == NULL) {
+				free(buf);
+				buf = NULL;
+				break;
+			}
+			buf = nb;
+		}
+		size_t r = fread(buf + n, 1, cap - n - 1, f);
+
+		n += r;
+		if (r == 0)
+			break;
+	}
+	if (buf != NULL && ferror(f)) {
+		free(buf);
+		buf = NULL;
+	}
+	if (f != stdin)
+		fclose(f);
+	if (buf != NULL) {
+		buf[n] = '\0';
+		*len = n;
+	}
+	return buf;
+}
+
+/* Print a refused request readably: status, title, detail, then every
+ * invalid parameter on its own line. */
+static void
+print_failure(const char *what, const struct ctl_http_resp *r)
+{
+	json_t *doc = json_loadb(r->body != NULL ? r->body : "", r->body_len, 0, NULL);
+	const char *title = json_string_value(json_object_get(doc, "title"));
+	const char *detail = json_string_value(json_object_get(doc, "detail"));
+	json_t *inv = json_object_get(doc, "invalidParams");
+	size_t i;
+	json_t *p;
+
+	fprintf(stderr, "nrfwd-ctl: %s: %d %s", what, r->status,
+		title != NULL ? title : r->reason);
+	if (detail != NULL)
+		fprintf(stderr, ": %s", detail);
+	fputc('\n', stderr);
+	json_array_foreach(inv, i, p) {
+		const char *param = json_string_value(json_object_get(p, "param"));
+		const char *reason = json_string_value(json_object_get(p, "reason"));
+
+		fprintf(stderr, "  %s: %s\n", param != NULL && param[0] != '\0' ? param : "/",
+			reason != NULL ? reason : "");
+	}
+	if (doc == NULL && r->body_len > 0)
+		fprintf(stderr, "%s\n", r->body);
+	json_decref(doc);
+}
+
+static int
+cmd_api(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{"api", required_argument, NULL, 'a'},
+		{"token-file", required_argument, NULL, 't'},
+		{"help", no_argument, NULL, 'h'},
+		{NULL, 0, NULL, 0},
+	};
+	const char *cmd = argv[1], *api = DEFAULT_API, *token_file = NULL;
+	const char *method = "GET", *ctype = NULL, *group = NULL;
+	char path[256], what[320], err[512];
+	char *body = NULL, *token = NULL;
+	struct ctl_http_resp r;
+	size_t len = 0, npos;
+	int c, rc, status = 0;
+	char *pos[3];
+
+	optind = 2;
+	while ((c = getopt_long(argc, argv, "a:t:h", opts, NULL)) != -1) {
+		switch (c) {
+		case 'a':
+			api = optarg;
+			break;
+		case 't':
+			token_file = optarg;
+			break;
+		case 'h':
+			usage(stdout);
+			return 0;
+		default:
+			usage(stderr);
+			return EXIT_USAGE;
+		}
+	}
+	npos = (size_t)(argc - optind);
+	if (npos > 2) {
+		usage(stderr);
+		return EXIT_USAGE;
+	}
+	for (size_t i = 0; i < npos; i++)
+		pos[i] = argv[optind + (int)i];
+	if (strcmp(cmd, "metrics") == 0) {
+		if (npos != 0) {
+			usage(stderr);
+			return EXIT_USAGE;
+		}
+		snprintf(path, sizeof(path), "/metrics");
+	} else if (strcmp(cmd, "get") == 0) {
+		if (npos > 1) {
+			usage(stderr);
+			return EXIT_USAGE;
+		}
+		group = npos == 1 ? group_path(pos[0]) : "";
+		if (group == NULL) {
+			fprintf(stderr, "nrfwd-ctl: unknown group '%s'\n", pos[0]);
+			return EXIT_USAGE;
+		}
+		snprintf(path, sizeof(path), "/nrf-configuration/v1/%s", group);
+	} else {
+		if (npos != 2) {
+			usage(stderr);
+			return EXIT_USAGE;
+		}
+		group = group_path(pos[0]);
+		if (group == NULL) {
+			fprintf(stderr, "nrfwd-ctl: unknown group '%s'\n", pos[0]);
+			return EXIT_USAGE;
+		}
+		snprintf(path, sizeof(path), "/nrf-configuration/v1/%s", group);
+		method = strcmp(cmd, "put") == 0 ? "PUT" : "PATCH";
+		ctype = strcmp(cmd, "put") == 0 ? "application/json"
+						: "application/merge-patch+json";
+		body = read_all(pos[1], &len);
+		if (body == NULL) {
+			fprintf(stderr, "nrfwd-ctl: %s: %s\n", pos[1], strerror(errno));
+			return EXIT_USAGE;
+		}
+	}
+	if (token_file != NULL) {
+		size_t tl = 0;
+
+		token = read_all(token_file, &tl);
+		if (token == NULL) {
+			fprintf(stderr, "nrfwd-ctl: %s: %s\n", token_file, strerror(errno));
+			free(body);
+			return EXIT_USAGE;
+		}
+		while (tl > 0 && (token[tl - 1] == '\n' || token[tl - 1] == '\r' ||
+			token[tl - 1] == ' ' || token[tl - 1] == '\t'))
+			token[--tl] = '\0';
+	}
+	snprintf(what, sizeof(what), "%s %s", method, path);
+	rc = ctl_http_request(api, method, path, ctype, body, len, token, &r, err, sizeof(err));
+	if (token != NULL)
+		memset(token, 0, strlen(token));
+	free(token);
+	free(body);
+	if (rc != 0) {
+		fprintf(stderr, "nrfwd-ctl: %s: %s\n", what, err);
+		return EXIT_UNREACHABLE;
+	}
+	if (r.status >= 200 && r.status < 300) {
+		fwrite(r.body, 1, r.body_len, stdout);
+		if (r.body_len > 0 && r.body[r.body_len - 1] != '\n')
+			putchar('\n');
+	} else {
+		print_failure(what, &r);
+		status = 1;
+	}
+	ctl_http_resp_fini(&r);
+	return status;
+}
+
 int
 main(int argc, char **argv)
 {
@@ -449,6 +692,9 @@ main(int argc, char **argv)
 		return cmd_check(argc - 1, argv + 1);
 	if (strcmp(argv[1], "explain") == 0)
 		return cmd_explain(argc, argv);
+	if (strcmp(argv[1], "get") == 0 || strcmp(argv[1], "put") == 0 ||
+		strcmp(argv[1], "patch") == 0 || strcmp(argv[1], "metrics") == 0)
+		return cmd_api(argc, argv);
 	if (strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "--help") == 0) {
 		usage(stdout);
 		return 0;

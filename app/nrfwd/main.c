@@ -3,12 +3,13 @@
  * nrfwd: the forwarding data path of an NRF.
  *
  *   nrfwd [EAL args --] --config FILE [--workers N] [--log-level L]
+ *         [--management ADDR:PORT] [--api-token-file FILE]
  *
  * The control thread (this one) loads and validates the configuration,
  * builds the first snapshot, binds the listeners, starts the workers and
  * then only waits for signals: SIGTERM/SIGINT drain and stop (exit 0).
- * Anything before a "--" is for the DPDK EAL of a later transport; the
- * kernel transport ignores it.
+ * Anything before a "--" is for the DPDK EAL (runtime.transport "dpdk",
+ * nrfwd_tp.c); the kernel transport ignores it.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -19,11 +20,13 @@
 #include <sys/resource.h>
 #include <time.h>
 
+#include "nrf_api.h"
 #include "nrf_cfg.h"
 #include "nrf_err.h"
 #include "nrf_log.h"
 #include "nrf_rt.h"
 #include "nrf_tp.h"
+#include "nrfwd_tp.h"
 
 #define MOD "nrfwd"
 #define DRAIN_MAX_MS 5000u
@@ -36,9 +39,15 @@ usage(FILE *f)
 		"  -c, --config FILE      configuration document (JSON, SPEC section 5)\n"
 		"  -w, --workers N        worker threads, 1..%d (default 1)\n"
 		"  -l, --log-level LEVEL  error, warn, info (default) or debug\n"
+		"  -M, --management ADDR:PORT  management listener (REST API, metrics,\n"
+		"                         health) instead of runtime.management; port 0\n"
+		"                         picks a free port (logged)\n"
+		"  -T, --api-token-file FILE  bearer token required for PUT/PATCH\n"
+		"      --pci-nic          DPDK: allow EAL arguments without --no-pci / -a\n"
 		"  -h, --help             this text\n"
 		"  -V, --version          print the version\n",
 		NRF_RT_MAX_WORKERS);
+	nrfwd_tp_usage(f);
 }
 
 static int
@@ -74,6 +83,93 @@ raise_nofile(void)
 	}
 }
 
+/* ------------------------------------------------------------------------ */
+/* Management listener (lib/api): REST configuration API, metrics, health.   */
+
+struct mgmt_opts {
+	const char *listen;      /* --management ADDR:PORT, NULL: runtime.management */
+	const char *token_file;  /* --api-token-file */
+};
+
+/* "ADDR:PORT" or "[V6]:PORT" into @p addr (of @p cap bytes) and @p port. */
+static int
+mgmt_parse(const char *s, char *addr, size_t cap, uint16_t *port)
+{
+	const char *colon = strrchr(s, ':');
+	size_t n;
+	char *end;
+	long v;
+
+	if (colon == NULL)
+		return -1;
+	v = strtol(colon + 1, &end, 10);
+	if (colon[1] == '\0' || *end != '\0' || v < 0 || v > 65535)
+		return -1;
+	n = (size_t)(colon - s);
+	if (n >= 2 && s[0] == '[' && s[n - 1] == ']') {
+		s++;
+		n -= 2;
+	}
+	if (n == 0 || n >= cap)
+		return -1;
+	memcpy(addr, s, n);
+	addr[n] = '\0';
+	*port = (uint16_t)v;
+	return 0;
+}
+
+/* Start the management listener, or not (port 0 in the configuration and
+ * no --management). Returns 0 with *out set (or NULL when disabled), or -1
+ * after logging why. */
+static int
+mgmt_start(const struct mgmt_opts *o, struct nrf_rt *rt, const struct nrf_cfg *cfg,
+	const char *config_path, struct nrf_api **out)
+{
+	struct nrf_api_params ap = {0};
+	struct nrf_tp_addr a;
+	char addr[128], buf[80];
+	char *token = NULL;
+	int err;
+
+	*out = NULL;
+	if (o->listen != NULL) {
+		if (mgmt_parse(o->listen, addr, sizeof(addr), &ap.port) != 0) {
+			NRF_LOG(ERR, MOD, "--management: expected ADDR:PORT, got \"%s\"", o->listen);
+			return -1;
+		}
+		ap.address = addr;
+	} else {
+		if (cfg->rt.mgmt_port == 0) {
+			NRF_LOG(INFO, MOD, "management listener disabled (runtime.management.port 0)");
+			return 0;
+		}
+		ap.address = cfg->rt.mgmt_address;
+		ap.port = cfg->rt.mgmt_port;
+	}
+	if (o->token_file != NULL) {
+		token = nrf_api_token_read(o->token_file, &err);
+		if (token == NULL) {
+			NRF_LOG(ERR, MOD, "--api-token-file %s: %s", o->token_file, nrf_strerror(err));
+			return -1;
+		}
+	}
+	ap.config_path = config_path;
+	ap.token = token;
+	*out = nrf_api_create(&ap, rt, &err);
+	if (token != NULL) {
+		memset(token, 0, strlen(token));
+		free(token);
+	}
+	if (*out == NULL) {
+		NRF_LOG(ERR, MOD, "cannot start the management listener: %s", nrf_strerror(err));
+		return -1;
+	}
+	nrf_api_addr(*out, &a);
+	NRF_LOG(INFO, MOD, "nrfwd management on %s%s", nrf_tp_addr_format(&a, buf, sizeof(buf)),
+		o->token_file != NULL ? " (token required for changes)" : "");
+	return 0;
+}
+
 static void
 log_stats(const struct nrf_rt *rt)
 {
@@ -103,6 +199,9 @@ main(int argc, char **argv)
 		{"config", required_argument, NULL, 'c'},
 		{"workers", required_argument, NULL, 'w'},
 		{"log-level", required_argument, NULL, 'l'},
+		{"management", required_argument, NULL, 'M'},
+		{"api-token-file", required_argument, NULL, 'T'},
+		{"pci-nic", no_argument, NULL, 1000},
 		{"help", no_argument, NULL, 'h'},
 		{"version", no_argument, NULL, 'V'},
 		{NULL, 0, NULL, 0},
@@ -114,24 +213,25 @@ main(int argc, char **argv)
 	struct nrf_rt_snap *snap;
 	struct nrf_cfg *cfg;
 	struct nrf_rt *rt;
+	struct mgmt_opts mopts = {NULL, NULL};
+	struct nrf_api *api = NULL;
+	struct nrfwd_tp_opts topts = {.eal_argc = 1, .eal_argv = argv};
 	sigset_t sigs;
 	uint32_t drain_ms;
 	int i, c, err, sig = 0;
 
-	/* Everything up to a "--" is EAL arguments (DPDK transport, later):
-	 * drop them, keep the program name. */
+	/* Everything up to a "--" is EAL arguments (DPDK transport): kept for
+	 * nrfwd_tp_start(); our own options follow, after the program name. */
 	for (i = 1; i < argc; i++) {
 		if (strcmp(argv[i], "--") == 0) {
-			if (i > 1)
-				fprintf(stderr, "nrfwd: kernel transport: ignoring %d EAL "
-					"argument(s)\n", i - 1);
+			topts.eal_argc = i;
 			argv[i] = argv[0];
 			argv += i;
 			argc -= i;
 			break;
 		}
 	}
-	while ((c = getopt_long(argc, argv, "c:w:l:hV", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "c:w:l:M:T:hV", opts, NULL)) != -1) {
 		switch (c) {
 		case 'c':
 			config = optarg;
@@ -153,6 +253,15 @@ main(int argc, char **argv)
 				fprintf(stderr, "nrfwd: --log-level: unknown level \"%s\"\n", optarg);
 				return 2;
 			}
+			break;
+		case 'M':
+			mopts.listen = optarg;
+			break;
+		case 'T':
+			mopts.token_file = optarg;
+			break;
+		case 1000:
+			topts.pci_nic = true;
 			break;
 		case 'h':
 			usage(stdout);
@@ -191,6 +300,13 @@ main(int argc, char **argv)
 		return 1;
 	}
 	nrf_cfg_problems_fini(&problems);
+	/* Transport: kernel sockets, or the DPDK port (EAL start-up problems
+	 * end here with one line and a non-zero status). */
+	c = nrfwd_tp_start(cfg, &topts, params.workers, &params.tp);
+	if (c != 0) {
+		nrf_cfg_free(cfg);
+		return c;
+	}
 	raise_nofile();
 	drain_ms = cfg->rt.request_ms < DRAIN_MAX_MS ? cfg->rt.request_ms : DRAIN_MAX_MS;
 
@@ -206,22 +322,25 @@ main(int argc, char **argv)
 	if (snap == NULL) {
 		NRF_LOG(ERR, MOD, "cannot build the forwarding data from %s: %s", config,
 			nrf_strerror(err));
+		nrfwd_tp_stop();
 		return 1;
 	}
 	cfg = (struct nrf_cfg *)nrf_rt_snap_cfg(snap);
 	rt = nrf_rt_create(&params, snap, &err);
 	if (rt == NULL) {
 		NRF_LOG(ERR, MOD, "cannot start: %s", nrf_strerror(err));
+		nrfwd_tp_stop();
 		return 1;
 	}
 	if (nrf_rt_start(rt) != 0) {
 		NRF_LOG(ERR, MOD, "cannot start worker threads");
 		nrf_rt_free(rt);
+		nrfwd_tp_stop();
 		return 1;
 	}
 	NRF_LOG(INFO, MOD, "nrfwd %s:%u started: %u worker(s), transport %s, %u peer(s), "
 		"local NRF %s", cfg->general.host, cfg->general.port, params.workers,
-		nrf_tp_kern_ops()->name, cfg->n_peers,
+		nrfwd_tp_name(), cfg->n_peers,
 		cfg->rt.local_nrf.present ? cfg->rt.local_nrf.address : "none");
 	for (i = 0; i < cfg->rt.n_listen; i++) {
 		struct nrf_tp_addr a;
@@ -229,6 +348,13 @@ main(int argc, char **argv)
 
 		if (nrf_rt_listen_addr(rt, (unsigned int)i, &a) == 0)
 			NRF_LOG(INFO, MOD, "nrfwd listening on %s", nrf_tp_addr_format(&a, buf, sizeof(buf)));
+	}
+	/* Management listener: after the workers, before the first signal. */
+	if (mgmt_start(&mopts, rt, cfg, config, &api) != 0) {
+		nrf_rt_stop(rt, 0);
+		nrf_rt_free(rt);
+		nrfwd_tp_stop();
+		return 1;
 	}
 
 	for (;;) {
@@ -249,10 +375,13 @@ main(int argc, char **argv)
 	}
 	NRF_LOG(INFO, MOD, "nrfwd stopping (%s): draining for up to %u ms", strsignal(sig),
 		drain_ms);
+	nrf_api_free(api); /* no configuration change while draining */
 	nrf_rt_stop(rt, drain_ms);
 	nrf_rt_join(rt);
 	log_stats(rt);
+	nrfwd_tp_report(rt);
 	nrf_rt_free(rt);
+	nrfwd_tp_stop();
 	NRF_LOG(INFO, MOD, "nrfwd stopped");
 	return 0;
 }

@@ -772,6 +772,7 @@ struct field {
 static const char *const status_names[] = {"DISABLED", "ENABLED", NULL};
 static const char *const scheme_names[] = {"http", "https", NULL};
 static const char *const scope_names[] = {"HOST", "SET", NULL};
+static const char *const transport_names[] = {"kernel", "dpdk", NULL};
 static const char *const cond_names[] = {
 	"NRF_Forwarding_Loop_Detection",
 	"NRF_Forwarding_Loop_Prevention",
@@ -782,9 +783,9 @@ static const char *const cond_names[] = {
 };
 
 static load_fn load_aliases, load_fwd_peers, load_sets, load_set_hosts,
-	load_errors, load_listen, load_local_nrf;
+	load_errors, load_listen, load_local_nrf, load_port_id;
 static emit_fn emit_aliases, emit_fwd_peers, emit_sets, emit_set_hosts,
-	emit_errors, emit_listen, emit_local_nrf;
+	emit_errors, emit_listen, emit_local_nrf, emit_port_id;
 
 static const struct field general_fields[] = {
 	{FLD("ocnrfHost", F_STR, struct nrf_cfg_general, host),
@@ -956,6 +957,62 @@ static const struct field limit_fields[] = {
 	{NULL},
 };
 
+/* The DPDK port (struct nrf_tp_dpdk_conf); rules across fields in
+ * check_dpdk(). */
+static const struct field dpdk_fields[] = {
+	{FLD("ipv4Address", F_STR, struct nrf_cfg_dpdk, ipv4_address), .def_str = "",
+		.check = check_ipv4},
+	{FLD("prefixLength", F_U16, struct nrf_cfg_dpdk, prefix_length),
+		.min = 1, .max = 32, .def = 24},
+	{FLD("gateway", F_STR, struct nrf_cfg_dpdk, gateway), .def_str = "",
+		.check = check_ipv4},
+	{FLD("portId", F_CUSTOM, struct nrf_cfg_dpdk, port_id),
+		.load = load_port_id, .emit = emit_port_id},
+	{FLD("rxDescriptors", F_U32, struct nrf_cfg_dpdk, rx_descriptors),
+		.min = 64, .max = 16384, .def = 1024},
+	{FLD("txDescriptors", F_U32, struct nrf_cfg_dpdk, tx_descriptors),
+		.min = 64, .max = 16384, .def = 1024},
+	{FLD("mbufs", F_U32, struct nrf_cfg_dpdk, mbufs),
+		.min = 1023, .max = 1048575, .def = 8191},
+	{FLD("mbufCache", F_U32, struct nrf_cfg_dpdk, mbuf_cache),
+		.min = 0, .max = 512, .def = 256},
+	{FLD("burst", F_U32, struct nrf_cfg_dpdk, burst), .min = 1, .max = 64, .def = 32},
+	{FLD("idleSpin", F_U32, struct nrf_cfg_dpdk, idle_spin),
+		.min = 0, .max = 1000000, .def = 512},
+	{FLD("idleSleepUs", F_U32, struct nrf_cfg_dpdk, idle_sleep_us),
+		.min = 0, .max = 100000, .def = 100},
+	{FLD("idleSleepMaxUs", F_U32, struct nrf_cfg_dpdk, idle_sleep_max_us),
+		.min = 0, .max = 1000000, .def = 1000},
+	{FLD("arpProbeMs", F_U32, struct nrf_cfg_dpdk, arp_probe_ms),
+		.min = 0, .max = 10000, .def = 300},
+	{FLD("linkWaitMs", F_U32, struct nrf_cfg_dpdk, link_wait_ms),
+		.min = 0, .max = 60000, .def = 2000},
+	{NULL},
+};
+
+/* runtime.tls / runtime.tlsClient (docs/tls.md); files are loaded by the
+ * runtime, consistency is checked in check_tls(). */
+static const struct field tls_fields[] = {
+	{FLD("certFile", F_STR, struct nrf_cfg_tls, cert_file), .def_str = ""},
+	{FLD("keyFile", F_STR, struct nrf_cfg_tls, key_file), .def_str = ""},
+	{FLD("caFile", F_STR, struct nrf_cfg_tls, ca_file), .def_str = ""},
+	{FLD("verifyClient", F_BOOL, struct nrf_cfg_tls, verify_client), .def = false},
+	{FLD("cipherSuites", F_STR, struct nrf_cfg_tls, cipher_suites), .def_str = ""},
+	{FLD("ciphers", F_STR, struct nrf_cfg_tls, ciphers), .def_str = ""},
+	{FLD("groups", F_STR, struct nrf_cfg_tls, groups), .def_str = ""},
+	{NULL},
+};
+
+static const struct field tls_client_fields[] = {
+	{FLD("caFile", F_STR, struct nrf_cfg_tls_client, ca_file), .def_str = ""},
+	{FLD("certFile", F_STR, struct nrf_cfg_tls_client, cert_file), .def_str = ""},
+	{FLD("keyFile", F_STR, struct nrf_cfg_tls_client, key_file), .def_str = ""},
+	{FLD("cipherSuites", F_STR, struct nrf_cfg_tls_client, cipher_suites), .def_str = ""},
+	{FLD("ciphers", F_STR, struct nrf_cfg_tls_client, ciphers), .def_str = ""},
+	{FLD("groups", F_STR, struct nrf_cfg_tls_client, groups), .def_str = ""},
+	{NULL},
+};
+
 static const struct field runtime_fields[] = {
 	{.name = "listen", .type = F_CUSTOM, .load = load_listen, .emit = emit_listen},
 	{FLD("localNrf", F_CUSTOM, struct nrf_cfg_runtime, local_nrf),
@@ -963,6 +1020,12 @@ static const struct field runtime_fields[] = {
 	{.name = "management", .type = F_OBJECT, .sub = mgmt_fields},
 	{.name = "timeouts", .type = F_OBJECT, .sub = timeout_fields},
 	{.name = "limits", .type = F_OBJECT, .sub = limit_fields},
+	{FLD("transport", F_ENUM, struct nrf_cfg_runtime, transport),
+		.names = transport_names, .def = NRF_TRANSPORT_KERNEL},
+	{FLD("dpdk", F_OBJECT, struct nrf_cfg_runtime, dpdk), .sub = dpdk_fields},
+	{FLD("tls", F_OBJECT, struct nrf_cfg_runtime, tls), .sub = tls_fields},
+	{FLD("tlsClient", F_OBJECT, struct nrf_cfg_runtime, tls_client),
+		.sub = tls_client_fields},
 	{NULL},
 };
 
@@ -1485,6 +1548,32 @@ load_local_nrf(struct load_ctx *c, const json_t *j, void *p, int arg)
 		ep->port = ep->scheme == NRF_SCHEME_HTTPS ? 443 : 80;
 }
 
+/* runtime.dpdk.portId: absent or null = the only port (-1), or 0..1023.
+ * null is what emit writes, so an emitted document reloads. */
+#define DPDK_MAX_PORT_ID 1023
+
+static void
+load_port_id(struct load_ctx *c, const json_t *j, void *p, int arg)
+{
+	int32_t *id = p;
+	json_int_t v;
+
+	(void)arg;
+	*id = -1;
+	if (j == NULL || json_is_null(j))
+		return;
+	if (!json_is_integer(j)) {
+		problem(c, "wrong type: must be an integer or null (the only port)");
+		return;
+	}
+	v = json_integer_value(j);
+	if (v < 0 || v > DPDK_MAX_PORT_ID) {
+		problem(c, "out of range: %lld not in 0..%d", (long long)v, DPDK_MAX_PORT_ID);
+		return;
+	}
+	*id = (int32_t)v;
+}
+
 /* ------------------------------------------------------------------ */
 /* Final pass: rules across fields.                                    */
 
@@ -1748,6 +1837,105 @@ check_timeouts(struct load_ctx *c)
 			rt->connect_ms, rt->request_ms);
 }
 
+static bool
+ipv4_of(const char *s, uint32_t *out)
+{
+	struct in_addr a;
+
+	if (*s == '\0' || inet_pton(AF_INET, s, &a) != 1)
+		return false;
+	*out = ntohl(a.s_addr);
+	return true;
+}
+
+static bool
+loopback_host(const char *s)
+{
+	uint32_t a;
+	unsigned char v6[16];
+	static const unsigned char lo6[16] = {[15] = 1};
+
+	if (ipv4_of(s, &a))
+		return (a >> 24) == 127;
+	if (inet_pton(AF_INET6, s, v6) == 1)
+		return memcmp(v6, lo6, sizeof(v6)) == 0;
+	return strcasecmp(s, "localhost") == 0;
+}
+
+/*
+ * runtime.dpdk on its own (pool sizes, address and gateway), and with
+ * transport "dpdk" what the port can serve: lwIP is IPv4 only, listens on
+ * 0.0.0.0 or the port's address, and cannot reach loopback or itself.
+ */
+/* TLS settings that only make sense together (files are loaded later, by
+ * the runtime and by `nrfwd-ctl check`). */
+static void
+check_tls(struct load_ctx *c)
+{
+	const struct nrf_cfg_runtime *rt = &c->cfg->rt;
+
+	/* certFile missing with a tls listener: reported by the runtime's
+	 * file check (nrf_rt_tls_check()), with the other file problems. */
+	if (rt->tls.verify_client && *rt->tls.ca_file == '\0')
+		problem_at(c, "/runtime/tls/caFile", "missing: required with verifyClient: true");
+	if (*rt->tls_client.key_file != '\0' && *rt->tls_client.cert_file == '\0')
+		problem_at(c, "/runtime/tlsClient/certFile", "missing: keyFile is set");
+}
+
+static void
+check_dpdk(struct load_ctx *c)
+{
+	const struct nrf_cfg_runtime *rt = &c->cfg->rt;
+	const struct nrf_cfg_dpdk *d = &rt->dpdk;
+	uint32_t ip = 0, gw, mask;
+	bool have_ip = ipv4_of(d->ipv4_address, &ip);
+
+	mask = d->prefix_length >= 32 ? UINT32_MAX : ~(UINT32_MAX >> d->prefix_length);
+	if (rt->transport == NRF_TRANSPORT_DPDK && *d->ipv4_address == '\0')
+		problem_at(c, "/runtime/dpdk/ipv4Address", "missing required field: the DPDK "
+			"port's address (transport \"dpdk\")");
+	if (have_ip && (ip == 0 || (ip >> 24) == 127 || (ip >> 28) >= 14 ||
+		    (d->prefix_length < 31 && ((ip & ~mask) == 0 || (ip | mask) == UINT32_MAX))))
+		problem_at(c, "/runtime/dpdk/ipv4Address", "not a usable host address on a /%u "
+			"network", d->prefix_length);
+	if (have_ip && ipv4_of(d->gateway, &gw) && ((gw & mask) != (ip & mask) || gw == ip))
+		problem_at(c, "/runtime/dpdk/gateway", "not on the port's network %s/%u",
+			d->ipv4_address, d->prefix_length);
+	if ((uint64_t)d->mbufs < (uint64_t)d->rx_descriptors + d->tx_descriptors +
+			2u * d->burst + d->mbuf_cache)
+		problem_at(c, "/runtime/dpdk/mbufs", "out of range: %u mbufs cannot fill %u RX + "
+			"%u TX descriptors, two bursts of %u and a cache of %u", d->mbufs,
+			d->rx_descriptors, d->tx_descriptors, d->burst, d->mbuf_cache);
+	if (d->idle_sleep_max_us < d->idle_sleep_us)
+		problem_at(c, "/runtime/dpdk/idleSleepMaxUs", "out of range: %u is below "
+			"idleSleepUs %u", d->idle_sleep_max_us, d->idle_sleep_us);
+	if (rt->transport != NRF_TRANSPORT_DPDK)
+		return;
+	if (rt->local_nrf.present) {
+		uint32_t a;
+		const char *addr = rt->local_nrf.address;
+
+		if (loopback_host(addr) || (have_ip && ipv4_of(addr, &a) && a == ip))
+			problem_at(c, "/runtime/localNrf/address", "not reachable over the DPDK "
+				"port: loopback or the port's own address");
+		else if (strchr(addr, ':') != NULL)
+			problem_at(c, "/runtime/localNrf/address", "the DPDK transport is IPv4 "
+				"only");
+	}
+	if (!have_ip)
+		return;
+	for (size_t i = 0; i < rt->n_listen; i++) {
+		char ptr[64];
+		uint32_t a;
+
+		if (ipv4_of(rt->listen[i].address, &a) && (a == 0 || a == ip))
+			continue;
+		snprintf(ptr, sizeof(ptr), "/runtime/listen/%zu/address", i);
+		problem_at(c, ptr, "the DPDK port serves only 0.0.0.0 or its own address %s",
+			d->ipv4_address);
+	}
+}
+
 static void
 finish(struct load_ctx *c)
 {
@@ -1760,6 +1948,8 @@ finish(struct load_ctx *c)
 	check_identities(c);
 	check_sets(c);
 	check_timeouts(c);
+	check_dpdk(c);
+	check_tls(c);
 	if (c->n_problems != 0 || c->oom)
 		return;
 
@@ -2143,6 +2333,16 @@ emit_listen(const struct nrf_cfg *cfg, const void *p, int arg)
 }
 
 static json_t *
+emit_port_id(const struct nrf_cfg *cfg, const void *p, int arg)
+{
+	int32_t id = *(const int32_t *)p;
+
+	(void)cfg;
+	(void)arg;
+	return id < 0 ? json_null() : json_integer(id);
+}
+
+static json_t *
 emit_local_nrf(const struct nrf_cfg *cfg, const void *p, int arg)
 {
 	const struct nrf_cfg_endpoint *ep = p;
@@ -2319,6 +2519,8 @@ nrf_cfg_equal(const struct nrf_cfg *a, const struct nrf_cfg *b)
 
 	ra = &a->rt;
 	rb = &b->rt;
+	if (!nrf_cfg_dpdk_equal(&ra->dpdk, &rb->dpdk))
+		return false;
 	if (ra->n_listen != rb->n_listen)
 		return false;
 	for (size_t i = 0; i < ra->n_listen; i++)
@@ -2349,6 +2551,20 @@ nrf_cfg_equal(const struct nrf_cfg *a, const struct nrf_cfg *b)
 			a->sets[i].n_peers != b->sets[i].n_peers)
 			return false;
 	return true;
+}
+
+bool
+nrf_cfg_dpdk_equal(const struct nrf_cfg_dpdk *a, const struct nrf_cfg_dpdk *b)
+{
+	return eq_object(dpdk_fields, a, b) && a->port_id == b->port_id;
+}
+
+const char *
+nrf_cfg_transport_name(enum nrf_cfg_transport t)
+{
+	if ((int)t < 0 || t > NRF_TRANSPORT_DPDK)
+		return NULL;
+	return transport_names[t];
 }
 
 const char *

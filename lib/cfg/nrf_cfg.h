@@ -178,6 +178,65 @@ struct nrf_cfg_endpoint {
 	uint16_t port;
 };
 
+/** runtime.transport: how nrfwd moves bytes (restart-only). */
+enum nrf_cfg_transport {
+	NRF_TRANSPORT_KERNEL = 0, /**< "kernel": kernel sockets (epoll) */
+	NRF_TRANSPORT_DPDK = 1,   /**< "dpdk": one DPDK port + lwIP, poll mode */
+};
+
+/**
+ * runtime.dpdk: the DPDK port and its poll loop (used with transport
+ * "dpdk"; restart-only). Field meanings: struct nrf_tp_dpdk_conf and
+ * docs/tuning.md.
+ */
+struct nrf_cfg_dpdk {
+	const char *ipv4_address;    /**< ipv4Address: the port's address; required
+				      * with transport "dpdk", else "" allowed */
+	uint16_t prefix_length;      /**< prefixLength 1..32, default 24 */
+	const char *gateway;         /**< gateway: IPv4 on the port's network; "" none */
+	int32_t port_id;             /**< portId 0..1023; -1 (null, default): the only port */
+	uint32_t rx_descriptors;     /**< rxDescriptors 64..16384, default 1024 */
+	uint32_t tx_descriptors;     /**< txDescriptors 64..16384, default 1024 */
+	uint32_t mbufs;              /**< mbufs 1023..1048575, default 8191 */
+	uint32_t mbuf_cache;         /**< mbufCache 0..512, default 256 */
+	uint32_t burst;              /**< burst 1..64, default 32 */
+	uint32_t idle_spin;          /**< idleSpin 0..1000000, default 512 */
+	uint32_t idle_sleep_us;      /**< idleSleepUs 0..100000 (0: pure poll), default 100 */
+	uint32_t idle_sleep_max_us;  /**< idleSleepMaxUs 0..1000000, default 1000 */
+	uint32_t arp_probe_ms;       /**< arpProbeMs 0..10000 (0: skip), default 300 */
+	uint32_t link_wait_ms;       /**< linkWaitMs 0..60000, default 2000 */
+};
+
+/**
+ * runtime.tls: the server side of every listener with tls: true (TLS 1.2
+ * and 1.3, ALPN h2 only). Files are loaded when the data path starts
+ * (nrf_rt_snap_create(); `nrfwd-ctl check` loads them too). docs/tls.md.
+ */
+struct nrf_cfg_tls {
+	const char *cert_file;     /**< certFile: PEM chain, leaf first; "" = none
+				    * (required when a listener has tls) */
+	const char *key_file;      /**< keyFile: PEM private key; "" = certFile */
+	const char *ca_file;       /**< caFile: CA bundle for client certificates */
+	bool verify_client;        /**< verifyClient: require a client certificate
+				    * signed by caFile (mTLS); default false */
+	const char *cipher_suites; /**< cipherSuites: TLS 1.3 list; "" = OpenSSL's */
+	const char *ciphers;       /**< ciphers: TLS 1.2 list; "" = OpenSSL's */
+	const char *groups;        /**< groups: key exchange groups; "" = OpenSSL's */
+};
+
+/**
+ * runtime.tlsClient: TLS toward https peers and an https local NRF (SNI and
+ * certificate name check against the peer's fqdn, else its address).
+ */
+struct nrf_cfg_tls_client {
+	const char *ca_file;       /**< caFile: CA bundle; "" = the system store */
+	const char *cert_file;     /**< certFile: client certificate chain; "" = none */
+	const char *key_file;      /**< keyFile: its key; "" = certFile */
+	const char *cipher_suites; /**< as in struct nrf_cfg_tls */
+	const char *ciphers;
+	const char *groups;
+};
+
 struct nrf_cfg_runtime {
 	struct nrf_cfg_listen listen[NRF_CFG_MAX_LISTEN];
 	uint16_t n_listen;                /**< default: one, 0.0.0.0:ocnrfPort */
@@ -192,6 +251,10 @@ struct nrf_cfg_runtime {
 	uint32_t max_header_bytes;        /**< default 16384 */
 	uint32_t max_body_bytes;          /**< default 1048576 */
 	uint32_t peer_queue_depth;        /**< default 1024 */
+	enum nrf_cfg_transport transport; /**< default kernel */
+	struct nrf_cfg_dpdk dpdk;         /**< the DPDK port (transport dpdk) */
+	struct nrf_cfg_tls tls;           /**< TLS listeners (server side) */
+	struct nrf_cfg_tls_client tls_client; /**< https upstreams (client side) */
 };
 
 /** An immutable configuration snapshot. Read-only for everyone. */
@@ -276,6 +339,12 @@ char *nrf_cfg_emit(const struct nrf_cfg *cfg, enum nrf_cfg_group group,
 
 /** True when two snapshots hold the same configuration (generation ignored). */
 bool nrf_cfg_equal(const struct nrf_cfg *a, const struct nrf_cfg *b);
+
+/** True when two runtime.dpdk groups are the same. */
+bool nrf_cfg_dpdk_equal(const struct nrf_cfg_dpdk *a, const struct nrf_cfg_dpdk *b);
+
+/** "kernel" / "dpdk"; NULL for an unknown value. */
+const char *nrf_cfg_transport_name(enum nrf_cfg_transport t);
 
 /** "NRF_Forwarding_Loop_Detection", …; NULL for an unknown value. */
 const char *nrf_cfg_cond_name(enum nrf_cfg_cond cond);

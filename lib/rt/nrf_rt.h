@@ -27,7 +27,9 @@
 #include <stdint.h>
 
 #include "nrf_cfg.h"
+#include "nrf_fwd.h"
 #include "nrf_tp.h"
+#include "nrf_tp_dpdk.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -47,7 +49,11 @@ struct nrf_rt_snap;
  * numeric ipv4/ipv6 address when configured, else the fqdn resolved now —
  * blocking, control thread). A peer that cannot be resolved stays in the
  * table and fails every try (logged once here).
- * @return NULL with @p err = NRF_ENOMEM, NRF_EMATCHER or NRF_EINVAL.
+ * TLS contexts (runtime.tls, runtime.tlsClient) are built here too: a TLS
+ * file that does not load gives NRF_ECONFIG (logged with the field's
+ * pointer, the file and the reason; nrf_rt_tls_check()).
+ * @return NULL with @p err = NRF_ENOMEM, NRF_EMATCHER, NRF_EINVAL or
+ *   NRF_ECONFIG.
  */
 struct nrf_rt_snap *nrf_rt_snap_create(struct nrf_cfg *cfg, int *err);
 
@@ -60,7 +66,9 @@ const struct nrf_cfg *nrf_rt_snap_cfg(const struct nrf_rt_snap *s);
 /** Runtime parameters. */
 struct nrf_rt_params {
 	unsigned int workers;          /**< 1..NRF_RT_MAX_WORKERS */
-	const struct nrf_tp_ops *tp;   /**< NULL: kernel transport */
+	const struct nrf_tp_ops *tp;   /**< NULL: kernel transport;
+					* nrf_tp_dpdk_ops(): exactly one worker,
+					* run on the data-path lcore */
 };
 
 struct nrf_rt;
@@ -70,8 +78,9 @@ struct nrf_rt;
  * failure): one loop per worker, and for every runtime.listen entry one
  * listener socket per worker on the same address (SO_REUSEPORT), bound now
  * so address problems are reported here. No thread is started yet.
- * @return NULL with @p err = NRF_EINVAL (bad parameters, TLS listener:
- *   not supported by this transport yet), NRF_EIO (bind/listen failed; the
+ * @return NULL with @p err = NRF_EINVAL (bad parameters,
+ *   more than one worker on the DPDK
+ *   transport), NRF_EIO (bind/listen failed; the
  *   errno of the failure is kept), NRF_ENOMEM.
  */
 struct nrf_rt *nrf_rt_create(const struct nrf_rt_params *p, struct nrf_rt_snap *snap,
@@ -82,19 +91,72 @@ int nrf_rt_start(struct nrf_rt *rt);
 
 /**
  * Publish a new snapshot (taken over). Workers switch at their next loop
- * iteration; the old one is retired and freed by nrf_rt_reclaim().
- * The listener set and the peer list must be those of the running snapshot
- * (live changes of listeners and peers are a later step); settings, error
- * responses and Via identities may change.
- * @return 0, or NRF_EINVAL when listeners or peers differ (@p snap freed).
+ * iteration; requests in flight finish on the snapshot they started with
+ * (and with the peer connections of that snapshot); the old snapshot is
+ * retired and freed by nrf_rt_reclaim().
+ *
+ * Live: everything in generalOptions, forwardingOptions and nrfGrowth
+ * (own identity, peers added, removed, reordered or readdressed, priorities,
+ * switches, error responses), runtime.localNrf, runtime.timeouts,
+ * runtime.limits.maxConnections and runtime.limits.peerQueueDepth. Each
+ * worker keeps one connection pool per upstream; a pool whose upstream is
+ * gone (or whose address, scheme, authority or apiPrefix changed) serves
+ * the requests that still use it and is closed once the last one is done;
+ * new upstreams get new pools (connected on demand).
+ *
+ * Restart-only (see nrf_rt_restart_only()): runtime.listen,
+ * runtime.management, runtime.transport, runtime.dpdk and the limits baked
+ * into the workers' HTTP/2 contexts and buffers (maxConcurrentStreams,
+ * maxHeaderBytes, maxBodyBytes).
+ *
+ * A generation that does not grow is bumped past the current one.
+ * Control thread (serialised with the other control functions by an
+ * internal lock, so the API thread and the main thread may both call).
+ * @return 0, or NRF_EINVAL when a restart-only setting differs,
+ *   NRF_ENOMEM (@p snap is freed in both cases; nothing changed).
  */
 int nrf_rt_publish(struct nrf_rt *rt, struct nrf_rt_snap *snap);
+
+/**
+ * Compare the restart-only settings of the running snapshot with @p next.
+ *
+ * @param ptrs  receives up to @p max JSON pointers (static strings, e.g.
+ *              "/runtime/listen", "/runtime/limits/maxHeaderBytes") of the
+ *              settings that differ.
+ * @return the number of differing settings (0: @p next can be published
+ *   live). Control thread.
+ */
+unsigned int nrf_rt_restart_only(struct nrf_rt *rt, const struct nrf_cfg *next,
+	const char **ptrs, unsigned int max);
+
+/**
+ * The running configuration as JSON text (nrf_cfg_emit() of @p group of the
+ * snapshot published last); @p gen (may be NULL) receives its generation.
+ * @return malloc'd text (caller free()s) or NULL with @p err set
+ *   (NRF_ENOMEM, NRF_EINVAL). Control thread.
+ */
+char *nrf_rt_emit(struct nrf_rt *rt, enum nrf_cfg_group group, int indent,
+	uint64_t *gen, int *err);
+
+/**
+ * Address of the local NRF of the running snapshot (for readiness probes).
+ * @return 0, NRF_ENOENT (no local NRF: a pure forwarder) or NRF_EINVAL (its
+ *   address is unknown). Control thread.
+ */
+int nrf_rt_local_nrf(struct nrf_rt *rt, struct nrf_tp_addr *out);
+
+/**
+ * True when every worker uses generation @p gen or a newer one (the change
+ * is in effect for every new request). Any thread.
+ */
+bool nrf_rt_generation_seen(const struct nrf_rt *rt, uint64_t gen);
 
 /** Generation of the snapshot published last. */
 uint64_t nrf_rt_generation(const struct nrf_rt *rt);
 
 /**
- * Free retired snapshots no worker can still see. Call periodically.
+ * Free retired snapshots no worker can still see. Call periodically
+ * (control thread; serialised with nrf_rt_publish() internally).
  * @return the number of retired snapshots still waiting.
  */
 unsigned int nrf_rt_reclaim(struct nrf_rt *rt);
@@ -113,10 +175,60 @@ void nrf_rt_join(struct nrf_rt *rt);
 /** Free the runtime (workers joined or never started). NULL-safe. */
 void nrf_rt_free(struct nrf_rt *rt);
 
-/** Counters, summed over workers (each worker writes its own). */
+/**
+ * How a front request ended (one per request, counted when its stream
+ * closes): the answer nrfwd gave, or that the client went away first.
+ */
+enum nrf_rt_outcome {
+	NRF_RT_OUT_LOCAL = 0,        /**< local NRF answer relayed */
+	NRF_RT_OUT_PEER,             /**< peer answer relayed */
+	NRF_RT_OUT_LOOP_DETECTED,    /**< NRF_Forwarding_Loop_Detection */
+	NRF_RT_OUT_HOP_LIMIT,        /**< NRF_Forwarding_Hop_Limit */
+	NRF_RT_OUT_LOOP_PREVENTED,   /**< NRF_Forwarding_Loop_Prevention */
+	NRF_RT_OUT_NOT_REACHABLE,    /**< NRF_Not_Reachable */
+	NRF_RT_OUT_OVERLOAD,         /**< NRF_Forwarding_Overload */
+	NRF_RT_OUT_BAD_REQUEST,      /**< 400 / 413 answered by nrfwd */
+	NRF_RT_OUT_NOT_IMPLEMENTED,  /**< 501: local-only operation, no local NRF */
+	NRF_RT_OUT_INTERNAL,         /**< 500 */
+	NRF_RT_OUT_CLIENT_RESET,     /**< the stream closed before an answer */
+	NRF_RT_OUT_COUNT
+};
+
+/** "local", "peer", "loop_detected", ... (metric label values). */
+const char *nrf_rt_outcome_name(enum nrf_rt_outcome o);
+
+/** Why a try (local NRF or peer) did not give the answer. */
+enum nrf_rt_fail {
+	NRF_RT_FAIL_CONNECT = 0,     /**< connect failed or timed out */
+	NRF_RT_FAIL_RESET,           /**< stream reset by the upstream */
+	NRF_RT_FAIL_REFUSED,         /**< refused by GOAWAY before processing */
+	NRF_RT_FAIL_CONN_LOST,       /**< connection lost while the try was open */
+	NRF_RT_FAIL_TIMEOUT,         /**< per-try timeout */
+	NRF_RT_FAIL_REROUTE,         /**< answered a nrfRerouteOn... status */
+	NRF_RT_FAIL_UNAVAILABLE,     /**< not tried: down, no address, https */
+	NRF_RT_FAIL_OVERLOAD,        /**< not tried: its queue was full */
+	NRF_RT_FAIL_OTHER,           /**< submit failed, shutting down */
+	NRF_RT_FAIL_COUNT
+};
+
+/** "connect", "reset", "refused", ... (metric label values). */
+const char *nrf_rt_fail_name(enum nrf_rt_fail f);
+
+/** Upper bounds of the request latency histogram, in microseconds. */
+#define NRF_RT_LAT_BOUNDS_US                                                   \
+	{500, 1000, 2500, 5000, 10000, 25000, 50000, 100000, 250000, 500000,  \
+		1000000, 2500000, 5000000, 10000000}
+#define NRF_RT_LAT_BUCKETS 14 /**< finite buckets; one more for +Inf */
+
+/**
+ * Counters, summed over workers (each worker writes its own; readers use
+ * relaxed atomic loads, so a sum may be a few microseconds old). Every
+ * member is a uint64_t (summed as an array).
+ */
 struct nrf_rt_stats {
 	uint64_t conns_accepted;
 	uint64_t conns_refused;       /**< over maxConnections */
+	uint64_t conns_closed;        /**< front connections gone */
 	uint64_t requests;            /**< front streams answered or reset */
 	uint64_t bad_requests;        /**< 400/413 answered by nrfwd */
 	uint64_t loop_detected;
@@ -136,12 +248,101 @@ struct nrf_rt_stats {
 	uint64_t relay_aborts;        /**< upstream broke after the answer began */
 	uint64_t peer_connects;
 	uint64_t peer_connect_failures;
+	uint64_t snapshot_switches;   /**< snapshots picked up by workers */
+	/** Requests by operation (enum nrf_fwd_op) and outcome. */
+	uint64_t req[NRF_OP_COUNT][NRF_RT_OUT_COUNT];
+	/** Latency (complete request to stream closed) by operation:
+	 *  bucket counts (non-cumulative; the last is +Inf) and sum. */
+	uint64_t lat_bucket[NRF_OP_COUNT][NRF_RT_LAT_BUCKETS + 1];
+	uint64_t lat_sum_ns[NRF_OP_COUNT];
 };
 
 void nrf_rt_stats_get(const struct nrf_rt *rt, struct nrf_rt_stats *out);
 
+/** Exact status codes kept per upstream; others count as "other". */
+#define NRF_RT_PEER_CODES 16
+
+/**
+ * Counters of one upstream (a peer NRF by its display name "host:port",
+ * or the local NRF), summed over workers. Counters of a name survive the
+ * upstream's removal from the configuration (and count on if it returns).
+ */
+struct nrf_rt_peer_stats {
+	char name[280];
+	bool local;                       /**< the local NRF */
+	uint64_t tries;                   /**< tries started (sent or queued) */
+	uint64_t loop_prevented;          /**< skipped: its identity was in Via */
+	uint64_t fail[NRF_RT_FAIL_COUNT]; /**< tries that gave no answer, by reason */
+	uint16_t codes[NRF_RT_PEER_CODES];/**< status codes answered ... */
+	uint64_t code_n[NRF_RT_PEER_CODES]; /**< ... and how often */
+	unsigned int n_codes;
+	uint64_t code_other;              /**< answers with further codes */
+};
+
+/**
+ * Counters of every upstream seen since start, summed over workers.
+ * @param out  receives a malloc'd array (caller free()s), @p n its length.
+ * @return 0 or NRF_ENOMEM. Any thread except workers.
+ */
+int nrf_rt_peer_stats_get(const struct nrf_rt *rt, struct nrf_rt_peer_stats **out,
+	size_t *n);
+
+/** One worker, as seen from the control thread. */
+struct nrf_rt_worker_info {
+	bool running;            /**< thread started and not exited */
+	uint64_t generation;     /**< configuration generation it uses */
+	uint64_t cpu_ns;         /**< CPU time of its thread (0 when not running) */
+};
+
+/** Number of workers. */
+unsigned int nrf_rt_workers(const struct nrf_rt *rt);
+
+/** Information on worker @p i. @return 0 or NRF_ENOENT. Control thread. */
+int nrf_rt_worker_get(const struct nrf_rt *rt, unsigned int i,
+	struct nrf_rt_worker_info *out);
+
+/** True while the workers run and no stop was requested. Any thread. */
+bool nrf_rt_running(const struct nrf_rt *rt);
+
 /** Listener of worker 0 for runtime.listen[@p i]: the bound address. */
 int nrf_rt_listen_addr(const struct nrf_rt *rt, unsigned int i, struct nrf_tp_addr *out);
+
+/**
+ * Poll-mode accounting of the worker on a DPDK transport (params.tp ==
+ * nrf_tp_dpdk_ops()). That transport runs exactly one worker per process
+ * (nrf_rt_create() refuses more with NRF_EINVAL), started by
+ * nrf_rt_start() on the data-path lcore with nrf_tp_dpdk_launch() (or on a
+ * registered pthread when the EAL core list has a single lcore).
+ *
+ * busy_cycles / requests (nrf_rt_stats) is the data-path cost per request
+ * in TSC cycles; lc.busy_cycles / lc.cycles the load of the lcore.
+ */
+struct nrf_rt_dp_stats {
+	bool polled;                          /**< the worker has polled */
+	int lcore;                            /**< its lcore id, -1 before */
+	uint64_t tsc_hz;                      /**< cycles per second */
+	struct nrf_tp_dpdk_lcore_stats lc;    /**< that lcore's counters */
+	struct nrf_tp_dpdk_port_stats port;   /**< the port's counters */
+};
+
+/**
+ * Counters of the polling worker (any thread; each value consistent).
+ * @return 0, or NRF_ENOENT when the runtime is not on the DPDK transport
+ *   (@p out zeroed, lcore -1).
+ */
+int nrf_rt_dp_stats_get(const struct nrf_rt *rt, struct nrf_rt_dp_stats *out);
+
+/**
+ * Load the TLS files of @p cfg the way the data path will (runtime.tls when
+ * a listener has tls or certFile is set; runtime.tlsClient when an upstream
+ * is https or a file is set): certificate, key (and that they match), CA
+ * bundles, cipher and group lists. Each problem (at most @p max stored in
+ * @p out) is a JSON pointer ("/runtime/tls/keyFile") and a reason naming
+ * the file. nrf_rt_snap_create() fails with NRF_ECONFIG on the same
+ * problems. docs/tls.md.
+ * @return the number of problems (0: every file loads). Control thread.
+ */
+size_t nrf_rt_tls_check(const struct nrf_cfg *cfg, struct nrf_cfg_problem *out, size_t max);
 
 #ifdef __cplusplus
 }

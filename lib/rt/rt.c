@@ -2,13 +2,21 @@
 /*
  * Control side of the runtime: snapshots, workers, stop, counters.
  *
- * Snapshot reclamation (the hook for live reconfiguration): a worker only
- * ever takes references on the snapshot it currently uses, and reports the
- * generation it uses in seen_gen. Once every worker reports a newer
- * generation than snapshot S, nobody can take a new reference on S, so when
- * all of S's per-worker reference counts are zero as well, S is unreachable
- * and freed.
+ * Snapshot reclamation (live reconfiguration): a worker only ever takes
+ * references on the snapshot it currently uses, and reports the generation
+ * it uses in seen_gen. Once every worker reports a newer generation than
+ * snapshot S, nobody can take a new reference on S, so when all of S's
+ * per-worker reference counts are zero as well, S is unreachable. Each
+ * worker also keeps a view of S (its pools for S's peer indices) until it
+ * has seen S's count drop to zero; S is freed only once every view is gone,
+ * so a worker never looks at a freed snapshot.
+ *
+ * The control functions (publish, reclaim, emit, ...) take ctl_lock: the
+ * REST API runs on its own thread next to the main thread's reclaim tick.
+ * Workers never take it.
  */
+#include <errno.h>
+#include <time.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -25,7 +33,7 @@ ep_fill(struct rt_ep *ep, enum nrf_cfg_scheme scheme, const char *authority,
 	snprintf(ep->authority, sizeof(ep->authority), "%s", authority);
 	snprintf(ep->name, sizeof(ep->name), "%s", authority);
 	snprintf(ep->api_root, sizeof(ep->api_root), "%s://%s%s", ep->scheme, authority, prefix);
-	ep->prefix = prefix;
+	snprintf(ep->prefix, sizeof(ep->prefix), "%s", prefix);
 	ep->tls = scheme == NRF_SCHEME_HTTPS;
 }
 
@@ -35,6 +43,12 @@ resolve_peer(struct rt_ep *ep, const struct nrf_cfg_peer *p)
 	int rc = NRF_ENOENT;
 
 	ep_fill(ep, p->scheme, p->name, p->api_prefix);
+	if (strlen(p->api_prefix) >= sizeof(ep->prefix)) {
+		NRF_LOG(WARN, MOD, "peer %s (%s): apiPrefix longer than %zu bytes; every try "
+			"to it fails", p->name, p->pointer, sizeof(ep->prefix) - 1);
+		ep->ok = false;
+		return;
+	}
 	if (p->ipv4[0] != '\0')
 		rc = nrf_tp_addr_parse(p->ipv4, p->port, &ep->addr);
 	if (rc != 0 && p->ipv6[0] != '\0')
@@ -45,9 +59,9 @@ resolve_peer(struct rt_ep *ep, const struct nrf_cfg_peer *p)
 	if (!ep->ok)
 		NRF_LOG(WARN, MOD, "peer %s (%s): no address (%s); every try to it fails", p->name,
 			p->pointer, nrf_strerror(rc));
-	else if (ep->tls)
-		NRF_LOG(WARN, MOD, "peer %s (%s): https is not supported by this transport yet; "
-			"every try to it fails", p->name, p->pointer);
+	/* https: SNI and certificate name (rt_tls.c) */
+	snprintf(ep->tls_name, sizeof(ep->tls_name), "%s",
+		p->fqdn[0] != '\0' ? p->fqdn : p->ipv4[0] != '\0' ? p->ipv4 : p->ipv6);
 }
 
 struct nrf_rt_snap *
@@ -96,11 +110,11 @@ nrf_rt_snap_create(struct nrf_cfg *cfg, int *err)
 		if (!s->local.ok)
 			NRF_LOG(WARN, MOD, "runtime.localNrf: no address for \"%s\" (%s)", l->address,
 				nrf_strerror(rc));
-		if (s->local.tls)
-			NRF_LOG(WARN, MOD, "runtime.localNrf: https is not supported by this "
-				"transport yet");
+		snprintf(s->local.tls_name, sizeof(s->local.tls_name), "%s", l->address);
 	}
-	*err = 0;
+	*err = rt_tls_snap_init(s);
+	if (*err != 0)
+		goto fail;
 	return s;
 fail:
 	nrf_rt_snap_free(s);
@@ -115,8 +129,11 @@ nrf_rt_snap_free(struct nrf_rt_snap *s)
 	nrf_fwd_table_free(s->table);
 	nrf_via_db_free(s->db);
 	nrf_cfg_free(s->cfg);
+	rt_tls_snap_fini(s);
 	free(s->peers);
 	free((void *)s->refs);
+	free(s->views);
+	free((void *)s->view_live);
 	free(s);
 }
 
@@ -130,7 +147,9 @@ static int
 snap_attach(struct nrf_rt *rt, struct nrf_rt_snap *s)
 {
 	s->refs = calloc(rt->p.workers, sizeof(*s->refs));
-	if (s->refs == NULL)
+	s->views = calloc(rt->p.workers, sizeof(*s->views));
+	s->view_live = calloc(rt->p.workers, sizeof(*s->view_live));
+	if (s->refs == NULL || s->views == NULL || s->view_live == NULL)
 		return NRF_ENOMEM;
 	s->n_refs = rt->p.workers;
 	return 0;
@@ -143,19 +162,11 @@ nrf_rt_create(const struct nrf_rt_params *p, struct nrf_rt_snap *snap, int *err)
 	struct nrf_rt *rt;
 	unsigned int i;
 
-	if (p == NULL || snap == NULL || p->workers == 0 || p->workers > NRF_RT_MAX_WORKERS) {
+	if (p == NULL || snap == NULL || p->workers == 0 || p->workers > NRF_RT_MAX_WORKERS ||
+		rt_dp_check(p) != 0) {
 		nrf_rt_snap_free(snap);
 		*err = NRF_EINVAL;
 		return NULL;
-	}
-	for (i = 0; i < snap->cfg->rt.n_listen; i++) {
-		if (snap->cfg->rt.listen[i].tls) {
-			NRF_LOG(ERR, MOD, "runtime.listen[%u]: tls is not supported by this transport "
-				"yet", i);
-			nrf_rt_snap_free(snap);
-			*err = NRF_EINVAL;
-			return NULL;
-		}
 	}
 	rt = calloc(1, sizeof(*rt));
 	if (rt == NULL || (rt->p = *p, snap_attach(rt, snap)) != 0) {
@@ -165,7 +176,10 @@ nrf_rt_create(const struct nrf_rt_params *p, struct nrf_rt_snap *snap, int *err)
 		return NULL;
 	}
 	rt->tp = p->tp != NULL ? p->tp : nrf_tp_kern_ops();
+	pthread_mutex_init(&rt->ctl_lock, NULL);
+	atomic_init(&rt->running, false);
 	rt->cur = snap;
+	atomic_init(&rt->cur_gen, snap->gen);
 	atomic_init(&rt->snap, snap);
 	memset(ports, 0, sizeof(ports));
 	for (i = 0; i < p->workers; i++) {
@@ -185,6 +199,8 @@ nrf_rt_start(struct nrf_rt *rt)
 {
 	unsigned int i;
 
+	if (rt_dp_polled(rt->tp))
+		return rt_dp_start(rt);
 	for (i = 0; i < rt->n; i++) {
 		if (pthread_create(&rt->w[i]->th, NULL, rt_worker_main, rt->w[i]) != 0) {
 			nrf_rt_stop(rt, 0);
@@ -193,57 +209,149 @@ nrf_rt_start(struct nrf_rt *rt)
 		}
 		rt->w[i]->started = true;
 	}
+	atomic_store(&rt->running, true);
 	return 0;
 }
 
+/* Restart-only settings: baked into listeners, the management listener,
+ * the workers' HTTP/2 contexts (SETTINGS, header blocks) and their
+ * per-worker buffers sized from the limits. */
 static bool
-same_shape(const struct nrf_rt_snap *a, const struct nrf_rt_snap *b)
+listen_differs(const struct nrf_cfg *a, const struct nrf_cfg *b)
 {
 	uint16_t i;
 
-	if (a->cfg->n_peers != b->cfg->n_peers || a->cfg->rt.n_listen != b->cfg->rt.n_listen)
-		return false;
-	for (i = 0; i < a->cfg->rt.n_listen; i++) {
-		if (a->cfg->rt.listen[i].port != b->cfg->rt.listen[i].port ||
-			strcmp(a->cfg->rt.listen[i].address, b->cfg->rt.listen[i].address) != 0)
-			return false;
+	if (a->rt.n_listen != b->rt.n_listen)
+		return true;
+	for (i = 0; i < a->rt.n_listen; i++) {
+		if (a->rt.listen[i].port != b->rt.listen[i].port ||
+			a->rt.listen[i].tls != b->rt.listen[i].tls ||
+			strcmp(a->rt.listen[i].address, b->rt.listen[i].address) != 0)
+			return true;
 	}
-	for (i = 0; i < a->cfg->n_peers; i++) {
-		if (memcmp(&a->peers[i].addr, &b->peers[i].addr, sizeof(a->peers[i].addr)) != 0 ||
-			strcmp(a->peers[i].api_root, b->peers[i].api_root) != 0)
-			return false;
-	}
-	return memcmp(&a->local.addr, &b->local.addr, sizeof(a->local.addr)) == 0;
+	return false;
+}
+
+static unsigned int
+restart_diff(const struct nrf_cfg *a, const struct nrf_cfg *b, const char **ptrs,
+	unsigned int max)
+{
+	unsigned int n = 0;
+
+#define RT_DIFF(cond, ptr)                                                     \
+	do {                                                                   \
+		if (cond) {                                                    \
+			if (n < max && ptrs != NULL)                           \
+				ptrs[n] = ptr;                                 \
+			n++;                                                   \
+		}                                                              \
+	} while (0)
+	RT_DIFF(listen_differs(a, b), "/runtime/listen");
+	RT_DIFF(strcmp(a->rt.mgmt_address, b->rt.mgmt_address) != 0,
+		"/runtime/management/address");
+	RT_DIFF(a->rt.mgmt_port != b->rt.mgmt_port, "/runtime/management/port");
+	RT_DIFF(a->rt.max_concurrent_streams != b->rt.max_concurrent_streams,
+		"/runtime/limits/maxConcurrentStreams");
+	RT_DIFF(a->rt.max_header_bytes != b->rt.max_header_bytes,
+		"/runtime/limits/maxHeaderBytes");
+	RT_DIFF(a->rt.max_body_bytes != b->rt.max_body_bytes, "/runtime/limits/maxBodyBytes");
+	RT_DIFF(a->rt.transport != b->rt.transport, "/runtime/transport");
+	RT_DIFF(!nrf_cfg_dpdk_equal(&a->rt.dpdk, &b->rt.dpdk), "/runtime/dpdk");
+#undef RT_DIFF
+	return n;
+}
+
+unsigned int
+nrf_rt_restart_only(struct nrf_rt *rt, const struct nrf_cfg *next, const char **ptrs,
+	unsigned int max)
+{
+	unsigned int n;
+
+	pthread_mutex_lock(&rt->ctl_lock);
+	n = restart_diff(rt->cur->cfg, next, ptrs, max);
+	pthread_mutex_unlock(&rt->ctl_lock);
+	return n;
 }
 
 int
 nrf_rt_publish(struct nrf_rt *rt, struct nrf_rt_snap *snap)
 {
-	struct nrf_rt_snap *old = rt->cur;
+	struct nrf_rt_snap *old;
+	unsigned int i;
 
-	if (!same_shape(old, snap)) {
+	pthread_mutex_lock(&rt->ctl_lock);
+	old = rt->cur;
+	if (restart_diff(old->cfg, snap->cfg, NULL, 0) != 0) {
+		pthread_mutex_unlock(&rt->ctl_lock);
 		nrf_rt_snap_free(snap);
 		return NRF_EINVAL;
 	}
 	if (snap_attach(rt, snap) != 0) {
+		pthread_mutex_unlock(&rt->ctl_lock);
 		nrf_rt_snap_free(snap);
 		return NRF_ENOMEM;
 	}
 	if (snap->gen <= old->gen)
 		snap->gen = old->gen + 1;
 	rt->cur = snap;
+	atomic_store_explicit(&rt->cur_gen, snap->gen, memory_order_release);
 	atomic_store_explicit(&rt->snap, snap, memory_order_release);
-	for (unsigned int i = 0; i < rt->n; i++)
+	for (i = 0; i < rt->n; i++)
 		rt->tp->loop_wake(rt->w[i]->loop);
 	old->retired_next = rt->retired;
 	rt->retired = old;
+	pthread_mutex_unlock(&rt->ctl_lock);
 	return 0;
 }
 
 uint64_t
 nrf_rt_generation(const struct nrf_rt *rt)
 {
-	return rt->cur->gen;
+	return atomic_load_explicit(&rt->cur_gen, memory_order_acquire);
+}
+
+bool
+nrf_rt_generation_seen(const struct nrf_rt *rt, uint64_t gen)
+{
+	unsigned int i;
+
+	for (i = 0; i < rt->n; i++) {
+		const struct rt_worker *w = rt->w[i];
+
+		if (atomic_load_explicit(&w->exited, memory_order_acquire))
+			continue;
+		if (atomic_load_explicit(&w->seen_gen, memory_order_acquire) < gen)
+			return false;
+	}
+	return true;
+}
+
+char *
+nrf_rt_emit(struct nrf_rt *rt, enum nrf_cfg_group group, int indent, uint64_t *gen,
+	int *err)
+{
+	char *out;
+
+	pthread_mutex_lock(&rt->ctl_lock);
+	out = nrf_cfg_emit(rt->cur->cfg, group, indent, err);
+	if (gen != NULL)
+		*gen = rt->cur->gen;
+	pthread_mutex_unlock(&rt->ctl_lock);
+	return out;
+}
+
+int
+nrf_rt_local_nrf(struct nrf_rt *rt, struct nrf_tp_addr *out)
+{
+	int rc = NRF_ENOENT;
+
+	pthread_mutex_lock(&rt->ctl_lock);
+	if (rt->cur->cfg->rt.local_nrf.present) {
+		rc = rt->cur->local.ok ? 0 : NRF_EINVAL;
+		*out = rt->cur->local.addr;
+	}
+	pthread_mutex_unlock(&rt->ctl_lock);
+	return rc;
 }
 
 static bool
@@ -259,6 +367,8 @@ snap_unused(const struct nrf_rt *rt, const struct nrf_rt_snap *s)
 			return false;
 		if (atomic_load_explicit(&s->refs[i], memory_order_acquire) != 0)
 			return false;
+		if (atomic_load_explicit(&s->view_live[i], memory_order_acquire) != 0)
+			return false;
 	}
 	return true;
 }
@@ -266,9 +376,11 @@ snap_unused(const struct nrf_rt *rt, const struct nrf_rt_snap *s)
 unsigned int
 nrf_rt_reclaim(struct nrf_rt *rt)
 {
-	struct nrf_rt_snap **pp = &rt->retired;
+	struct nrf_rt_snap **pp;
 	unsigned int left = 0;
 
+	pthread_mutex_lock(&rt->ctl_lock);
+	pp = &rt->retired;
 	while (*pp != NULL) {
 		struct nrf_rt_snap *s = *pp;
 
@@ -280,6 +392,7 @@ nrf_rt_reclaim(struct nrf_rt *rt)
 			left++;
 		}
 	}
+	pthread_mutex_unlock(&rt->ctl_lock);
 	return left;
 }
 
@@ -288,6 +401,7 @@ nrf_rt_stop(struct nrf_rt *rt, uint32_t drain_ms)
 {
 	unsigned int i;
 
+	atomic_store(&rt->running, false);
 	for (i = 0; i < rt->n; i++) {
 		struct rt_worker *w = rt->w[i];
 
@@ -302,6 +416,10 @@ nrf_rt_join(struct nrf_rt *rt)
 {
 	unsigned int i;
 
+	if (rt_dp_polled(rt->tp)) {
+		rt_dp_join(rt);
+		return;
+	}
 	for (i = 0; i < rt->n; i++) {
 		if (rt->w[i]->started) {
 			pthread_join(rt->w[i]->th, NULL);
@@ -327,6 +445,7 @@ nrf_rt_free(struct nrf_rt *rt)
 		nrf_rt_snap_free(s);
 	}
 	nrf_rt_snap_free(rt->cur);
+	pthread_mutex_destroy(&rt->ctl_lock);
 	free(rt);
 }
 
@@ -352,4 +471,159 @@ nrf_rt_listen_addr(const struct nrf_rt *rt, unsigned int i, struct nrf_tp_addr *
 	if (rt->n == 0 || i >= rt->w[0]->n_lst || rt->w[0]->lst[i].l == NULL)
 		return NRF_ENOENT;
 	return rt->tp->listener_addr(rt->w[0]->lst[i].l, out);
+}
+
+/* ------------------------------------------------------------------------ */
+/* Counters seen from the control thread                                     */
+
+static const char *const outcome_names[NRF_RT_OUT_COUNT] = {
+	[NRF_RT_OUT_LOCAL] = "local",
+	[NRF_RT_OUT_PEER] = "peer",
+	[NRF_RT_OUT_LOOP_DETECTED] = "loop_detected",
+	[NRF_RT_OUT_HOP_LIMIT] = "hop_limit",
+	[NRF_RT_OUT_LOOP_PREVENTED] = "loop_prevented",
+	[NRF_RT_OUT_NOT_REACHABLE] = "not_reachable",
+	[NRF_RT_OUT_OVERLOAD] = "overload",
+	[NRF_RT_OUT_BAD_REQUEST] = "bad_request",
+	[NRF_RT_OUT_NOT_IMPLEMENTED] = "not_implemented",
+	[NRF_RT_OUT_INTERNAL] = "internal_error",
+	[NRF_RT_OUT_CLIENT_RESET] = "client_reset",
+};
+
+const char *
+nrf_rt_outcome_name(enum nrf_rt_outcome o)
+{
+	return (unsigned int)o < NRF_RT_OUT_COUNT ? outcome_names[o] : "unknown";
+}
+
+static const char *const fail_names[NRF_RT_FAIL_COUNT] = {
+	[NRF_RT_FAIL_CONNECT] = "connect",
+	[NRF_RT_FAIL_RESET] = "reset",
+	[NRF_RT_FAIL_REFUSED] = "refused",
+	[NRF_RT_FAIL_CONN_LOST] = "connection_lost",
+	[NRF_RT_FAIL_TIMEOUT] = "timeout",
+	[NRF_RT_FAIL_REROUTE] = "reroute_status",
+	[NRF_RT_FAIL_UNAVAILABLE] = "unavailable",
+	[NRF_RT_FAIL_OVERLOAD] = "overload",
+	[NRF_RT_FAIL_OTHER] = "other",
+};
+
+const char *
+nrf_rt_fail_name(enum nrf_rt_fail f)
+{
+	return (unsigned int)f < NRF_RT_FAIL_COUNT ? fail_names[f] : "unknown";
+}
+
+static uint64_t
+ld(const uint64_t *p)
+{
+	return __atomic_load_n(p, __ATOMIC_RELAXED);
+}
+
+static void
+pstats_add(struct nrf_rt_peer_stats *o, const struct rt_pstats *e)
+{
+	unsigned int k, j;
+
+	o->tries += ld(&e->tries);
+	o->loop_prevented += ld(&e->loop_prevented);
+	for (k = 0; k < NRF_RT_FAIL_COUNT; k++)
+		o->fail[k] += ld(&e->fail[k]);
+	o->code_other += ld(&e->code_other);
+	for (k = 0; k < NRF_RT_PEER_CODES; k++) {
+		uint16_t code = atomic_load_explicit(&e->codes[k], memory_order_acquire);
+		uint64_t n;
+
+		if (code == 0)
+			break;
+		n = ld(&e->code_n[k]);
+		for (j = 0; j < o->n_codes && o->codes[j] != code; j++)
+			;
+		if (j == o->n_codes) {
+			if (j == NRF_RT_PEER_CODES) {
+				o->code_other += n;
+				continue;
+			}
+			o->codes[j] = code;
+			o->code_n[j] = 0;
+			o->n_codes++;
+		}
+		o->code_n[j] += n;
+	}
+}
+
+int
+nrf_rt_peer_stats_get(const struct nrf_rt *rt, struct nrf_rt_peer_stats **out, size_t *n)
+{
+	struct nrf_rt_peer_stats *v = NULL;
+	size_t cnt = 0, cap = 0, j;
+	unsigned int i;
+	uint32_t k;
+
+	for (i = 0; i < rt->n; i++) {
+		struct rt_worker *w = rt->w[i];
+		uint32_t m = atomic_load_explicit(&w->n_pstats, memory_order_acquire);
+
+		for (k = 0; k < m; k++) {
+			struct rt_pstats *chunk = atomic_load_explicit(
+				&w->pstats[k / RT_PSTATS_CHUNK], memory_order_acquire);
+			const struct rt_pstats *e = &chunk[k % RT_PSTATS_CHUNK];
+
+			for (j = 0; j < cnt; j++)
+				if (v[j].local == e->local && strcmp(v[j].name, e->name) == 0)
+					break;
+			if (j == cnt) {
+				if (cnt == cap) {
+					size_t nc = cap == 0 ? 16 : cap * 2;
+					struct nrf_rt_peer_stats *nv = realloc(v, nc * sizeof(*v));
+
+					if (nv == NULL) {
+						free(v);
+						return NRF_ENOMEM;
+					}
+					v = nv;
+					cap = nc;
+				}
+				memset(&v[cnt], 0, sizeof(v[cnt]));
+				snprintf(v[cnt].name, sizeof(v[cnt].name), "%s", e->name);
+				v[cnt].local = e->local;
+				cnt++;
+			}
+			pstats_add(&v[j], e);
+		}
+	}
+	*out = v;
+	*n = cnt;
+	return 0;
+}
+
+unsigned int
+nrf_rt_workers(const struct nrf_rt *rt)
+{
+	return rt->n;
+}
+
+int
+nrf_rt_worker_get(const struct nrf_rt *rt, unsigned int i, struct nrf_rt_worker_info *out)
+{
+	const struct rt_worker *w;
+	clockid_t cid;
+	struct timespec ts;
+
+	memset(out, 0, sizeof(*out));
+	if (i >= rt->n)
+		return NRF_ENOENT;
+	w = rt->w[i];
+	out->generation = atomic_load_explicit(&w->seen_gen, memory_order_acquire);
+	out->running = w->started && !atomic_load_explicit(&w->exited, memory_order_acquire);
+	if (out->running && pthread_getcpuclockid(w->th, &cid) == 0 &&
+		clock_gettime(cid, &ts) == 0)
+		out->cpu_ns = (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+	return 0;
+}
+
+bool
+nrf_rt_running(const struct nrf_rt *rt)
+{
+	return atomic_load(&rt->running);
 }

@@ -7,7 +7,8 @@
  *   rt.c        control side: snapshots, runtime create/start/stop, stats
  *   rt_worker.c worker thread: loop, listeners, front connections, drain
  *   rt_timer.c  per-worker timer heap
- *   rt_pool.c   per-worker, per-peer connection pools and queues, health
+ *   rt_pool.c   per-worker, per-peer connection pools and queues, health,
+ *               per-snapshot pool views (live peer changes), counters
  *   rt_proxy.c  the request pipeline (SPEC §3) on one front stream
  */
 
@@ -19,6 +20,7 @@
 #include "nrf_h2.h"
 #include "nrf_rt.h"
 #include "nrf_tp.h"
+#include "nrf_tp_tls.h"
 #include "nrf_via.h"
 #include "rt_timer.h"
 
@@ -31,13 +33,19 @@
 struct rt_ep {
 	struct nrf_tp_addr addr;
 	bool ok;                 /* address known */
-	bool tls;                /* https: not supported by this transport yet */
+	bool tls;                /* https */
+	struct nrf_tp_tls_ctx *tlsc; /* https: client context (the snapshot's;
+				  * a pool holds its own reference) */
+	char tls_name[256];      /* https: SNI and certificate name */
 	char name[280];          /* for logs: "host:port" */
 	char authority[280];     /* :authority of forwarded requests */
 	char scheme[8];          /* :scheme */
 	char api_root[560];      /* 3gpp-Sbi-Target-apiRoot (peers) */
-	const char *prefix;      /* apiPrefix ("" for the local NRF) */
+	char prefix[256];        /* apiPrefix ("" for the local NRF); a copy, so
+				  * a pool may outlive the snapshot it came from */
 };
+
+struct rt_view;
 
 struct nrf_rt_snap {
 	struct nrf_cfg *cfg;
@@ -46,9 +54,16 @@ struct nrf_rt_snap {
 	uint64_t gen;
 	struct rt_ep *peers;     /* [cfg->n_peers] */
 	struct rt_ep local;      /* local.ok == false: no local NRF */
+	struct nrf_tp_tls_ctx *tls_srv; /* TLS listeners (rt_tls.c); NULL: none */
+	struct nrf_tp_tls_ctx *tls_cli; /* https upstreams; NULL: none */
 	/* Requests holding this snapshot, per worker (written by that worker). */
 	_Atomic uint32_t *refs;
 	unsigned int n_refs;
+	/* Per worker: its pools for this snapshot's peer indices (owned and
+	 * only touched by that worker), and whether that view still exists
+	 * (the control thread frees the snapshot only once it is gone). */
+	struct rt_view **views;
+	_Atomic uint8_t *view_live;
 	struct nrf_rt_snap *retired_next;
 };
 
@@ -62,6 +77,7 @@ struct rt_worker;
 
 struct rt_pool;
 struct rt_try;
+struct rt_xact;
 
 struct rt_pconn {
 	struct rt_pool *pool;
@@ -72,10 +88,35 @@ struct rt_pconn {
 	struct rt_pconn *next;
 };
 
+/* Counters of one upstream name in one worker (single writer: the worker;
+ * read with relaxed atomic loads by the control thread). Entries are never
+ * freed while the worker lives, so a name's counters survive its pools. */
+struct rt_pstats {
+	char name[280];
+	bool local;
+	uint64_t tries;
+	uint64_t loop_prevented;
+	uint64_t fail[NRF_RT_FAIL_COUNT];
+	_Atomic uint16_t codes[NRF_RT_PEER_CODES]; /* 0: slot free */
+	uint64_t code_n[NRF_RT_PEER_CODES];
+	uint64_t code_other;
+};
+
+#define RT_PSTATS_CHUNK 64
+#define RT_PSTATS_CHUNKS 64
+
 struct rt_pool {
 	struct rt_worker *w;
-	int peer;                /* index in cfg->peers, -1: local NRF */
-	struct rt_ep ep;         /* copy from the worker's snapshot */
+	int peer;                /* index in the current snapshot's peers; -1: local
+				  * NRF, or not in the current snapshot */
+	bool local;              /* the local NRF's pool */
+	struct rt_ep ep;         /* fixed for the pool's life (it is the key) */
+	struct rt_pstats *stats;
+	uint32_t n_views;        /* views that use this pool */
+	uint64_t claimed;        /* generation of the view being built that took it */
+	bool retired;            /* no view uses it: closing, freed when empty */
+	struct rt_pool *all_prev; /* the worker's list of every pool */
+	struct rt_pool *all_next;
 	struct rt_pconn *conns;
 	uint32_t n_conns;
 	struct rt_try *qhead;
@@ -87,15 +128,52 @@ struct rt_pool {
 	struct rt_timer hold;    /* end of hold-down */
 };
 
+/* A worker's pools for one snapshot: pools[i] serves snapshot peer i. */
+struct rt_view {
+	struct nrf_rt_snap *snap;
+	struct rt_pool **pools;  /* [snap->cfg->n_peers] */
+	uint16_t n_pools;
+	struct rt_pool *local;
+	struct rt_view *next;    /* the worker's list of old views */
+};
+
 /* Send @p t through @p p: on an open connection with room, else queued.
  * 0 (t->state SENT or QUEUED), NRF_EFULL (queue full), other < 0: cannot
  * be tried now (down, no address, TLS, connect failed at once). */
 int rt_pool_submit(struct rt_pool *p, struct rt_try *t);
 /* Take a queued try out of its pool's queue. */
 void rt_pool_dequeue(struct rt_try *t);
-void rt_pool_init(struct rt_worker *w, struct rt_pool *p, int peer, const struct rt_ep *ep);
 /* Before the h2 context closes its connections (worker exit). */
 void rt_pool_fini(struct rt_pool *p);
+
+/* Build the worker's view of @p s: pools of the current views whose
+ * upstream is unchanged are shared, new upstreams get new pools. Also sets
+ * every pool's current peer index and rebuilds the health bitset. 0 or
+ * NRF_ENOMEM (nothing changed then). */
+int rt_view_create(struct rt_worker *w, struct nrf_rt_snap *s);
+/* Free views of old snapshots this worker no longer uses (no request
+ * holds them); pools no view uses any more are closed. */
+void rt_views_gc(struct rt_worker *w);
+/* Worker teardown: every view and pool (connections already closed). */
+void rt_views_free(struct rt_worker *w);
+
+/* Pool of snapshot peer @p peer / of the local NRF, for a request on
+ * @p x's snapshot (NULL when out of range). */
+struct rt_pool *rt_xact_pool(struct rt_xact *x, uint16_t peer);
+struct rt_pool *rt_xact_local(struct rt_xact *x);
+
+/* Counters (worker thread; single writer). */
+void rt_count_try(struct rt_pool *p);
+void rt_count_fail(struct rt_pool *p, enum nrf_rt_fail why);
+void rt_count_status(struct rt_pool *p, int status);
+void rt_count_skips(struct rt_xact *x);
+void rt_count_request(struct rt_worker *w, struct rt_xact *x);
+void rt_count_reject(struct rt_worker *w);
+enum nrf_rt_outcome rt_outcome_of_cond(enum nrf_cfg_cond cond);
+enum nrf_rt_outcome rt_outcome_of_status(int status);
+/* The counters entry of @p name in worker @p w (created when new; the
+ * overflow entry when the table is full). */
+struct rt_pstats *rt_pstats_get(struct rt_worker *w, const char *name, bool local);
 
 /* ------------------------------------------------------------------------ */
 /* Requests                                                                  */
@@ -135,6 +213,8 @@ struct rt_xact {
 	struct nrf_h2_msg local;   /* local NRF answer kept for step 8 */
 	bool have_local;
 	struct rt_timer rtimer;    /* request timeout */
+	uint64_t t0;               /* complete request received (ns) */
+	uint8_t outcome;           /* enum nrf_rt_outcome of the answer given */
 	struct rt_xact *next_free;
 };
 
@@ -149,7 +229,7 @@ void rt_peer_on_close(struct nrf_h2_stream *st, uint32_t code, int err);
 /* Put the request of @p t on @p c (used by pools). 0 or < 0. */
 int rt_try_send(struct rt_try *t, struct nrf_h2_conn *c);
 /* A queued or sent try could not be completed (pool side failure). */
-void rt_try_failed(struct rt_try *t, const char *why);
+void rt_try_failed(struct rt_try *t, enum nrf_rt_fail reason, const char *why);
 void rt_xact_pool_fini(struct rt_worker *w);
 
 /* ------------------------------------------------------------------------ */
@@ -167,6 +247,7 @@ struct rt_worker {
 	bool started;
 	const struct nrf_tp_ops *tp;
 	struct nrf_tp_loop *loop;
+	struct nrf_tp_loop *tls_loop; /* TLS decorator over loop: the h2 context's */
 	struct nrf_h2_ctx *h2;
 	struct nrf_via_scratch *scratch;
 	struct nrf_rt_snap *snap;
@@ -176,10 +257,15 @@ struct rt_worker {
 	uint32_t n_front;
 	uint32_t max_front;
 
-	struct rt_pool *pools;   /* [snap->cfg->n_peers] */
-	uint16_t n_pools;
-	struct rt_pool local;
-	uint64_t down[NRF_CFG_MAX_PEERS / 64];
+	struct rt_view *view;     /* pools of the current snapshot (w->snap) */
+	struct rt_view *old_views; /* of older snapshots still in use */
+	struct rt_pool *all_pools; /* every pool, also retired ones */
+	uint64_t view_seq;         /* views built (pool claim marks) */
+	uint64_t down[NRF_CFG_MAX_PEERS / 64]; /* by current peer index */
+
+	/* upstream counters: chunks published with release, count too */
+	struct rt_pstats *_Atomic pstats[RT_PSTATS_CHUNKS];
+	_Atomic uint32_t n_pstats;
 
 	struct rt_timers timers;  /* arg = this worker */
 
@@ -200,6 +286,7 @@ struct rt_worker {
 	char via_member[320];
 
 	atomic_int stop;
+	atomic_bool exited;
 	uint32_t drain_ms;
 	bool draining;
 	bool drain_expired;
@@ -223,6 +310,14 @@ struct nrf_rt {
 	_Atomic(struct nrf_rt_snap *) snap;
 	struct nrf_rt_snap *cur;
 	struct nrf_rt_snap *retired;
+	_Atomic uint64_t cur_gen;  /* rt->cur->gen, for any thread */
+	pthread_mutex_t ctl_lock; /* control side: publish, reclaim, emit */
+	atomic_bool running;
+	/* Polled transport (rt_dp.c): the worker's lcore (-1: a pthread,
+	 * dp_th), and its hello once it has stored its thread id. */
+	int dp_lcore;
+	pthread_t dp_th;
+	atomic_bool dp_hello;
 };
 
 struct rt_worker *rt_worker_create(struct nrf_rt *rt, unsigned int id,
@@ -231,5 +326,18 @@ void rt_worker_free(struct rt_worker *w);
 void *rt_worker_main(void *arg);
 /* Mark peer @p p down/up in the worker's health bitset. */
 void rt_worker_set_down(struct rt_worker *w, int peer, bool down);
+
+/* TLS (rt_tls.c): the snapshot's contexts from runtime.tls/tlsClient, set
+ * on every https endpoint. 0, NRF_ECONFIG (logged: pointer, file, reason)
+ * or NRF_ENOMEM. */
+int rt_tls_snap_init(struct nrf_rt_snap *s);
+void rt_tls_snap_fini(struct nrf_rt_snap *s);
+
+/* Polled transport (DPDK, rt_dp.c): one worker, run on the data-path
+ * lcore. rt_dp_check(): 0 or NRF_EINVAL (logged) for the parameters. */
+bool rt_dp_polled(const struct nrf_tp_ops *tp);
+int rt_dp_check(const struct nrf_rt_params *p);
+int rt_dp_start(struct nrf_rt *rt);
+void rt_dp_join(struct nrf_rt *rt);
 
 #endif /* NRF_RT_INT_H */

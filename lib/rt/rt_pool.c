@@ -12,7 +12,23 @@
  * a background connect probes the peer; only its success brings the peer
  * back (and resets the backoff), so requests never pay for probing a peer
  * that is still down.
+ *
+ * Live peer changes: a pool belongs to the worker, not to a snapshot. For
+ * each snapshot it uses, a worker keeps a view (snapshot peer index -> pool);
+ * a request finds its pools through the view of the snapshot it started on.
+ * A new snapshot's view shares the pools whose upstream is unchanged (same
+ * address, scheme, authority and apiPrefix: the pool's endpoint is its key
+ * and never changes), so connections, health and queues carry over; other
+ * upstreams get new pools. Once no request holds an old snapshot, its view
+ * is freed, and a pool no view uses any more is retired: its connections
+ * are closed (none of its streams can belong to a request) and it is freed
+ * when the last one is gone.
+ *
+ * Counters per upstream name live in a per-worker append-only table (see
+ * rt_pstats_get()), so they outlive pools and keep counting when a peer
+ * comes back under the same name.
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -23,7 +39,18 @@
 #define HOLD_MIN_MS 250
 #define HOLD_MAX_MS 8000
 
+/* Single-writer counter of an upstream entry. */
+#define PS_ADD(e, field, n)                                                    \
+	__atomic_store_n(&(e)->field, (e)->field + (uint64_t)(n), __ATOMIC_RELAXED)
+
 static int pconn_open(struct rt_pool *p);
+static void pool_free(struct rt_pool *p);
+
+static const char *
+pool_kind(const struct rt_pool *p)
+{
+	return p->local ? "local NRF" : "peer";
+}
 
 /* End of a hold-down: probe with a background connect; the peer is up
  * again (health bit cleared) only once it connects. */
@@ -33,19 +60,9 @@ pool_hold_end(struct rt_timer *t, void *arg)
 	struct rt_worker *w = arg;
 	struct rt_pool *p = RT_CONTAINER(t, struct rt_pool, hold);
 
-	if (w->exiting || p->n_conns > 0)
+	if (w->exiting || p->retired || p->n_conns > 0)
 		return;
 	pconn_open(p); /* failure at once: mark_down() re-arms the hold-down */
-}
-
-void
-rt_pool_init(struct rt_worker *w, struct rt_pool *p, int peer, const struct rt_ep *ep)
-{
-	memset(p, 0, sizeof(*p));
-	p->w = w;
-	p->peer = peer;
-	p->ep = *ep;
-	rt_timer_init(&p->hold, pool_hold_end);
 }
 
 static void
@@ -56,8 +73,7 @@ mark_down(struct rt_pool *p, int err)
 	p->backoff_ms = p->backoff_ms == 0 ? HOLD_MIN_MS : NRF_MIN(p->backoff_ms * 2, HOLD_MAX_MS);
 	if (!p->down) {
 		NRF_LOG(WARN, MOD, "worker %u: %s %s down (%s), hold-down %u ms", w->id,
-			p->peer < 0 ? "local NRF" : "peer", p->ep.name, nrf_strerror(err),
-			p->backoff_ms);
+			pool_kind(p), p->ep.name, nrf_strerror(err), p->backoff_ms);
 	}
 	p->down = true;
 	rt_worker_set_down(w, p->peer, true);
@@ -118,13 +134,13 @@ rt_pool_dequeue(struct rt_try *t)
 
 /* Fail every queued try (the pool cannot serve them). */
 static void
-fail_queue(struct rt_pool *p, const char *why)
+fail_queue(struct rt_pool *p, enum nrf_rt_fail reason, const char *why)
 {
 	while (p->qhead != NULL) {
 		struct rt_try *t = p->qhead;
 
 		rt_pool_dequeue(t);
-		rt_try_failed(t, why);
+		rt_try_failed(t, reason, why);
 	}
 }
 
@@ -138,7 +154,7 @@ dispatch(struct rt_pool *p)
 
 		rt_pool_dequeue(t);
 		if (rt_try_send(t, pc->h2) != 0)
-			rt_try_failed(t, "submit failed");
+			rt_try_failed(t, NRF_RT_FAIL_OTHER, "submit failed");
 	}
 }
 
@@ -163,7 +179,10 @@ pconn_open(struct rt_pool *p)
 	pc->pool = p;
 	rt_timer_init(&pc->ctimer, connect_timeout);
 	RT_STAT(w, peer_connects, 1);
-	pc->h2 = nrf_h2_conn_client(w->h2, &p->ep.addr, &rt_peer_cbs, pc, &err);
+	/* https: the next connect is a TLS one (SNI, name check, resumption) */
+	err = p->ep.tls ? nrf_tp_tls_connect_next(w->tls_loop, p->ep.tlsc, p->ep.tls_name) : 0;
+	pc->h2 = err != 0 ? NULL
+			  : nrf_h2_conn_client(w->h2, &p->ep.addr, &rt_peer_cbs, pc, &err);
 	if (pc->h2 == NULL) {
 		free(pc);
 		RT_STAT(w, peer_connect_failures, 1);
@@ -208,7 +227,7 @@ rt_pool_submit(struct rt_pool *p, struct rt_try *t)
 	t->pool = p;
 	if (!p->ep.ok)
 		return NRF_ENOENT;
-	if (p->ep.tls)
+	if (p->ep.tls && p->ep.tlsc == NULL)
 		return NRF_EINVAL;
 	if (p->down || w->exiting)
 		return NRF_EAGAIN;
@@ -248,8 +267,7 @@ peer_conn_ready(struct nrf_h2_conn *c)
 	pc->ready = true;
 	rt_timer_cancel(&w->timers, &pc->ctimer);
 	if (!p->ever_up || p->backoff_ms != 0)
-		NRF_LOG(INFO, MOD, "worker %u: %s %s up", w->id,
-			p->peer < 0 ? "local NRF" : "peer", p->ep.name);
+		NRF_LOG(INFO, MOD, "worker %u: %s %s up", w->id, pool_kind(p), p->ep.name);
 	p->ever_up = true;
 	p->backoff_ms = 0;
 	if (p->down) {
@@ -292,11 +310,17 @@ peer_conn_close(struct nrf_h2_conn *c, int err)
 	free(pc);
 	if (w->exiting)
 		return;
+	if (p->retired) {
+		if (p->n_conns == 0)
+			pool_free(p);
+		return;
+	}
 	if (!was_ready) {
 		RT_STAT(w, peer_connect_failures, 1);
 		if (p->n_conns == 0) {
 			mark_down(p, err);
-			fail_queue(p, err == NRF_ETIMEDOUT ? "connect timeout" : "connect failed");
+			fail_queue(p, NRF_RT_FAIL_CONNECT,
+				err == NRF_ETIMEDOUT ? "connect timeout" : "connect failed");
 		}
 		return;
 	}
@@ -304,7 +328,7 @@ peer_conn_close(struct nrf_h2_conn *c, int err)
 		NRF_LOG_RL(WARN, MOD, "worker %u: connection to %s lost: %s", w->id, p->ep.name,
 			nrf_strerror(err));
 	if (p->qhead != NULL && !w->exiting && maybe_open(p) != 0 && p->n_conns == 0)
-		fail_queue(p, "reconnect failed");
+		fail_queue(p, NRF_RT_FAIL_CONNECT, "reconnect failed");
 }
 
 void
@@ -313,9 +337,371 @@ rt_pool_fini(struct rt_pool *p)
 	struct rt_pconn *pc;
 
 	rt_timer_cancel(&p->w->timers, &p->hold);
-	fail_queue(p, "shutting down");
+	fail_queue(p, NRF_RT_FAIL_OTHER, "shutting down");
 	for (pc = p->conns; pc != NULL; pc = pc->next)
 		nrf_h2_conn_close(pc->h2, NRF_ECLOSED);
+}
+
+/* ------------------------------------------------------------------------ */
+/* Pools and views (live peer changes)                                       */
+
+static struct rt_pool *
+pool_new(struct rt_worker *w, const struct rt_ep *ep, bool local)
+{
+	struct rt_pool *p = calloc(1, sizeof(*p));
+
+	if (p == NULL)
+		return NULL;
+	p->stats = rt_pstats_get(w, ep->name, local);
+	if (p->stats == NULL) {
+		free(p);
+		return NULL;
+	}
+	p->w = w;
+	p->peer = -1;
+	p->local = local;
+	p->ep = *ep;
+	if (p->ep.tlsc != NULL)
+		nrf_tp_tls_ctx_ref(p->ep.tlsc); /* the pool may outlive the snapshot */
+	rt_timer_init(&p->hold, pool_hold_end);
+	p->all_next = w->all_pools;
+	if (w->all_pools != NULL)
+		w->all_pools->all_prev = p;
+	w->all_pools = p;
+	return p;
+}
+
+static void
+pool_free(struct rt_pool *p)
+{
+	struct rt_worker *w = p->w;
+
+	rt_timer_cancel(&w->timers, &p->hold);
+	if (p->all_prev != NULL)
+		p->all_prev->all_next = p->all_next;
+	else
+		w->all_pools = p->all_next;
+	if (p->all_next != NULL)
+		p->all_next->all_prev = p->all_prev;
+	nrf_tp_tls_ctx_free(p->ep.tlsc);
+	free(p);
+}
+
+/* No view uses @p p: no request can have a try on it. Close and free. */
+static void
+pool_retire(struct rt_pool *p)
+{
+	struct rt_pconn *pc;
+
+	p->retired = true;
+	p->peer = -1;
+	rt_timer_cancel(&p->w->timers, &p->hold);
+	fail_queue(p, NRF_RT_FAIL_OTHER, "upstream removed"); /* empty: no requests */
+	if (p->n_conns == 0) {
+		pool_free(p);
+		return;
+	}
+	NRF_LOG(INFO, MOD, "worker %u: %s %s no longer configured: closing %u connection(s)",
+		p->w->id, pool_kind(p), p->ep.name, p->n_conns);
+	for (pc = p->conns; pc != NULL; pc = pc->next)
+		nrf_h2_conn_close(pc->h2, NRF_ECLOSED);
+}
+
+static bool
+ep_same(const struct rt_ep *a, const struct rt_ep *b)
+{
+	return a->ok == b->ok && a->tls == b->tls && a->addr.family == b->addr.family &&
+		a->addr.port == b->addr.port &&
+		memcmp(a->addr.ip, b->addr.ip, sizeof(a->addr.ip)) == 0 &&
+		strcmp(a->name, b->name) == 0 && strcmp(a->authority, b->authority) == 0 &&
+		strcmp(a->scheme, b->scheme) == 0 && strcmp(a->api_root, b->api_root) == 0 &&
+		strcmp(a->prefix, b->prefix) == 0 && strcmp(a->tls_name, b->tls_name) == 0 &&
+		nrf_tp_tls_ctx_same(a->tlsc, b->tlsc);
+}
+
+/* A live pool for @p ep not yet taken by the view being built (@p seq). */
+static struct rt_pool *
+pool_claim(struct rt_worker *w, const struct rt_ep *ep, bool local, uint64_t seq)
+{
+	struct rt_pool *p;
+
+	for (p = w->all_pools; p != NULL; p = p->all_next) {
+		if (!p->retired && p->local == local && p->claimed != seq && ep_same(&p->ep, ep))
+			break;
+	}
+	if (p == NULL)
+		p = pool_new(w, ep, local);
+	if (p != NULL)
+		p->claimed = seq;
+	return p;
+}
+
+int
+rt_view_create(struct rt_worker *w, struct nrf_rt_snap *s)
+{
+	uint16_t n = s->cfg->n_peers, i;
+	uint64_t seq = ++w->view_seq;
+	struct rt_view *v = calloc(1, sizeof(*v));
+	struct rt_pool *p, *next;
+
+	if (v == NULL)
+		return NRF_ENOMEM;
+	v->snap = s;
+	v->n_pools = n;
+	v->pools = calloc(n > 0 ? n : 1, sizeof(*v->pools));
+	if (v->pools == NULL)
+		goto fail;
+	for (i = 0; i < n; i++) {
+		v->pools[i] = pool_claim(w, &s->peers[i], false, seq);
+		if (v->pools[i] == NULL)
+			goto fail;
+	}
+	v->local = pool_claim(w, &s->local, true, seq);
+	if (v->local == NULL)
+		goto fail;
+
+	/* Commit: nothing below fails. */
+	for (p = w->all_pools; p != NULL; p = p->all_next)
+		if (!p->local)
+			p->peer = -1;
+	memset(w->down, 0, sizeof(w->down));
+	for (i = 0; i < n; i++) {
+		p = v->pools[i];
+		p->n_views++;
+		p->peer = i;
+		if (p->down)
+			rt_worker_set_down(w, i, true);
+	}
+	v->local->n_views++;
+	if (w->view != NULL) {
+		w->view->next = w->old_views;
+		w->old_views = w->view;
+	}
+	w->view = v;
+	s->views[w->id] = v;
+	atomic_store_explicit(&s->view_live[w->id], 1, memory_order_release);
+	return 0;
+fail:
+	/* Pools made for this view and used by no other: not needed. */
+	for (p = w->all_pools; p != NULL; p = next) {
+		next = p->all_next;
+		if (p->n_views == 0 && !p->retired && p->n_conns == 0)
+			pool_free(p);
+	}
+	if (v != NULL)
+		free(v->pools);
+	free(v);
+	return NRF_ENOMEM;
+}
+
+static void
+view_release(struct rt_worker *w, struct rt_view *v)
+{
+	struct nrf_rt_snap *s = v->snap;
+	uint16_t i;
+
+	for (i = 0; i < v->n_pools; i++)
+		if (--v->pools[i]->n_views == 0)
+			pool_retire(v->pools[i]);
+	if (--v->local->n_views == 0)
+		pool_retire(v->local);
+	s->views[w->id] = NULL;
+	free(v->pools);
+	free(v);
+	/* Last touch of the snapshot: from here on the control thread may free it. */
+	atomic_store_explicit(&s->view_live[w->id], 0, memory_order_release);
+}
+
+void
+rt_views_gc(struct rt_worker *w)
+{
+	struct rt_view **pp = &w->old_views;
+
+	while (*pp != NULL) {
+		struct rt_view *v = *pp;
+
+		if (atomic_load_explicit(&v->snap->refs[w->id], memory_order_relaxed) == 0) {
+			*pp = v->next;
+			view_release(w, v);
+		} else {
+			pp = &v->next;
+		}
+	}
+}
+
+void
+rt_views_free(struct rt_worker *w)
+{
+	struct rt_view *v;
+
+	while ((v = w->old_views) != NULL) {
+		w->old_views = v->next;
+		free(v->pools);
+		free(v);
+	}
+	if (w->view != NULL) {
+		free(w->view->pools);
+		free(w->view);
+		w->view = NULL;
+	}
+	while (w->all_pools != NULL)
+		pool_free(w->all_pools);
+}
+
+struct rt_pool *
+rt_xact_pool(struct rt_xact *x, uint16_t peer)
+{
+	const struct rt_view *v = x->snap->views[x->w->id];
+
+	return peer < v->n_pools ? v->pools[peer] : NULL;
+}
+
+struct rt_pool *
+rt_xact_local(struct rt_xact *x)
+{
+	return x->snap->views[x->w->id]->local;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Counters                                                                  */
+
+struct rt_pstats *
+rt_pstats_get(struct rt_worker *w, const char *name, bool local)
+{
+	uint32_t n = atomic_load_explicit(&w->n_pstats, memory_order_relaxed), k;
+	const uint32_t max = RT_PSTATS_CHUNK * RT_PSTATS_CHUNKS;
+	struct rt_pstats *chunk, *e;
+
+	for (k = 0; k < n; k++) {
+		e = &w->pstats[k / RT_PSTATS_CHUNK][k % RT_PSTATS_CHUNK];
+		if (e->local == local && strcmp(e->name, name) == 0)
+			return e;
+	}
+	if (n == max) /* full: the last entry counts for every further name */
+		return &w->pstats[(max - 1) / RT_PSTATS_CHUNK][(max - 1) % RT_PSTATS_CHUNK];
+	chunk = w->pstats[n / RT_PSTATS_CHUNK];
+	if (chunk == NULL) {
+		chunk = calloc(RT_PSTATS_CHUNK, sizeof(*chunk));
+		if (chunk == NULL)
+			return NULL;
+		atomic_store_explicit(&w->pstats[n / RT_PSTATS_CHUNK], chunk,
+			memory_order_release);
+	}
+	e = &chunk[n % RT_PSTATS_CHUNK];
+	snprintf(e->name, sizeof(e->name), "%s", n == max - 1 ? "(other)" : name);
+	e->local = n == max - 1 ? false : local;
+	atomic_store_explicit(&w->n_pstats, n + 1, memory_order_release);
+	return e;
+}
+
+void
+rt_count_try(struct rt_pool *p)
+{
+	PS_ADD(p->stats, tries, 1);
+}
+
+void
+rt_count_fail(struct rt_pool *p, enum nrf_rt_fail why)
+{
+	PS_ADD(p->stats, fail[why], 1);
+}
+
+void
+rt_count_status(struct rt_pool *p, int status)
+{
+	struct rt_pstats *e = p->stats;
+	unsigned int k;
+
+	for (k = 0; k < NRF_RT_PEER_CODES; k++) {
+		uint16_t c = atomic_load_explicit(&e->codes[k], memory_order_relaxed);
+
+		if (c == status) {
+			PS_ADD(e, code_n[k], 1);
+			return;
+		}
+		if (c == 0) {
+			__atomic_store_n(&e->code_n[k], 1, __ATOMIC_RELAXED);
+			atomic_store_explicit(&e->codes[k], (uint16_t)status, memory_order_release);
+			return;
+		}
+	}
+	PS_ADD(e, code_other, 1);
+}
+
+void
+rt_count_skips(struct rt_xact *x)
+{
+	uint16_t i;
+
+	for (i = 0; i < x->plan.n_skip; i++) {
+		const struct nrf_fwd_skip *sk = &x->plan.skip[i];
+		struct rt_pool *p;
+
+		if (sk->reason == NRF_FWD_SKIP_DOWN)
+			continue;
+		p = rt_xact_pool(x, sk->peer);
+		if (p != NULL)
+			PS_ADD(p->stats, loop_prevented, 1);
+	}
+}
+
+static void
+count_latency(struct rt_worker *w, enum nrf_fwd_op op, uint64_t ns)
+{
+	static const uint64_t bounds_us[NRF_RT_LAT_BUCKETS] = NRF_RT_LAT_BOUNDS_US;
+	unsigned int b = 0;
+
+	while (b < NRF_RT_LAT_BUCKETS && ns > bounds_us[b] * 1000u)
+		b++;
+	RT_STAT(w, lat_bucket[op][b], 1);
+	RT_STAT(w, lat_sum_ns[op], ns);
+}
+
+void
+rt_count_request(struct rt_worker *w, struct rt_xact *x)
+{
+	enum nrf_fwd_op op = x->plan.op < NRF_OP_COUNT ? x->plan.op : NRF_OP_OTHER;
+	unsigned int o = x->answered ? x->outcome : NRF_RT_OUT_CLIENT_RESET;
+	uint64_t now = nrf_now_ns();
+
+	RT_STAT(w, req[op][o], 1);
+	count_latency(w, op, now > x->t0 ? now - x->t0 : 0);
+}
+
+void
+rt_count_reject(struct rt_worker *w)
+{
+	RT_STAT(w, req[NRF_OP_OTHER][NRF_RT_OUT_BAD_REQUEST], 1);
+	count_latency(w, NRF_OP_OTHER, 0);
+}
+
+enum nrf_rt_outcome
+rt_outcome_of_cond(enum nrf_cfg_cond cond)
+{
+	switch (cond) {
+	case NRF_COND_LOOP_DETECTION:
+		return NRF_RT_OUT_LOOP_DETECTED;
+	case NRF_COND_LOOP_PREVENTION:
+		return NRF_RT_OUT_LOOP_PREVENTED;
+	case NRF_COND_HOP_LIMIT:
+		return NRF_RT_OUT_HOP_LIMIT;
+	case NRF_COND_NOT_REACHABLE:
+		return NRF_RT_OUT_NOT_REACHABLE;
+	case NRF_COND_OVERLOAD:
+		return NRF_RT_OUT_OVERLOAD;
+	default:
+		return NRF_RT_OUT_INTERNAL;
+	}
+}
+
+enum nrf_rt_outcome
+rt_outcome_of_status(int status)
+{
+	if (status == 400 || status == 413)
+		return NRF_RT_OUT_BAD_REQUEST;
+	if (status == 501)
+		return NRF_RT_OUT_NOT_IMPLEMENTED;
+	return NRF_RT_OUT_INTERNAL;
 }
 
 /* Peer stream callbacks live in rt_proxy.c; connection ones here. */

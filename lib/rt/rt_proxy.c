@@ -145,6 +145,7 @@ answer_rendered(struct rt_xact *x, int status, const char *title, const char *ca
 	const char *detail)
 {
 	x->answered = true;
+	x->outcome = rt_outcome_of_status(status);
 	RT_STAT(x->w, answered_error, 1);
 	respond_rendered(x->front, status, title, cause, detail);
 }
@@ -158,6 +159,7 @@ answer_error(struct rt_xact *x, enum nrf_cfg_cond cond)
 		nrf_fwd_table_problem(x->snap->table, x->plan.error_mode, cond);
 
 	x->answered = true;
+	x->outcome = rt_outcome_of_cond(cond);
 	RT_STAT(w, answered_error, 1);
 	switch (cond) {
 	case NRF_COND_LOOP_DETECTION:
@@ -192,6 +194,7 @@ answer_local(struct rt_xact *x)
 	int rc;
 
 	x->answered = true;
+	x->outcome = NRF_RT_OUT_LOCAL;
 	RT_STAT(x->w, answered_local, 1);
 	rc = nrf_h2_respond(x->front, m->status, m->hdrs, m->n_hdrs, NULL, 0, body);
 	if (rc == 0 && body) {
@@ -238,19 +241,21 @@ try_start(struct rt_xact *x, struct rt_pool *p, bool local)
 		return rc;
 	}
 	rt_timer_arm(&x->w->timers, &t->timer, x->snap->cfg->rt.per_try_ms);
+	rt_count_try(p);
 	if (!local)
 		RT_STAT(x->w, forwards, 1);
 	return 0;
 }
 
 void
-rt_try_failed(struct rt_try *t, const char *why)
+rt_try_failed(struct rt_try *t, enum nrf_rt_fail reason, const char *why)
 {
 	struct rt_xact *x = t->x;
 	struct rt_worker *w = x->w;
 
 	try_abort(t);
 	RT_STAT(w, try_failures, 1);
+	rt_count_fail(t->pool, reason);
 	NRF_LOG_RL(WARN, MOD, "worker %u: try to %s failed: %s", w->id, t->pool->ep.name, why);
 	if (x->answered)
 		return;
@@ -268,7 +273,7 @@ try_timeout(struct rt_timer *tm, void *arg)
 	struct rt_try *t = RT_CONTAINER(tm, struct rt_try, timer);
 
 	RT_STAT(w, try_timeouts, 1);
-	rt_try_failed(t, "per-try timeout");
+	rt_try_failed(t, NRF_RT_FAIL_TIMEOUT, "per-try timeout");
 }
 
 /* Build the request for @p t in the worker's scratch and open the stream. */
@@ -341,6 +346,7 @@ relay_start(struct rt_xact *x)
 	rt_timer_cancel(&x->w->timers, &t->timer);
 	t->state = T_RELAY;
 	x->answered = true;
+	x->outcome = t->local ? NRF_RT_OUT_LOCAL : NRF_RT_OUT_PEER;
 	if (t->local)
 		RT_STAT(x->w, answered_local, 1);
 	else
@@ -398,9 +404,11 @@ rt_peer_on_response(struct nrf_h2_stream *ps)
 	const struct nrf_cfg *cfg = x->snap->cfg;
 	int status = ps->msg.status;
 
+	rt_count_status(t->pool, status);
 	if (!t->local) {
 		if (nrf_fwd_peer_action(cfg, status) == NRF_FWD_NEXT) {
 			RT_STAT(x->w, reroutes, 1);
+			rt_count_fail(t->pool, NRF_RT_FAIL_REROUTE);
 			NRF_LOG_RL(INFO, MOD, "worker %u: %s answered %d: rerouting", x->w->id,
 				t->pool->ep.name, status);
 			try_abort(t);
@@ -463,6 +471,7 @@ rt_peer_on_close(struct nrf_h2_stream *ps, uint32_t code, int err)
 	struct rt_try *t = ps->user;
 	struct rt_xact *x = t->x;
 	bool complete = (ps->flags & NRF_H2_SF_END) != 0;
+	enum nrf_rt_fail reason;
 	char why[64];
 
 	t->ps = NULL;
@@ -477,13 +486,15 @@ rt_peer_on_close(struct nrf_h2_stream *ps, uint32_t code, int err)
 		}
 		return;
 	}
+	reason = err != 0 ? NRF_RT_FAIL_CONN_LOST
+		: code == NRF_H2_REFUSED_STREAM ? NRF_RT_FAIL_REFUSED : NRF_RT_FAIL_RESET;
 	if (err != 0)
 		snprintf(why, sizeof(why), "connection lost");
 	else if (code == NRF_H2_REFUSED_STREAM)
 		snprintf(why, sizeof(why), "refused (GOAWAY)");
 	else
 		snprintf(why, sizeof(why), "stream reset (code %u)", code);
-	rt_try_failed(t, why);
+	rt_try_failed(t, reason, why);
 }
 
 /* ------------------------------------------------------------------------ */
@@ -506,20 +517,22 @@ next_candidate(struct rt_xact *x)
 
 	while (x->next < x->plan.n_cand) {
 		uint16_t peer = x->plan.cand[x->next++];
+		struct rt_pool *p = rt_xact_pool(x, peer);
 		int rc;
 
-		if (peer >= w->n_pools)
+		if (p == NULL)
 			continue;
-		rc = try_start(x, &w->pools[peer], false);
+		rc = try_start(x, p, false);
 		if (rc == 0)
 			return;
+		rt_count_fail(p, rc == NRF_EFULL ? NRF_RT_FAIL_OVERLOAD : NRF_RT_FAIL_UNAVAILABLE);
 		if (rc == NRF_EFULL) {
 			answer_error(x, NRF_COND_OVERLOAD);
 			return;
 		}
 		RT_STAT(w, try_failures, 1);
 		NRF_LOG_RL(WARN, MOD, "worker %u: peer %s not tried: %s", w->id,
-			w->pools[peer].ep.name, nrf_strerror(rc));
+			p->ep.name, nrf_strerror(rc));
 	}
 	answer_final(x);
 }
@@ -572,8 +585,10 @@ process(struct rt_xact *x)
 		answer_rendered(x, 500, "Internal Server Error", "SYSTEM_FAILURE", "");
 		return;
 	}
-	if (x->plan.n_skip_via > 0)
+	if (x->plan.n_skip_via > 0) {
 		RT_STAT(w, loop_prevented, x->plan.n_skip_via);
+		rt_count_skips(x);
+	}
 	switch (x->plan.verdict) {
 	case NRF_FWD_LOOP_DETECTED:
 	case NRF_FWD_HOP_LIMIT:
@@ -597,9 +612,11 @@ process(struct rt_xact *x)
 		return;
 	}
 	/* Local NRF first (LOCAL_ONLY, or FORWARD with a local NRF). */
-	rc = try_start(x, &w->local, true);
+	rc = try_start(x, rt_xact_local(x), true);
 	if (rc == 0)
 		return;
+	rt_count_fail(rt_xact_local(x), rc == NRF_EFULL ? NRF_RT_FAIL_OVERLOAD
+		: NRF_RT_FAIL_UNAVAILABLE);
 	if (rc == NRF_EFULL) {
 		answer_error(x, NRF_COND_OVERLOAD);
 		return;
@@ -624,6 +641,7 @@ front_on_request(struct nrf_h2_stream *st, int err)
 	RT_STAT(w, requests, 1);
 	if (err != 0) {
 		RT_STAT(w, bad_requests, 1);
+		rt_count_reject(w);
 		NRF_LOG_RL(INFO, MOD, "worker %u: rejected request: %s", w->id, nrf_strerror(err));
 		if (err == NRF_ETOOBIG)
 			respond_rendered(st, 413, "Payload Too Large", "INVALID_MSG_FORMAT",
@@ -640,6 +658,7 @@ front_on_request(struct nrf_h2_stream *st, int err)
 	}
 	x->front = st;
 	st->user = x;
+	x->t0 = nrf_now_ns();
 	x->snap = w->snap;
 	snap_ref(w, x->snap, 1);
 	nrf_h2_msg_move(&x->req, &st->msg);
@@ -665,6 +684,7 @@ front_on_close(struct nrf_h2_stream *st, uint32_t code, int err)
 	(void)err;
 	if (!x->answered)
 		RT_STAT(w, client_resets, 1);
+	rt_count_request(w, x);
 	try_abort(&x->t);
 	rt_timer_cancel(&w->timers, &x->rtimer);
 	nrf_h2_msg_release(w->h2, &x->req);
@@ -681,6 +701,7 @@ front_conn_close(struct nrf_h2_conn *c, int err)
 
 	(void)err;
 	w->n_front--;
+	RT_STAT(w, conns_closed, 1);
 }
 
 const struct nrf_h2_cbs rt_front_cbs = {

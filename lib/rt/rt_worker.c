@@ -55,6 +55,15 @@ on_listener(void *arg, unsigned int events)
 			w->tp->close(tc);
 			continue;
 		}
+		/* TLS listener: the handshake runs under the h2 connection
+		 * (rt_tls.c); cleartext: a pass-through. */
+		tc = nrf_tp_tls_server(w->tls_loop, tc,
+			w->snap->cfg->rt.listen[rl - w->lst].tls ? w->snap->tls_srv : NULL, &err);
+		if (tc == NULL) {
+			NRF_LOG_RL(WARN, MOD, "worker %u: connection dropped: %s", w->id,
+				nrf_strerror(err));
+			continue;
+		}
 		if (nrf_h2_conn_server(w->h2, tc, &rt_front_cbs, w, &err) == NULL) {
 			NRF_LOG_RL(WARN, MOD, "worker %u: connection dropped: %s", w->id,
 				nrf_strerror(err));
@@ -100,22 +109,31 @@ own_member(struct rt_worker *w)
 		w->via_member[0] = '\0';
 }
 
+static uint32_t
+max_front(const struct nrf_rt *rt, const struct nrf_cfg *cfg)
+{
+	return NRF_MAX(1u, cfg->rt.max_connections / rt->p.workers);
+}
+
+/* Move to snapshot @p s: scratch for its Via database, a view of pools for
+ * its peers (the previous view stays for the requests still on it). On
+ * failure the worker stays on its snapshot and tries again next time. */
 static void
 worker_switch(struct rt_worker *w, struct nrf_rt_snap *s)
 {
-	uint16_t i;
 	int rc = nrf_via_scratch_update(w->scratch, s->db);
 
+	if (rc == 0)
+		rc = rt_view_create(w, s);
 	if (rc != 0) {
 		NRF_LOG_RL(ERR, MOD, "worker %u: cannot use snapshot %llu: %s", w->id,
 			(unsigned long long)s->gen, nrf_strerror(rc));
 		return;
 	}
 	w->snap = s;
-	for (i = 0; i < w->n_pools && i < s->cfg->n_peers; i++)
-		w->pools[i].ep = s->peers[i];
-	w->local.ep = s->local;
+	w->max_front = max_front(w->rt, s->cfg);
 	own_member(w);
+	RT_STAT(w, snapshot_switches, 1);
 	NRF_LOG(DEBUG, MOD, "worker %u: snapshot %llu", w->id, (unsigned long long)s->gen);
 }
 
@@ -139,15 +157,14 @@ static void
 worker_exit(struct rt_worker *w)
 {
 	struct nrf_h2_ctx_stats hs;
-	uint16_t i;
+	struct rt_pool *p;
 	int guard;
 
 	w->exiting = true;
 	/* Front first: their transactions cancel what runs upstream. */
 	nrf_h2_ctx_close_all(w->h2);
-	for (i = 0; i < w->n_pools; i++)
-		rt_pool_fini(&w->pools[i]);
-	rt_pool_fini(&w->local);
+	for (p = w->all_pools; p != NULL; p = p->all_next)
+		rt_pool_fini(p);
 	for (guard = 0; guard < 100; guard++) {
 		nrf_h2_ctx_run(w->h2);
 		nrf_h2_ctx_stats_get(w->h2, &hs);
@@ -185,11 +202,14 @@ rt_worker_main(void *arg)
 		}
 		rt_timers_run(&w->timers, nrf_now_ns());
 		busy = nrf_h2_ctx_run(w->h2);
+		if (w->old_views != NULL)
+			rt_views_gc(w);
 	}
 	if (w->drain_expired)
 		NRF_LOG(WARN, MOD, "worker %u: drain time over, closing %u connections", w->id,
 			w->n_front);
 	worker_exit(w);
+	atomic_store_explicit(&w->exited, true, memory_order_release);
 	return NULL;
 }
 
@@ -214,9 +234,11 @@ rt_worker_create(struct nrf_rt *rt, unsigned int id, struct nrf_rt_snap *snap,
 	w->snap = snap;
 	w->timers.arg = w;
 	atomic_init(&w->stop, 0);
+	atomic_init(&w->exited, false);
 	atomic_init(&w->seen_gen, snap->gen);
+	atomic_init(&w->n_pstats, 0);
 	rt_timer_init(&w->drain_timer, drain_tick);
-	w->max_front = NRF_MAX(1u, cfg->rt.max_connections / rt->p.workers);
+	w->max_front = max_front(rt, cfg);
 
 	w->loop = w->tp->loop_create(err);
 	if (w->loop == NULL)
@@ -226,7 +248,10 @@ rt_worker_create(struct nrf_rt *rt, unsigned int id, struct nrf_rt_snap *snap,
 	lim.max_header_bytes = cfg->rt.max_header_bytes;
 	lim.max_body_bytes = cfg->rt.max_body_bytes;
 	lim.max_concurrent_streams = cfg->rt.max_concurrent_streams;
-	w->h2 = nrf_h2_ctx_create(w->tp, w->loop, &lim, err);
+	w->tls_loop = nrf_tp_tls_loop_create(w->tp, w->loop, err);
+	if (w->tls_loop == NULL)
+		goto fail;
+	w->h2 = nrf_h2_ctx_create(nrf_tp_tls_ops(), w->tls_loop, &lim, err);
 	if (w->h2 == NULL)
 		goto fail;
 	w->scratch = nrf_via_scratch_create(snap->db, err);
@@ -246,15 +271,9 @@ rt_worker_create(struct nrf_rt *rt, unsigned int id, struct nrf_rt_snap *snap,
 		goto fail;
 	}
 
-	w->n_pools = cfg->n_peers;
-	w->pools = calloc(w->n_pools > 0 ? w->n_pools : 1, sizeof(*w->pools));
-	if (w->pools == NULL) {
-		*err = NRF_ENOMEM;
+	*err = rt_view_create(w, snap);
+	if (*err != 0)
 		goto fail;
-	}
-	for (i = 0; i < w->n_pools; i++)
-		rt_pool_init(w, &w->pools[i], i, &snap->peers[i]);
-	rt_pool_init(w, &w->local, -1, &snap->local);
 	own_member(w);
 
 	for (i = 0; i < cfg->rt.n_listen; i++) {
@@ -312,14 +331,17 @@ rt_worker_free(struct rt_worker *w)
 			worker_exit(w);
 	}
 	rt_xact_pool_fini(w);
+	rt_views_free(w);
 	nrf_h2_ctx_free(w->h2);
 	nrf_via_scratch_free(w->scratch);
 	rt_timers_fini(&w->timers);
-	free(w->pools);
+	for (i = 0; i < RT_PSTATS_CHUNKS; i++)
+		free(atomic_load_explicit(&w->pstats[i], memory_order_relaxed));
 	free(w->via);
 	free(w->hdrs);
 	free(w->path);
 	free(w->flat);
+	nrf_tp_tls_loop_free(w->tls_loop);
 	if (w->loop != NULL)
 		w->tp->loop_free(w->loop);
 	free(w);

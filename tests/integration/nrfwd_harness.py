@@ -19,6 +19,15 @@ Standard library only. Typical use in a unittest.TestCase:
     status, headers, body = H.curl(fwd.url('/nnrf-disc/v1/nf-instances?...'))
     recs = H.stub_requests(peer.port)
 
+Management API (REST configuration, metrics, health):
+
+    fwd = self.h.start_nrfwd(cfg, management=True)   # --management 127.0.0.1:0
+    st, hdrs, doc = H.api(fwd, 'GET', '/nrf-configuration/v1/forwardingOptions')
+    st, hdrs, doc = H.api(fwd, 'PATCH', '/nrf-configuration/v1/forwardingOptions',
+                          {'maxForwardAttempts': 2})   # merge-patch by default
+    m = H.metrics(fwd)                                 # parsed /metrics
+    H.metric_value(m, 'nrfwd_loop_preventions_total', peer='nrf-e.test:1234')
+
 Module-level start_stub()/start_nrfwd()/cleanup() use one default Harness for
 scripts that do not want an object. Call parse_args(sys.argv) first to pick
 up --build-dir (default: build).
@@ -29,6 +38,7 @@ logs are printed by cleanup(dump=True).
 """
 
 import hashlib
+import http.client
 import json
 import os
 import re
@@ -104,9 +114,15 @@ class Proc:
         self.port = port
         self.host = host
         self.logpath = logpath
+        self.mgmt_host = None  # management listener, when started with one
+        self.mgmt_port = None
 
     def url(self, path='/'):
         return 'http://%s:%d%s' % (self.host, self.port, path)
+
+    def api_url(self, path='/'):
+        """URL on the management listener (start_nrfwd(management=True))."""
+        return 'http://%s:%d%s' % (self.mgmt_host, self.mgmt_port, path)
 
     def log(self):
         try:
@@ -246,21 +262,46 @@ class Harness:
         return proc
 
     def start_nrfwd(self, config, workers=1, extra=(), name='nrfwd', timeout=10.0,
-                    wait=True, log_level='info'):
-        """Write @config (dict) to the temp dir and start nrfwd on it. With
-        @wait, returns once "nrfwd listening on" was logged (raises if it
-        exits first). Returns a Proc whose .port is the first listen port."""
-        path = os.path.join(self.tmpdir, '%s-%d.json' % (name, self._n + 1))
-        with open(path, 'w') as f:
-            json.dump(config, f, indent=2)
+                    wait=True, log_level='info', management=False, token_file=None):
+        """Write @config (dict) to the temp dir and start nrfwd on it; a str
+        @config is the path of an existing file, used as it is (e.g. to
+        restart on a file the REST API rewrote). With @wait, returns once
+        "nrfwd listening on" was logged (raises if it exits first). Returns
+        a Proc whose .port is the first listen port.
+
+        @management: True starts the management listener on 127.0.0.1 with a
+        free port (--management 127.0.0.1:0; the port is learnt from the
+        "nrfwd management on" line: Proc.mgmt_port, Proc.api_url()); a str
+        is passed as ADDR:PORT. @token_file: --api-token-file."""
+        if isinstance(config, str):
+            path = config
+            with open(path) as f:
+                config = json.load(f)
+        else:
+            path = os.path.join(self.tmpdir, '%s-%d.json' % (name, self._n + 1))
+            with open(path, 'w') as f:
+                json.dump(config, f, indent=2)
         port = config['runtime']['listen'][0]['port']
         host = config['runtime']['listen'][0].get('address', '127.0.0.1')
         cmd = WRAPPER + [binary('nrfwd'), '--config', path, '--workers', str(workers),
                          '--log-level', log_level] + list(extra)
+        if management:
+            cmd += ['--management',
+                    management if isinstance(management, str) else '127.0.0.1:0']
+        if token_file:
+            cmd += ['--api-token-file', token_file]
         proc = self._spawn(name, cmd, port, host)
         proc.config_path = path
         if wait and not _wait_for_line(proc, r'nrfwd listening on', timeout):
             raise RuntimeError('nrfwd did not start:\n%s' % proc.log())
+        if wait and management:
+            rx = r'nrfwd management on (\[[0-9a-fA-F:.]+\]|[0-9.]+):(\d+)'
+            if not _wait_for_line(proc, rx, timeout):
+                raise RuntimeError('nrfwd management listener did not start:\n%s'
+                                   % proc.log())
+            mt = re.search(rx, proc.log())
+            proc.mgmt_host = mt.group(1)
+            proc.mgmt_port = int(mt.group(2))
         return proc
 
     def cleanup(self, dump=False):
@@ -355,14 +396,8 @@ def stub_fault(port, mode, arg=None, count=None):
         raise RuntimeError('PUT /_stub/fault on %d: %d %s' % (port, status, body))
 
 
-def h2load(url, n=1000, c=10, m=10, threads=1, timeout=120, extra=()):
-    """Run h2load; returns a dict: total, succeeded, failed, errored, timeout,
-    status_2xx..5xx, rps, seconds, and the raw output."""
-    cmd = ['h2load', '-n', str(n), '-c', str(c), '-m', str(m), '-t', str(threads)]
-    cmd += list(extra) + [url]
-    r = subprocess.run(cmd, stdin=subprocess.DEVNULL, capture_output=True, timeout=timeout)
-    out = r.stdout.decode('utf-8', 'replace')
-    res = {'raw': out, 'rc': r.returncode}
+def _h2load_parse(out, rc):
+    res = {'raw': out, 'rc': rc}
     mt = re.search(r'requests: (\d+) total, (\d+) started, (\d+) done, (\d+) succeeded, '
                    r'(\d+) failed, (\d+) errored, (\d+) timeout', out)
     if mt:
@@ -380,6 +415,126 @@ def h2load(url, n=1000, c=10, m=10, threads=1, timeout=120, extra=()):
         res['seconds'] = secs
         res['rps'] = float(mf.group(3))
     return res
+
+
+def h2load(url, n=1000, c=10, m=10, threads=1, timeout=120, extra=()):
+    """Run h2load; returns a dict: total, succeeded, failed, errored, timeout,
+    status_2xx..5xx, rps, seconds, and the raw output."""
+    cmd = ['h2load', '-n', str(n), '-c', str(c), '-m', str(m), '-t', str(threads)]
+    cmd += list(extra) + [url]
+    r = subprocess.run(cmd, stdin=subprocess.DEVNULL, capture_output=True, timeout=timeout)
+    return _h2load_parse(r.stdout.decode('utf-8', 'replace'), r.returncode)
+
+
+class H2loadRun:
+    """h2load running in the background (see h2load_start())."""
+
+    def __init__(self, cmd):
+        self.cmd = cmd
+        self.proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                                     stderr=subprocess.STDOUT, start_new_session=True)
+
+    def running(self):
+        return self.proc.poll() is None
+
+    def wait(self, timeout=120):
+        """Wait for the end; returns the dict of h2load()."""
+        try:
+            out, _ = self.proc.communicate(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            out, _ = self.proc.communicate()
+        return _h2load_parse(out.decode('utf-8', 'replace'), self.proc.returncode)
+
+
+def h2load_start(url, seconds=None, n=None, c=4, m=8, rps=None, threads=1, extra=()):
+    """Start h2load in the background: for @seconds (-D) or @n requests, @c
+    clients, @m streams each, at most @rps requests/s per client. Returns an
+    H2loadRun; call .wait() for the result dict."""
+    cmd = ['h2load', '-c', str(c), '-m', str(m), '-t', str(threads)]
+    cmd += ['-D', str(seconds)] if seconds else ['-n', str(n or 1000)]
+    if rps:
+        cmd += ['--rps', str(rps)]
+    return H2loadRun(cmd + list(extra) + [url])
+
+
+def api(target, method, path, body=None, content_type=None, token=None, headers=None,
+        timeout=10.0):
+    """One HTTP/1.1 request to the management listener of @target (a Proc
+    started with management=True, or 'host:port'). @body: dict/list (sent
+    as JSON), str or bytes. @content_type: default application/json for PUT,
+    application/merge-patch+json for PATCH. Returns (status, headers dict with
+    lower-case names, body parsed as JSON when it is JSON, else text)."""
+    if isinstance(target, str):
+        host, port = target.rsplit(':', 1)
+    else:
+        host, port = target.mgmt_host, target.mgmt_port
+    conn = http.client.HTTPConnection(host.strip('[]'), int(port), timeout=timeout)
+    hdrs = dict(headers or {})
+    data = None
+    if body is not None:
+        if isinstance(body, (dict, list)):
+            data = json.dumps(body).encode()
+        elif isinstance(body, str):
+            data = body.encode()
+        else:
+            data = body
+        if content_type is None:
+            content_type = ('application/merge-patch+json' if method == 'PATCH'
+                            else 'application/json')
+    if content_type:
+        hdrs['Content-Type'] = content_type
+    if token:
+        hdrs['Authorization'] = 'Bearer ' + token
+    try:
+        conn.request(method, path, body=data, headers=hdrs)
+        r = conn.getresponse()
+        raw = r.read()
+        rh = {k.lower(): v for k, v in r.getheaders()}
+        status = r.status
+    finally:
+        conn.close()
+    text = raw.decode('utf-8', 'replace')
+    ctype = rh.get('content-type', '')
+    if 'json' in ctype and text.strip():
+        return status, rh, json.loads(text)
+    return status, rh, text
+
+
+_METRIC_RX = re.compile(r'^([a-zA-Z_:][a-zA-Z0-9_:]*)(?:\{(.*)\})? (\S+)$')
+_LABEL_RX = re.compile(r'([a-zA-Z_][a-zA-Z0-9_]*)="((?:[^"\\]|\\.)*)"')
+
+
+def parse_metrics(text):
+    """Prometheus text format -> {(name, ((label, value), ...)): float}."""
+    out = {}
+    for line in text.splitlines():
+        if not line or line.startswith('#'):
+            continue
+        mt = _METRIC_RX.match(line)
+        if not mt:
+            raise ValueError('bad metrics line: %r' % line)
+        labels = tuple(sorted(_LABEL_RX.findall(mt.group(2) or '')))
+        out[(mt.group(1), labels)] = float(mt.group(3))
+    return out
+
+
+def metrics(target):
+    """GET /metrics of @target (see api()), parsed with parse_metrics()."""
+    status, _, text = api(target, 'GET', '/metrics')
+    if status != 200:
+        raise RuntimeError('GET /metrics: %d %s' % (status, text))
+    return parse_metrics(text)
+
+
+def metric_value(m, name, **labels):
+    """Sum of the series of @name whose labels include @labels (0 if none)."""
+    total = 0.0
+    want = set(labels.items())
+    for (n, ls), v in m.items():
+        if n == name and want <= set(ls):
+            total += v
+    return total
 
 
 def sha256_hex(data):

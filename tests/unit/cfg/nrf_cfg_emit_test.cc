@@ -138,7 +138,15 @@ TEST(CfgEmit, FillsEveryDefault)
 		R"("management":{"address":"127.0.0.1","port":9090},)"
 		R"("timeouts":{"connectMs":1000,"perTryMs":2000,"requestMs":5000},)"
 		R"("limits":{"maxConnections":10000,"maxConcurrentStreams":128,"maxHeaderBytes":16384,)"
-		R"("maxBodyBytes":1048576,"peerQueueDepth":1024}}})";
+		R"("maxBodyBytes":1048576,"peerQueueDepth":1024},"transport":"kernel",)"
+		R"("dpdk":{"ipv4Address":"","prefixLength":24,"gateway":"","portId":null,)"
+		R"("rxDescriptors":1024,"txDescriptors":1024,"mbufs":8191,"mbufCache":256,"burst":32,)"
+		R"("idleSpin":512,"idleSleepUs":100,"idleSleepMaxUs":1000,"arpProbeMs":300,)"
+		R"("linkWaitMs":2000},)"
+		R"("tls":{"certFile":"","keyFile":"","caFile":"","verifyClient":false,)"
+		R"("cipherSuites":"","ciphers":"","groups":""},)"
+		R"("tlsClient":{"caFile":"","certFile":"","keyFile":"","cipherSuites":"",)"
+		R"("ciphers":"","groups":""}}})";
 	EXPECT_EQ(Emit(l.cfg.get(), NRF_CFG_ALL), want);
 }
 

@@ -92,15 +92,46 @@ TEST(RtSnap, PublishedSnapshotIsPickedUpAndTheOldOneReclaimed)
 	ASSERT_EQ(nrf_rt_publish(rt, Snap(Doc(port, peer, "three"), 1)), 0);
 	EXPECT_EQ(nrf_rt_generation(rt), 3u);
 
-	/* Another peer list cannot be published live (yet). */
-	EXPECT_EQ(nrf_rt_publish(rt, Snap(Doc(port, FreePort(), "four"), 4)), NRF_EINVAL);
-	EXPECT_EQ(nrf_rt_generation(rt), 3u);
+	/* Another peer list is published live: the readdressed peer gets a
+	 * new pool, the old one is closed once unused. */
+	ASSERT_EQ(nrf_rt_publish(rt, Snap(Doc(port, FreePort(), "four"), 4)), 0);
+	EXPECT_EQ(nrf_rt_generation(rt), 4u);
+	end = nrf_now_ns() + 3000000000ull;
+	while (!nrf_rt_generation_seen(rt, 4) && nrf_now_ns() < end)
+		usleep(1000);
+	EXPECT_TRUE(nrf_rt_generation_seen(rt, 4));
+
+	/* Another listen port needs a restart: refused, nothing changed. */
+	uint16_t other = FreePort();
+	nrf_rt_snap *s5 = Snap(Doc(other, peer, "five"), 5);
+	const char *ptrs[4];
+	EXPECT_EQ(nrf_rt_restart_only(rt, nrf_rt_snap_cfg(s5), ptrs, 4), 1u);
+	EXPECT_STREQ(ptrs[0], "/runtime/listen");
+	EXPECT_EQ(nrf_rt_publish(rt, s5), NRF_EINVAL);
+	EXPECT_EQ(nrf_rt_generation(rt), 4u);
+
+	/* The running configuration is what was published last. */
+	uint64_t gen = 0;
+	char *text = nrf_rt_emit(rt, NRF_CFG_FORWARDING, 0, &gen, &err);
+	ASSERT_NE(text, nullptr);
+	EXPECT_EQ(gen, 4u);
+	EXPECT_NE(std::string(text).find("four"), std::string::npos);
+	free(text);
+
+	nrf_rt_worker_info wi;
+	ASSERT_EQ(nrf_rt_worker_get(rt, 1, &wi), 0);
+	EXPECT_TRUE(wi.running);
+	EXPECT_EQ(wi.generation, 4u);
+	EXPECT_EQ(nrf_rt_worker_get(rt, 2, &wi), NRF_ENOENT);
+	EXPECT_TRUE(nrf_rt_running(rt));
 
 	nrf_rt_stop(rt, 100);
 	nrf_rt_join(rt);
+	EXPECT_FALSE(nrf_rt_running(rt));
 	nrf_rt_stats st;
 	nrf_rt_stats_get(rt, &st);
 	EXPECT_EQ(st.requests, 0u);
+	EXPECT_GE(st.snapshot_switches, 2u);
 	nrf_rt_free(rt);
 }
 

@@ -1,0 +1,786 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The management listener on libmicrohttpd (one internal thread, so
+ * requests, and in particular configuration changes, are handled one at a
+ * time; the lock below only guards against a future thread pool).
+ *
+ * Order of checks for a request: path (404), method (405 + Allow), then for
+ * PUT/PATCH the bearer token (401), the media type (415), the size (413,
+ * from Content-Length at once, else while reading), the JSON (400), the
+ * change itself (400 with invalidParams, nothing changed), persistence
+ * (500, nothing changed), publication (200 with the stored group).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <microhttpd.h>
+
+#include "api_int.h"
+#include "nrf_common.h"
+#include "nrf_err.h"
+#include "nrf_log.h"
+
+#define CT_JSON "application/json"
+#define CT_PROBLEM "application/problem+json"
+#define CT_MERGE "application/merge-patch+json"
+#define CT_METRICS "text/plain; version=0.0.4; charset=utf-8"
+#define PROBE_CACHE_NS 1000000000ull
+#define PROBE_TIMEOUT_MS 300
+#define MAX_TOKEN 4096
+
+struct nrf_api {
+	struct MHD_Daemon *d;
+	struct nrf_rt *rt;
+	char *token;
+	char *config_path;
+	size_t max_body;
+	uint32_t settle_ms;
+	struct nrf_tp_addr addr;
+	pthread_mutex_t lock;
+	_Atomic uint64_t n_requests;
+	_Atomic uint64_t n_reloads;
+	_Atomic uint64_t n_failures;
+	/* busy share: CPU time per worker at the previous scrape */
+	uint64_t prev_wall_ns;
+	uint64_t prev_cpu[NRF_RT_MAX_WORKERS];
+	double busy[NRF_RT_MAX_WORKERS];
+	double last_apply[3];
+	/* readiness probe of the local NRF, cached */
+	uint64_t probe_at;
+	bool probe_ok;
+};
+
+/* One request (MHD's per-request context). */
+struct api_req {
+	enum api_res res;
+	bool merge;
+	bool too_big;
+	bool answered;
+	char *body;
+	size_t len;
+	size_t cap;
+};
+
+/* ------------------------------------------------------------------------ */
+/* Replies                                                                   */
+
+static enum MHD_Result
+reply(struct nrf_api *api, struct MHD_Connection *c, struct api_req *rq,
+	unsigned int status, const char *ctype, const char *body, const char *const *hdrs)
+{
+	struct MHD_Response *r;
+	enum MHD_Result ret;
+	size_t len = body != NULL ? strlen(body) : 0;
+
+	rq->answered = true;
+	atomic_fetch_add(&api->n_requests, 1);
+	r = MHD_create_response_from_buffer(len, (void *)(uintptr_t)(body != NULL ? body : ""),
+		MHD_RESPMEM_MUST_COPY);
+	if (r == NULL)
+		return MHD_NO;
+	if (ctype != NULL)
+		MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, ctype);
+	MHD_add_response_header(r, MHD_HTTP_HEADER_CACHE_CONTROL, "no-store");
+	for (; hdrs != NULL && hdrs[0] != NULL; hdrs += 2)
+		MHD_add_response_header(r, hdrs[0], hdrs[1]);
+	ret = MHD_queue_response(c, status, r);
+	MHD_destroy_response(r);
+	return ret;
+}
+
+static enum MHD_Result
+reply_problem(struct nrf_api *api, struct MHD_Connection *c, struct api_req *rq,
+	unsigned int status, const char *title, const char *cause, const char *detail,
+	const struct nrf_cfg_problems *invalid, const char *const *hdrs)
+{
+	char *text = api_problem_json((int)status, title, cause, detail, invalid);
+	char *body;
+	enum MHD_Result ret;
+
+	if (text == NULL)
+		return MHD_NO;
+	body = malloc(strlen(text) + 2);
+	if (body == NULL) {
+		free(text);
+		return MHD_NO;
+	}
+	sprintf(body, "%s\n", text);
+	ret = reply(api, c, rq, status, CT_PROBLEM, body, hdrs);
+	free(text);
+	free(body);
+	return ret;
+}
+
+/* Text from nrf_rt_emit() plus a newline, then free it. */
+static enum MHD_Result
+reply_json_owned(struct nrf_api *api, struct MHD_Connection *c, struct api_req *rq,
+	unsigned int status, char *text)
+{
+	enum MHD_Result ret;
+	size_t n = strlen(text);
+	char *body = realloc(text, n + 2);
+
+	if (body == NULL) {
+		free(text);
+		return MHD_NO;
+	}
+	body[n] = '\n';
+	body[n + 1] = '\0';
+	ret = reply(api, c, rq, status, CT_JSON, body, NULL);
+	free(body);
+	return ret;
+}
+
+/* ------------------------------------------------------------------------ */
+/* GET                                                                       */
+
+static enum MHD_Result
+serve_config(struct nrf_api *api, struct MHD_Connection *c, struct api_req *rq)
+{
+	const struct api_group *g = api_group_of(rq->res);
+	int err = 0;
+	char *text = nrf_rt_emit(api->rt, g != NULL ? g->cfg : NRF_CFG_ALL, 2, NULL, &err);
+
+	if (text == NULL)
+		return reply_problem(api, c, rq, 500, "Internal Server Error", "SYSTEM_FAILURE",
+			nrf_strerror(err), NULL, NULL);
+	return reply_json_owned(api, c, rq, 200, text);
+}
+
+static enum MHD_Result
+serve_metrics(struct nrf_api *api, struct MHD_Connection *c, struct api_req *rq)
+{
+	struct nrf_rt_worker_info wi[NRF_RT_MAX_WORKERS];
+	struct nrf_rt_stats *st = calloc(1, sizeof(*st));
+	struct nrf_rt_peer_stats *peers = NULL;
+	struct api_metrics_in in;
+	struct api_buf b = {0};
+	unsigned int n = nrf_rt_workers(api->rt), i;
+	size_t n_peers = 0;
+	enum MHD_Result ret;
+	uint64_t now;
+
+	if (st == NULL || nrf_rt_peer_stats_get(api->rt, &peers, &n_peers) != 0) {
+		free(st);
+		return reply_problem(api, c, rq, 500, "Internal Server Error", "SYSTEM_FAILURE",
+			"out of memory", NULL, NULL);
+	}
+	nrf_rt_stats_get(api->rt, st);
+	pthread_mutex_lock(&api->lock);
+	now = nrf_now_ns();
+	for (i = 0; i < n; i++)
+		nrf_rt_worker_get(api->rt, i, &wi[i]);
+	/* Busy share over the time since the previous scrape (at least 100 ms,
+	 * else the previous figure stands). */
+	if (now - api->prev_wall_ns >= 100000000ull) {
+		for (i = 0; i < n; i++) {
+			uint64_t d = wi[i].cpu_ns >= api->prev_cpu[i] ? wi[i].cpu_ns - api->prev_cpu[i] : 0;
+
+			api->busy[i] = NRF_MIN(1.0, (double)d / (double)(now - api->prev_wall_ns));
+			api->prev_cpu[i] = wi[i].cpu_ns;
+		}
+		api->prev_wall_ns = now;
+	}
+	memset(&in, 0, sizeof(in));
+	in.st = st;
+	in.peers = peers;
+	in.n_peers = n_peers;
+	in.workers = wi;
+	in.busy = api->busy;
+	in.n_workers = n;
+	in.generation = nrf_rt_generation(api->rt);
+	nrf_api_stats_get(api, &in.api);
+	memcpy(in.last_apply, api->last_apply, sizeof(in.last_apply));
+	api_metrics_render(&b, &in);
+	pthread_mutex_unlock(&api->lock);
+	free(peers);
+	free(st);
+	if (b.oom || b.p == NULL) {
+		api_buf_fini(&b);
+		return reply_problem(api, c, rq, 500, "Internal Server Error", "SYSTEM_FAILURE",
+			"out of memory", NULL, NULL);
+	}
+	ret = reply(api, c, rq, 200, CT_METRICS, b.p, NULL);
+	api_buf_fini(&b);
+	return ret;
+}
+
+static void
+sockaddr_of(const struct nrf_tp_addr *a, struct sockaddr_storage *ss, socklen_t *len)
+{
+	memset(ss, 0, sizeof(*ss));
+	if (a->family == 6) {
+		struct sockaddr_in6 *s6 = (struct sockaddr_in6 *)ss;
+
+		s6->sin6_family = AF_INET6;
+		s6->sin6_port = htons(a->port);
+		memcpy(&s6->sin6_addr, a->ip, 16);
+		*len = sizeof(*s6);
+	} else {
+		struct sockaddr_in *s4 = (struct sockaddr_in *)ss;
+
+		s4->sin_family = AF_INET;
+		s4->sin_port = htons(a->port);
+		memcpy(&s4->sin_addr, a->ip, 4);
+		*len = sizeof(*s4);
+	}
+}
+
+/* A TCP connect to the local NRF within PROBE_TIMEOUT_MS. */
+static bool
+probe(const struct nrf_tp_addr *a)
+{
+	struct sockaddr_storage ss;
+	struct pollfd pfd;
+	socklen_t len;
+	int fd, soerr = 0;
+	socklen_t sl = sizeof(soerr);
+	bool ok = false;
+
+	sockaddr_of(a, &ss, &len);
+	fd = socket(ss.ss_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return false;
+	if (connect(fd, (struct sockaddr *)&ss, len) == 0) {
+		ok = true;
+	} else if (errno == EINPROGRESS) {
+		pfd.fd = fd;
+		pfd.events = POLLOUT;
+		if (poll(&pfd, 1, PROBE_TIMEOUT_MS) == 1 &&
+			getsockopt(fd, SOL_SOCKET, SO_ERROR, &soerr, &sl) == 0 && soerr == 0)
+			ok = true;
+	}
+	close(fd);
+	return ok;
+}
+
+static enum MHD_Result
+serve_ready(struct nrf_api *api, struct MHD_Connection *c, struct api_req *rq)
+{
+	bool listeners = nrf_rt_running(api->rt);
+	bool config = nrf_rt_generation_seen(api->rt, nrf_rt_generation(api->rt));
+	const char *local;
+	struct nrf_tp_addr a;
+	bool local_ok;
+	char body[512];
+	int rc = nrf_rt_local_nrf(api->rt, &a);
+
+	if (rc == NRF_ENOENT) {
+		local = "not configured";
+		local_ok = true;
+	} else if (rc != 0) {
+		local = "no address";
+		local_ok = false;
+	} else {
+		uint64_t now = nrf_now_ns();
+
+		pthread_mutex_lock(&api->lock);
+		if (api->probe_at == 0 || now - api->probe_at >= PROBE_CACHE_NS || !api->probe_ok) {
+			api->probe_ok = probe(&a);
+			api->probe_at = now;
+		}
+		local_ok = api->probe_ok;
+		pthread_mutex_unlock(&api->lock);
+		local = local_ok ? "reachable" : "unreachable";
+	}
+	snprintf(body, sizeof(body),
+		"{\"status\":\"%s\",\"checks\":{\"listeners\":%s,\"configuration\":%s,"
+		"\"localNrf\":\"%s\"},\"generation\":%llu}\n",
+		listeners && config && local_ok ? "ready" : "not ready",
+		listeners ? "true" : "false", config ? "true" : "false", local,
+		(unsigned long long)nrf_rt_generation(api->rt));
+	return reply(api, c, rq, listeners && config && local_ok ? 200 : 503, CT_JSON, body, NULL);
+}
+
+/* ------------------------------------------------------------------------ */
+/* PUT / PATCH                                                               */
+
+static double
+secs(uint64_t from, uint64_t to)
+{
+	return (double)(to - from) / 1e9;
+}
+
+static enum MHD_Result
+refuse(struct nrf_api *api, struct MHD_Connection *c, struct api_req *rq,
+	const struct api_group *g, unsigned int status, const char *title, const char *cause,
+	const char *detail, const struct nrf_cfg_problems *probs)
+{
+	atomic_fetch_add(&api->n_failures, 1);
+	NRF_LOG(WARN, API_MOD, "configuration change refused (%s %s): %u %s%s%s%s%s",
+		rq->merge ? "PATCH" : "PUT", g->name, status, title,
+		detail != NULL ? ": " : "", detail != NULL ? detail : "",
+		probs != NULL && probs->n > 0 ? "; first problem " : "",
+		probs != NULL && probs->n > 0 ? probs->v[0].pointer : "");
+	return reply_problem(api, c, rq, status, title, cause, detail, probs, NULL);
+}
+
+static enum MHD_Result
+apply(struct nrf_api *api, struct MHD_Connection *c, struct api_req *rq)
+{
+	const struct api_group *g = api_group_of(rq->res);
+	struct nrf_cfg_problems probs = {0};
+	const char *restart[8];
+	char *running = NULL, *next = NULL, *persist = NULL, *answer = NULL;
+	struct nrf_rt_snap *snap;
+	struct nrf_cfg *cfg;
+	json_error_t je;
+	json_t *body;
+	uint64_t gen = 0, t0 = nrf_now_ns(), t1, t2;
+	unsigned int n_restart, i;
+	enum MHD_Result ret;
+	char why[512];
+	int rc, err = 0;
+
+	body = json_loadb(rq->body != NULL ? rq->body : "", rq->len,
+		JSON_REJECT_DUPLICATES | JSON_ALLOW_NUL, &je);
+	if (body == NULL) {
+		api_problem_add(&probs, g->pointer, "invalid JSON at line %d, column %d: %s",
+			je.line, je.column, je.text);
+		ret = refuse(api, c, rq, g, 400, "Bad Request", "INVALID_MSG_FORMAT",
+			"the body is not JSON", &probs);
+		nrf_cfg_problems_fini(&probs);
+		return ret;
+	}
+	pthread_mutex_lock(&api->lock);
+	running = nrf_rt_emit(api->rt, NRF_CFG_ALL, 0, &gen, &err);
+	if (running == NULL) {
+		ret = refuse(api, c, rq, g, 500, "Internal Server Error", "SYSTEM_FAILURE",
+			nrf_strerror(err), NULL);
+		goto out;
+	}
+	rc = api_doc_apply(running, g, rq->merge, body, &next, &probs);
+	if (rc != 0) {
+		ret = rc == NRF_EINVAL
+			? refuse(api, c, rq, g, 400, "Bad Request", "MANDATORY_IE_INCORRECT",
+				"the configuration is invalid; nothing was changed", &probs)
+			: refuse(api, c, rq, g, 500, "Internal Server Error", "SYSTEM_FAILURE",
+				nrf_strerror(rc), NULL);
+		goto out;
+	}
+	/* The same loader as the configuration file: every problem listed. */
+	cfg = nrf_cfg_load(next, strlen(next), gen + 1, &probs, &err);
+	if (cfg == NULL) {
+		ret = err == NRF_ENOMEM
+			? refuse(api, c, rq, g, 500, "Internal Server Error", "SYSTEM_FAILURE",
+				nrf_strerror(err), NULL)
+			: refuse(api, c, rq, g, 400, "Bad Request", "MANDATORY_IE_INCORRECT",
+				"the configuration is invalid; nothing was changed", &probs);
+		goto out;
+	}
+	n_restart = nrf_rt_restart_only(api->rt, cfg, restart, NRF_ARRAY_SIZE(restart));
+	if (n_restart > 0) {
+		for (i = 0; i < n_restart && i < NRF_ARRAY_SIZE(restart); i++)
+			api_problem_add(&probs, restart[i], "takes effect only after a restart: "
+				"change the configuration file and restart nrfwd");
+		nrf_cfg_free(cfg);
+		ret = refuse(api, c, rq, g, 400, "Bad Request", "MODIFICATION_NOT_ALLOWED",
+			"restart-only settings cannot be changed live; nothing was changed", &probs);
+		goto out;
+	}
+	persist = nrf_cfg_emit(cfg, NRF_CFG_ALL, 2, &err);
+	answer = nrf_cfg_emit(cfg, g->cfg, 2, &err);
+	if (persist == NULL || answer == NULL) {
+		nrf_cfg_free(cfg);
+		ret = refuse(api, c, rq, g, 500, "Internal Server Error", "SYSTEM_FAILURE",
+			nrf_strerror(NRF_ENOMEM), NULL);
+		goto out;
+	}
+	/* Via database, forwarding table, peer addresses: before anything is
+	 * written or published. */
+	snap = nrf_rt_snap_create(cfg, &err);
+	if (snap == NULL) {
+		if (err == NRF_ENOMEM) {
+			ret = refuse(api, c, rq, g, 500, "Internal Server Error", "SYSTEM_FAILURE",
+				nrf_strerror(err), NULL);
+		} else {
+			api_problem_add(&probs, g->pointer, "identities cannot be compiled: %s",
+				nrf_strerror(err));
+			ret = refuse(api, c, rq, g, 400, "Bad Request", "MANDATORY_IE_INCORRECT",
+				"the configuration cannot be used; nothing was changed", &probs);
+		}
+		goto out;
+	}
+	t1 = nrf_now_ns();
+	if (api->config_path != NULL) {
+		size_t plen = strlen(persist);
+
+		persist[plen] = '\n'; /* nrf_cfg_emit's NUL becomes the final newline */
+		rc = api_file_write_atomic(api->config_path, persist, plen + 1, why, sizeof(why));
+		persist[plen] = '\0';
+		if (rc != 0) {
+			nrf_rt_snap_free(snap);
+			ret = refuse(api, c, rq, g, 500, "Internal Server Error", "SYSTEM_FAILURE",
+				why, NULL);
+			goto out;
+		}
+	}
+	t2 = nrf_now_ns();
+	rc = nrf_rt_publish(api->rt, snap);
+	if (rc != 0) {
+		/* Put the file back as it was: the change was not applied. */
+		if (api->config_path != NULL) {
+			char *old = nrf_rt_emit(api->rt, NRF_CFG_ALL, 2, NULL, &err);
+
+			if (old == NULL || api_file_write_atomic(api->config_path, old, strlen(old),
+						why, sizeof(why)) != 0)
+				NRF_LOG(ERR, API_MOD, "configuration file %s holds a change that was "
+					"not applied", api->config_path);
+			free(old);
+		}
+		ret = refuse(api, c, rq, g, 500, "Internal Server Error", "SYSTEM_FAILURE",
+			nrf_strerror(rc), NULL);
+		goto out;
+	}
+	gen = nrf_rt_generation(api->rt);
+	while (!nrf_rt_generation_seen(api->rt, gen) && nrf_now_ns() - t2 <
+		(uint64_t)api->settle_ms * 1000000ull)
+		usleep(100);
+	api->last_apply[0] = secs(t0, t1);
+	api->last_apply[1] = secs(t1, t2);
+	api->last_apply[2] = secs(t2, nrf_now_ns());
+	atomic_fetch_add(&api->n_reloads, 1);
+	NRF_LOG(INFO, API_MOD, "configuration generation %llu applied (%s %s)%s: %sin use by "
+		"every worker after %.2f ms", (unsigned long long)gen, rq->merge ? "PATCH" : "PUT",
+		g->name, api->config_path != NULL ? ", persisted" : "",
+		nrf_rt_generation_seen(api->rt, gen) ? "" : "not yet ", api->last_apply[2] * 1e3);
+	ret = reply_json_owned(api, c, rq, 200, answer);
+	answer = NULL;
+out:
+	pthread_mutex_unlock(&api->lock);
+	json_decref(body);
+	nrf_cfg_problems_fini(&probs);
+	free(running);
+	free(next);
+	free(persist);
+	free(answer);
+	return ret;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Dispatch                                                                  */
+
+static enum MHD_Result
+first_call(struct nrf_api *api, struct MHD_Connection *c, struct api_req *rq,
+	const char *url, const char *method)
+{
+	char mt[128];
+	const char *ct, *cl;
+	const char *want;
+
+	rq->res = api_route(url);
+	if (rq->res == API_RES_NONE)
+		return reply_problem(api, c, rq, 404, "Not Found", "RESOURCE_URI_STRUCTURE_NOT_FOUND",
+			"no such resource", NULL, NULL);
+	if (!api_method_allowed(rq->res, method)) {
+		const char *h[] = {MHD_HTTP_HEADER_ALLOW, api_allow(rq->res), NULL};
+
+		return reply_problem(api, c, rq, 405, "Method Not Allowed", "METHOD_NOT_ALLOWED",
+			"see the Allow header", NULL, h);
+	}
+	if (strcmp(method, "GET") == 0 || strcmp(method, "HEAD") == 0) {
+		switch (rq->res) {
+		case API_RES_METRICS:
+			return serve_metrics(api, c, rq);
+		case API_RES_HEALTHZ:
+			return reply(api, c, rq, 200, CT_JSON, "{\"status\":\"alive\"}\n", NULL);
+		case API_RES_READYZ:
+			return serve_ready(api, c, rq);
+		default:
+			return serve_config(api, c, rq);
+		}
+	}
+	/* PUT or PATCH on a group */
+	rq->merge = strcmp(method, "PATCH") == 0;
+	if (api->token != NULL && !api_auth_ok(MHD_lookup_connection_value(c, MHD_HEADER_KIND,
+			MHD_HTTP_HEADER_AUTHORIZATION), api->token)) {
+		const char *h[] = {MHD_HTTP_HEADER_WWW_AUTHENTICATE, "Bearer realm=\"nrfwd\"", NULL};
+
+		return reply_problem(api, c, rq, 401, "Unauthorized", "UNAUTHORIZED",
+			"a valid bearer token is required to change the configuration", NULL, h);
+	}
+	ct = MHD_lookup_connection_value(c, MHD_HEADER_KIND, MHD_HTTP_HEADER_CONTENT_TYPE);
+	api_media_type(ct, mt, sizeof(mt));
+	want = rq->merge ? CT_MERGE : CT_JSON;
+	if (strcmp(mt, want) != 0) {
+		const char *h[] = {"Accept-Patch", CT_MERGE, NULL};
+		char detail[256];
+
+		snprintf(detail, sizeof(detail), "%s takes %s", method, want);
+		return reply_problem(api, c, rq, 415, "Unsupported Media Type",
+			"UNSUPPORTED_MEDIA_TYPE", detail, NULL, rq->merge ? h : NULL);
+	}
+	cl = MHD_lookup_connection_value(c, MHD_HEADER_KIND, MHD_HTTP_HEADER_CONTENT_LENGTH);
+	if (cl != NULL && strtoull(cl, NULL, 10) > api->max_body) {
+		char detail[128];
+
+		snprintf(detail, sizeof(detail), "the body is limited to %zu bytes", api->max_body);
+		return reply_problem(api, c, rq, 413, "Payload Too Large", "PAYLOAD_TOO_LARGE",
+			detail, NULL, NULL);
+	}
+	return MHD_YES; /* the body follows */
+}
+
+static enum MHD_Result
+on_request(void *cls, struct MHD_Connection *c, const char *url, const char *method,
+	const char *version, const char *upload_data, size_t *upload_data_size, void **con_cls)
+{
+	struct nrf_api *api = cls;
+	struct api_req *rq = *con_cls;
+
+	(void)version;
+	if (rq == NULL) {
+		rq = calloc(1, sizeof(*rq));
+		if (rq == NULL)
+			return MHD_NO;
+		*con_cls = rq;
+		return first_call(api, c, rq, url, method);
+	}
+	if (*upload_data_size > 0) {
+		size_t n = *upload_data_size;
+
+		*upload_data_size = 0;
+		if (rq->answered || rq->too_big)
+			return MHD_YES;
+		if (rq->len + n > api->max_body) {
+			rq->too_big = true;
+			free(rq->body);
+			rq->body = NULL;
+			rq->len = rq->cap = 0;
+			return MHD_YES;
+		}
+		if (rq->len + n + 1 > rq->cap) {
+			size_t nc = NRF_MAX(rq->cap * 2, rq->len + n + 1);
+			char *nb = realloc(rq->body, nc);
+
+			if (nb == NULL)
+				return MHD_NO;
+			rq->body = nb;
+			rq->cap = nc;
+		}
+		memcpy(rq->body + rq->len, upload_data, n);
+		rq->len += n;
+		return MHD_YES;
+	}
+	if (rq->answered)
+		return MHD_YES;
+	if (rq->too_big) {
+		char detail[128];
+
+		snprintf(detail, sizeof(detail), "the body is limited to %zu bytes", api->max_body);
+		return reply_problem(api, c, rq, 413, "Payload Too Large", "PAYLOAD_TOO_LARGE",
+			detail, NULL, NULL);
+	}
+	return apply(api, c, rq);
+}
+
+static void
+on_completed(void *cls, struct MHD_Connection *c, void **con_cls,
+	enum MHD_RequestTerminationCode toe)
+{
+	struct api_req *rq = *con_cls;
+
+	(void)cls;
+	(void)c;
+	(void)toe;
+	if (rq != NULL) {
+		free(rq->body);
+		free(rq);
+		*con_cls = NULL;
+	}
+}
+
+static void mhd_log(void *cls, const char *fmt, va_list ap)
+	__attribute__((format(printf, 2, 0)));
+
+static void
+mhd_log(void *cls, const char *fmt, va_list ap)
+{
+	char line[512];
+	size_t n;
+
+	(void)cls;
+	vsnprintf(line, sizeof(line), fmt, ap);
+	n = strlen(line);
+	while (n > 0 && (line[n - 1] == '\n' || line[n - 1] == '\r'))
+		line[--n] = '\0';
+	NRF_LOG(WARN, API_MOD, "libmicrohttpd: %s", line);
+}
+
+/* ------------------------------------------------------------------------ */
+/* Life cycle                                                                */
+
+struct nrf_api *
+nrf_api_create(const struct nrf_api_params *p, struct nrf_rt *rt, int *err)
+{
+	struct sockaddr_storage ss;
+	const union MHD_DaemonInfo *info;
+	struct nrf_api *api;
+	/* epoll (MHD_USE_AUTO): nrfwd raises its descriptor limit for its
+	 * clients, so management sockets may be numbered beyond FD_SETSIZE. */
+	unsigned int flags = MHD_USE_AUTO_INTERNAL_THREAD | MHD_USE_ERROR_LOG;
+	socklen_t len;
+	unsigned int i;
+
+	if (p == NULL || rt == NULL) {
+		*err = NRF_EINVAL;
+		return NULL;
+	}
+	api = calloc(1, sizeof(*api));
+	if (api == NULL) {
+		*err = NRF_ENOMEM;
+		return NULL;
+	}
+	api->rt = rt;
+	api->max_body = p->max_body != 0 ? p->max_body : NRF_API_MAX_BODY;
+	api->settle_ms = p->settle_ms != 0 ? p->settle_ms : 1000;
+	pthread_mutex_init(&api->lock, NULL);
+	if (nrf_tp_addr_parse(p->address != NULL ? p->address : "127.0.0.1", p->port,
+		    &api->addr) != 0) {
+		NRF_LOG(ERR, API_MOD, "management address \"%s\" is not a numeric address",
+			p->address);
+		*err = NRF_EINVAL;
+		goto fail;
+	}
+	if (p->token != NULL && p->token[0] != '\0') {
+		api->token = strdup(p->token);
+		if (api->token == NULL) {
+			*err = NRF_ENOMEM;
+			goto fail;
+		}
+	}
+	if (p->config_path != NULL) {
+		/* Rewrite the file itself, not a symbolic link to it. */
+		api->config_path = realpath(p->config_path, NULL);
+		if (api->config_path == NULL)
+			api->config_path = strdup(p->config_path);
+		if (api->config_path == NULL) {
+			*err = NRF_ENOMEM;
+			goto fail;
+		}
+	}
+	api->prev_wall_ns = nrf_now_ns();
+	for (i = 0; i < nrf_rt_workers(rt) && i < NRF_RT_MAX_WORKERS; i++) {
+		struct nrf_rt_worker_info wi;
+
+		nrf_rt_worker_get(rt, i, &wi);
+		api->prev_cpu[i] = wi.cpu_ns;
+	}
+	sockaddr_of(&api->addr, &ss, &len);
+	if (api->addr.family == 6)
+		flags |= MHD_USE_IPv6;
+	api->d = MHD_start_daemon(flags, 0, NULL, NULL, on_request, api,
+		MHD_OPTION_EXTERNAL_LOGGER, mhd_log, api,
+		MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&ss,
+		MHD_OPTION_LISTENING_ADDRESS_REUSE, (unsigned int)1,
+		MHD_OPTION_CONNECTION_LIMIT, (unsigned int)64,
+		MHD_OPTION_CONNECTION_TIMEOUT, (unsigned int)30,
+		MHD_OPTION_NOTIFY_COMPLETED, on_completed, api,
+		MHD_OPTION_END);
+	if (api->d == NULL) {
+		char buf[80];
+
+		NRF_LOG(ERR, API_MOD, "cannot listen on %s", nrf_tp_addr_format(&api->addr, buf,
+			sizeof(buf)));
+		*err = NRF_EIO;
+		goto fail;
+	}
+	info = MHD_get_daemon_info(api->d, MHD_DAEMON_INFO_BIND_PORT);
+	if (info != NULL && info->port != 0)
+		api->addr.port = info->port;
+	*err = 0;
+	return api;
+fail:
+	nrf_api_free(api);
+	return NULL;
+}
+
+int
+nrf_api_addr(const struct nrf_api *api, struct nrf_tp_addr *out)
+{
+	if (api == NULL)
+		return NRF_EINVAL;
+	*out = api->addr;
+	return 0;
+}
+
+void
+nrf_api_free(struct nrf_api *api)
+{
+	if (api == NULL)
+		return;
+	if (api->d != NULL)
+		MHD_stop_daemon(api->d);
+	pthread_mutex_destroy(&api->lock);
+	if (api->token != NULL)
+		memset(api->token, 0, strlen(api->token));
+	free(api->token);
+	free(api->config_path);
+	free(api);
+}
+
+void
+nrf_api_stats_get(const struct nrf_api *api, struct nrf_api_stats *out)
+{
+	out->requests = atomic_load(&api->n_requests);
+	out->reloads = atomic_load(&api->n_reloads);
+	out->reload_failures = atomic_load(&api->n_failures);
+}
+
+char *
+nrf_api_token_read(const char *path, int *err)
+{
+	char buf[MAX_TOKEN + 2];
+	size_t n = 0, i;
+	ssize_t r;
+	char *tok;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0) {
+		*err = NRF_EIO;
+		return NULL;
+	}
+	while (n < sizeof(buf) && (r = read(fd, buf + n, sizeof(buf) - n)) != 0) {
+		if (r < 0) {
+			if (errno == EINTR)
+				continue;
+			close(fd);
+			*err = NRF_EIO;
+			return NULL;
+		}
+		n += (size_t)r;
+	}
+	close(fd);
+	while (n > 0 && (buf[n - 1] == '\n' || buf[n - 1] == '\r' || buf[n - 1] == ' ' ||
+		buf[n - 1] == '\t'))
+		n--;
+	if (n > MAX_TOKEN) {
+		*err = NRF_ETOOBIG;
+		return NULL;
+	}
+	if (n == 0) {
+		*err = NRF_EINVAL;
+		return NULL;
+	}
+	for (i = 0; i < n; i++) {
+		unsigned char ch = (unsigned char)buf[i];
+
+		if (ch <= 0x20 || ch >= 0x7f) {
+			*err = NRF_EINVAL;
+			return NULL;
+		}
+	}
+	tok = strndup(buf, n);
+	memset(buf, 0, sizeof(buf));
+	*err = tok != NULL ? 0 : NRF_ENOMEM;
+	return tok;
+}

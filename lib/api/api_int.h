@@ -1,0 +1,154 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+#ifndef NRF_API_INT_H
+#define NRF_API_INT_H
+
+/*
+ * Internals of lib/api shared by its translation units and unit tests:
+ *   api.c          libmicrohttpd daemon, routing, auth, health, apply
+ *   api_cfg.c      configuration groups, merge patch, problems, file write
+ *   api_metrics.c  Prometheus text exposition
+ * Nothing here does network I/O, so it is tested without a listener.
+ */
+
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <jansson.h>
+
+#include "nrf_api.h"
+#include "nrf_cfg.h"
+#include "nrf_rt.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define API_MOD "api"
+#define API_ROOT "/nrf-configuration/v1"
+
+/* ------------------------------------------------------------------------ */
+/* Resources                                                                 */
+
+enum api_res {
+	API_RES_NONE = 0,   /* unknown path: 404 */
+	API_RES_ALL,        /* /nrf-configuration/v1/ */
+	API_RES_GENERAL,
+	API_RES_FORWARDING,
+	API_RES_GROWTH,
+	API_RES_RUNTIME,
+	API_RES_METRICS,
+	API_RES_HEALTHZ,
+	API_RES_READYZ,
+};
+
+/* A configuration group as a resource. */
+struct api_group {
+	enum api_res res;
+	const char *name;          /* "forwardingOptions", "nrfGrowth/nrfForwardingOptions" */
+	const char *pointer;       /* JSON pointer in the document */
+	enum nrf_cfg_group cfg;
+	const char *parent;        /* member holding it ("" = the root) */
+	const char *key;           /* its member name */
+};
+
+/* Resource of a request path (query already cut); trailing '/' tolerated. */
+enum api_res api_route(const char *path);
+
+/* Group of a configuration resource; NULL for others and API_RES_ALL. */
+const struct api_group *api_group_of(enum api_res res);
+
+/* Group by name as in the path ("generalOptions", ...); NULL if unknown. */
+const struct api_group *api_group_by_name(const char *name);
+
+/* Methods a resource allows, as for the Allow header ("GET, HEAD, ..."). */
+const char *api_allow(enum api_res res);
+
+/* True when @p method is in the resource's Allow list. */
+bool api_method_allowed(enum api_res res, const char *method);
+
+/* Media type of a Content-Type value, without parameters, lower case, in
+ * @p out; "" when @p ct is NULL. */
+void api_media_type(const char *ct, char *out, size_t cap);
+
+/* Constant-time check of an Authorization header against the token. */
+bool api_auth_ok(const char *authorization, const char *token);
+
+/* ------------------------------------------------------------------------ */
+/* Changes                                                                   */
+
+/* RFC 7396 JSON merge patch: the result of applying @p patch to @p target
+ * (which may be NULL: absent). Returns a new reference (caller decrefs);
+ * @p target is not changed. NULL only when out of memory. */
+json_t *api_merge_patch(const json_t *target, const json_t *patch);
+
+/*
+ * The document @p running (JSON text of the whole running configuration)
+ * with group @p g replaced by @p body (@p merge false, PUT) or merged with
+ * it (@p merge true, PATCH). @p out receives the new document as compact
+ * JSON text (malloc'd). Problems that make the change impossible before
+ * validation (PUT of something that is not an object, a running document
+ * that does not parse) are added to @p probs with the group's pointer.
+ * @return 0, NRF_EINVAL (problems listed), NRF_ENOMEM.
+ */
+int api_doc_apply(const char *running, const struct api_group *g, bool merge,
+	const json_t *body, char **out, struct nrf_cfg_problems *probs);
+
+/* Append one problem (pointer, printf reason). */
+void api_problem_add(struct nrf_cfg_problems *probs, const char *pointer,
+	const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
+/*
+ * ProblemDetails (TS 29.571) as JSON text: title, status, detail (omitted
+ * when NULL or ""), cause, and invalidParams [{param, reason}] when
+ * @p invalid holds any. malloc'd; NULL when out of memory.
+ */
+char *api_problem_json(int status, const char *title, const char *cause,
+	const char *detail, const struct nrf_cfg_problems *invalid);
+
+/*
+ * Replace @p path with @p len bytes atomically: write "<dir>/.<name>.nrfwd-tmp"
+ * (the mode of the existing file, else 0644), fsync it, rename it over
+ * @p path, fsync the directory. On failure the temp file is removed,
+ * @p path is unchanged and @p why (of @p why_cap bytes) says what failed.
+ * @return 0 or NRF_EIO.
+ */
+int api_file_write_atomic(const char *path, const char *data, size_t len,
+	char *why, size_t why_cap);
+
+/* ------------------------------------------------------------------------ */
+/* Metrics                                                                   */
+
+/* A growing text buffer; @c oom set once an append failed. */
+struct api_buf {
+	char *p;
+	size_t len;
+	size_t cap;
+	bool oom;
+};
+
+void api_buf_printf(struct api_buf *b, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+void api_buf_fini(struct api_buf *b);
+
+/* Everything one scrape shows. */
+struct api_metrics_in {
+	const struct nrf_rt_stats *st;
+	const struct nrf_rt_peer_stats *peers;
+	size_t n_peers;
+	const struct nrf_rt_worker_info *workers;
+	const double *busy;             /* [n_workers] busy share 0..1 */
+	unsigned int n_workers;
+	uint64_t generation;            /* published last */
+	struct nrf_api_stats api;
+	double last_apply[3];           /* seconds: validate, persist, publish */
+};
+
+/* The Prometheus text exposition (format 0.0.4) of @p in. */
+void api_metrics_render(struct api_buf *b, const struct api_metrics_in *in);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* NRF_API_INT_H */

@@ -1,0 +1,276 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Prometheus text exposition (format 0.0.4) of the runtime's counters.
+ * The names and labels are the contract of docs/metrics.md: add, never
+ * rename.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "api_int.h"
+#include "nrf_fwd.h"
+
+void
+api_buf_printf(struct api_buf *b, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	if (b->oom)
+		return;
+	for (;;) {
+		size_t room = b->cap - b->len;
+
+		va_start(ap, fmt);
+		n = vsnprintf(b->p != NULL ? b->p + b->len : NULL, room, fmt, ap);
+		va_end(ap);
+		if (n < 0) {
+			b->oom = true;
+			return;
+		}
+		if ((size_t)n < room) {
+			b->len += (size_t)n;
+			return;
+		}
+		{
+			size_t nc = NRF_MAX(b->cap * 2, b->len + (size_t)n + 1024);
+			char *np = realloc(b->p, nc);
+
+			if (np == NULL) {
+				b->oom = true;
+				return;
+			}
+			b->p = np;
+			b->cap = nc;
+		}
+	}
+}
+
+void
+api_buf_fini(struct api_buf *b)
+{
+	free(b->p);
+	memset(b, 0, sizeof(*b));
+}
+
+/* A label value: backslash, quote and newline escaped (into @p out). */
+static const char *
+esc(const char *s, char *out, size_t cap)
+{
+	size_t n = 0;
+
+	for (; *s != '\0' && n + 3 < cap; s++) {
+		if (*s == '\\' || *s == '"') {
+			out[n++] = '\\';
+			out[n++] = *s;
+		} else if (*s == '\n') {
+			out[n++] = '\\';
+			out[n++] = 'n';
+		} else {
+			out[n++] = *s;
+		}
+	}
+	out[n] = '\0';
+	return out;
+}
+
+static void
+head(struct api_buf *b, const char *name, const char *type, const char *help)
+{
+	api_buf_printf(b, "# HELP %s %s\n# TYPE %s %s\n", name, help, name, type);
+}
+
+static void
+scalar(struct api_buf *b, const char *name, const char *type, const char *help,
+	uint64_t v)
+{
+	head(b, name, type, help);
+	api_buf_printf(b, "%s %llu\n", name, (unsigned long long)v);
+}
+
+static void
+requests(struct api_buf *b, const struct nrf_rt_stats *st)
+{
+	static const uint64_t bounds_us[NRF_RT_LAT_BUCKETS] = NRF_RT_LAT_BOUNDS_US;
+	unsigned int op, o, k;
+
+	head(b, "nrfwd_requests_total", "counter",
+		"Front requests by operation and outcome (the answer nrfwd gave).");
+	for (op = 0; op < NRF_OP_COUNT; op++)
+		for (o = 0; o < NRF_RT_OUT_COUNT; o++)
+			api_buf_printf(b, "nrfwd_requests_total{operation=\"%s\",outcome=\"%s\"} %llu\n",
+				nrf_fwd_op_name((enum nrf_fwd_op)op),
+				nrf_rt_outcome_name((enum nrf_rt_outcome)o),
+				(unsigned long long)st->req[op][o]);
+
+	head(b, "nrfwd_request_duration_seconds", "histogram",
+		"Time from a complete request to its stream's end, by operation.");
+	for (op = 0; op < NRF_OP_COUNT; op++) {
+		const char *name = nrf_fwd_op_name((enum nrf_fwd_op)op);
+		uint64_t cum = 0;
+
+		for (k = 0; k < NRF_RT_LAT_BUCKETS; k++) {
+			cum += st->lat_bucket[op][k];
+			api_buf_printf(b,
+				"nrfwd_request_duration_seconds_bucket{operation=\"%s\",le=\"%g\"} %llu\n",
+				name, (double)bounds_us[k] / 1e6, (unsigned long long)cum);
+		}
+		cum += st->lat_bucket[op][NRF_RT_LAT_BUCKETS];
+		api_buf_printf(b,
+			"nrfwd_request_duration_seconds_bucket{operation=\"%s\",le=\"+Inf\"} %llu\n",
+			name, (unsigned long long)cum);
+		api_buf_printf(b, "nrfwd_request_duration_seconds_sum{operation=\"%s\"} %.9f\n",
+			name, (double)st->lat_sum_ns[op] / 1e9);
+		api_buf_printf(b, "nrfwd_request_duration_seconds_count{operation=\"%s\"} %llu\n",
+			name, (unsigned long long)cum);
+	}
+}
+
+static void
+peers(struct api_buf *b, const struct api_metrics_in *in)
+{
+	char e[600];
+	size_t i;
+	unsigned int k;
+
+	head(b, "nrfwd_loop_preventions_total", "counter",
+		"Candidate peers skipped because their identity was in Via, by peer.");
+	for (i = 0; i < in->n_peers; i++) {
+		const struct nrf_rt_peer_stats *p = &in->peers[i];
+
+		if (!p->local && p->name[0] != '\0')
+			api_buf_printf(b, "nrfwd_loop_preventions_total{peer=\"%s\"} %llu\n",
+				esc(p->name, e, sizeof(e)), (unsigned long long)p->loop_prevented);
+	}
+	head(b, "nrfwd_forwards_total", "counter",
+		"Answers of peer NRFs to forwarded requests, by peer and status code "
+		"(reroutes included).");
+	for (i = 0; i < in->n_peers; i++) {
+		const struct nrf_rt_peer_stats *p = &in->peers[i];
+
+		if (p->local || p->name[0] == '\0')
+			continue;
+		esc(p->name, e, sizeof(e));
+		for (k = 0; k < p->n_codes; k++)
+			api_buf_printf(b, "nrfwd_forwards_total{peer=\"%s\",status=\"%u\"} %llu\n", e,
+				p->codes[k], (unsigned long long)p->code_n[k]);
+		if (p->code_other > 0)
+			api_buf_printf(b, "nrfwd_forwards_total{peer=\"%s\",status=\"other\"} %llu\n",
+				e, (unsigned long long)p->code_other);
+	}
+	head(b, "nrfwd_local_nrf_answers_total", "counter",
+		"Answers of the local NRF, by status code.");
+	for (i = 0; i < in->n_peers; i++) {
+		const struct nrf_rt_peer_stats *p = &in->peers[i];
+
+		if (!p->local || p->name[0] == '\0')
+			continue;
+		esc(p->name, e, sizeof(e));
+		for (k = 0; k < p->n_codes; k++)
+			api_buf_printf(b, "nrfwd_local_nrf_answers_total{local_nrf=\"%s\",status=\"%u\"} "
+				"%llu\n", e, p->codes[k], (unsigned long long)p->code_n[k]);
+		if (p->code_other > 0)
+			api_buf_printf(b, "nrfwd_local_nrf_answers_total{local_nrf=\"%s\","
+				"status=\"other\"} %llu\n", e, (unsigned long long)p->code_other);
+	}
+	head(b, "nrfwd_tries_total", "counter",
+		"Tries started towards an upstream (role peer, or local for the local NRF).");
+	for (i = 0; i < in->n_peers; i++) {
+		const struct nrf_rt_peer_stats *p = &in->peers[i];
+
+		if (p->name[0] != '\0')
+			api_buf_printf(b, "nrfwd_tries_total{peer=\"%s\",role=\"%s\"} %llu\n",
+				esc(p->name, e, sizeof(e)), p->local ? "local" : "peer",
+				(unsigned long long)p->tries);
+	}
+	head(b, "nrfwd_try_failures_total", "counter",
+		"Tries that gave no answer to relay, by upstream and reason.");
+	for (i = 0; i < in->n_peers; i++) {
+		const struct nrf_rt_peer_stats *p = &in->peers[i];
+
+		if (p->name[0] == '\0')
+			continue;
+		esc(p->name, e, sizeof(e));
+		for (k = 0; k < NRF_RT_FAIL_COUNT; k++)
+			api_buf_printf(b, "nrfwd_try_failures_total{peer=\"%s\",role=\"%s\",reason=\"%s\"} "
+				"%llu\n", e, p->local ? "local" : "peer",
+				nrf_rt_fail_name((enum nrf_rt_fail)k), (unsigned long long)p->fail[k]);
+	}
+}
+
+static void
+workers(struct api_buf *b, const struct api_metrics_in *in)
+{
+	unsigned int i;
+
+	head(b, "nrfwd_worker_busy_ratio", "gauge",
+		"Share of time a worker thread was on a CPU since the previous scrape.");
+	for (i = 0; i < in->n_workers; i++)
+		api_buf_printf(b, "nrfwd_worker_busy_ratio{worker=\"%u\"} %.4f\n", i, in->busy[i]);
+	head(b, "nrfwd_worker_cpu_seconds_total", "counter", "CPU time of a worker thread.");
+	for (i = 0; i < in->n_workers; i++)
+		api_buf_printf(b, "nrfwd_worker_cpu_seconds_total{worker=\"%u\"} %.6f\n", i,
+			(double)in->workers[i].cpu_ns / 1e9);
+	head(b, "nrfwd_worker_config_generation", "gauge",
+		"Configuration generation a worker uses for new requests.");
+	for (i = 0; i < in->n_workers; i++)
+		api_buf_printf(b, "nrfwd_worker_config_generation{worker=\"%u\"} %llu\n", i,
+			(unsigned long long)in->workers[i].generation);
+}
+
+void
+api_metrics_render(struct api_buf *b, const struct api_metrics_in *in)
+{
+	const struct nrf_rt_stats *st = in->st;
+	static const char *const phases[3] = {"validate", "persist", "publish"};
+	unsigned int k;
+
+	requests(b, st);
+	scalar(b, "nrfwd_loop_detections_total", "counter",
+		"Requests answered NRF_Forwarding_Loop_Detection (own identity in Via).",
+		st->loop_detected);
+	scalar(b, "nrfwd_hop_limit_total", "counter",
+		"Requests answered NRF_Forwarding_Hop_Limit (more Via members than allowed).",
+		st->hop_limit);
+	scalar(b, "nrfwd_loop_prevention_skips_total", "counter",
+		"Candidates skipped by loop prevention, all peers.", st->loop_prevented);
+	peers(b, in);
+	scalar(b, "nrfwd_reroutes_total", "counter",
+		"Peer answers with a reroute status that moved on to the next candidate.",
+		st->reroutes);
+	scalar(b, "nrfwd_request_timeouts_total", "counter",
+		"Requests ended by runtime.timeouts.requestMs.", st->request_timeouts);
+	scalar(b, "nrfwd_client_resets_total", "counter",
+		"Requests whose client went away before the answer.", st->client_resets);
+	scalar(b, "nrfwd_relay_aborts_total", "counter",
+		"Answers that broke off after they began (front stream reset).", st->relay_aborts);
+	scalar(b, "nrfwd_connections_accepted_total", "counter",
+		"Front connections accepted.", st->conns_accepted);
+	scalar(b, "nrfwd_connections_refused_total", "counter",
+		"Front connections refused over runtime.limits.maxConnections.", st->conns_refused);
+	head(b, "nrfwd_connections_open", "gauge", "Front connections open.");
+	api_buf_printf(b, "nrfwd_connections_open %llu\n",
+		(unsigned long long)(st->conns_accepted >= st->conns_closed
+			? st->conns_accepted - st->conns_closed : 0));
+	scalar(b, "nrfwd_peer_connects_total", "counter",
+		"Connections opened to upstreams (local NRF and peers).", st->peer_connects);
+	scalar(b, "nrfwd_peer_connect_failures_total", "counter",
+		"Connections to upstreams that failed or timed out.", st->peer_connect_failures);
+	workers(b, in);
+	scalar(b, "nrfwd_config_generation", "gauge",
+		"Generation of the configuration published last.", in->generation);
+	scalar(b, "nrfwd_config_reloads_total", "counter",
+		"Configuration changes applied through the REST API.", in->api.reloads);
+	scalar(b, "nrfwd_config_reload_failures_total", "counter",
+		"Configuration changes refused (invalid, restart-only, not persisted).",
+		in->api.reload_failures);
+	head(b, "nrfwd_config_last_apply_seconds", "gauge",
+		"Duration of the phases of the last applied change (publish: until every "
+		"worker used it).");
+	for (k = 0; k < 3; k++)
+		api_buf_printf(b, "nrfwd_config_last_apply_seconds{phase=\"%s\"} %.6f\n", phases[k],
+			in->last_apply[k]);
+	scalar(b, "nrfwd_api_requests_total", "counter",
+		"Requests answered by the management listener.", in->api.requests);
+}

@@ -1,0 +1,110 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+#ifndef NRF_API_H
+#define NRF_API_H
+
+/**
+ * @file
+ * The management listener (SPEC §6, §7): the REST configuration API, the
+ * Prometheus metrics and the health checks, served over HTTP/1.1 by
+ * libmicrohttpd on a thread of its own (the "API thread", part of the
+ * control plane: never on the request path).
+ *
+ * Resources (docs/rest-api.md):
+ *   GET               /nrf-configuration/v1/          every group
+ *   GET, PUT, PATCH   /nrf-configuration/v1/generalOptions
+ *   GET, PUT, PATCH   /nrf-configuration/v1/forwardingOptions
+ *   GET, PUT, PATCH   /nrf-configuration/v1/nrfGrowth/nrfForwardingOptions
+ *   GET, PUT, PATCH   /nrf-configuration/v1/runtime   (restart-only parts refused)
+ *   GET               /metrics, /healthz, /readyz
+ *
+ * A PUT replaces a group, a PATCH merges into it (RFC 7396,
+ * application/merge-patch+json). The change is applied to the whole running
+ * document and loaded with the same loader as the file (nrf_cfg_load); a
+ * valid document is checked for restart-only settings
+ * (nrf_rt_restart_only), compiled into a snapshot (Via database, forwarding
+ * table, peer addresses), persisted atomically to the configuration file,
+ * and only then published to the workers (nrf_rt_publish). Any failure
+ * leaves the running configuration and the file untouched.
+ *
+ * Threads: nrf_api_create()/nrf_api_free() on the control thread; the
+ * handlers run on the API thread and use only the thread-safe control
+ * functions of lib/rt. Requests are handled one at a time.
+ */
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "nrf_rt.h"
+#include "nrf_tp.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/** Default limit on a request body (PUT/PATCH), bytes. */
+#define NRF_API_MAX_BODY (1024 * 1024)
+
+/** Parameters of the management listener. */
+struct nrf_api_params {
+	/** Numeric IPv4 or IPv6 address to bind ("127.0.0.1" when NULL). */
+	const char *address;
+	/** TCP port; 0 lets the kernel pick one (see nrf_api_addr()). */
+	uint16_t port;
+	/**
+	 * Configuration file rewritten on every accepted change (temp file in
+	 * the same directory, fsync, rename, fsync of the directory). NULL:
+	 * changes are not persisted (tests only).
+	 */
+	const char *config_path;
+	/**
+	 * Bearer token required for PUT and PATCH ("Authorization: Bearer
+	 * <token>"); NULL or "": none. Copied. Never echoed.
+	 */
+	const char *token;
+	/** Body limit (0: NRF_API_MAX_BODY). */
+	size_t max_body;
+	/** Milliseconds a change waits for every worker to use it before it
+	 *  is answered (0: 1000). The answer is 200 either way. */
+	uint32_t settle_ms;
+};
+
+struct nrf_api;
+
+/**
+ * Start the management listener for runtime @p rt (which must outlive the
+ * API; free the API before stopping the runtime).
+ * @return NULL with @p err = NRF_EINVAL (bad address or parameters),
+ *   NRF_EIO (cannot listen: address in use, ...), NRF_ENOMEM.
+ */
+struct nrf_api *nrf_api_create(const struct nrf_api_params *p, struct nrf_rt *rt,
+	int *err);
+
+/** The bound address (port 0 resolved). @return 0 or NRF_EINVAL. */
+int nrf_api_addr(const struct nrf_api *api, struct nrf_tp_addr *out);
+
+/** Stop the listener (requests in progress finish first) and free. NULL-safe. */
+void nrf_api_free(struct nrf_api *api);
+
+/**
+ * Read a bearer token from @p path: the file's content without trailing
+ * white space. @return malloc'd token, or NULL with @p err = NRF_EIO (cannot
+ * read), NRF_EINVAL (empty, or bytes that cannot be in a token: controls,
+ * spaces), NRF_ETOOBIG (over 4096 bytes), NRF_ENOMEM. Any thread.
+ */
+char *nrf_api_token_read(const char *path, int *err);
+
+/** Counters of the API itself (for tests; also exported as metrics). */
+struct nrf_api_stats {
+	uint64_t requests;         /**< HTTP requests answered */
+	uint64_t reloads;          /**< changes applied */
+	uint64_t reload_failures;  /**< PUT/PATCH refused: invalid, restart-only,
+				    *   persistence or internal failure */
+};
+
+void nrf_api_stats_get(const struct nrf_api *api, struct nrf_api_stats *out);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* NRF_API_H */

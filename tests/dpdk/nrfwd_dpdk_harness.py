@@ -1,0 +1,480 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-3-Clause
+"""nrfwd on its DPDK transport inside network namespaces (tests, demo, bench).
+
+Standard library only. A Fabric is one L2 segment: a Linux bridge in a
+namespace of its own; every host is a network namespace joined to it by veth
+pairs. An NRF host holds nrfwd (DPDK port on net_af_packet over a veth, or
+net_tap; the address lives in lwIP, not in the kernel) and its local NRF
+(nrfstub on a kernel veth); a client host holds curl / h2load.
+
+    import nrfwd_dpdk_harness as D
+
+    fab = D.Fabric('s')                      # namespaces nfd-<pid><tag>-*
+    try:
+        a = fab.host('a')                    # namespace + kernel address
+        stub = fab.start_stub(a, 'stub-a', 'stub-profiles-a.json')
+        cfg = D.config('nrf-a.test', local=stub, peers=[...])
+        fwd = fab.start_nrfwd(a, cfg)        # DPDK port 10.77.0.1xx
+        c = fab.host('c')
+        st, hd, body = fab.curl(c, fwd.url('/nnrf-disc/v1/...'))
+    finally:
+        fab.cleanup()                        # processes by pid, namespaces
+
+Safety: every nrfwd gets --no-pci and runs in a private mount namespace
+with an empty /sys/bus/pci/devices (when `unshare` exists), --in-memory
+(hugepages reserved) or --no-huge --no-shconf, a unique --file-prefix and
+--no-telemetry. Traffic stays inside the namespaces created here; cleanup()
+removes them and every process started here, also after a failure.
+"""
+
+import json
+import os
+import re
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+sys.path.insert(0, os.path.join(ROOT, 'tests', 'integration'))
+import nrfwd_harness as H  # noqa: E402  (config helpers, Proc, log waits)
+
+SKIP = 77
+SUBNET = '10.77.0'
+
+
+def sh(*args, ns=None, check=True, timeout=30):
+    cmd = (['ip', 'netns', 'exec', ns] if ns else []) + [str(a) for a in args]
+    r = subprocess.run(cmd, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                       stderr=subprocess.STDOUT, text=True, timeout=timeout)
+    if check and r.returncode != 0:
+        raise RuntimeError('%s: %s' % (' '.join(cmd), r.stdout.strip()))
+    return r
+
+
+def free_hugepages():
+    total = 0
+    base = '/sys/kernel/mm/hugepages'
+    try:
+        for d in os.listdir(base):
+            with open(os.path.join(base, d, 'free_hugepages')) as f:
+                total += int(f.read())
+    except OSError:
+        return 0
+    return total
+
+
+def eal_memory():
+    """EAL memory options for this machine (hugepages or plain memory)."""
+    return ['--in-memory'] if free_hugepages() >= 64 else ['--no-huge', '--no-shconf']
+
+
+def cannot_run(build_dir=None):
+    """Why this machine cannot run nrfwd on DPDK in namespaces, or None."""
+    if os.geteuid() != 0:
+        return 'needs root (network namespaces, af_packet, tap)'
+    for tool in ('ip', 'ethtool', 'sysctl', 'curl'):
+        if shutil.which(tool) is None:
+            return '%s not installed' % tool
+    if build_dir and not os.path.exists(os.path.join(build_dir, 'app', 'nrfwd', 'nrfwd')):
+        return 'nrfwd not built in %s' % build_dir
+    name = 'nfd-%d-probe' % os.getpid()
+    if subprocess.run(['ip', 'netns', 'add', name], stdout=subprocess.DEVNULL,
+                      stderr=subprocess.DEVNULL).returncode != 0:
+        return 'cannot create network namespaces'
+    try:
+        r = subprocess.run(['ip', 'netns', 'exec', name, 'ip', 'link', 'add', 'nfdprobe',
+                            'type', 'bridge'], stdout=subprocess.DEVNULL,
+                           stderr=subprocess.DEVNULL)
+        if r.returncode != 0:
+            return 'no Linux bridge support'
+    finally:
+        subprocess.run(['ip', 'netns', 'del', name], stdout=subprocess.DEVNULL,
+                       stderr=subprocess.DEVNULL)
+    return None
+
+
+class Host:
+    """A network namespace on the fabric with one kernel address."""
+
+    def __init__(self, key, ns, ip, dev=None):
+        self.key = key
+        self.ns = ns
+        self.ip = ip
+        self.dev = dev  # the kernel veth
+
+
+class Fabric:
+    """One bridge, hosts joined to it, processes in them; all removed by cleanup()."""
+
+    def __init__(self, tag='t', build_dir=None, subnet=SUBNET):
+        H.BUILD_DIR = build_dir or H.BUILD_DIR
+        self.build = H.BUILD_DIR
+        self.id = '%d%s' % (os.getpid() % 100000, tag)
+        self.subnet = subnet
+        self.tmpdir = tempfile.mkdtemp(prefix='nrfwd-dpdk-%s-' % tag)
+        self.namespaces = []
+        self.procs = []
+        self.n_if = 0
+        self.n_host = 0
+        self.n_fwd = 0
+        self.mem = eal_memory()
+        self.hide_pci = shutil.which('unshare') is not None
+        self.two = (os.cpu_count() or 1) >= 2
+        self.fab = self._netns('fab')
+        self.br = 'nb%s' % self.id
+        # A fixed address: a bridge otherwise takes the lowest of its ports'.
+        sh('ip', 'link', 'add', self.br, 'address', '02:00:00:00:00:01', 'type', 'bridge',
+           ns=self.fab)
+        sh('ip', 'link', 'set', self.br, 'up', ns=self.fab)
+
+    # ---- namespaces and links ---------------------------------------------
+    def _netns(self, key):
+        name = 'nfd-%s-%s' % (self.id, key)
+        sh('ip', 'netns', 'add', name)
+        self.namespaces.append(name)
+        for k in ('all', 'default'):
+            sh('sysctl', '-qw', 'net.ipv6.conf.%s.disable_ipv6=1' % k, ns=name, check=False)
+        sh('ip', 'link', 'set', 'lo', 'up', ns=name)
+        return name
+
+    def _veth(self, ns):
+        """A veth pair: one end in @ns (returned), the other on the bridge."""
+        self.n_if += 1
+        a, b = 'n%s%di' % (self.id, self.n_if), 'n%s%db' % (self.id, self.n_if)
+        sh('ip', 'link', 'add', a, 'netns', ns, 'type', 'veth', 'peer', 'name', b,
+           'netns', self.fab)
+        sh('ip', 'link', 'set', b, 'master', self.br, 'up', ns=self.fab)
+        sh('ethtool', '-K', b, 'gro', 'off', ns=self.fab, check=False)
+        return a
+
+    def host(self, key, ip=None):
+        """Namespace @key with a kernel veth on the fabric (full checksums,
+        MTU-sized frames: lwIP checks checksums in software)."""
+        self.n_host += 1
+        ns = self._netns(key)
+        ip = ip or '%s.%d' % (self.subnet, 10 + self.n_host)
+        dev = self._veth(ns)
+        sh('ethtool', '-K', dev, 'tx', 'off', 'tso', 'off', 'gso', 'off', ns=ns)
+        sh('ip', 'addr', 'add', ip + '/24', 'dev', dev, ns=ns)
+        sh('ip', 'link', 'set', dev, 'up', ns=ns)
+        return Host(key, ns, ip, dev)
+
+    def dpdk_ip(self, host):
+        """The DPDK port address that goes with @host (its kernel address + 100)."""
+        return '%s.%d' % (self.subnet, int(host.ip.rsplit('.', 1)[1]) + 100)
+
+    # ---- processes ------------------------------------------------------------
+    def _spawn(self, name, host, cmd, port, ip):
+        logpath = os.path.join(self.tmpdir, '%02d-%s.log' % (len(self.procs) + 1, name))
+        with open(logpath, 'wb') as log:
+            p = subprocess.Popen(['ip', 'netns', 'exec', host.ns] + cmd,
+                                 stdin=subprocess.DEVNULL, stdout=log,
+                                 stderr=subprocess.STDOUT, start_new_session=True)
+        proc = H.Proc(name, p, port, logpath, ip)
+        proc.ns = host.ns
+        self.procs.append(proc)
+        return proc
+
+    def start_stub(self, host, name, profiles='stub-profiles-a.json', port=8080, fault=None,
+                   extra=(), wait=True):
+        """nrfstub @name on @host's kernel address."""
+        prof = profiles if os.path.isabs(profiles) else H.conf(profiles)
+        cmd = [H.binary('nrfstub'), '--listen', '%s:%d' % (host.ip, port), '--profiles', prof,
+               '--name', name] + (['--fault', fault] if fault else []) + list(extra)
+        proc = self._spawn(name, host, cmd, port, host.ip)
+        if wait:
+            self.wait_line(proc, r'nrfstub %s listening on' % re.escape(name))
+        return proc
+
+    def eal(self, name, vdev, main_lcore=None):
+        """EAL arguments for one nrfwd: safe, unique, two lcores when there are."""
+        self.n_fwd += 1
+        args = ['--no-pci', '--no-telemetry'] + self.mem + [
+            '--file-prefix=nfd%s%s' % (self.id, re.sub(r'[^a-zA-Z0-9]', '', name)),
+            '--vdev=' + vdev]
+        if self.two:
+            args += ['-l', '0,1']
+            # Spread the data-path lcores of several processes over both CPUs.
+            if (self.n_fwd % 2 == 0) if main_lcore is None else main_lcore == 1:
+                args += ['--main-lcore', '1']
+        else:
+            args += ['-l', '0']
+        return args
+
+    def wrap(self, cmd):
+        """Hide the PCI bus from the EAL (a private mount namespace)."""
+        if not self.hide_pci:
+            return cmd
+        return ['unshare', '--mount', '--propagation', 'private', 'sh', '-c',
+                'mount -t tmpfs none /sys/bus/pci/devices && exec "$0" "$@"'] + cmd
+
+    def start_nrfwd(self, host, cfg, name='nrfwd', pmd='af_packet', eal=None, extra=(),
+                    wait=True, timeout=20.0, log_level='info', ip=None, main_lcore=None):
+        """nrfwd on a DPDK port in @host: @cfg (dict) is written to a file;
+        its runtime.listen[0] port is the one served. The port address is
+        @ip or dpdk_ip(@host). @pmd: 'af_packet' (a veth on the fabric) or
+        'tap' (moved onto the bridge once nrfwd runs). With @wait, returns
+        once "nrfwd listening on" was logged (raises with the log if it
+        exits first). @eal replaces the EAL arguments (start-up tests)."""
+        ip = ip or self.dpdk_ip(host)
+        cfg = json.loads(json.dumps(cfg))
+        rt = cfg.setdefault('runtime', {})
+        rt['transport'] = 'dpdk'
+        rt.setdefault('dpdk', {}).update({'ipv4Address': ip, 'prefixLength': 24})
+        port = rt['listen'][0]['port']
+        path = os.path.join(self.tmpdir, '%s.json' % name)
+        tap = None
+        if eal is None:
+            if pmd == 'tap':
+                self.n_if += 1
+                tap = 'n%s%dt' % (self.id, self.n_if)
+                vdev = 'net_tap0,iface=%s' % tap
+            else:
+                dev = self._veth(host.ns)
+                sh('ip', 'link', 'set', dev, 'up', ns=host.ns)
+                sh('ethtool', '-K', dev, 'gro', 'off', ns=host.ns, check=False)
+                vdev = 'net_af_packet0,iface=%s,qpairs=1,qdisc_bypass=1' % dev
+            eal = self.eal(name, vdev, main_lcore)
+        cmd = self.wrap([H.binary('nrfwd')] + list(eal) + ['--'] +
+                        cfg_args(cfg, path) + ['--log-level', log_level] + list(extra))
+        proc = self._spawn(name, host, cmd, port, ip)
+        proc.config_path = path
+        proc.dpdk_ip = ip
+        proc.tap = tap
+        if wait:
+            self.ready(proc, timeout)
+        return proc
+
+    def ready(self, proc, timeout=20.0):
+        """Wait until nrfwd @proc listens; a tap port then joins the bridge
+        (it was created in nrfwd's namespace)."""
+        self.wait_line(proc, r'nrfwd listening on', timeout)
+        if getattr(proc, 'tap', None) is not None:
+            sh('ip', 'link', 'set', proc.tap, 'netns', self.fab, ns=proc.ns)
+            # The tap's kernel side carries the DPDK port's own MAC: on a
+            # bridge that is a local address (frames to it would stop at
+            # the bridge), so the kernel side gets another one.
+            self.n_if += 1
+            sh('ip', 'link', 'set', proc.tap, 'address',
+               '02:00:00:%02x:%02x:%02x' % (self.n_if & 255, os.getpid() >> 8 & 255,
+                                           os.getpid() & 255), ns=self.fab)
+            sh('ip', 'link', 'set', proc.tap, 'master', self.br, 'up', ns=self.fab)
+            sh('ethtool', '-K', proc.tap, 'gro', 'off', ns=self.fab, check=False)
+            proc.tap = None
+        return proc
+
+    def start_all(self, specs, timeout=30.0):
+        """Start several nrfwd at once (their EAL start-ups overlap), then
+        wait for each: @specs are (host, cfg, kwargs) triples."""
+        procs = [self.start_nrfwd(h, cfg, wait=False, **kw) for h, cfg, kw in specs]
+        for p in procs:
+            self.ready(p, timeout)
+        return procs
+
+    @staticmethod
+    def wait_line(proc, pattern, timeout=20.0):
+        if not H._wait_for_line(proc, pattern, timeout):
+            raise RuntimeError('%s did not start (rc=%s):\n%s' % (
+                proc.name, proc.proc.poll(), proc.log()[-3000:]))
+
+    def run(self, host, cmd, timeout=60):
+        return subprocess.run(['ip', 'netns', 'exec', host.ns] + list(cmd),
+                              stdin=subprocess.DEVNULL, capture_output=True, timeout=timeout)
+
+    def stop(self, proc, sig=signal.SIGTERM, timeout=10.0):
+        rc = proc.stop(sig, timeout)
+        return rc
+
+    def cleanup(self, dump=False):
+        """Stop every process (by pid), then remove the namespaces."""
+        for p in reversed(self.procs):
+            try:
+                p.stop(signal.SIGTERM, timeout=5.0)
+            except Exception:  # noqa: BLE001 - cleanup must go on
+                try:
+                    os.kill(p.pid, signal.SIGKILL)
+                except OSError:
+                    pass
+            if dump:
+                sys.stderr.write('---- %s (pid %d) log ----\n%s\n' % (p.name, p.pid,
+                                                                   p.log()[-6000:]))
+        self.procs = []
+        for ns in reversed(self.namespaces):
+            sh('ip', 'netns', 'del', ns, check=False)
+        self.namespaces = []
+        if not dump:
+            shutil.rmtree(self.tmpdir, ignore_errors=True)
+
+    # ---- clients ----------------------------------------------------------------
+    def curl(self, host, url, method='GET', headers=(), data=None, timeout=10.0):
+        """One HTTP/2 (prior knowledge) request from @host: (status, headers, body)."""
+        with tempfile.TemporaryDirectory(prefix='curl-') as d:
+            hfile, bfile = os.path.join(d, 'h'), os.path.join(d, 'b')
+            cmd = ['curl', '-s', '-S', '-D', hfile, '-o', bfile, '-w', '%{http_code}',
+                   '--max-time', str(timeout), '-X', method, '--http2-prior-knowledge']
+            for h in headers:
+                cmd += ['-H', h if isinstance(h, str) else '%s: %s' % h]
+            if data is not None:
+                dfile = os.path.join(d, 'd')
+                with open(dfile, 'wb') as f:
+                    f.write(data.encode() if isinstance(data, str) else data)
+                cmd += ['--data-binary', '@' + dfile]
+            r = self.run(host, cmd + [url], timeout=timeout + 5)
+            try:
+                status = int(r.stdout.decode().strip() or '0')
+            except ValueError:
+                status = 0
+            hdrs = {}
+            if os.path.exists(hfile):
+                with open(hfile, 'rb') as f:
+                    for line in f.read().decode('latin-1').splitlines():
+                        if ':' in line and not line.startswith('HTTP/'):
+                            k, v = line.split(':', 1)
+                            hdrs.setdefault(k.strip().lower(), []).append(v.strip())
+            body = b''
+            if os.path.exists(bfile):
+                with open(bfile, 'rb') as f:
+                    body = f.read()
+            return status, hdrs, body
+
+    def stub_requests(self, stub):
+        """Requests recorded by nrfstub @stub (a Proc from start_stub())."""
+        host = Host('?', stub.ns, stub.host)
+        st, _, body = self.curl(host, 'http://%s:%d/_stub/requests' % (stub.host, stub.port))
+        if st != 200:
+            raise RuntimeError('GET /_stub/requests of %s: %d' % (stub.name, st))
+        return json.loads(body)
+
+    def stub_clear(self, stub):
+        host = Host('?', stub.ns, stub.host)
+        self.curl(host, 'http://%s:%d/_stub/requests' % (stub.host, stub.port),
+                  method='DELETE')
+
+    def h2load(self, host, url, n=1000, c=10, m=10, threads=1, timeout=300, extra=(),
+               cpu=None):
+        """h2load from @host (optionally pinned with taskset to @cpu): the
+        same result dict as nrfwd_harness.h2load()."""
+        cmd = (['taskset', '-c', str(cpu)] if cpu is not None else []) + [
+            'h2load', '-n', str(n), '-c', str(c), '-m', str(m), '-t', str(threads)]
+        r = self.run(host, cmd + list(extra) + [url], timeout=timeout)
+        return parse_h2load(r.stdout.decode('utf-8', 'replace'), r.returncode)
+
+
+class Runner:
+    """Named checks run in order; a failure is reported and the run goes on."""
+
+    def __init__(self):
+        self.failed = []
+        self.passed = 0
+
+    def check(self, name, fn, *args, **kw):
+        t0 = time.monotonic()
+        try:
+            fn(*args, **kw)
+        except Exception as e:  # noqa: BLE001 - report every kind of failure
+            self.failed.append(name)
+            print('FAIL %-52s %s' % (name, str(e)[:3000]), flush=True)
+            return False
+        self.passed += 1
+        print('ok   %-52s (%.2f s)' % (name, time.monotonic() - t0), flush=True)
+        return True
+
+    def part(self, name, fn, fabric_tag, build_dir):
+        """Run @fn(fabric) on a fabric of its own, removed afterwards."""
+        fab = None
+        ok = False
+        try:
+            fab = Fabric(fabric_tag, build_dir)
+            n = len(self.failed)
+            fn(fab)
+            ok = len(self.failed) == n
+        except Exception as e:  # noqa: BLE001
+            self.failed.append(name)
+            print('FAIL %-52s %s' % (name, str(e)[:3000]), flush=True)
+        finally:
+            if fab is not None:
+                fab.cleanup(dump=not ok)
+
+    def done(self):
+        print('%d passed, %d failed%s' % (self.passed, len(self.failed),
+                                          (': ' + ', '.join(self.failed)) if self.failed else ''))
+        return 1 if self.failed else 0
+
+
+def expect(cond, what):
+    if not cond:
+        raise AssertionError(what)
+
+
+def expect_eq(got, want, what=''):
+    if got != want:
+        raise AssertionError('%s: got %r, want %r' % (what, got, want))
+
+
+def test_main(argv, parts):
+    """Entry point of a dpdk test script: `SCRIPT --build-dir DIR`.
+    @parts: (name, fn(fabric, runner), tag). Exit 77 when the machine
+    cannot run DPDK in namespaces (the reason printed)."""
+    H.parse_args(argv)
+    reason = cannot_run(H.BUILD_DIR)
+    if reason:
+        print('SKIP: %s' % reason)
+        return SKIP
+
+    def on_term(_sig, _frame):
+        raise SystemExit('terminated')
+
+    signal.signal(signal.SIGTERM, on_term)
+    r = Runner()
+    print('EAL memory: %s' % ' '.join(eal_memory()), flush=True)
+    for name, fn, tag in parts:
+        r.part(name, lambda fab, fn=fn: fn(fab, r), tag, H.BUILD_DIR)
+    return r.done()
+
+
+def parse_h2load(out, rc=0):
+    res = {'raw': out, 'rc': rc}
+    mt = re.search(r'requests: (\d+) total, (\d+) started, (\d+) done, (\d+) succeeded, '
+                   r'(\d+) failed, (\d+) errored, (\d+) timeout', out)
+    if mt:
+        for k, v in zip(('total', 'started', 'done', 'succeeded', 'failed', 'errored',
+                         'timeout'), mt.groups()):
+            res[k] = int(v)
+    ms = re.search(r'status codes: (\d+) 2xx, (\d+) 3xx, (\d+) 4xx, (\d+) 5xx', out)
+    if ms:
+        for k, v in zip(('status_2xx', 'status_3xx', 'status_4xx', 'status_5xx'),
+                        ms.groups()):
+            res[k] = int(v)
+    mf = re.search(r'finished in ([\d.]+)(m?s), ([\d.]+) req/s', out)
+    if mf:
+        res['seconds'] = float(mf.group(1)) / (1000.0 if mf.group(2) == 'ms' else 1.0)
+        res['rps'] = float(mf.group(3))
+    return res
+
+
+def cfg_args(cfg, path):
+    """Write @cfg to @path; nrfwd's own arguments for it."""
+    with open(path, 'w') as f:
+        json.dump(cfg, f, indent=2)
+    return ['--config', path]
+
+
+def peer(fqdn, fwd_or_ip, port=8080, priority=1, **extra):
+    """A nrfHostConfig entry for an NRF reachable at a DPDK nrfwd (Proc with
+    .dpdk_ip) or an address."""
+    ip = getattr(fwd_or_ip, 'dpdk_ip', None) or getattr(fwd_or_ip, 'host', None) or fwd_or_ip
+    return H.peer(fqdn, port, priority=priority, ipv4=ip, **extra)
+
+
+def config(host, port=8080, local=None, peers=(), growth_sets=None, **kw):
+    """nrfwd_harness.nrfwd_config() for a DPDK nrfwd: listens on 0.0.0.0:@port;
+    @local is the local NRF (a stub Proc, or None)."""
+    doc = H.nrfwd_config(host, port=port, local=local.port if local else None, peers=peers,
+                         growth_sets=growth_sets, listen_host='0.0.0.0', **kw)
+    if local is not None:
+        doc['runtime']['localNrf']['address'] = local.host
+    return doc

@@ -1,0 +1,428 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-3-Clause
+"""Integration tests of the management listener (SPEC §6, §7): the REST
+configuration API, persistence, the bearer token, metrics, health, and
+nrfwd-ctl's get/put/patch/metrics.
+
+Usage: python3 tests/integration/test_api.py [--build-dir BUILD] [unittest args]
+
+nrfwd runs with --management 127.0.0.1:0 (the harness learns the port from
+the log) in front of nrfstub upstreams on loopback. Standard library only.
+"""
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import unittest
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import nrfwd_harness as H  # noqa: E402
+
+SELF = 'nrf-a.test'
+ROOT = '/nrf-configuration/v1/'
+GEN = ROOT + 'generalOptions'
+FWD = ROOT + 'forwardingOptions'
+GROWTH = ROOT + 'nrfGrowth/nrfForwardingOptions'
+RUNTIME = ROOT + 'runtime'
+ID_AMF1 = '5a1f0b6e-6f0a-4c1e-9a01-0000000a0001'  # only at stub "a" (local)
+ID_UDM1 = '7c3d9e20-1b2a-4f5e-8d02-0000000e0001'  # only at stub "e" (peer)
+PROFILE = '/nnrf-nfm/v1/nf-instances/'
+
+
+class Base(unittest.TestCase):
+    def setUp(self):
+        self.h = H.Harness()
+
+    def tearDown(self):
+        failed = not getattr(self._outcome, 'success', True)
+        self.h.cleanup(dump=failed or bool(os.environ.get('NRFWD_TEST_LOGS')))
+
+    def start(self, workers=2, token_file=None, **kw):
+        """Local stub (profiles a), peer stub nrf-e, nrfwd with the API."""
+        self.loc = self.h.start_stub('local', 'stub-profiles-a.json')
+        self.pe = self.h.start_stub('nrf-e', 'stub-profiles-e.json')
+        self.e_name = 'nrf-e.test:%d' % self.pe.port
+        cfg = H.nrfwd_config(SELF, local=self.loc.port,
+                             peers=[H.peer('nrf-e.test', self.pe.port)], **kw)
+        self.fwd = self.h.start_nrfwd(cfg, workers=workers, management=True,
+                                      token_file=token_file)
+        return self.fwd
+
+    def api(self, method, path, body=None, **kw):
+        return H.api(self.fwd, method, path, body, **kw)
+
+    def assertProblem(self, status, hdrs, doc, want):
+        self.assertEqual(status, want, doc)
+        self.assertEqual(hdrs.get('content-type'), 'application/problem+json')
+        self.assertEqual(doc['status'], want)
+        self.assertIn('title', doc)
+        self.assertIn('cause', doc)
+        return doc
+
+    def ctl(self, *args, stdin=None):
+        r = subprocess.run([H.binary('nrfwd-ctl')] + list(args), input=stdin,
+                           capture_output=True, timeout=30)
+        return r.returncode, r.stdout.decode(), r.stderr.decode()
+
+
+class TestResources(Base):
+    def test_get_every_resource(self):
+        self.start()
+        st, hd, doc = self.api('GET', ROOT)
+        self.assertEqual(st, 200)
+        self.assertEqual(hd.get('content-type'), 'application/json')
+        self.assertEqual(set(doc), {'generalOptions', 'forwardingOptions', 'nrfGrowth',
+                                    'runtime'})
+        self.assertEqual(doc['generalOptions']['ocnrfHost'], SELF)
+        for path, key in ((GEN, 'ocnrfPort'), (FWD, 'nrfHostConfig'),
+                          (GROWTH, 'loopPreventionScope'), (RUNTIME, 'listen')):
+            st, hd, g = self.api('GET', path)
+            self.assertEqual(st, 200, path)
+            self.assertIn(key, g)
+        self.assertEqual(self.api('GET', ROOT.rstrip('/'))[0], 200)
+        st, _, body = self.api('HEAD', FWD)
+        self.assertEqual((st, body), (200, ''))
+        st, _, doc = self.api('GET', '/healthz')
+        self.assertEqual((st, doc), (200, {'status': 'alive'}))
+        st, _, doc = self.api('GET', '/readyz')
+        self.assertEqual(st, 200, doc)
+        self.assertEqual(doc['checks'], {'listeners': True, 'configuration': True,
+                                         'localNrf': 'reachable'})
+        st, hd, text = self.api('GET', '/metrics')
+        self.assertEqual(st, 200)
+        self.assertTrue(hd['content-type'].startswith('text/plain; version=0.0.4'))
+        m = H.parse_metrics(text)
+        self.assertEqual(H.metric_value(m, 'nrfwd_config_generation'), 1)
+
+    def test_readyz_fails_when_the_local_nrf_is_gone(self):
+        self.start()
+        self.loc.stop()
+        st, _, doc = self.api('GET', '/readyz')
+        self.assertEqual(st, 503, doc)
+        self.assertEqual(doc['checks']['localNrf'], 'unreachable')
+
+    def test_put_and_patch_every_group(self):
+        self.start()
+        st, _, g = self.api('PUT', GEN, {'ocnrfHost': SELF, 'ocnrfPort': self.fwd.port,
+                                         'aliases': ['127.0.0.1:%d' % self.fwd.port]})
+        self.assertEqual(st, 200, g)
+        self.assertEqual(g['aliases'], ['127.0.0.1:%d' % self.fwd.port])
+        st, _, g = self.api('PATCH', GEN, {'nrfSetId': 'set1.example'})
+        self.assertEqual(st, 200, g)
+        self.assertEqual((g['nrfSetId'], g['aliases']),
+                         ('set1.example', ['127.0.0.1:%d' % self.fwd.port]))
+
+        st, _, f = self.api('GET', FWD)
+        f['maxForwardAttempts'] = 4
+        st, _, f2 = self.api('PUT', FWD, f)
+        self.assertEqual(st, 200, f2)
+        self.assertEqual(f2, f)
+        st, _, f3 = self.api('PATCH', FWD, {'maxViaMembers': 9, 'errorResponses': [
+            {'errorCondition': 'NRF_Forwarding_Loop_Detection', 'errorCode': 509,
+             'errorCause': 'LOOPED'}]})
+        self.assertEqual(st, 200, f3)
+        self.assertEqual((f3['maxViaMembers'], f3['maxForwardAttempts']), (9, 4))
+
+        gs = self.h.start_stub('nrf-g', 'stub-profiles-g.json')
+        st, _, g = self.api('PUT', GROWTH, {
+            'featureStatus': 'ENABLED', 'loopPreventionScope': 'SET',
+            'nrfHostConfig': {'staticNrfConfigList': [
+                {'nrfSetId': 'set2.example',
+                 'nrfHostConfigList': [H.peer('nrf-g.test', gs.port)]}]}})
+        self.assertEqual(st, 200, g)
+        self.assertEqual(g['loopPreventionScope'], 'SET')
+        st, _, g = self.api('PATCH', GROWTH, {'loopPreventionScope': 'HOST'})
+        self.assertEqual((st, g['loopPreventionScope']), (200, 'HOST'))
+        self.assertEqual(len(g['nrfHostConfig']['staticNrfConfigList']), 1)
+
+        st, _, r = self.api('PATCH', RUNTIME, {'timeouts': {'perTryMs': 900}})
+        self.assertEqual((st, r['timeouts']['perTryMs']), (200, 900))
+        m = H.metrics(self.fwd)
+        self.assertEqual(H.metric_value(m, 'nrfwd_config_generation'), 8)
+        self.assertEqual(H.metric_value(m, 'nrfwd_config_reloads_total'), 7)
+        # Every worker uses the last generation.
+        self.assertEqual(H.metric_value(m, 'nrfwd_worker_config_generation', worker='0'), 8)
+        self.assertEqual(H.metric_value(m, 'nrfwd_worker_config_generation', worker='1'), 8)
+        # The changed error response is in effect.
+        st, _, _ = H.curl(self.fwd.url(PROFILE + ID_AMF1),
+                          headers=['via: 2.0 %s:%d' % (SELF, self.fwd.port)])
+        self.assertEqual(st, 509)
+
+
+class TestErrors(Base):
+    def test_invalid_changes_are_refused_with_every_problem_and_change_nothing(self):
+        self.start()
+        _, _, before = self.api('GET', ROOT)
+        st, hd, doc = self.api('PATCH', FWD, {'maxViaMembers': 0, 'maxForwardAttempts': 99,
+                                              'nrfHostConfig': [{'port': 70000}]})
+        self.assertProblem(st, hd, doc, 400)
+        params = {p['param'] for p in doc['invalidParams']}
+        self.assertIn('/forwardingOptions/maxViaMembers', params)
+        self.assertIn('/forwardingOptions/maxForwardAttempts', params)
+        self.assertTrue(any(p.startswith('/forwardingOptions/nrfHostConfig/0')
+                            for p in params), params)
+        for p in doc['invalidParams']:
+            self.assertTrue(p['reason'])
+        # Not JSON, PUT of a non-object, unknown field
+        st, hd, doc = self.api('PUT', GEN, '{"ocnrfHost": ')
+        self.assertProblem(st, hd, doc, 400)
+        self.assertEqual(doc['cause'], 'INVALID_MSG_FORMAT')
+        st, hd, doc = self.api('PUT', GEN, [1, 2])
+        self.assertProblem(st, hd, doc, 400)
+        self.assertEqual(doc['invalidParams'][0]['param'], '/generalOptions')
+        st, hd, doc = self.api('PATCH', GEN, {'bogus': 1})
+        self.assertProblem(st, hd, doc, 400)
+        self.assertEqual(doc['invalidParams'][0]['param'], '/generalOptions/bogus')
+        # Restart-only settings are named
+        st, hd, doc = self.api('PATCH', RUNTIME, {
+            'listen': [{'address': '127.0.0.1', 'port': H.free_port()}],
+            'limits': {'maxConcurrentStreams': 5}})
+        self.assertProblem(st, hd, doc, 400)
+        self.assertEqual({p['param'] for p in doc['invalidParams']},
+                         {'/runtime/listen', '/runtime/limits/maxConcurrentStreams'})
+        _, _, after = self.api('GET', ROOT)
+        self.assertEqual(after, before)
+        m = H.metrics(self.fwd)
+        self.assertEqual(H.metric_value(m, 'nrfwd_config_generation'), 1)
+        self.assertEqual(H.metric_value(m, 'nrfwd_config_reload_failures_total'), 5)
+
+    def test_protocol_errors(self):
+        self.start()
+        st, hd, doc = self.api('GET', ROOT + 'nope')
+        self.assertProblem(st, hd, doc, 404)
+        st, hd, doc = self.api('GET', '/')
+        self.assertProblem(st, hd, doc, 404)
+        st, hd, doc = self.api('DELETE', FWD)
+        self.assertProblem(st, hd, doc, 405)
+        self.assertEqual(hd['allow'], 'GET, HEAD, PUT, PATCH')
+        st, hd, doc = self.api('PUT', ROOT, {})
+        self.assertProblem(st, hd, doc, 405)
+        self.assertEqual(hd['allow'], 'GET, HEAD')
+        st, hd, doc = self.api('POST', '/metrics', {})
+        self.assertProblem(st, hd, doc, 405)
+        st, hd, doc = self.api('PATCH', FWD, {}, content_type='application/json')
+        self.assertProblem(st, hd, doc, 415)
+        self.assertEqual(hd['accept-patch'], 'application/merge-patch+json')
+        st, hd, doc = self.api('PUT', FWD, {}, content_type='application/merge-patch+json')
+        self.assertProblem(st, hd, doc, 415)
+        st, hd, doc = self.api('PUT', FWD, {}, content_type='text/plain')
+        self.assertProblem(st, hd, doc, 415)
+        big = {'ocnrfHost': 'x' * (1024 * 1024 + 10)}
+        st, hd, doc = self.api('PUT', GEN, big)
+        self.assertProblem(st, hd, doc, 413)
+        self.assertEqual(H.metric_value(H.metrics(self.fwd), 'nrfwd_config_generation'), 1)
+
+
+class TestPersistence(Base):
+    def test_restart_comes_back_with_the_last_accepted_change(self):
+        fwd = self.start()
+        st, _, _ = self.api('PATCH', FWD, {'maxViaMembers': 5})
+        self.assertEqual(st, 200)
+        st, _, _ = self.api('PATCH', GEN, {'aliases': ['10.9.8.7:8080']})
+        self.assertEqual(st, 200)
+        st, _, _ = self.api('PATCH', FWD, {'maxViaMembers': 0})  # refused
+        self.assertEqual(st, 400)
+        with open(fwd.config_path) as f:
+            on_disk = json.load(f)
+        self.assertEqual(on_disk['forwardingOptions']['maxViaMembers'], 5)
+        self.assertEqual(on_disk['generalOptions']['aliases'], ['10.9.8.7:8080'])
+        self.assertFalse([n for n in os.listdir(os.path.dirname(fwd.config_path))
+                          if n.endswith('.nrfwd-tmp')])
+        self.assertEqual(fwd.stop(), 0)
+        self.fwd = self.h.start_nrfwd(fwd.config_path, workers=1, management=True,
+                                      name='nrfwd-restarted')
+        st, _, f = self.api('GET', FWD)
+        self.assertEqual(f['maxViaMembers'], 5)
+        st, _, g = self.api('GET', GEN)
+        self.assertEqual(g['aliases'], ['10.9.8.7:8080'])
+        # The alias is an own identity again after the restart: loop detected.
+        st, _, _ = H.curl(self.fwd.url(PROFILE + ID_AMF1), headers=['via: 2.0 10.9.8.7:8080'])
+        self.assertEqual(st, 508)
+
+    def test_a_change_that_cannot_be_persisted_is_not_applied(self):
+        fwd = self.start()
+        with open(fwd.config_path) as f:
+            before = f.read()
+        d, base = os.path.split(fwd.config_path)
+        blocker = os.path.join(d, '.%s.nrfwd-tmp' % base)
+        os.mkdir(blocker)  # the temp file cannot be created (also as root)
+        try:
+            st, hd, doc = self.api('PATCH', GEN, {'aliases': ['10.9.8.7:8080']})
+            self.assertProblem(st, hd, doc, 500)
+            self.assertIn('nrfwd-tmp', doc.get('detail', ''))
+        finally:
+            os.rmdir(blocker)
+        with open(fwd.config_path) as f:
+            self.assertEqual(f.read(), before)
+        st, _, g = self.api('GET', GEN)
+        self.assertEqual(g['aliases'], [])
+        st, _, _ = H.curl(fwd.url(PROFILE + ID_AMF1), headers=['via: 2.0 10.9.8.7:8080'])
+        self.assertEqual(st, 200)  # not an own identity: not applied
+        m = H.metrics(fwd)
+        self.assertEqual(H.metric_value(m, 'nrfwd_config_reload_failures_total'), 1)
+        self.assertEqual(H.metric_value(m, 'nrfwd_config_generation'), 1)
+
+
+class TestToken(Base):
+    def test_bearer_token_is_required_for_changes(self):
+        tok = os.path.join(self.h.tmpdir, 'token')
+        with open(tok, 'w') as f:
+            f.write('t0ken-Secret.42\n')
+        self.start(token_file=tok)
+        st, hd, doc = self.api('PATCH', FWD, {'maxViaMembers': 5})
+        self.assertProblem(st, hd, doc, 401)
+        self.assertTrue(hd['www-authenticate'].startswith('Bearer'))
+        st, hd, doc = self.api('PUT', GEN, {'ocnrfHost': 'x', 'ocnrfPort': 1}, token='wrong')
+        self.assertProblem(st, hd, doc, 401)
+        st, _, f = self.api('PATCH', FWD, {'maxViaMembers': 5}, token='t0ken-Secret.42')
+        self.assertEqual((st, f['maxViaMembers']), (200, 5))
+        # Reads need no token and never show it.
+        for path in (ROOT, GEN, FWD, GROWTH, RUNTIME, '/metrics', '/readyz'):
+            st, _, body = self.api('GET', path)
+            self.assertEqual(st, 200, path)
+            self.assertNotIn('t0ken-Secret', json.dumps(body) if not isinstance(body, str)
+                             else body)
+        self.assertNotIn('t0ken-Secret', self.fwd.log())
+        # nrfwd-ctl with and without the token file
+        patch = os.path.join(self.h.tmpdir, 'p.json')
+        with open(patch, 'w') as f:
+            json.dump({'maxViaMembers': 6}, f)
+        api = '--api=http://127.0.0.1:%d' % self.fwd.mgmt_port
+        rc, out, err = self.ctl('patch', 'forwardingOptions', patch, api)
+        self.assertEqual(rc, 1, out + err)
+        self.assertIn('401', err)
+        rc, out, err = self.ctl('patch', 'forwardingOptions', patch, api, '--token-file', tok)
+        self.assertEqual(rc, 0, err)
+        self.assertEqual(json.loads(out)['maxViaMembers'], 6)
+
+
+class TestLive(Base):
+    def test_identity_and_peer_changes_take_effect_at_once(self):
+        fwd = self.start()
+        via_x = 'via: 2.0 nrf-x.test:7000'
+        st, _, _ = H.curl(fwd.url(PROFILE + ID_AMF1), headers=[via_x])
+        self.assertEqual(st, 200)
+        st, _, _ = self.api('PATCH', GEN, {'aliases': ['nrf-x.test:7000']})
+        self.assertEqual(st, 200)
+        for _ in range(4):  # every worker
+            st, _, _ = H.curl(fwd.url(PROFILE + ID_AMF1), headers=[via_x])
+            self.assertEqual(st, 508)
+        # A new peer of higher priority (lower value) is preferred at once...
+        gs = self.h.start_stub('nrf-g', 'stub-profiles-e.json')
+        st, _, f = self.api('PATCH', FWD, {'nrfHostConfig': [
+            H.peer('nrf-e.test', self.pe.port, priority=2),
+            H.peer('nrf-g.test', gs.port, priority=1)]})
+        self.assertEqual(st, 200, f)
+        for _ in range(4):
+            st, hd, _ = H.curl(fwd.url(PROFILE + ID_UDM1))
+            self.assertEqual((st, hd.get('x-nrfstub')), (200, ['nrf-g']))
+        # ... and gone at once when removed.
+        st, _, f = self.api('PATCH', FWD, {'nrfHostConfig': [
+            H.peer('nrf-e.test', self.pe.port, priority=2)]})
+        self.assertEqual(st, 200, f)
+        for _ in range(4):
+            st, hd, _ = H.curl(fwd.url(PROFILE + ID_UDM1))
+            self.assertEqual((st, hd.get('x-nrfstub')), (200, ['nrf-e']))
+        self.assertIn('nrf-g.test:%d no longer configured' % gs.port, fwd.log())
+
+
+class TestMetrics(Base):
+    def test_metric_values_match_the_requests_sent(self):
+        fwd = self.start()
+        own = 'via: 2.0 %s:%d' % (SELF, fwd.port)
+        e_via = 'via: 2.0 %s' % self.e_name
+        n_fwd, n_loop, n_prev, n_local = 3, 2, 4, 5
+        for _ in range(n_fwd):  # local 404 -> nrf-e 200
+            st, hd, _ = H.curl(fwd.url(PROFILE + ID_UDM1))
+            self.assertEqual((st, hd.get('x-nrfstub')), (200, ['nrf-e']))
+        for _ in range(n_loop):  # own identity in Via
+            self.assertEqual(H.curl(fwd.url(PROFILE + ID_UDM1), headers=[own])[0], 508)
+        for _ in range(n_prev):  # nrf-e in Via: skipped, the local 404 answers
+            st, hd, _ = H.curl(fwd.url(PROFILE + ID_UDM1), headers=[e_via])
+            self.assertEqual((st, hd.get('x-nrfstub')), (404, ['local']))
+        for _ in range(n_local):  # local 200 relayed
+            self.assertEqual(H.curl(fwd.url(PROFILE + ID_AMF1))[0], 200)
+        m = H.metrics(fwd)
+        v = lambda name, **kw: H.metric_value(m, name, **kw)  # noqa: E731
+        op = 'NFProfileRetrieval'
+        self.assertEqual(v('nrfwd_requests_total', operation=op, outcome='peer'), n_fwd)
+        self.assertEqual(v('nrfwd_requests_total', operation=op, outcome='loop_detected'),
+                         n_loop)
+        self.assertEqual(v('nrfwd_requests_total', operation=op, outcome='local'),
+                         n_prev + n_local)
+        self.assertEqual(v('nrfwd_requests_total'), n_fwd + n_loop + n_prev + n_local)
+        self.assertEqual(v('nrfwd_loop_detections_total'), n_loop)
+        self.assertEqual(v('nrfwd_loop_preventions_total', peer=self.e_name), n_prev)
+        self.assertEqual(v('nrfwd_loop_prevention_skips_total'), n_prev)
+        self.assertEqual(v('nrfwd_forwards_total', peer=self.e_name, status='200'), n_fwd)
+        self.assertEqual(v('nrfwd_forwards_total'), n_fwd)
+        self.assertEqual(v('nrfwd_tries_total', peer=self.e_name, role='peer'), n_fwd)
+        self.assertEqual(v('nrfwd_tries_total', role='local'),
+                         n_fwd + n_prev + n_local)
+        self.assertEqual(v('nrfwd_local_nrf_answers_total', status='404'), n_fwd + n_prev)
+        self.assertEqual(v('nrfwd_local_nrf_answers_total', status='200'), n_local)
+        self.assertEqual(v('nrfwd_try_failures_total'), 0)
+        total = n_fwd + n_loop + n_prev + n_local
+        self.assertEqual(v('nrfwd_request_duration_seconds_count', operation=op), total)
+        self.assertEqual(v('nrfwd_request_duration_seconds_bucket', operation=op, le='+Inf'),
+                         total)
+        self.assertEqual(v('nrfwd_connections_accepted_total'), total)
+        self.assertEqual(len([k for k in m if k[0] == 'nrfwd_worker_busy_ratio']), 2)
+        # nrfwd-ctl shows the same
+        rc, out, err = self.ctl('metrics', '--api', 'http://127.0.0.1:%d' % fwd.mgmt_port)
+        self.assertEqual(rc, 0, err)
+        m2 = H.parse_metrics(out)
+        self.assertEqual(H.metric_value(m2, 'nrfwd_loop_preventions_total', peer=self.e_name),
+                         n_prev)
+
+    def test_failures_are_counted_by_peer_and_reason(self):
+        dead = H.free_port()
+        loc = self.h.start_stub('local', 'stub-profiles-empty.json')
+        cfg = H.nrfwd_config(SELF, local=loc.port, peers=[H.peer('nrf-d.test', dead)])
+        fwd = self.h.start_nrfwd(cfg, management=True)
+        st, _, _ = H.curl(fwd.url(PROFILE + ID_UDM1))
+        self.assertEqual(st, 404)  # the kept local answer
+        m = H.metrics(fwd)
+        self.assertEqual(H.metric_value(m, 'nrfwd_try_failures_total',
+                                        peer='nrf-d.test:%d' % dead, reason='connect'), 1)
+
+
+class TestCtl(Base):
+    def test_get_put_patch_and_readable_errors(self):
+        fwd = self.start(workers=1)
+        api = ['--api', 'http://127.0.0.1:%d' % fwd.mgmt_port]
+        rc, out, err = self.ctl('get', *api)
+        self.assertEqual(rc, 0, err)
+        self.assertEqual(json.loads(out)['generalOptions']['ocnrfHost'], SELF)
+        rc, out, err = self.ctl('get', 'nrfGrowth', *api)
+        self.assertEqual(rc, 0, err)
+        self.assertIn('loopPreventionScope', json.loads(out))
+        rc, out, err = self.ctl('get', 'bogus', *api)
+        self.assertEqual(rc, 2)
+
+        f = os.path.join(self.h.tmpdir, 'g.json')
+        with open(f, 'w') as fh:
+            json.dump({'ocnrfHost': SELF, 'ocnrfPort': fwd.port, 'nrfSetId': 'set9'}, fh)
+        rc, out, err = self.ctl('put', 'generalOptions', f, *api)
+        self.assertEqual(rc, 0, err)
+        self.assertEqual(json.loads(out)['nrfSetId'], 'set9')
+        rc, out, err = self.ctl('patch', 'forwardingOptions', '-', *api,
+                                stdin=b'{"maxViaMembers": 0, "maxForwardAttempts": 0}')
+        self.assertEqual(rc, 1)
+        lines = err.splitlines()
+        self.assertIn('400', lines[0])
+        self.assertIn('  /forwardingOptions/maxViaMembers: ', err)
+        self.assertIn('  /forwardingOptions/maxForwardAttempts: ', err)
+        rc, out, err = self.ctl('patch', 'forwardingOptions', '-', *api,
+                                stdin=b'{"maxViaMembers": 3}')
+        self.assertEqual((rc, json.loads(out)['maxViaMembers']), (0, 3), err)
+        rc, out, err = self.ctl('metrics', '--api', 'http://127.0.0.1:%d' % H.free_port())
+        self.assertEqual(rc, 3)
+        self.assertIn('cannot connect', err)
+
+
+if __name__ == '__main__':
+    H.parse_args(sys.argv)
+    unittest.main()

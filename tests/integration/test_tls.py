@@ -1,0 +1,409 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-3-Clause
+"""Integration tests of TLS on both legs of nrfwd (docs/tls.md).
+
+Usage: python3 tests/integration/test_tls.py [--build-dir BUILD] [unittest args]
+
+Certificates are made at test time with the openssl command in a temp dir:
+a CA, server certificates for nrf-a.test / nrf-e.test / nrf-f.test (also
+valid for 127.0.0.1), a client certificate, one for a wrong name and one
+that has expired. The https upstream is a second nrfwd with a TLS listener
+in front of an nrfstub (nrfstub speaks h2c only). Clients: curl --http2 over
+https, h2load over https, openssl s_client.
+"""
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+import unittest
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import nrfwd_harness as H  # noqa: E402
+
+ID_AMF1 = '5a1f0b6e-6f0a-4c1e-9a01-0000000a0001'  # only at stub "a" (local)
+ID_UDM1 = '7c3d9e20-1b2a-4f5e-8d02-0000000e0001'  # only at stub "e" (peer)
+SELF = 'nrf-a.test'
+PROFILE = '/nnrf-nfm/v1/nf-instances/'
+DISC_UDM = '/nnrf-disc/v1/nf-instances?target-nf-type=UDM&requester-nf-type=AMF'
+
+CERTS = None
+
+
+def _ossl(*args, cwd):
+    subprocess.run(['openssl'] + list(args), cwd=cwd, check=True,
+                   stdin=subprocess.DEVNULL, capture_output=True)
+
+
+def _leaf(d, name, cn, sans, days='2', client=False):
+    _ossl('req', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256', '-nodes',
+          '-keyout', name + '.key', '-out', name + '.csr', '-subj', '/CN=' + cn, cwd=d)
+    with open(os.path.join(d, name + '.ext'), 'w') as f:
+        if sans:
+            f.write('subjectAltName=%s\n' % ','.join(sans))
+        f.write('extendedKeyUsage=%s\n' % ('clientAuth' if client else 'serverAuth'))
+    _ossl('x509', '-req', '-in', name + '.csr', '-CA', 'ca.pem', '-CAkey', 'ca.key',
+          '-CAcreateserial', '-out', name + '.pem', '-days', days,
+          '-extfile', name + '.ext', cwd=d)
+    return os.path.join(d, name + '.pem'), os.path.join(d, name + '.key')
+
+
+def make_certs(d):
+    """CA + leaves in @d; returns a dict name -> (cert, key) and 'ca'."""
+    _ossl('req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256', '-nodes',
+          '-keyout', 'ca.key', '-out', 'ca.pem', '-days', '2', '-subj', '/CN=nrfwd test CA',
+          cwd=d)
+    c = {'ca': os.path.join(d, 'ca.pem')}
+    for n in ('nrf-a.test', 'nrf-e.test', 'nrf-f.test'):
+        c[n] = _leaf(d, n, n, ['DNS:' + n, 'IP:127.0.0.1'])
+    c['client'] = _leaf(d, 'client', 'amf-1.test', [], client=True)
+    c['wrong'] = _leaf(d, 'wrong', 'nrf-x.test', ['DNS:nrf-x.test'])
+    c['expired'] = _leaf(d, 'expired', 'nrf-e.test', ['DNS:nrf-e.test'], days='0')
+    # a key that belongs to no certificate here
+    _ossl('genpkey', '-algorithm', 'EC', '-pkeyopt', 'ec_paramgen_curve:P-256',
+          '-out', 'other.key', cwd=d)
+    c['other_key'] = os.path.join(d, 'other.key')
+    return c
+
+
+def setUpModule():
+    global CERTS
+    d = tempfile.mkdtemp(prefix='nrfwd-tls-certs-')
+    CERTS = make_certs(d)
+    CERTS['dir'] = d
+    time.sleep(1.1)  # the "expired" certificate is valid for 0 days
+
+
+def tearDownModule():
+    if CERTS:
+        shutil.rmtree(CERTS['dir'], ignore_errors=True)
+
+
+def curl_tls(url, headers=(), opts=(), timeout=10.0):
+    """curl --http2 over https with the test CA: (rc, status, body, stderr)."""
+    with tempfile.TemporaryDirectory(prefix='curl-') as d:
+        bfile = os.path.join(d, 'b')
+        cmd = ['curl', '-s', '-S', '-o', bfile, '-w', '%{http_code} %{http_version}',
+               '--max-time', str(timeout), '--cacert', CERTS['ca']] + list(opts)
+        for h in headers:
+            cmd += ['-H', h]
+        cmd.append(url)
+        r = subprocess.run(cmd, stdin=subprocess.DEVNULL, capture_output=True,
+                           timeout=timeout + 5)
+        out = r.stdout.decode().split()
+        status = int(out[0]) if out and out[0].isdigit() else 0
+        body = b''
+        if os.path.exists(bfile):
+            with open(bfile, 'rb') as f:
+                body = f.read()
+        return r.returncode, status, body, r.stderr.decode('utf-8', 'replace'), \
+            (out[1] if len(out) > 1 else '')
+
+
+def tls_listen(cfg, name):
+    """Turn @cfg's listener into a TLS one with the certificate of @name."""
+    cfg['runtime']['listen'][0]['tls'] = True
+    cert, key = CERTS[name]
+    cfg['runtime']['tls'] = {'certFile': cert, 'keyFile': key}
+    return cfg
+
+
+def tls_client(cfg, client_cert=False):
+    tc = {'caFile': CERTS['ca']}
+    if client_cert:
+        tc['certFile'], tc['keyFile'] = CERTS['client']
+    cfg['runtime']['tlsClient'] = tc
+    return cfg
+
+
+class Base(unittest.TestCase):
+    def setUp(self):
+        self.h = H.Harness()
+
+    def tearDown(self):
+        failed = not getattr(self._outcome, 'success', True)
+        self.h.cleanup(dump=failed or bool(os.environ.get('NRFWD_TEST_LOGS')))
+
+    def url(self, proc, path):
+        return 'https://%s:%d%s' % (SELF, proc.port, path)
+
+    def resolve(self, proc):
+        return ['--resolve', '%s:%d:127.0.0.1' % (SELF, proc.port)]
+
+    def https_peer(self, fqdn, cert_name, stub_profiles='stub-profiles-e.json',
+                   verify_client=False, priority=1):
+        """nrfwd `fqdn` with a TLS listener (certificate @cert_name) in front
+        of an nrfstub; returns (nrfwd proc, stub proc, peer entry)."""
+        stub = self.h.start_stub(fqdn.split('.')[0], stub_profiles)
+        cfg = H.nrfwd_config(fqdn, local=stub.port)
+        tls_listen(cfg, cert_name)
+        if verify_client:
+            cfg['runtime']['tls'].update({'verifyClient': True, 'caFile': CERTS['ca']})
+        fwd = self.h.start_nrfwd(cfg, name='nrfwd-' + fqdn.split('.')[0])
+        return fwd, stub, H.peer(fqdn, fwd.port, scheme='https', priority=priority)
+
+    def front(self, peers=(), local=True, client_cert=False, **kw):
+        """nrfwd A with a TLS listener, local stub a (h2c) and @peers."""
+        loc = self.h.start_stub('local', 'stub-profiles-a.json') if local else None
+        cfg = H.nrfwd_config(SELF, local=loc.port if loc else None, peers=peers, **kw)
+        tls_listen(cfg, SELF)
+        tls_client(cfg, client_cert)
+        return self.h.start_nrfwd(cfg), loc
+
+
+class TestTlsFront(Base):
+    def test_curl_http2_over_https_is_relayed_from_the_local_nrf(self):
+        a, _ = self.front()
+        rc, st, body, err, ver = curl_tls(self.url(a, PROFILE + ID_AMF1), opts=['--http2'] +
+                                          self.resolve(a))
+        self.assertEqual((rc, st), (0, 200), err)
+        self.assertEqual(ver, '2')
+        self.assertEqual(json.loads(body)['nfInstanceId'], ID_AMF1)
+
+    def test_client_without_alpn_h2_is_refused_with_no_application_protocol(self):
+        a, _ = self.front()
+        rc, st, _, err, _ = curl_tls(self.url(a, PROFILE + ID_AMF1),
+                                     opts=['--http1.1'] + self.resolve(a))
+        self.assertNotEqual(rc, 0)
+        self.assertEqual(st, 0)
+        r = subprocess.run(['openssl', 's_client', '-connect', '127.0.0.1:%d' % a.port,
+                            '-alpn', 'http/1.1', '-CAfile', CERTS['ca']],
+                           stdin=subprocess.DEVNULL, capture_output=True, timeout=10)
+        self.assertIn('no application protocol', r.stdout.decode() + r.stderr.decode())
+        # and one that sends no ALPN at all
+        r = subprocess.run(['openssl', 's_client', '-connect', '127.0.0.1:%d' % a.port,
+                            '-CAfile', CERTS['ca']],
+                           stdin=subprocess.DEVNULL, capture_output=True, timeout=10)
+        self.assertIn('no application protocol', r.stdout.decode() + r.stderr.decode())
+        # the listener still serves h2 clients
+        rc, st, _, err, _ = curl_tls(self.url(a, PROFILE + ID_AMF1),
+                                     opts=['--http2'] + self.resolve(a))
+        self.assertEqual((rc, st), (0, 200), err)
+
+    def test_tls12_and_tls13_are_both_accepted(self):
+        a, _ = self.front()
+        for v in (['--tlsv1.2', '--tls-max', '1.2'], ['--tlsv1.3']):
+            rc, st, _, err, _ = curl_tls(self.url(a, PROFILE + ID_AMF1),
+                                         opts=['--http2'] + v + self.resolve(a))
+            self.assertEqual((rc, st), (0, 200), (v, err))
+
+    def test_h2load_over_https(self):
+        a, _ = self.front()
+        r = H.h2load('https://127.0.0.1:%d%s' % (a.port, PROFILE + ID_AMF1),
+                     n=2000, c=8, m=8)
+        self.assertEqual(r.get('succeeded'), 2000, r['raw'])
+        self.assertEqual(r.get('status_2xx'), 2000, r['raw'])
+
+
+class TestMutualTls(Base):
+    def front_mtls(self):
+        loc = self.h.start_stub('local', 'stub-profiles-a.json')
+        cfg = H.nrfwd_config(SELF, local=loc.port)
+        tls_listen(cfg, SELF)
+        cfg['runtime']['tls'].update({'verifyClient': True, 'caFile': CERTS['ca']})
+        return self.h.start_nrfwd(cfg)
+
+    def test_client_certificate_is_accepted(self):
+        a = self.front_mtls()
+        cert, key = CERTS['client']
+        rc, st, _, err, _ = curl_tls(self.url(a, PROFILE + ID_AMF1),
+                                     opts=['--http2', '--cert', cert, '--key', key] +
+                                     self.resolve(a))
+        self.assertEqual((rc, st), (0, 200), err)
+
+    def test_client_without_certificate_is_refused(self):
+        a = self.front_mtls()
+        rc, st, _, err, _ = curl_tls(self.url(a, PROFILE + ID_AMF1),
+                                     opts=['--http2'] + self.resolve(a))
+        self.assertNotEqual(rc, 0)
+        self.assertEqual(st, 0)
+        self.assertIn('handshake with client', a.log())
+
+    def test_forwarding_to_an_mtls_peer_uses_the_client_certificate(self):
+        e, _, pe = self.https_peer('nrf-e.test', 'nrf-e.test', verify_client=True)
+        a, _ = self.front(peers=[pe], client_cert=True)
+        rc, st, body, err, _ = curl_tls(self.url(a, PROFILE + ID_UDM1),
+                                        opts=['--http2'] + self.resolve(a))
+        self.assertEqual((rc, st), (0, 200), err)
+        self.assertEqual(json.loads(body)['nfInstanceId'], ID_UDM1)
+
+
+class TestTlsForwarding(Base):
+    """The seed's scenarios with TLS on both legs of every nrfwd."""
+
+    def test_forward_to_https_peer_with_via(self):
+        e, stub_e, pe = self.https_peer('nrf-e.test', 'nrf-e.test')
+        a, _ = self.front(peers=[pe])
+        rc, st, body, err, _ = curl_tls(self.url(a, DISC_UDM),
+                                        opts=['--http2'] + self.resolve(a))
+        self.assertEqual((rc, st), (0, 200), err)
+        self.assertTrue(json.loads(body)['nfInstances'])
+        recs = H.stub_requests(stub_e.port)
+        self.assertEqual(len(recs), 1)
+        via = ','.join(v for k, v in recs[0]['headers'] if k == 'via')
+        self.assertEqual(via, '2.0 nrf-a.test:%d' % a.port)
+        # a second request goes over the pooled TLS connection
+        rc, st, _, err, _ = curl_tls(self.url(a, PROFILE + ID_UDM1),
+                                     opts=['--http2'] + self.resolve(a))
+        self.assertEqual((rc, st), (0, 200), err)
+        self.assertEqual(len(H.stub_requests(stub_e.port)), 2)
+
+    def test_loop_detection_over_tls_answers_508(self):
+        a, loc = self.front()
+        rc, st, body, err, _ = curl_tls(
+            self.url(a, PROFILE + ID_AMF1),
+            headers=['Via: 2.0 nrf-x.test:80, 2.0 nrf-a.test:%d' % a.port],
+            opts=['--http2'] + self.resolve(a))
+        self.assertEqual((rc, st), (0, 508), err)
+        self.assertEqual(json.loads(body)['cause'], 'LOOP_DETECTED')
+        self.assertEqual(H.stub_requests(loc.port), [])
+
+    def test_loop_prevention_over_tls_skips_the_peer_in_via(self):
+        e, stub_e, pe = self.https_peer('nrf-e.test', 'nrf-e.test', priority=1)
+        f, stub_f, pf = self.https_peer('nrf-f.test', 'nrf-f.test', priority=2)
+        a, _ = self.front(peers=[pe, pf])
+        rc, st, body, err, _ = curl_tls(
+            self.url(a, DISC_UDM),
+            headers=['Via: 2.0 nrf-e.test:%d' % e.port],
+            opts=['--http2'] + self.resolve(a))
+        self.assertEqual((rc, st), (0, 200), err)
+        self.assertEqual(H.stub_requests(stub_e.port), [])
+        self.assertEqual(len(H.stub_requests(stub_f.port)), 1)
+
+    def test_every_peer_in_via_gives_loop_prevention_508(self):
+        e, _, pe = self.https_peer('nrf-e.test', 'nrf-e.test')
+        a, _ = self.front(peers=[pe], local=False)
+        rc, st, body, err, _ = curl_tls(
+            self.url(a, DISC_UDM), headers=['Via: 2.0 nrf-e.test:%d' % e.port],
+            opts=['--http2'] + self.resolve(a))
+        self.assertEqual((rc, st), (0, 508), err)
+        self.assertEqual(json.loads(body)['cause'], 'LOOP_PREVENTED')
+
+    def test_request_returned_to_its_origin_is_detected_over_tls(self):
+        # A -> E -> back to A (E knows A by address only, which A never
+        # puts in Via; the certificate name check is on 127.0.0.1): A
+        # answers 508, E relays it.
+        a_port = H.free_port()
+        stub_e = self.h.start_stub('nrf-e', 'stub-profiles-empty.json')
+        a_for_e = {'scheme': 'https', 'ipv4Address': '127.0.0.1', 'port': a_port,
+                   'priority': 1}
+        cfg_e = H.nrfwd_config('nrf-e.test', local=stub_e.port, peers=[a_for_e])
+        tls_listen(cfg_e, 'nrf-e.test')
+        tls_client(cfg_e)
+        e = self.h.start_nrfwd(cfg_e, name='nrfwd-e')
+        loc = self.h.start_stub('local', 'stub-profiles-a.json')
+        cfg = H.nrfwd_config(SELF, port=a_port, local=loc.port,
+                             peers=[H.peer('nrf-e.test', e.port, scheme='https')])
+        tls_listen(cfg, SELF)
+        tls_client(cfg)
+        a = self.h.start_nrfwd(cfg)
+        rc, st, body, err, _ = curl_tls(self.url(a, PROFILE + ID_UDM1),
+                                        opts=['--http2'] + self.resolve(a))
+        self.assertEqual((rc, st), (0, 508), err)
+        self.assertEqual(json.loads(body)['cause'], 'LOOP_DETECTED')
+        self.assertEqual(len(H.stub_requests(loc.port)), 1)  # processed once at A
+
+    def test_h2load_through_nrfwd_to_an_https_peer(self):
+        e, _, pe = self.https_peer('nrf-e.test', 'nrf-e.test')
+        a, _ = self.front(peers=[pe])
+        r = H.h2load('https://127.0.0.1:%d%s' % (a.port, PROFILE + ID_UDM1),
+                     n=3000, c=8, m=8)
+        self.assertEqual(r.get('succeeded'), 3000, r['raw'])
+        self.assertEqual(r.get('status_2xx'), 3000, r['raw'])
+
+
+class TestPeerCertificates(Base):
+    def check_skipped(self, bad_cert, why):
+        bad, stub_bad, pb = self.https_peer('nrf-e.test', bad_cert, priority=1)
+        good, stub_good, pg = self.https_peer('nrf-f.test', 'nrf-f.test', priority=2)
+        a, _ = self.front(peers=[pb, pg])
+        rc, st, body, err, _ = curl_tls(self.url(a, DISC_UDM),
+                                        opts=['--http2'] + self.resolve(a))
+        self.assertEqual((rc, st), (0, 200), err)
+        self.assertEqual(H.stub_requests(stub_bad.port), [])
+        self.assertEqual(len(H.stub_requests(stub_good.port)), 1)
+        self.assertRegex(a.log(), r'handshake with nrf-e\.test .*failed: .*%s' % why)
+
+    def test_peer_with_wrong_name_is_skipped_and_the_next_one_used(self):
+        self.check_skipped('wrong', 'mismatch')
+
+    def test_peer_with_expired_certificate_is_skipped(self):
+        self.check_skipped('expired', 'expired')
+
+    def test_only_peer_failing_tls_gives_not_reachable(self):
+        bad, stub_bad, pb = self.https_peer('nrf-e.test', 'wrong')
+        a, _ = self.front(peers=[pb], local=False)
+        rc, st, body, err, _ = curl_tls(self.url(a, DISC_UDM),
+                                        opts=['--http2'] + self.resolve(a))
+        self.assertEqual((rc, st), (0, 504), err)
+        self.assertEqual(json.loads(body)['cause'], 'TARGET_NF_NOT_REACHABLE')
+
+    def test_https_local_nrf(self):
+        e, stub_e, _ = self.https_peer('nrf-e.test', 'nrf-e.test')
+        cfg = H.nrfwd_config(SELF, local=e.port)
+        cfg['runtime']['localNrf']['scheme'] = 'https'
+        tls_client(cfg)
+        a = self.h.start_nrfwd(cfg)
+        st, _, body = H.curl(a.url(PROFILE + ID_UDM1))
+        self.assertEqual(st, 200)
+        self.assertEqual(len(H.stub_requests(stub_e.port)), 1)
+
+
+class TestBadTlsConfiguration(Base):
+    def start_bad(self, tls):
+        cfg = H.nrfwd_config(SELF)
+        cfg['runtime']['listen'][0]['tls'] = True
+        cfg['runtime']['tls'] = tls
+        p = self.h.start_nrfwd(cfg, wait=False)
+        p.proc.wait(timeout=10)
+        self.assertNotEqual(p.proc.returncode, 0)
+        return p.log(), p.config_path
+
+    def ctl_check(self, path):
+        r = subprocess.run([H.binary('nrfwd-ctl'), 'check', path], capture_output=True,
+                           stdin=subprocess.DEVNULL, timeout=10)
+        return r.returncode, r.stdout.decode() + r.stderr.decode()
+
+    def test_missing_certificate_file_is_named(self):
+        log, path = self.start_bad({'certFile': '/nonexistent/cert.pem',
+                                    'keyFile': CERTS[SELF][1]})
+        self.assertIn('/runtime/tls/certFile', log)
+        self.assertIn('/nonexistent/cert.pem: No such file or directory', log)
+        rc, out = self.ctl_check(path)
+        self.assertEqual(rc, 1, out)
+        self.assertIn('/nonexistent/cert.pem', out)
+
+    def test_key_that_does_not_match_is_named(self):
+        log, path = self.start_bad({'certFile': CERTS[SELF][0],
+                                    'keyFile': CERTS['other_key']})
+        self.assertIn('/runtime/tls/keyFile', log)
+        self.assertIn('does not match', log)
+        rc, out = self.ctl_check(path)
+        self.assertEqual(rc, 1, out)
+        self.assertIn('does not match', out)
+
+    def test_not_a_certificate_is_named(self):
+        log, _ = self.start_bad({'certFile': CERTS['ca'].replace('ca.pem', 'ca.key'),
+                                 'keyFile': CERTS[SELF][1]})
+        self.assertIn('/runtime/tls/certFile', log)
+        self.assertIn('cannot load', log)
+
+    def test_tls_listener_without_certificate_is_refused(self):
+        log, _ = self.start_bad({})
+        self.assertIn('/runtime/tls/certFile', log)
+
+    def test_check_accepts_good_files(self):
+        cfg = tls_listen(H.nrfwd_config(SELF), SELF)
+        path = os.path.join(self.h.tmpdir, 'good.json')
+        with open(path, 'w') as f:
+            json.dump(cfg, f)
+        rc, out = self.ctl_check(path)
+        self.assertEqual(rc, 0, out)
+
+
+if __name__ == '__main__':
+    H.parse_args(sys.argv)
+    unittest.main()
