@@ -5,8 +5,9 @@
  * time; the lock below only guards against a future thread pool).
  *
  * Order of checks for a request: path (404), method (405 + Allow), then for
- * PUT/PATCH the bearer token (401), the media type (415), the size (413,
- * from Content-Length at once, else while reading), the JSON (400), the
+ * PUT/PATCH the bearer token (401), the media type (415), the size (413
+ * after the body was read and dropped, or at once when Content-Length is
+ * over 16 MiB), the JSON (400), the
  * change itself (400 with invalidParams, nothing changed), persistence
  * (500, nothing changed), publication (200 with the stored group).
  */
@@ -36,6 +37,7 @@
 #define PROBE_CACHE_NS 1000000000ull
 #define PROBE_TIMEOUT_MS 300
 #define MAX_TOKEN 4096
+#define DISCARD_MAX (16u * 1024 * 1024)
 
 struct nrf_api {
 	struct MHD_Daemon *d;
@@ -163,6 +165,7 @@ serve_metrics(struct nrf_api *api, struct MHD_Connection *c, struct api_req *rq)
 	struct nrf_rt_stats *st = calloc(1, sizeof(*st));
 	struct nrf_rt_peer_stats *peers = NULL;
 	struct api_metrics_in in;
+	struct nrf_rt_dp_stats dp;
 	struct api_buf b = {0};
 	unsigned int n = nrf_rt_workers(api->rt), i;
 	size_t n_peers = 0;
@@ -200,6 +203,8 @@ serve_metrics(struct nrf_api *api, struct MHD_Connection *c, struct api_req *rq)
 	in.generation = nrf_rt_generation(api->rt);
 	nrf_api_stats_get(api, &in.api);
 	memcpy(in.last_apply, api->last_apply, sizeof(in.last_apply));
+	if (nrf_rt_dp_stats_get(api->rt, &dp) == 0 && dp.polled)
+		in.dp = &dp;
 	api_metrics_render(&b, &in);
 	pthread_mutex_unlock(&api->lock);
 	free(peers);
@@ -523,6 +528,13 @@ first_call(struct nrf_api *api, struct MHD_Connection *c, struct api_req *rq,
 	if (cl != NULL && strtoull(cl, NULL, 10) > api->max_body) {
 		char detail[128];
 
+		/* Read a moderately oversized body and drop it, so that a client
+		 * that writes it all before reading sees the answer rather than a
+		 * reset; answer a huge one at once (then the connection closes). */
+		if (strtoull(cl, NULL, 10) <= DISCARD_MAX) {
+			rq->too_big = true;
+			return MHD_YES;
+		}
 		snprintf(detail, sizeof(detail), "the body is limited to %zu bytes", api->max_body);
 		return reply_problem(api, c, rq, 413, "Payload Too Large", "PAYLOAD_TOO_LARGE",
 			detail, NULL, NULL);

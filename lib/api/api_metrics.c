@@ -219,6 +219,55 @@ workers(struct api_buf *b, const struct api_metrics_in *in)
 			(unsigned long long)in->workers[i].generation);
 }
 
+/* The poll loop of a DPDK worker (nrf_rt_dp_stats_get()): its useful-work
+ * share is busy cycles over all cycles, which CPU time cannot tell (the
+ * loop spins between sleeps). */
+static void
+dpdk(struct api_buf *b, const struct nrf_rt_dp_stats *d)
+{
+	const struct nrf_tp_dpdk_lcore_stats *l = &d->lc;
+	static const char *const kinds[] = {"all", "busy", "poll_busy", "tx"};
+	const uint64_t cyc[] = {l->cycles, l->busy_cycles, l->poll_busy_cycles, l->tx_cycles};
+	unsigned int k;
+
+	head(b, "nrfwd_dpdk_cycles_total", "counter",
+		"TSC cycles of the DPDK worker's poll loop: all, busy iterations, inside poll() "
+		"of busy iterations, inside the device TX call.");
+	for (k = 0; k < 4; k++)
+		api_buf_printf(b, "nrfwd_dpdk_cycles_total{lcore=\"%d\",kind=\"%s\"} %llu\n",
+			d->lcore, kinds[k], (unsigned long long)cyc[k]);
+	head(b, "nrfwd_dpdk_iterations_total", "counter",
+		"Poll loop iterations of the DPDK worker: all, and busy ones (received, sent or "
+		"dispatched something).");
+	api_buf_printf(b, "nrfwd_dpdk_iterations_total{lcore=\"%d\",kind=\"all\"} %llu\n",
+		d->lcore, (unsigned long long)l->iterations);
+	api_buf_printf(b, "nrfwd_dpdk_iterations_total{lcore=\"%d\",kind=\"busy\"} %llu\n",
+		d->lcore, (unsigned long long)l->busy_iterations);
+	head(b, "nrfwd_dpdk_idle_sleeps_total", "counter", "Idle backoff sleeps of the DPDK worker.");
+	api_buf_printf(b, "nrfwd_dpdk_idle_sleeps_total{lcore=\"%d\"} %llu\n", d->lcore,
+		(unsigned long long)l->idle_sleeps);
+	head(b, "nrfwd_dpdk_frames_total", "counter", "Frames received and sent by the DPDK port.");
+	api_buf_printf(b, "nrfwd_dpdk_frames_total{lcore=\"%d\",dir=\"rx\"} %llu\n", d->lcore,
+		(unsigned long long)l->rx_frames);
+	api_buf_printf(b, "nrfwd_dpdk_frames_total{lcore=\"%d\",dir=\"tx\"} %llu\n", d->lcore,
+		(unsigned long long)l->tx_frames);
+	head(b, "nrfwd_dpdk_frames_dropped_total", "counter",
+		"Frames dropped by the DPDK worker: rx not for the stack (not IPv4/ARP, own or "
+		"loopback source, no memory), tx queue full, tx without an mbuf.");
+	api_buf_printf(b, "nrfwd_dpdk_frames_dropped_total{lcore=\"%d\",dir=\"rx\",reason=\"stack\"} "
+		"%llu\n", d->lcore, (unsigned long long)l->rx_dropped);
+	api_buf_printf(b, "nrfwd_dpdk_frames_dropped_total{lcore=\"%d\",dir=\"tx\",reason=\"queue_full\"} "
+		"%llu\n", d->lcore, (unsigned long long)l->tx_dropped);
+	api_buf_printf(b, "nrfwd_dpdk_frames_dropped_total{lcore=\"%d\",dir=\"tx\",reason=\"no_mbuf\"} "
+		"%llu\n", d->lcore, (unsigned long long)l->tx_nombuf);
+	scalar(b, "nrfwd_dpdk_port_missed_total", "counter",
+		"Frames the DPDK port dropped because its RX ring was full (imissed).", d->port.imissed);
+	scalar(b, "nrfwd_dpdk_port_rx_nombuf_total", "counter",
+		"RX mbuf allocation failures of the DPDK port.", d->port.rx_nombuf);
+	scalar(b, "nrfwd_dpdk_tsc_hz", "gauge", "TSC cycles per second (cycles to seconds).",
+		d->tsc_hz);
+}
+
 void
 api_metrics_render(struct api_buf *b, const struct api_metrics_in *in)
 {
@@ -258,6 +307,8 @@ api_metrics_render(struct api_buf *b, const struct api_metrics_in *in)
 	scalar(b, "nrfwd_peer_connect_failures_total", "counter",
 		"Connections to upstreams that failed or timed out.", st->peer_connect_failures);
 	workers(b, in);
+	if (in->dp != NULL)
+		dpdk(b, in->dp);
 	scalar(b, "nrfwd_config_generation", "gauge",
 		"Generation of the configuration published last.", in->generation);
 	scalar(b, "nrfwd_config_reloads_total", "counter",

@@ -437,6 +437,12 @@ class H2loadRun:
     def running(self):
         return self.proc.poll() is None
 
+    def stop(self):
+        """Kill it if it still runs (cleanup after a failure)."""
+        if self.proc.poll() is None:
+            self.proc.kill()
+        self.proc.communicate()
+
     def wait(self, timeout=120):
         """Wait for the end; returns the dict of h2load()."""
         try:

@@ -55,6 +55,8 @@ class TestReconfigUnderLoad(unittest.TestCase):
         self.h = H.Harness()
 
     def tearDown(self):
+        if getattr(self, 'load', None) is not None:
+            self.load.stop()
         failed = not getattr(self._outcome, 'success', True)
         self.h.cleanup(dump=failed or bool(os.environ.get('NRFWD_TEST_LOGS')))
 
@@ -124,7 +126,7 @@ class TestReconfigUnderLoad(unittest.TestCase):
             return st == 200 and hd.get('x-nrfstub') == [answerer[who]]
 
         self.assertTrue(answered_by('e'))
-        load = H.h2load_start(a.url(UDM), seconds=SECONDS, c=4, m=8, rps=250)
+        load = self.load = H.h2load_start(a.url(UDM), seconds=SECONDS, c=4, m=8, rps=250)
         time.sleep(0.5)  # load is flowing
         t_start = time.monotonic()
         spacing = (SECONDS - 3.0) / CHANGES
