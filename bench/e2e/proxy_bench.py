@@ -20,61 +20,19 @@ import os
 import platform
 import shutil
 import signal
-import socket
 import statistics
 import subprocess
 import sys
 import tempfile
 import time
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from benchlib import cpu_seconds, free_port, wait_port, write_section  # noqa: E402
+
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-CLK = os.sysconf("SC_CLK_TCK")
 VIA = "2.0 nrf-x.seg9.example.com:8080, 2.0 nrf-y.seg8.example.com:8080, 2.0 nrf-z.seg7.example.com:8080"
 SELF = "nrf-bench.seg1.example.com:18500"
 PATH = "/nnrf-disc/v1/nf-instances?target-nf-type=AMF&requester-nf-type=SMF"
-
-
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def wait_port(port, proc, timeout=10.0):
-    end = time.time() + timeout
-    while time.time() < end:
-        if proc.poll() is not None:
-            raise RuntimeError(f"{proc.args[0]} exited with {proc.returncode}")
-        try:
-            with socket.create_connection(("127.0.0.1", port), timeout=0.2):
-                return
-        except OSError:
-            time.sleep(0.05)
-    raise RuntimeError(f"port {port} not listening")
-
-
-def children(pid):
-    out = []
-    try:
-        for tid in os.listdir(f"/proc/{pid}/task"):
-            with open(f"/proc/{pid}/task/{tid}/children") as f:
-                out += [int(c) for c in f.read().split()]
-    except OSError:
-        pass
-    return out
-
-
-def cpu_seconds(pid):
-    """utime+stime of @pid and its live descendants (nghttpx forks a worker)."""
-    total = 0.0
-    try:
-        with open(f"/proc/{pid}/stat") as f:
-            fields = f.read().rsplit(")", 1)[1].split()
-        # fields[11], fields[12] are utime, stime (14th and 15th of the full line)
-        total = (int(fields[11]) + int(fields[12])) / CLK
-    except OSError:
-        return 0.0
-    return total + sum(cpu_seconds(c) for c in children(pid))
 
 
 def h2load(port, n, clients, streams, via, logfile):
@@ -272,18 +230,6 @@ backend be
     if not args.no_write:
         write_section(os.path.join(ROOT, "docs", "benchmarks.md"), "e2e-proxy", text)
     return 0
-
-
-def write_section(path, key, text):
-    begin, end = f"<!-- begin {key} -->", f"<!-- end {key} -->"
-    doc = open(path).read() if os.path.exists(path) else "# nrfwd benchmarks\n"
-    block = f"{begin}\n{text}\n{end}"
-    if begin in doc and end in doc:
-        doc = doc[:doc.index(begin)] + block + doc[doc.index(end) + len(end):]
-    else:
-        doc = doc.rstrip("\n") + "\n\n" + block + "\n"
-    with open(path, "w") as f:
-        f.write(doc)
 
 
 if __name__ == "__main__":

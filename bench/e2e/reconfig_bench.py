@@ -35,34 +35,11 @@ ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)
 sys.path.insert(0, os.path.join(ROOT, "tests", "integration"))
 import nrfwd_harness as H  # noqa: E402
 
-CLK = os.sysconf("SC_CLK_TCK")
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from benchlib import cpu_seconds, write_section  # noqa: E402
 
 UDM = "/nnrf-disc/v1/nf-instances?target-nf-type=UDM&requester-nf-type=AMF"
 FWD = "/nrf-configuration/v1/forwardingOptions"
-
-
-def cpu_seconds(pid):
-    """utime+stime of @pid (all its threads), from /proc."""
-    try:
-        with open(f"/proc/{pid}/stat") as f:
-            fields = f.read().rsplit(")", 1)[1].split()
-        return (int(fields[11]) + int(fields[12])) / CLK
-    except OSError:
-        return 0.0
-
-
-def write_section(path, key, text):
-    """Replace the text between <!-- begin KEY --> and <!-- end KEY --> (as
-    bench/e2e/proxy_bench.py does), or append the block."""
-    begin, end = f"<!-- begin {key} -->", f"<!-- end {key} -->"
-    doc = open(path).read() if os.path.exists(path) else "# nrfwd benchmarks\n"
-    block = f"{begin}\n{text}\n{end}"
-    if begin in doc and end in doc:
-        doc = doc[:doc.index(begin)] + block + doc[doc.index(end) + len(end):]
-    else:
-        doc = doc.rstrip("\n") + "\n\n" + block + "\n"
-    with open(path, "w") as f:
-        f.write(doc)
 
 
 def pct(sorted_vals, q):

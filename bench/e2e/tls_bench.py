@@ -32,7 +32,6 @@ import sys
 import tempfile
 import time
 
-import socket
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 VIA = "2.0 nrf-x.seg9.example.com:8080, 2.0 nrf-y.seg8.example.com:8080, 2.0 nrf-z.seg7.example.com:8080"
@@ -41,49 +40,7 @@ UP_HOST = "nrf-up.seg2.example.com"
 PATH = "/nnrf-disc/v1/nf-instances?target-nf-type=AMF&requester-nf-type=SMF"
 
 
-CLK = os.sysconf("SC_CLK_TCK")
-
-
-# Helpers as in proxy_bench.py (copied: each bench runs on its own).
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def wait_port(port, proc, timeout=10.0):
-    end = time.time() + timeout
-    while time.time() < end:
-        if proc.poll() is not None:
-            raise RuntimeError(f"{proc.args[0]} exited with {proc.returncode}")
-        try:
-            with socket.create_connection(("127.0.0.1", port), timeout=0.2):
-                return
-        except OSError:
-            time.sleep(0.05)
-    raise RuntimeError(f"port {port} not listening")
-
-
-def cpu_seconds(pid):
-    """utime+stime of @pid from /proc/<pid>/stat."""
-    try:
-        with open(f"/proc/{pid}/stat") as f:
-            fields = f.read().rsplit(")", 1)[1].split()
-        return (int(fields[11]) + int(fields[12])) / CLK
-    except OSError:
-        return 0.0
-
-
-def write_section(path, key, text):
-    begin, end = f"<!-- begin {key} -->", f"<!-- end {key} -->"
-    doc = open(path).read() if os.path.exists(path) else "# nrfwd benchmarks\n"
-    block = f"{begin}\n{text}\n{end}"
-    if begin in doc and end in doc:
-        doc = doc[:doc.index(begin)] + block + doc[doc.index(end) + len(end):]
-    else:
-        doc = doc.rstrip("\n") + "\n\n" + block + "\n"
-    with open(path, "w") as f:
-        f.write(doc)
+from benchlib import cpu_seconds, free_port, wait_port, write_section  # noqa: E402
 
 
 def ossl(d, *args):

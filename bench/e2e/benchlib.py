@@ -1,0 +1,69 @@
+#!/usr/bin/env python3
+"""Helpers shared by the e2e benchmark drivers (stdlib only).
+
+free_port(), wait_port(): start-up of the systems under test on loopback;
+cpu_seconds(): utime+stime of a process and its live descendants, from /proc
+(nghttpx forks a worker; the others are single processes);
+write_section(): replace one marked section of docs/benchmarks.md.
+"""
+import os
+import socket
+import time
+
+CLK = os.sysconf("SC_CLK_TCK")
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def wait_port(port, proc, timeout=10.0):
+    end = time.time() + timeout
+    while time.time() < end:
+        if proc.poll() is not None:
+            raise RuntimeError(f"{proc.args[0]} exited with {proc.returncode}")
+        try:
+            with socket.create_connection(("127.0.0.1", port), timeout=0.2):
+                return
+        except OSError:
+            time.sleep(0.05)
+    raise RuntimeError(f"port {port} not listening")
+
+
+def children(pid):
+    out = []
+    try:
+        for tid in os.listdir(f"/proc/{pid}/task"):
+            with open(f"/proc/{pid}/task/{tid}/children") as f:
+                out += [int(c) for c in f.read().split()]
+    except OSError:
+        pass
+    return out
+
+
+def cpu_seconds(pid):
+    """utime+stime of @pid (all threads) and its live descendants."""
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            fields = f.read().rsplit(")", 1)[1].split()
+        # fields[11], fields[12] are utime, stime (14th and 15th of the full line)
+        total = (int(fields[11]) + int(fields[12])) / CLK
+    except OSError:
+        return 0.0
+    return total + sum(cpu_seconds(c) for c in children(pid))
+
+
+def write_section(path, key, text):
+    """Replace the text between <!-- begin KEY --> and <!-- end KEY --> in
+    @path, or append the block; other sections are left alone."""
+    begin, end = f"<!-- begin {key} -->", f"<!-- end {key} -->"
+    doc = open(path).read() if os.path.exists(path) else "# nrfwd benchmarks\n"
+    block = f"{begin}\n{text}\n{end}"
+    if begin in doc and end in doc:
+        doc = doc[:doc.index(begin)] + block + doc[doc.index(end) + len(end):]
+    else:
+        doc = doc.rstrip("\n") + "\n\n" + block + "\n"
+    with open(path, "w") as f:
+        f.write(doc)
