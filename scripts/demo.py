@@ -2,12 +2,18 @@
 """Demo of the seed's four figures with nrfwd-ctl (check + explain).
 
 For each figure: the NRF that receives the request, the Via it carries, what
-the seed says must happen, and what nrfwd's decision engine answers. Exit
-status 1 when any scenario does not give the expected result.
+the seed says must happen, and what nrfwd's decision engine answers. Then the
+seed's topology running: by default every NRF in a network namespace with
+nrfwd on its DPDK transport (net_af_packet over a veth, lwIP); where DPDK
+cannot start (no root, no namespaces, no DPDK build) the reason is printed
+and the same scenarios run on loopback with kernel sockets (--kernel forces
+that). Exit status 1 when any scenario does not give the expected result.
 """
 import argparse
 import json
 import os
+import re
+import signal
 import subprocess
 import sys
 
@@ -62,38 +68,164 @@ LIVE = [
 ]
 
 
-def live(build):
-    sys.path.insert(0, os.path.join(ROOT, "tests", "integration"))
-    import nrfwd_harness as H  # noqa: E402 - the integration tests' helpers
-    H.BUILD_DIR = build
+class Loopback:
+    """The topology on loopback: kernel sockets, the demo configurations as they are."""
 
+    title = "the seed's topology running on loopback: nrfwd + nrfstub, requests with curl"
+
+    def __init__(self, build):
+        sys.path.insert(0, os.path.join(ROOT, "tests", "integration"))
+        import nrfwd_harness as H  # noqa: E402 - the integration tests' helpers
+        H.BUILD_DIR = build
+        self.H = H
+        self.h = None
+
+    def begin(self):
+        self.h = self.H.Harness(prefix="nrfwd-demo-")
+
+    def stub(self, key, name, profiles, port):
+        return self.h.start_stub(name, profiles, port=port)
+
+    def nrfwds(self, specs):
+        for key, cfg in specs:
+            self.h.start_nrfwd(cfg, name="nrfwd-" + key)
+
+    def curl(self, path):
+        return self.H.curl(f"http://127.0.0.1:18080{path}")
+
+    def requests(self, stub):
+        return self.H.stub_requests(stub.port)
+
+    def end(self):
+        self.h.cleanup()
+
+    def close(self):
+        pass
+
+
+class DpdkUnavailable(Exception):
+    """DPDK cannot start here: the reason, for the fallback."""
+
+
+class Dpdk:
+    """The topology in network namespaces on one bridge (tests/dpdk/nrfwd_dpdk_harness.py):
+    NRF-A, -E and -G each a namespace with nrfwd on a DPDK port (net_af_packet over a veth,
+    the address in lwIP) and its local NRF (nrfstub on a kernel veth); curl in a client
+    namespace. The demo configurations are used with their addresses moved onto the fabric."""
+
+    title = ("the seed's topology in network namespaces: nrfwd on DPDK (net_af_packet, lwIP) "
+             "+ nrfstub, requests with curl from a client namespace")
+    NRF_PORTS = {18080: "a", 18081: "e", 18082: "g"}
+
+    def __init__(self, build):
+        sys.path.insert(0, os.path.join(ROOT, "tests", "dpdk"))
+        import nrfwd_dpdk_harness as D  # noqa: E402 - the dpdk tests' helpers
+        self.D = D
+        reason = D.cannot_run(build)
+        if reason:
+            raise DpdkUnavailable(reason)
+        self.fab = D.Fabric("demo", build)
+        self.hosts = {k: self.fab.host(k) for k in "aeg"}
+        self.client = self.fab.host("c")
+        self.started = []
+        self.first = True
+
+    def begin(self):
+        self.started = []
+
+    def stub(self, key, name, profiles, port):
+        p = self.fab.start_stub(self.hosts[key], name, profiles, port=port)
+        self.started.append(p)
+        return p
+
+    def dpdk_cfg(self, key, cfg):
+        """A demo configuration on the fabric: listen on the DPDK port, the local NRF
+        on its namespace's kernel address, peers at their NRF's DPDK address (a peer
+        without an NRF in the demo, such as nrf-b, at the client, where nothing listens)."""
+        cfg = json.loads(json.dumps(cfg))
+        rt = cfg["runtime"]
+        for ls in rt["listen"]:
+            ls["address"] = "0.0.0.0"
+        if rt.get("localNrf"):
+            rt["localNrf"]["address"] = self.hosts[key].ip
+        rt["transport"] = "dpdk"
+        rt["dpdk"] = {"ipv4Address": self.fab.dpdk_ip(self.hosts[key]), "prefixLength": 24}
+        hosts = list(cfg["forwardingOptions"].get("nrfHostConfig", []))
+        for s in cfg.get("nrfGrowth", {}).get("nrfForwardingOptions", {}).get(
+                "nrfHostConfig", {}).get("staticNrfConfigList", []):
+            hosts += s.get("nrfHostConfigList", [])
+        for p in hosts:
+            if p.get("ipv4Address") == "127.0.0.1":
+                k = self.NRF_PORTS.get(p.get("port"))
+                p["ipv4Address"] = self.fab.dpdk_ip(self.hosts[k]) if k else self.client.ip
+        return cfg
+
+    def nrfwds(self, specs):
+        run = [(self.hosts[k], self.dpdk_cfg(k, cfg), {"name": "nrfwd-" + k, "wait": False})
+               for k, cfg in specs]
+        procs = [self.fab.start_nrfwd(h, cfg, **kw) for h, cfg, kw in run]
+        self.started += procs
+        for p in procs:
+            try:
+                self.fab.ready(p)
+            except RuntimeError:
+                if not self.first:
+                    raise
+                err = [l for l in p.log().splitlines() if " ERROR " in l]
+                raise DpdkUnavailable(re.sub(r"^\S+ ERROR ", "", err[-1]) if err else
+                                      "nrfwd did not start on DPDK")
+        self.first = False
+
+    def curl(self, path):
+        return self.fab.curl(self.client, f"http://{self.fab.dpdk_ip(self.hosts['a'])}:18080{path}")
+
+    def requests(self, stub):
+        return self.fab.stub_requests(stub)
+
+    def end(self):
+        # SIGTERM to all at once (the drains overlap), then wait for each.
+        for p in self.started:
+            if p.alive():
+                os.kill(p.pid, signal.SIGTERM)
+        for p in self.started:
+            p.stop(timeout=10.0)
+            self.fab.procs.remove(p)
+        self.started = []
+
+    def close(self):
+        self.fab.cleanup()
+
+
+def live(build, env=None):
     def load(path):
         with open(os.path.join(ROOT, path)) as f:
             return json.load(f)
 
-    print("\n== the seed's topology running on loopback: nrfwd + nrfstub, requests with curl ==")
+    env = env or Loopback(build)
     rows = [("scenario", "mode", "request at NRF-A", "Via path (as recorded upstream)", "expected", "got", "")]
     ok = True
     for fig, mode, e_conf, nftype, want_status, want in LIVE:
-        h = H.Harness(prefix="nrfwd-demo-")
+        env.begin()
         try:
-            stubs = {"a": h.start_stub("nrf-a", "stub-profiles-a.json", port=18180)}
+            stubs = {"a": env.stub("a", "nrf-a", "stub-profiles-a.json", 18180)}
             a_cfg = load(f"conf/demo/{mode}/nrf-a.json")
             if e_conf:
-                stubs["e"] = h.start_stub("nrf-e", "stub-profiles-e.json", port=18181)
+                stubs["e"] = env.stub("e", "nrf-e", "stub-profiles-e.json", 18181)
+            specs = []
             if mode == "growth":
-                stubs["g"] = h.start_stub("nrf-g", "stub-profiles-g.json", port=18182)
-                h.start_nrfwd(load("conf/demo/growth/nrf-g.json"), name="nrfwd-g")
+                stubs["g"] = env.stub("g", "nrf-g", "stub-profiles-g.json", 18182)
+                specs.append(("g", load("conf/demo/growth/nrf-g.json")))
             if e_conf:
-                h.start_nrfwd(load(f"conf/demo/{mode}/{e_conf}"), name="nrfwd-e")
-            h.start_nrfwd(a_cfg, name="nrfwd-a")
+                specs.append(("e", load(f"conf/demo/{mode}/{e_conf}")))
+            specs.append(("a", a_cfg))
+            env.nrfwds(specs)
             path = f"/nnrf-disc/v1/nf-instances?target-nf-type={nftype}&requester-nf-type=AMF"
-            status, hdrs, body = H.curl(f"http://127.0.0.1:18080{path}")
+            status, hdrs, body = env.curl(path)
             try:
                 doc = json.loads(body or b"{}")
             except ValueError:
                 doc = {}
-            recs = {k: H.stub_requests(s.port) for k, s in stubs.items()}
+            recs = {k: env.requests(s) for k, s in stubs.items()}
             hops = []
             for k in ("a", "e", "g"):
                 for r in recs.get(k, []):
@@ -117,11 +249,15 @@ def live(build):
             ok &= good
             rows.append((fig, mode, f"GET disc {nftype}", " ".join(hops), f"{want_status} {want}", got,
                          "ok" if good else "FAIL"))
+        except DpdkUnavailable:
+            env.end()
+            raise
         except Exception as e:  # noqa: BLE001 - report the scenario as failed, go on
             ok = False
             rows.append((fig, mode, nftype, "-", str(want_status), f"error: {e}".splitlines()[0], "FAIL"))
         finally:
-            h.cleanup()
+            env.end()
+    print(f"\n== {env.title} ==")
     widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
     for i, r in enumerate(rows):
         print("  ".join(c.ljust(w) for c, w in zip(r, widths)).rstrip())
@@ -130,10 +266,28 @@ def live(build):
     return ok
 
 
+def live_topology(build, kernel):
+    """The DPDK topology when DPDK can start here, else (reason printed) loopback."""
+    if not kernel:
+        dp = None
+        try:
+            dp = Dpdk(build)
+            return live(build, dp)
+        except DpdkUnavailable as e:
+            print(f"\n(DPDK cannot start here: {e}; running the topology on loopback "
+                  "with kernel sockets instead)")
+        finally:
+            if dp is not None:
+                dp.close()
+    return live(build, Loopback(build))
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--build-dir", default="build")
     ap.add_argument("--static", action="store_true", help="only nrfwd-ctl, no running topology")
+    ap.add_argument("--kernel", action="store_true",
+                    help="run the topology on loopback with kernel sockets, not on DPDK")
     args = ap.parse_args()
     build = os.path.abspath(args.build_dir)
 
@@ -171,7 +325,7 @@ def main():
     print("\nFull reasoning for one request: build/app/nrfwd-ctl/nrfwd-ctl explain "
           f"conf/demo/forwarding/nrf-a.json --via '2.0 {A}'")
     if not args.static:
-        ok &= live(build)
+        ok &= live_topology(build, args.kernel)
     print("\ndemo: " + ("all scenarios as expected" if ok else "SOME SCENARIOS FAILED"))
     return 0 if ok else 1
 

@@ -267,7 +267,8 @@ main(int argc, char **argv)
 			usage(stdout);
 			return 0;
 		case 'V':
-			printf("nrfwd 0.1.0 (transport: %s)\n", nrf_tp_kern_ops()->name);
+			printf("nrfwd 0.1.0 (transports: kernel%s)\n",
+				nrfwd_tp_dpdk_built() ? ", dpdk" : "");
 			return 0;
 		default:
 			usage(stderr);

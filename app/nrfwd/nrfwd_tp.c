@@ -5,8 +5,9 @@
  * rte_eal_init() can run once per process and prints its whole usage text
  * for an unknown option, so what can be checked is checked before it runs:
  * every EAL option is one DPDK 22.11 knows, PCI probing is limited (--no-pci
- * or -a) unless --pci-nic says a PCI NIC is meant, one worker, listen
- * addresses the port can serve. Each refusal is one line naming the fix.
+ * or -a) unless --pci-nic says a PCI NIC is meant, one worker (lib/cfg has
+ * checked runtime.dpdk and what the port can serve). Each refusal is one
+ * line naming the fix.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -294,6 +295,12 @@ nrfwd_tp_start(const struct nrf_cfg *cfg, const struct nrfwd_tp_opts *o, unsigne
 	*tp = nrf_tp_dpdk_ops();
 	tp_name = (*tp)->name;
 	return 0;
+}
+
+bool
+nrfwd_tp_dpdk_built(void)
+{
+	return nrf_tp_dpdk_ops() != NULL;
 }
 
 const char *

@@ -36,6 +36,9 @@ struct nrfwd_tp_opts {
 int nrfwd_tp_start(const struct nrf_cfg *cfg, const struct nrfwd_tp_opts *o,
 	unsigned int workers, const struct nrf_tp_ops **tp);
 
+/* True when this nrfwd was built with the DPDK transport. */
+bool nrfwd_tp_dpdk_built(void);
+
 /* Name of the transport started ("kernel", "dpdk"). */
 const char *nrfwd_tp_name(void);
 

@@ -20,6 +20,15 @@
  * cleared first. Entries raised while the list is being dispatched wait for
  * the next poll(), so a handler cannot keep one poll() running forever.
  *
+ * ACKs are coalesced with what the owner writes. lwIP acknowledges every
+ * second received segment at once and opens the window with an immediate
+ * ACK whenever a read frees more than TCP_WND_UPDATE_THRESHOLD: pure ACKs,
+ * each one a frame (on virtual ports a whole trip through the kernel's
+ * receive path). Both are deferred to the end of the loop iteration (the
+ * next poll() entry, or a writev() before it, whose data segment then
+ * carries them): a request/response peer sees one segment where it saw
+ * two. Out-of-order segments, FINs and timers still ACK at once.
+ *
  * Loopback traffic is impossible here on purpose: lwIP's netif loopback
  * path hands packets to the tcpip thread (an assertion abort without one),
  * so connects to the own address or 127/8 fail at once and frames that
@@ -86,9 +95,15 @@ struct nrf_tp_conn {
 	uint8_t state;
 	uint8_t eof;
 	uint8_t want_out;
+	uint8_t owed;                 /* on loop->owed */
+	uint8_t ack_owed;             /* an immediate ACK was deferred */
+	uint32_t recved;              /* read, window not yet opened by it */
+	TAILQ_ENTRY(nrf_tp_conn) owe;
 	int err;
 	struct nrf_tp_addr peer;
 };
+
+TAILQ_HEAD(conn_list, nrf_tp_conn);
 
 STAILQ_HEAD(conn_fifo, nrf_tp_conn);
 
@@ -103,6 +118,7 @@ struct nrf_tp_listener {
 
 struct nrf_tp_loop {
 	struct src_list pending;
+	struct conn_list owed;   /* ACKs / window updates deferred this iteration */
 	uint32_t gen;
 	uint32_t empty;          /* empty iterations in a row */
 	uint64_t next_tmr;       /* TSC of the next sys_check_timeouts() */
@@ -297,6 +313,59 @@ dispatch(struct nrf_tp_loop *loop)
 }
 
 /* ------------------------------------------------------------------------ */
+/* Deferred ACKs and window updates                                          */
+
+static void
+owe(struct nrf_tp_conn *c)
+{
+	if (!c->owed) {
+		c->owed = 1;
+		TAILQ_INSERT_TAIL(&c->loop->owed, c, owe);
+	}
+}
+
+static void
+unowe(struct nrf_tp_conn *c)
+{
+	if (c->owed) {
+		TAILQ_REMOVE(&c->loop->owed, c, owe);
+		c->owed = 0;
+	}
+}
+
+/* Open the window by what was read (tcp_recved() ACKs at once when that
+ * crosses lwIP's update threshold; queued data then carries it). */
+static void
+apply_recved(struct nrf_tp_conn *c, struct tcp_pcb *pcb)
+{
+	while (c->recved > 0) {
+		u16_t k = (u16_t)NRF_MIN(c->recved, 0xffffu);
+
+		c->recved -= k;
+		if (pcb != NULL)
+			tcp_recved(pcb, k);
+	}
+}
+
+/* Settle what this iteration owes: window updates, and the ACKs no data
+ * segment took along. */
+static void
+flush_owed(struct nrf_tp_loop *loop)
+{
+	struct nrf_tp_conn *c;
+
+	while ((c = TAILQ_FIRST(&loop->owed)) != NULL) {
+		unowe(c);
+		apply_recved(c, c->pcb);
+		if (c->ack_owed && c->pcb != NULL && tcp_is_flag_set(c->pcb, TF_ACK_DELAY)) {
+			tcp_set_flags(c->pcb, TF_ACK_NOW);
+			(void)tcp_output(c->pcb);
+		}
+		c->ack_owed = 0;
+	}
+}
+
+/* ------------------------------------------------------------------------ */
 /* lwIP callbacks: record, never call a handler                             */
 
 static err_t
@@ -326,6 +395,14 @@ on_recv(void *arg, struct tcp_pcb *pcb, struct pbuf *p, err_t err)
 	else
 		c->rx_head = p;
 	c->rx_tail = q;
+	/* "Every second segment": tcp_input() would send a pure ACK right
+	 * after this callback. Owe it to the end of the iteration instead. */
+	if (tcp_is_flag_set(pcb, TF_ACK_NOW)) {
+		tcp_clear_flags(pcb, TF_ACK_NOW);
+		tcp_set_flags(pcb, TF_ACK_DELAY);
+		c->ack_owed = 1;
+		owe(c);
+	}
 	src_raise(c->loop, &c->s, NRF_TP_EV_IN);
 	return ERR_OK;
 }
@@ -436,6 +513,7 @@ conn_drop(struct nrf_tp_conn *c)
 	struct tcp_pcb *pcb = conn_detach(c);
 
 	src_unqueue(c->loop, &c->s);
+	unowe(c);
 	rx_free(c);
 	if (pcb != NULL)
 		tcp_abort(pcb);
@@ -499,6 +577,7 @@ lw_loop_create(int *err)
 		return NULL;
 	}
 	TAILQ_INIT(&loop->pending);
+	TAILQ_INIT(&loop->owed);
 	atomic_init(&loop->wake, 0);
 	loop->tmr_period = nrf_tp_dp_hz() / 1000;
 	if (loop->tmr_period == 0)
@@ -525,7 +604,9 @@ lw_poll(struct nrf_tp_loop *loop, int timeout_ms)
 	unsigned int io;
 	int n = 0;
 
-	/* What handlers wrote since the last poll() leaves first. */
+	/* What handlers and the owner wrote since the last poll() leaves
+	 * first, with the ACKs and window updates nothing took along. */
+	flush_owed(loop);
 	io = nrf_tp_dp_tx_flush();
 	io += nrf_tp_dp_rx(rx_frame, &lw.netif);
 	if (t0 >= loop->next_tmr) {
@@ -750,16 +831,11 @@ lw_read(struct nrf_tp_conn *c, void *buf, size_t cap)
 		}
 	}
 	if (n > 0) {
-		/* Open the window by what the reader took. */
+		/* Open the window by what the reader took, at the end of the
+		 * iteration (flush_owed()) or with the next write. */
 		if (c->pcb != NULL) {
-			size_t left = n;
-
-			while (left > 0) {
-				u16_t k = (u16_t)NRF_MIN(left, (size_t)0xffff);
-
-				tcp_recved(c->pcb, k);
-				left -= k;
-			}
+			c->recved += (uint32_t)n;
+			owe(c);
 		}
 		return (ssize_t)n;
 	}
@@ -826,6 +902,9 @@ out:
 		c->want_out = 1;
 	if (total == 0)
 		return NRF_EAGAIN;
+	/* The window update owed rides on this data (tcp_recved() outputs the
+	 * queued segments itself when it must ACK). */
+	apply_recved(c, pcb);
 	(void)tcp_output(pcb);
 	return (ssize_t)total;
 }
@@ -838,9 +917,12 @@ lw_close(struct nrf_tp_conn *c)
 	if (c == NULL)
 		return;
 	src_unqueue(c->loop, &c->s);
+	unowe(c);
 	pcb = conn_detach(c);
-	/* Unread data stays un-acknowledged in the window: tcp_close() then
-	 * sends a reset, as a kernel socket closed with unread data does. */
+	/* What was read opens the window; unread data stays un-acknowledged in
+	 * it: tcp_close() then sends a reset, as a kernel socket closed with
+	 * unread data does. */
+	apply_recved(c, pcb);
 	rx_free(c);
 	if (pcb != NULL && tcp_close(pcb) != ERR_OK)
 		tcp_abort(pcb); /* no memory for the FIN */

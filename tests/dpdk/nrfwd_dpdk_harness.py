@@ -105,6 +105,7 @@ class Host:
         self.ns = ns
         self.ip = ip
         self.dev = dev  # the kernel veth
+        self.dpdk = None  # the veth of the DPDK port (Fabric.dpdk_dev())
 
 
 class Fabric:
@@ -121,6 +122,7 @@ class Fabric:
         self.n_if = 0
         self.n_host = 0
         self.n_fwd = 0
+        self.prefixes = []
         self.mem = eal_memory()
         self.hide_pci = shutil.which('unshare') is not None
         self.two = (os.cpu_count() or 1) >= 2
@@ -163,6 +165,17 @@ class Fabric:
         sh('ip', 'link', 'set', dev, 'up', ns=ns)
         return Host(key, ns, ip, dev)
 
+    def dpdk_dev(self, host):
+        """The veth of @host's DPDK port (af_packet). Made once per host and
+        kept: the port's MAC is the interface's, so an nrfwd restarted on the
+        host keeps its MAC and nobody's ARP cache goes stale."""
+        if getattr(host, 'dpdk', None) is None:
+            dev = self._veth(host.ns)
+            sh('ip', 'link', 'set', dev, 'up', ns=host.ns)
+            sh('ethtool', '-K', dev, 'gro', 'off', ns=host.ns, check=False)
+            host.dpdk = dev
+        return host.dpdk
+
     def dpdk_ip(self, host):
         """The DPDK port address that goes with @host (its kernel address + 100)."""
         return '%s.%d' % (self.subnet, int(host.ip.rsplit('.', 1)[1]) + 100)
@@ -193,9 +206,10 @@ class Fabric:
     def eal(self, name, vdev, main_lcore=None):
         """EAL arguments for one nrfwd: safe, unique, two lcores when there are."""
         self.n_fwd += 1
-        args = ['--no-pci', '--no-telemetry'] + self.mem + [
-            '--file-prefix=nfd%s%s' % (self.id, re.sub(r'[^a-zA-Z0-9]', '', name)),
-            '--vdev=' + vdev]
+        prefix = 'nfd%s%s' % (self.id, re.sub(r'[^a-zA-Z0-9]', '', name))
+        self.prefixes.append(prefix)
+        args = ['--no-pci', '--no-telemetry'] + self.mem + ['--file-prefix=' + prefix,
+                                                            '--vdev=' + vdev]
         if self.two:
             args += ['-l', '0,1']
             # Spread the data-path lcores of several processes over both CPUs.
@@ -234,10 +248,7 @@ class Fabric:
                 tap = 'n%s%dt' % (self.id, self.n_if)
                 vdev = 'net_tap0,iface=%s' % tap
             else:
-                dev = self._veth(host.ns)
-                sh('ip', 'link', 'set', dev, 'up', ns=host.ns)
-                sh('ethtool', '-K', dev, 'gro', 'off', ns=host.ns, check=False)
-                vdev = 'net_af_packet0,iface=%s,qpairs=1,qdisc_bypass=1' % dev
+                vdev = 'net_af_packet0,iface=%s,qpairs=1,qdisc_bypass=1' % self.dpdk_dev(host)
             eal = self.eal(name, vdev, main_lcore)
         cmd = self.wrap([H.binary('nrfwd')] + list(eal) + ['--'] +
                         cfg_args(cfg, path) + ['--log-level', log_level] + list(extra))
@@ -306,6 +317,13 @@ class Fabric:
         for ns in reversed(self.namespaces):
             sh('ip', 'netns', 'del', ns, check=False)
         self.namespaces = []
+        # The EAL's (empty, with --in-memory / --no-shconf) runtime folders.
+        for prefix in self.prefixes:
+            try:
+                os.rmdir(os.path.join('/var/run/dpdk', prefix))
+            except OSError:
+                pass
+        self.prefixes = []
         if not dump:
             shutil.rmtree(self.tmpdir, ignore_errors=True)
 
@@ -415,12 +433,16 @@ def expect_eq(got, want, what=''):
         raise AssertionError('%s: got %r, want %r' % (what, got, want))
 
 
-def test_main(argv, parts):
+def test_main(argv, parts, needs=()):
     """Entry point of a dpdk test script: `SCRIPT --build-dir DIR`.
-    @parts: (name, fn(fabric, runner), tag). Exit 77 when the machine
-    cannot run DPDK in namespaces (the reason printed)."""
+    @parts: (name, fn(fabric, runner), tag); @needs: programs the parts run.
+    Exit 77 when the machine cannot run DPDK in namespaces or lacks one of
+    @needs (the reason printed)."""
     H.parse_args(argv)
     reason = cannot_run(H.BUILD_DIR)
+    for tool in needs:
+        if reason is None and shutil.which(tool) is None:
+            reason = '%s not installed' % tool
     if reason:
         print('SKIP: %s' % reason)
         return SKIP

@@ -107,4 +107,5 @@ def peer_cut(fab, r):
 
 
 if __name__ == '__main__':
-    sys.exit(D.test_main(sys.argv, [('two hops', two_hops, 'l'), ('peer cut', peer_cut, 'k')]))
+    sys.exit(D.test_main(sys.argv, [('two hops', two_hops, 'l'), ('peer cut', peer_cut, 'k')],
+                         needs=('h2load',)))

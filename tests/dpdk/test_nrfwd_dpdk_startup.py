@@ -69,6 +69,7 @@ def startup(fab, r):
     r.check('startup: EAL rejects an option value', expect_one_line,
             ['--no-pci', '--no-telemetry', '-l', '97'] + mem + [vdev(missing)], 1,
             r'EAL initialisation failed.*\[DPDK: .*97')
+    fab.prefixes.append('nfdst%d' % os.getpid())
     r.check('startup: port that will not start (no such interface)', expect_one_line,
             safe + ['--file-prefix=nfdst%d' % os.getpid(), vdev(missing)], 1,
             r'no DPDK port: the --vdev device did not start.*\[DPDK: .*No such device')
@@ -98,8 +99,7 @@ def startup(fab, r):
     def conflict():
         # The other host takes the address nrfwd wants, on the same segment.
         D.sh('ip', 'addr', 'add', fab.dpdk_ip(host) + '/24', 'dev', other.dev, ns=other.ns)
-        dev = fab._veth(host.ns)
-        D.sh('ip', 'link', 'set', dev, 'up', ns=host.ns)
+        dev = fab.dpdk_dev(host)
         expect_one_line(fab.eal('conflict', 'net_af_packet0,iface=%s,qpairs=1,qdisc_bypass=1'
                                 % dev), 1, r'address %s is already in use' %
                         re.escape(fab.dpdk_ip(host)))

@@ -218,3 +218,47 @@ TEST(ApiMetrics, BufferGrowsForLongOutput)
 	EXPECT_EQ(std::string(b.p, 9), "line 0 wi");
 	api_buf_fini(&b);
 }
+
+TEST(ApiMetrics, DpdkLoopCountersAppearOnlyOnTheDpdkTransport)
+{
+	nrf_rt_stats st = {};
+	nrf_rt_worker_info wi[1] = {{true, 1, 0}};
+	double busy[1] = {1.0};
+	api_metrics_in in = {};
+	in.st = &st;
+	in.workers = wi;
+	in.busy = busy;
+	in.n_workers = 1;
+	EXPECT_EQ(Render(in).text.find("nrfwd_dpdk_"), std::string::npos);
+
+	nrf_rt_dp_stats dp = {};
+	dp.polled = true;
+	dp.lcore = 1;
+	dp.tsc_hz = 2000000000ull;
+	dp.lc.iterations = 1000;
+	dp.lc.busy_iterations = 10;
+	dp.lc.cycles = 4000000;
+	dp.lc.busy_cycles = 1000000;
+	dp.lc.poll_busy_cycles = 600000;
+	dp.lc.tx_cycles = 400000;
+	dp.lc.idle_sleeps = 5;
+	dp.lc.rx_frames = 30;
+	dp.lc.tx_frames = 40;
+	dp.lc.rx_dropped = 2;
+	dp.lc.tx_nombuf = 1;
+	dp.port.imissed = 3;
+	in.dp = &dp;
+	Exposition e = Render(in);
+	auto &s = e.samples;
+	EXPECT_EQ(s["nrfwd_dpdk_cycles_total{lcore=\"1\",kind=\"all\"}"], 4000000);
+	EXPECT_EQ(s["nrfwd_dpdk_cycles_total{lcore=\"1\",kind=\"busy\"}"], 1000000);
+	EXPECT_EQ(s["nrfwd_dpdk_cycles_total{lcore=\"1\",kind=\"poll_busy\"}"], 600000);
+	EXPECT_EQ(s["nrfwd_dpdk_cycles_total{lcore=\"1\",kind=\"tx\"}"], 400000);
+	EXPECT_EQ(s["nrfwd_dpdk_iterations_total{lcore=\"1\",kind=\"busy\"}"], 10);
+	EXPECT_EQ(s["nrfwd_dpdk_idle_sleeps_total{lcore=\"1\"}"], 5);
+	EXPECT_EQ(s["nrfwd_dpdk_frames_total{lcore=\"1\",dir=\"tx\"}"], 40);
+	EXPECT_EQ(s["nrfwd_dpdk_frames_dropped_total{lcore=\"1\",dir=\"rx\",reason=\"stack\"}"], 2);
+	EXPECT_EQ(s["nrfwd_dpdk_frames_dropped_total{lcore=\"1\",dir=\"tx\",reason=\"no_mbuf\"}"], 1);
+	EXPECT_EQ(s["nrfwd_dpdk_port_missed_total"], 3);
+	EXPECT_EQ(s["nrfwd_dpdk_tsc_hz"], 2e9);
+}
