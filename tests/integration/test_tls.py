@@ -306,6 +306,42 @@ class TestTlsForwarding(Base):
         self.assertEqual(json.loads(body)['cause'], 'LOOP_DETECTED')
         self.assertEqual(len(H.stub_requests(loc.port)), 1)  # processed once at A
 
+    # The same two figures in NRF Growth forwarding (I-2, I-4).
+
+    def test_growth_loop_prevention_over_tls_skips_the_set_host_in_via(self):
+        e, stub_e, pe = self.https_peer('nrf-e.test', 'nrf-e.test', priority=1)
+        f, stub_f, pf = self.https_peer('nrf-f.test', 'nrf-f.test', priority=2)
+        a, _ = self.front(growth_sets=[('set2.nrfset.5gc.mnc001.mcc001', [pe, pf])])
+        rc, st, body, err, _ = curl_tls(
+            self.url(a, DISC_UDM),
+            headers=['Via: 2.0 nrf-e.test:%d' % e.port],
+            opts=['--http2'] + self.resolve(a))
+        self.assertEqual((rc, st), (0, 200), err)
+        self.assertEqual(H.stub_requests(stub_e.port), [])
+        self.assertEqual(len(H.stub_requests(stub_f.port)), 1)
+
+    def test_growth_request_returned_to_its_origin_is_detected_over_tls(self):
+        a_port = H.free_port()
+        stub_e = self.h.start_stub('nrf-e', 'stub-profiles-empty.json')
+        a_for_e = {'scheme': 'https', 'ipv4Address': '127.0.0.1', 'port': a_port,
+                   'priority': 1}
+        cfg_e = H.nrfwd_config('nrf-e.test', local=stub_e.port,
+                               growth_sets=[('set1.nrfset.5gc.mnc001.mcc001', [a_for_e])])
+        tls_listen(cfg_e, 'nrf-e.test')
+        tls_client(cfg_e)
+        e = self.h.start_nrfwd(cfg_e, name='nrfwd-e')
+        loc = self.h.start_stub('local', 'stub-profiles-a.json')
+        cfg = H.nrfwd_config(SELF, port=a_port, local=loc.port, growth_sets=[
+            ('set2.nrfset.5gc.mnc001.mcc001', [H.peer('nrf-e.test', e.port, scheme='https')])])
+        tls_listen(cfg, SELF)
+        tls_client(cfg)
+        a = self.h.start_nrfwd(cfg)
+        rc, st, body, err, _ = curl_tls(self.url(a, PROFILE + ID_UDM1),
+                                        opts=['--http2'] + self.resolve(a))
+        self.assertEqual((rc, st), (0, 508), err)
+        self.assertEqual(json.loads(body)['cause'], 'LOOP_DETECTED')
+        self.assertEqual(len(H.stub_requests(loc.port)), 1)  # processed once at A
+
     def test_h2load_through_nrfwd_to_an_https_peer(self):
         e, _, pe = self.https_peer('nrf-e.test', 'nrf-e.test')
         a, _ = self.front(peers=[pe])
