@@ -4,9 +4,11 @@
 free_port(), wait_port(): start-up of the systems under test on loopback;
 cpu_seconds(): utime+stime of a process and its live descendants, from /proc
 (nghttpx forks a worker; the others are single processes);
+parse_h2load(): the summary of one h2load run;
 write_section(): replace one marked section of docs/benchmarks.md.
 """
 import os
+import re
 import socket
 import time
 
@@ -67,3 +69,29 @@ def write_section(path, key, text):
         doc = doc.rstrip("\n") + "\n\n" + block + "\n"
     with open(path, "w") as f:
         f.write(doc)
+
+
+def parse_h2load(out):
+    """h2load's summary: rps, secs, ok (succeeded), done, failed, errored,
+    status ({"2xx": n, ...}), and the TLS lines (cipher) when present."""
+    res = {"ok": 0, "done": 0, "failed": 0, "errored": 0, "rps": 0.0, "status": {}, "cipher": ""}
+    for line in out.splitlines():
+        line = line.strip()
+        if line.startswith("finished in"):
+            res["rps"] = float(line.split(",")[1].split()[0])
+            mt = re.match(r"finished in ([\d.]+)(m?s)", line)
+            if mt:
+                res["secs"] = float(mt.group(1)) / (1000.0 if mt.group(2) == "ms" else 1.0)
+        elif line.startswith("requests:"):
+            parts = dict((p.split()[1], int(p.split()[0])) for p in line[len("requests:"):].split(","))
+            res["ok"] = parts.get("succeeded", 0)
+            res["done"] = parts.get("done", 0)
+            res["failed"] = parts.get("failed", 0)
+            res["errored"] = parts.get("errored", 0)
+        elif line.startswith("status codes:"):
+            for p in line[len("status codes:"):].split(","):
+                cnt, code = p.split()
+                res["status"][code] = int(cnt)
+        elif line.startswith("Cipher:") or line.startswith("TLS Protocol:"):
+            res["cipher"] += line + " "
+    return res

@@ -27,7 +27,7 @@ import tempfile
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from benchlib import cpu_seconds, free_port, wait_port, write_section  # noqa: E402
+from benchlib import cpu_seconds, free_port, parse_h2load, wait_port, write_section  # noqa: E402
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 VIA = "2.0 nrf-x.seg9.example.com:8080, 2.0 nrf-y.seg8.example.com:8080, 2.0 nrf-z.seg7.example.com:8080"
@@ -39,21 +39,7 @@ def h2load(port, n, clients, streams, via, logfile):
     cmd = ["taskset", "-c", "0", "h2load", "-n", str(n), "-c", str(clients), "-m", str(streams),
            "-t", "1", "-H", f"via: {via}", "--log-file", logfile, f"http://127.0.0.1:{port}{PATH}"]
     out = subprocess.run(cmd, capture_output=True, text=True, timeout=300).stdout
-    res = {"ok": 0, "done": 0, "failed": 0, "errored": 0, "rps": 0.0, "status": {}}
-    for line in out.splitlines():
-        line = line.strip()
-        if line.startswith("finished in"):
-            res["rps"] = float(line.split(",")[1].split()[0])
-        elif line.startswith("requests:"):
-            parts = dict((p.split()[1], int(p.split()[0])) for p in line[len("requests:"):].split(","))
-            res["ok"] = parts.get("succeeded", 0)
-            res["done"] = parts.get("done", 0)
-            res["failed"] = parts.get("failed", 0)
-            res["errored"] = parts.get("errored", 0)
-        elif line.startswith("status codes:"):
-            for p in line[len("status codes:"):].split(","):
-                cnt, code = p.split()
-                res["status"][code] = int(cnt)
+    res = parse_h2load(out)
     lat = []
     with open(logfile) as f:
         for line in f:

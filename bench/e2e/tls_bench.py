@@ -23,7 +23,6 @@ import argparse
 import json
 import os
 import platform
-import re
 import shutil
 import signal
 import statistics
@@ -40,7 +39,7 @@ UP_HOST = "nrf-up.seg2.example.com"
 PATH = "/nnrf-disc/v1/nf-instances?target-nf-type=AMF&requester-nf-type=SMF"
 
 
-from benchlib import cpu_seconds, free_port, wait_port, write_section  # noqa: E402
+from benchlib import cpu_seconds, free_port, parse_h2load, wait_port, write_section  # noqa: E402
 
 
 def ossl(d, *args):
@@ -71,20 +70,8 @@ def h2load(url, n, clients, streams, extra=()):
            "-t", "1", *extra, url]
     t0 = time.time()
     out = subprocess.run(cmd, capture_output=True, text=True, timeout=600).stdout
-    res = {"wall": time.time() - t0, "ok": 0, "done": 0, "errored": 0, "rps": 0.0, "cipher": ""}
-    for line in out.splitlines():
-        line = line.strip()
-        if line.startswith("finished in"):
-            res["rps"] = float(line.split(",")[1].split()[0])
-            mt = re.match(r"finished in ([\d.]+)(m?s)", line)
-            res["secs"] = float(mt.group(1)) / (1000.0 if mt.group(2) == "ms" else 1.0)
-        elif line.startswith("requests:"):
-            parts = dict((p.split()[1], int(p.split()[0])) for p in line[len("requests:"):].split(","))
-            res["ok"] = parts.get("succeeded", 0)
-            res["done"] = parts.get("done", 0)
-            res["errored"] = parts.get("errored", 0)
-        elif line.startswith("Cipher:") or line.startswith("TLS Protocol:"):
-            res["cipher"] += line + " "
+    res = parse_h2load(out)
+    res["wall"] = time.time() - t0
     return res
 
 

@@ -330,34 +330,8 @@ class Fabric:
     # ---- clients ----------------------------------------------------------------
     def curl(self, host, url, method='GET', headers=(), data=None, timeout=10.0):
         """One HTTP/2 (prior knowledge) request from @host: (status, headers, body)."""
-        with tempfile.TemporaryDirectory(prefix='curl-') as d:
-            hfile, bfile = os.path.join(d, 'h'), os.path.join(d, 'b')
-            cmd = ['curl', '-s', '-S', '-D', hfile, '-o', bfile, '-w', '%{http_code}',
-                   '--max-time', str(timeout), '-X', method, '--http2-prior-knowledge']
-            for h in headers:
-                cmd += ['-H', h if isinstance(h, str) else '%s: %s' % h]
-            if data is not None:
-                dfile = os.path.join(d, 'd')
-                with open(dfile, 'wb') as f:
-                    f.write(data.encode() if isinstance(data, str) else data)
-                cmd += ['--data-binary', '@' + dfile]
-            r = self.run(host, cmd + [url], timeout=timeout + 5)
-            try:
-                status = int(r.stdout.decode().strip() or '0')
-            except ValueError:
-                status = 0
-            hdrs = {}
-            if os.path.exists(hfile):
-                with open(hfile, 'rb') as f:
-                    for line in f.read().decode('latin-1').splitlines():
-                        if ':' in line and not line.startswith('HTTP/'):
-                            k, v = line.split(':', 1)
-                            hdrs.setdefault(k.strip().lower(), []).append(v.strip())
-            body = b''
-            if os.path.exists(bfile):
-                with open(bfile, 'rb') as f:
-                    body = f.read()
-            return status, hdrs, body
+        return H.curl(url, method=method, headers=headers, data=data, timeout=timeout,
+                      prefix=['ip', 'netns', 'exec', host.ns])
 
     def stub_requests(self, stub):
         """Requests recorded by nrfstub @stub (a Proc from start_stub())."""

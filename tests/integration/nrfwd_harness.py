@@ -319,11 +319,12 @@ class Harness:
         self.procs = []
 
 
-def curl(url, method='GET', headers=(), data=None, timeout=10.0, http2=True):
+def curl(url, method='GET', headers=(), data=None, timeout=10.0, http2=True, prefix=()):
     """One request with curl (HTTP/2 prior knowledge): (status, headers, body).
 
     @headers: iterable of "Name: value" strings or (name, value) pairs.
     @data: bytes/str body (sent byte for byte). Status 0 when no answer.
+    @prefix: command words run before curl, e.g. ['ip', 'netns', 'exec', NS].
     Returned headers: dict of lower-case name -> list of values.
     """
     with tempfile.TemporaryDirectory(prefix='curl-') as d:
@@ -343,7 +344,7 @@ def curl(url, method='GET', headers=(), data=None, timeout=10.0, http2=True):
                 f.write(data.encode() if isinstance(data, str) else data)
             cmd += ['--data-binary', '@' + dfile]
         cmd.append(url)
-        r = subprocess.run(cmd, stdin=subprocess.DEVNULL, capture_output=True,
+        r = subprocess.run(list(prefix) + cmd, stdin=subprocess.DEVNULL, capture_output=True,
                            timeout=timeout + 5)
         try:
             status = int(r.stdout.decode().strip() or '0')
