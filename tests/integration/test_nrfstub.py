@@ -297,6 +297,15 @@ class ApiTest(StubCase):
         self.assertEqual(curl(self.s.url(
             '/nnrf-disc/v1/nf-instances?target-nf-type=AMF')).json(), j)
 
+    def test_head_answer_has_headers_and_no_body(self):
+        # A body on a HEAD answer is an HTTP/2 protocol error for the client.
+        r = subprocess.run(['curl', '--http2-prior-knowledge', '-s', '-I', '--max-time', '5',
+                            self.s.url('/nnrf-disc/v1/nf-instances?target-nf-type=AMF')],
+                           capture_output=True, text=True)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertTrue(r.stdout.startswith('HTTP/2 '), r.stdout)
+        self.assertIn('x-nrfstub: nrf-a', r.stdout)
+
     def test_discovery_filters(self):
         u = '/nnrf-disc/v1/nf-instances?target-nf-type=AMF&requester-nf-type=SMF'
         j = curl(self.s.url(u + '&target-nf-instance-id=' + ID_AMF1)).json()
