@@ -1,0 +1,129 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * lwIP options of nrfwd's own lwIP build (decision 0008): one polling
+ * thread per process, no OS layer (NO_SYS=1), raw TCP API over IPv4 and
+ * Ethernet only, fixed pools instead of malloc, larger windows, checksums
+ * per netif so the DPDK port's offloads can take them over.
+ *
+ * Sizes follow nrfwd's limits: runtime.maxConnections (default 10000) plus
+ * peer connections and TIME_WAIT, MSS 1460 on a 1500-byte MTU.
+ */
+#ifndef NRF_LWIPOPTS_H
+#define NRF_LWIPOPTS_H
+
+/* Tells tp_lwip.c which lwIP it is compiled against. */
+#define NRF_LWIP_OWN 1
+
+/* ---- system ---------------------------------------------------------- */
+#define NO_SYS 1
+#define SYS_LIGHTWEIGHT_PROT 0       /* one thread owns the stack */
+#define LWIP_TIMERS 1
+#define LWIP_NETCONN 0
+#define LWIP_SOCKET 0
+#define LWIP_NETIF_API 0
+#define LWIP_STATS 0
+#define LWIP_PROVIDE_ERRNO 0
+
+/* ---- memory: pools, no malloc per segment ---------------------------- */
+#define MEM_LIBC_MALLOC 0
+#define MEMP_MEM_MALLOC 0
+#define MEM_ALIGNMENT 8
+/* mem_malloc() (PBUF_RAM: TCP segments written with TCP_WRITE_FLAG_COPY,
+ * ACKs, ARP) takes the smallest fitting pool of lwippools.h. */
+#define MEM_USE_POOLS 1
+#define MEM_USE_POOLS_TRY_BIGGER_POOL 1
+#define MEMP_USE_CUSTOM_POOLS 1
+#define MEMP_OVERFLOW_CHECK 0
+#define MEMP_SANITY_CHECK 0
+
+#define MEMP_NUM_TCP_PCB 12288       /* maxConnections + peers + TIME_WAIT */
+#define MEMP_NUM_TCP_PCB_LISTEN 16
+#define MEMP_NUM_TCP_SEG 32768       /* unsent + unacked + out-of-order, all pcbs */
+#define MEMP_NUM_ARP_QUEUE 64
+#define MEMP_NUM_SYS_TIMEOUT 8
+#define MEMP_NUM_PBUF 256            /* PBUF_REF/ROM: unused by nrfwd */
+#define MEMP_NUM_UDP_PCB 1
+#define MEMP_NUM_RAW_PCB 1
+/* RX frames: one pool element per Ethernet frame (1514 bytes, single
+ * pbuf), held until the owner reads or lwIP drops it (out of order). */
+#define PBUF_POOL_SIZE 8192
+#define PBUF_POOL_BUFSIZE 1536
+
+/* ---- protocols ------------------------------------------------------- */
+#define LWIP_IPV4 1
+#define LWIP_IPV6 0
+#define LWIP_ARP 1
+#define LWIP_ETHERNET 1
+#define ETHARP_SUPPORT_STATIC_ENTRIES 0
+#define ARP_TABLE_SIZE 64
+#define ARP_QUEUEING 1
+#define ARP_QUEUE_LEN 16
+#define ETH_PAD_SIZE 0
+#define LWIP_ICMP 1
+#define LWIP_RAW 0
+#define LWIP_UDP 0
+#define LWIP_DHCP 0
+#define LWIP_AUTOIP 0
+#define LWIP_IGMP 0
+#define LWIP_DNS 0
+#define IP_FORWARD 0
+#define IP_REASSEMBLY 0              /* TCP with DF: no fragments expected */
+#define IP_FRAG 0
+#define IP_OPTIONS_ALLOWED 0
+#define IP_SOF_BROADCAST 0
+/* No loopback netif: lwIP's loopback path needs the tcpip thread (the
+ * Debian build's assert hazard). tp_lwip.c refuses loopback anyway. */
+#define LWIP_NETIF_LOOPBACK 0
+#define LWIP_HAVE_LOOPIF 0
+#define LWIP_NETIF_STATUS_CALLBACK 0
+#define LWIP_NETIF_LINK_CALLBACK 0
+#define LWIP_NETIF_TX_SINGLE_PBUF 0
+#define LWIP_SINGLE_NETIF 1
+
+/* ---- TCP ------------------------------------------------------------- */
+#define LWIP_TCP 1
+#define TCP_MSS 1460
+#define LWIP_WND_SCALE 1
+#define TCP_RCV_SCALE 3
+#define TCP_WND (256 * 1024)
+#define TCP_SND_BUF (256 * 1024)
+#define TCP_SND_QUEUELEN (2 * TCP_SND_BUF / TCP_MSS + 8)
+#define TCP_SNDLOWAT (32 * 1024)        /* lwIP: at most 0xffff - 4 * MSS */
+#define TCP_SNDQUEUELOWAT (TCP_SND_QUEUELEN / 2)
+#define TCP_WND_UPDATE_THRESHOLD (TCP_WND / 4)
+#define TCP_OVERSIZE TCP_MSS
+#define TCP_QUEUE_OOSEQ 1
+#define TCP_OOSEQ_MAX_PBUFS 64
+#define TCP_LISTEN_BACKLOG 1
+#define TCP_DEFAULT_LISTEN_BACKLOG 255
+#define LWIP_TCP_TIMESTAMPS 0
+#define LWIP_TCP_SACK_OUT 0
+#define TCP_MAXRTX 12
+#define TCP_SYNMAXRTX 6
+#define LWIP_TCP_KEEPALIVE 0
+#define LWIP_CALLBACK_API 1
+#define LWIP_RANDOMIZE_INITIAL_LOCAL_PORTS 1
+#define SO_REUSE 1
+
+/* ---- checksums: per netif (LWIP_CHECKSUM_CTRL_PER_NETIF) ------------- */
+/* Compiled in; tp_lwip.c switches generation and checking off on the
+ * netif where the DPDK port offloads them (tp_dpdk.c then sets the mbuf
+ * offload flags, and checks in software what the device left unknown). */
+#define LWIP_CHECKSUM_CTRL_PER_NETIF 1
+#define CHECKSUM_GEN_IP 1
+#define CHECKSUM_GEN_TCP 1
+#define CHECKSUM_GEN_ICMP 1
+#define CHECKSUM_CHECK_IP 1
+#define CHECKSUM_CHECK_TCP 1
+#define CHECKSUM_CHECK_ICMP 1
+#define LWIP_CHECKSUM_ON_COPY 0
+
+/* ---- hooks ----------------------------------------------------------- */
+#define LWIP_HOOK_FILENAME "nrf_lwip_hooks.h"
+#define LWIP_HOOK_TCP_ISN nrf_lwip_tcp_isn
+
+/* ---- debugging: off; assertions per arch/cc.h ------------------------- */
+#define LWIP_DEBUG 0
+#define LWIP_DBG_TYPES_ON 0
+
+#endif /* NRF_LWIPOPTS_H */

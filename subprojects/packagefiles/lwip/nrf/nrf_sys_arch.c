@@ -1,0 +1,122 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The OS layer of nrfwd's own lwIP build (NO_SYS=1, decision 0008): the
+ * millisecond clock, assertions that do not abort production builds, and
+ * RFC 6528 initial sequence numbers.
+ */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "lwip/opt.h"
+#include "lwip/arch.h"
+#include "lwip/sys.h"
+#include "nrf_lwip_hooks.h"
+
+u32_t
+sys_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (u32_t)((uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u);
+}
+
+/* Read by tp_lwip.c (nrf_tp_lw_asserts()). One thread runs lwIP. */
+unsigned long nrf_lwip_assert_count;
+
+void
+nrf_lwip_assert(const char *msg, const char *file, int line)
+{
+	static time_t last;
+	time_t now = time(NULL);
+
+	nrf_lwip_assert_count++;
+	if (now != last) {
+		last = now;
+		fprintf(stderr, "lwip: assertion \"%s\" failed at %s:%d (%lu so far)\n", msg,
+			file, line, nrf_lwip_assert_count);
+		fflush(stderr);
+	}
+#ifndef NDEBUG
+	abort();
+#endif
+}
+
+/* ---- SipHash-2-4 (Aumasson, Bernstein), 64-bit output ----------------- */
+
+#define ROTL(x, b) (uint64_t)(((x) << (b)) | ((x) >> (64 - (b))))
+#define SIPROUND                                                        \
+	do {                                                            \
+		v0 += v1; v1 = ROTL(v1, 13); v1 ^= v0; v0 = ROTL(v0, 32); \
+		v2 += v3; v3 = ROTL(v3, 16); v3 ^= v2;                  \
+		v0 += v3; v3 = ROTL(v3, 21); v3 ^= v0;                  \
+		v2 += v1; v1 = ROTL(v1, 17); v1 ^= v2; v2 = ROTL(v2, 32); \
+	} while (0)
+
+static uint64_t
+siphash24(const uint8_t *in, size_t len, const uint64_t k[2])
+{
+	uint64_t v0 = 0x736f6d6570736575ULL ^ k[0];
+	uint64_t v1 = 0x646f72616e646f6dULL ^ k[1];
+	uint64_t v2 = 0x6c7967656e657261ULL ^ k[0];
+	uint64_t v3 = 0x7465646279746573ULL ^ k[1];
+	uint64_t b = (uint64_t)len << 56, m;
+	size_t i, left = len & 7;
+
+	for (i = 0; i + 8 <= len; i += 8) {
+		memcpy(&m, in + i, 8);
+		v3 ^= m;
+		SIPROUND;
+		SIPROUND;
+		v0 ^= m;
+	}
+	for (size_t j = 0; j < left; j++)
+		b |= (uint64_t)in[i + j] << (8 * j);
+	v3 ^= b;
+	SIPROUND;
+	SIPROUND;
+	v0 ^= b;
+	v2 ^= 0xff;
+	SIPROUND;
+	SIPROUND;
+	SIPROUND;
+	SIPROUND;
+	return v0 ^ v1 ^ v2 ^ v3;
+}
+
+u32_t
+nrf_lwip_tcp_isn(const ip_addr_t *local_ip, u16_t local_port, const ip_addr_t *remote_ip,
+	u16_t remote_port)
+{
+	static uint64_t key[2];
+	static int keyed;
+	uint8_t in[12];
+	uint32_t a;
+	struct timespec ts;
+	uint64_t t;
+
+	if (!keyed) {
+		if (getrandom(key, sizeof(key), 0) != (ssize_t)sizeof(key)) {
+			clock_gettime(CLOCK_REALTIME, &ts);
+			key[0] = (uint64_t)ts.tv_nsec ^ ((uint64_t)ts.tv_sec << 32) ^
+				(uint64_t)(uintptr_t)&key;
+			key[1] = key[0] * 0x9e3779b97f4a7c15ULL ^ (uint64_t)getpid();
+		}
+		keyed = 1;
+	}
+	a = ip4_addr_get_u32(ip_2_ip4(local_ip));
+	memcpy(in, &a, 4);
+	a = ip4_addr_get_u32(ip_2_ip4(remote_ip));
+	memcpy(in + 4, &a, 4);
+	memcpy(in + 8, &local_port, 2);
+	memcpy(in + 10, &remote_port, 2);
+	/* M: a timer ticking every 4 µs (RFC 6528 section 3). */
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	t = ((uint64_t)ts.tv_sec * 1000000u + (uint64_t)ts.tv_nsec / 1000u) / 4u;
+	return (u32_t)(t + siphash24(in, sizeof(in), key));
+}
