@@ -25,6 +25,8 @@
 #include <rte_errno.h>
 #include <rte_ethdev.h>
 #include <rte_ether.h>
+#include <rte_ip.h>
+#include <rte_tcp.h>
 #include <rte_launch.h>
 #include <rte_lcore.h>
 #include <rte_log.h>
@@ -68,6 +70,7 @@ static struct {
 	struct rte_mempool *pool;
 	struct nrf_tp_dpdk_conf conf;
 	uint16_t ntx;
+	unsigned int csum;    /* NRF_TP_DP_CSUM_* the port offloads */
 	struct rte_mbuf *txb[BURST_MAX];
 } dp = {
 	.launched = -1,
@@ -413,6 +416,39 @@ arp_probe(const struct rte_ether_addr *mac, rte_be32_t ip, uint32_t ms,
 	return hit;
 }
 
+/* Checksum offloads: those of IPv4 and TCP the device has (decision 0008). */
+static void
+csum_offloads(const struct rte_eth_dev_info *info, struct rte_eth_conf *pc)
+{
+	dp.csum = 0;
+	if (info->rx_offload_capa & RTE_ETH_RX_OFFLOAD_IPV4_CKSUM) {
+		pc->rxmode.offloads |= RTE_ETH_RX_OFFLOAD_IPV4_CKSUM;
+		dp.csum |= NRF_TP_DP_CSUM_RX_IP;
+	}
+	if (info->rx_offload_capa & RTE_ETH_RX_OFFLOAD_TCP_CKSUM) {
+		pc->rxmode.offloads |= RTE_ETH_RX_OFFLOAD_TCP_CKSUM;
+		dp.csum |= NRF_TP_DP_CSUM_RX_TCP;
+	}
+	if (info->tx_offload_capa & RTE_ETH_TX_OFFLOAD_IPV4_CKSUM) {
+		pc->txmode.offloads |= RTE_ETH_TX_OFFLOAD_IPV4_CKSUM;
+		dp.csum |= NRF_TP_DP_CSUM_TX_IP;
+	}
+	if (info->tx_offload_capa & RTE_ETH_TX_OFFLOAD_TCP_CKSUM) {
+		pc->txmode.offloads |= RTE_ETH_TX_OFFLOAD_TCP_CKSUM;
+		dp.csum |= NRF_TP_DP_CSUM_TX_TCP;
+	}
+}
+
+static const char *
+csum_name(unsigned int bits)
+{
+	if (bits == 0)
+		return "none";
+	if (bits & (NRF_TP_DP_CSUM_RX_IP | NRF_TP_DP_CSUM_TX_IP))
+		return bits & (NRF_TP_DP_CSUM_RX_TCP | NRF_TP_DP_CSUM_TX_TCP) ? "ip+tcp" : "ip";
+	return "tcp";
+}
+
 static int
 port_start(const struct nrf_tp_dpdk_conf *c, bool vdev)
 {
@@ -448,6 +484,7 @@ port_start(const struct nrf_tp_dpdk_conf *c, bool vdev)
 		return NRF_ENOMEM;
 	}
 	memset(&pc, 0, sizeof(pc));
+	csum_offloads(&info, &pc);
 	rc = rte_eth_dev_configure(dp.port, 1, 1, &pc);
 	if (rc == 0)
 		rc = rte_eth_dev_adjust_nb_rx_tx_desc(dp.port, &rxd, &txd);
@@ -508,8 +545,10 @@ port_start(const struct nrf_tp_dpdk_conf *c, bool vdev)
 	}
 	(void)nrf_tp_dp_tx_flush(); /* the gratuitous ARP of netif_set_up() */
 	NRF_LOG(INFO, MOD, "DPDK port %u (%s) up: mac %s, %u.%u.%u.%u/%u, mtu %u, "
-		"%u/%u descriptors", dp.port, drv, macs, c->ip.ip[0], c->ip.ip[1], c->ip.ip[2],
-		c->ip.ip[3], c->prefix_len, mtu, rxd, txd);
+		"%u/%u descriptors, checksum offload rx %s tx %s", dp.port, drv, macs, c->ip.ip[0],
+		c->ip.ip[1], c->ip.ip[2], c->ip.ip[3], c->prefix_len, mtu, rxd, txd,
+		csum_name(dp.csum & (NRF_TP_DP_CSUM_RX_IP | NRF_TP_DP_CSUM_RX_TCP)),
+		csum_name(dp.csum & (NRF_TP_DP_CSUM_TX_IP | NRF_TP_DP_CSUM_TX_TCP)));
 	return 0;
 }
 
@@ -738,6 +777,57 @@ nrf_tp_dp_idle(uint32_t empty, int timeout_ms)
 }
 
 unsigned int
+nrf_tp_dp_csum_offloads(void)
+{
+	return dp.csum;
+}
+
+/*
+ * With RX checksum offload lwIP does not check IPv4 or TCP checksums (its
+ * netif says so), so this must: false for a frame the device found bad,
+ * and for one it left unknown whose checksum is wrong.
+ */
+static bool
+rx_csum_ok(const struct rte_mbuf *m)
+{
+	const struct rte_ether_hdr *eh = rte_pktmbuf_mtod(m, const struct rte_ether_hdr *);
+	const struct rte_ipv4_hdr *ih;
+	uint64_t ip = m->ol_flags & RTE_MBUF_F_RX_IP_CKSUM_MASK;
+	uint64_t l4 = m->ol_flags & RTE_MBUF_F_RX_L4_CKSUM_MASK;
+	unsigned int hl;
+
+	if (ip == RTE_MBUF_F_RX_IP_CKSUM_BAD || l4 == RTE_MBUF_F_RX_L4_CKSUM_BAD)
+		return false;
+	if (m->data_len < sizeof(*eh) + sizeof(*ih) ||
+		eh->ether_type != rte_cpu_to_be_16(RTE_ETHER_TYPE_IPV4))
+		return true; /* ARP; short frames are lwIP's to drop */
+	ih = (const struct rte_ipv4_hdr *)(eh + 1);
+	hl = rte_ipv4_hdr_len(ih);
+	if (hl < sizeof(*ih) || m->data_len < sizeof(*eh) + hl)
+		return true; /* lwIP drops it */
+	if (ip != RTE_MBUF_F_RX_IP_CKSUM_GOOD && ip != RTE_MBUF_F_RX_IP_CKSUM_NONE &&
+		(dp.csum & NRF_TP_DP_CSUM_RX_IP) && rte_raw_cksum(ih, hl) != 0xffff)
+		return false;
+	if (ih->next_proto_id == IPPROTO_TCP && (dp.csum & NRF_TP_DP_CSUM_RX_TCP) &&
+		l4 != RTE_MBUF_F_RX_L4_CKSUM_GOOD && l4 != RTE_MBUF_F_RX_L4_CKSUM_NONE) {
+		uint16_t tot = rte_be_to_cpu_16(ih->total_length);
+		uint32_t sum;
+
+		if (tot < hl + 20 || m->data_len < sizeof(*eh) + tot ||
+			(ih->fragment_offset & rte_cpu_to_be_16(RTE_IPV4_HDR_MF_FLAG |
+				RTE_IPV4_HDR_OFFSET_MASK)) != 0)
+			return true; /* lwIP drops it (no reassembly) */
+		/* Pseudo header + segment, its checksum field included: all ones. */
+		sum = (uint32_t)rte_ipv4_phdr_cksum(ih, 0) +
+			rte_raw_cksum((const uint8_t *)ih + hl, tot - hl);
+		sum = (sum & 0xffff) + (sum >> 16);
+		sum = (sum & 0xffff) + (sum >> 16);
+		return sum == 0xffff;
+	}
+	return true;
+}
+
+unsigned int
 nrf_tp_dp_rx(nrf_tp_dp_rx_fn fn, void *arg)
 {
 	struct rte_mbuf *pkts[BURST_MAX];
@@ -754,7 +844,10 @@ nrf_tp_dp_rx(nrf_tp_dp_rx_fn fn, void *arg)
 			rte_prefetch0(rte_pktmbuf_mtod(pkts[i + 1], void *));
 		/* No scatter offload is configured and a standard frame fits
 		 * one mbuf: a chained mbuf is not ours to handle. */
-		if (m->nb_segs != 1 || fn(arg, rte_pktmbuf_mtod(m, void *), m->data_len) != 0)
+		if (m->nb_segs != 1 ||
+			((dp.csum & (NRF_TP_DP_CSUM_RX_IP | NRF_TP_DP_CSUM_RX_TCP)) &&
+				!rx_csum_ok(m)) ||
+			fn(arg, rte_pktmbuf_mtod(m, void *), m->data_len) != 0)
 			a->st.rx_dropped++;
 	}
 	rte_pktmbuf_free_bulk(pkts, n);
@@ -783,6 +876,40 @@ nrf_tp_dp_tx_reserve(uint16_t len)
 	}
 	dp.txb[dp.ntx++] = m;
 	return p;
+}
+
+void
+nrf_tp_dp_tx_offload(void)
+{
+	struct rte_mbuf *m;
+	struct rte_ether_hdr *eh;
+	struct rte_ipv4_hdr *ih;
+	unsigned int hl;
+
+	if (dp.ntx == 0)
+		return;
+	m = dp.txb[dp.ntx - 1];
+	eh = rte_pktmbuf_mtod(m, struct rte_ether_hdr *);
+	if (m->data_len < sizeof(*eh) + sizeof(*ih) ||
+		eh->ether_type != rte_cpu_to_be_16(RTE_ETHER_TYPE_IPV4))
+		return;
+	ih = (struct rte_ipv4_hdr *)(eh + 1);
+	hl = rte_ipv4_hdr_len(ih);
+	m->l2_len = sizeof(*eh);
+	m->l3_len = hl;
+	m->ol_flags |= RTE_MBUF_F_TX_IPV4;
+	if (dp.csum & NRF_TP_DP_CSUM_TX_IP) {
+		ih->hdr_checksum = 0;
+		m->ol_flags |= RTE_MBUF_F_TX_IP_CKSUM;
+	}
+	if ((dp.csum & NRF_TP_DP_CSUM_TX_TCP) && ih->next_proto_id == IPPROTO_TCP &&
+		m->data_len >= sizeof(*eh) + hl + sizeof(struct rte_tcp_hdr)) {
+		struct rte_tcp_hdr *th = (struct rte_tcp_hdr *)((uint8_t *)ih + hl);
+
+		m->ol_flags |= RTE_MBUF_F_TX_TCP_CKSUM;
+		/* What devices expect there: the pseudo-header sum. */
+		th->cksum = rte_ipv4_phdr_cksum(ih, m->ol_flags);
+	}
 }
 
 unsigned int

@@ -37,6 +37,23 @@ unsigned int nrf_tp_dp_rx(nrf_tp_dp_rx_fn fn, void *arg);
  */
 void *nrf_tp_dp_tx_reserve(uint16_t len);
 
+/*
+ * Checksums the started port computes (TX) or checks (RX) itself
+ * (decision 0008): NRF_TP_DP_CSUM_* bits, 0 where the device offers none
+ * (net_af_packet). With an RX bit set, nrf_tp_dp_rx() drops frames the
+ * device found bad and checks in software those it left unknown, so lwIP
+ * need not check them again.
+ */
+#define NRF_TP_DP_CSUM_RX_IP 0x1u
+#define NRF_TP_DP_CSUM_RX_TCP 0x2u
+#define NRF_TP_DP_CSUM_TX_IP 0x4u
+#define NRF_TP_DP_CSUM_TX_TCP 0x8u
+unsigned int nrf_tp_dp_csum_offloads(void);
+
+/* The frame last reserved is written and leaves its IPv4 header and TCP
+ * checksums (the ones the port offloads) to the device. */
+void nrf_tp_dp_tx_offload(void);
+
 /* Send the TX batch. @return frames handed to the device. */
 unsigned int nrf_tp_dp_tx_flush(void);
 

@@ -131,6 +131,7 @@ struct nrf_tp_loop {
 static struct {
 	struct netif netif;
 	bool up;
+	bool tx_offload;         /* the port fills checksums lwIP leaves out */
 	uint8_t mac[6];
 	uint16_t mtu;
 	uint32_t ip;             /* network byte order */
@@ -149,8 +150,41 @@ link_out(struct netif *nif, struct pbuf *p)
 	if (d == NULL)
 		return ERR_MEM;
 	(void)pbuf_copy_partial(p, d, p->tot_len, 0);
+	if (lw.tx_offload)
+		nrf_tp_dp_tx_offload();
 	return ERR_OK;
 }
+
+#if LWIP_CHECKSUM_CTRL_PER_NETIF
+/* Checksums lwIP computes and checks itself: all but those the port does.
+ * ICMP always in software (no device offloads it). */
+static void
+netif_checksums(struct netif *nif)
+{
+	unsigned int ol = nrf_tp_dp_csum_offloads();
+	u16_t fl = NETIF_CHECKSUM_ENABLE_ALL;
+
+	if (ol & NRF_TP_DP_CSUM_TX_IP)
+		fl &= (u16_t)~NETIF_CHECKSUM_GEN_IP;
+	if (ol & NRF_TP_DP_CSUM_TX_TCP)
+		fl &= (u16_t)~NETIF_CHECKSUM_GEN_TCP;
+	if (ol & NRF_TP_DP_CSUM_RX_IP)
+		fl &= (u16_t)~NETIF_CHECKSUM_CHECK_IP;
+	if (ol & NRF_TP_DP_CSUM_RX_TCP)
+		fl &= (u16_t)~NETIF_CHECKSUM_CHECK_TCP;
+	NETIF_SET_CHECKSUM_CTRL(nif, fl);
+	lw.tx_offload = (ol & (NRF_TP_DP_CSUM_TX_IP | NRF_TP_DP_CSUM_TX_TCP)) != 0;
+}
+#else
+/* Debian's liblwip: checksums always in software, the port's offloads
+ * unused (tp_dpdk.c still checks what the device reports bad or unknown). */
+static void
+netif_checksums(struct netif *nif)
+{
+	(void)nif;
+	lw.tx_offload = false;
+}
+#endif
 
 static err_t
 netif_setup(struct netif *nif)
@@ -163,6 +197,7 @@ netif_setup(struct netif *nif)
 	nif->hwaddr_len = ETH_HWADDR_LEN;
 	memcpy(nif->hwaddr, lw.mac, ETH_HWADDR_LEN);
 	nif->flags = NETIF_FLAG_BROADCAST | NETIF_FLAG_ETHARP | NETIF_FLAG_ETHERNET;
+	netif_checksums(nif);
 	return ERR_OK;
 }
 
@@ -195,10 +230,16 @@ rx_frame(void *arg, const void *data, uint16_t len)
 	} else if (f[12] != ETHTYPE_ARP_HI || f[13] != ETHTYPE_ARP_LO) {
 		return -1; /* IPv6, VLAN, ...: nothing here speaks them */
 	}
+#ifdef NRF_LWIP_OWN
+	/* Our build: one PBUF_POOL element per frame (lwipopts.h sizes them
+	 * for a full Ethernet frame), no allocator call. */
+	p = pbuf_alloc(PBUF_RAW, len, PBUF_POOL);
+#else
 	/* PBUF_RAM, not PBUF_POOL: Debian's liblwip 2.1.3 sizes its PBUF_POOL
 	 * elements for 592 payload bytes while pbuf_alloc() fills them up to
 	 * the 1536 of the shipped lwipopts.h (heap overflow; decision 0006). */
 	p = pbuf_alloc(PBUF_RAW, len, PBUF_RAM);
+#endif
 	if (p == NULL)
 		return -1;
 	if (pbuf_take(p, data, len) != ERR_OK || nif->input(p, nif) != ERR_OK) {
