@@ -117,6 +117,9 @@
 #define CHECKSUM_CHECK_TCP 1
 #define CHECKSUM_CHECK_ICMP 1
 #define LWIP_CHECKSUM_ON_COPY 0
+/* 8 bytes per load (nrf/nrf_sys_arch.c) instead of lwIP's 2. */
+unsigned short nrf_lwip_chksum(const void *dataptr, int len);
+#define LWIP_CHKSUM nrf_lwip_chksum
 
 /* ---- hooks ----------------------------------------------------------- */
 #define LWIP_HOOK_FILENAME "nrf_lwip_hooks.h"

@@ -1,0 +1,114 @@
+// SPDX-License-Identifier: BSD-3-Clause
+// nrfwd's own lwIP build (decision 0008): the port functions of
+// subprojects/packagefiles/lwip/nrf/nrf_sys_arch.c. Built only when the
+// DPDK transport uses the own build (meson -Dlwip=auto|subproject).
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <cstring>
+#include <random>
+#include <set>
+#include <vector>
+
+extern "C" {
+#include "lwip/inet_chksum.h"
+#include "lwip/ip_addr.h"
+#include "lwip/sys.h"
+#include "nrf_lwip_hooks.h"
+}
+
+namespace {
+
+// RFC 1071 in its plainest form: 16-bit words in memory order, the odd
+// last byte padded with zero, end-around carries.
+uint16_t
+ref_sum(const uint8_t *p, size_t n)
+{
+	uint32_t s = 0;
+	size_t i;
+
+	for (i = 0; i + 1 < n; i += 2) {
+		uint16_t w;
+
+		std::memcpy(&w, p + i, 2);
+		s += w;
+	}
+	if (i < n) {
+		uint16_t w = 0;
+
+		std::memcpy(&w, p + i, 1);
+		s += w;
+	}
+	while (s >> 16)
+		s = (s & 0xffff) + (s >> 16);
+	return static_cast<uint16_t>(s);
+}
+
+} // namespace
+
+TEST(LwipOwn, ChecksumMatchesReferenceForEveryLengthAndAlignment)
+{
+	std::mt19937 rng(42);
+	std::vector<uint8_t> buf(1600 + 16);
+
+	for (auto &b : buf)
+		b = static_cast<uint8_t>(rng());
+	for (size_t off = 0; off < 8; off++) {
+		for (size_t len = 0; len <= 1600; len++) {
+			ASSERT_EQ(nrf_lwip_chksum(buf.data() + off, static_cast<int>(len)),
+				ref_sum(buf.data() + off, len))
+				<< "offset " << off << " length " << len;
+		}
+	}
+}
+
+TEST(LwipOwn, ChecksumOfAllOnesAndCarries)
+{
+	std::vector<uint8_t> ff(1500, 0xff);
+
+	// Every word 0xffff: the one's complement sum stays 0xffff.
+	EXPECT_EQ(nrf_lwip_chksum(ff.data(), 1500), 0xffff);
+	EXPECT_EQ(nrf_lwip_chksum(ff.data(), 0), 0);
+	EXPECT_EQ(nrf_lwip_chksum(ff.data(), 1501 - 1), ref_sum(ff.data(), 1500));
+}
+
+TEST(LwipOwn, InetChecksumOfARealIpv4Header)
+{
+	// An IPv4 header with its checksum (0xb861) in place: inet_chksum()
+	// (lwIP's caller of LWIP_CHKSUM) over it gives 0.
+	const uint8_t hdr[20] = {0x45, 0x00, 0x00, 0x73, 0x00, 0x00, 0x40, 0x00, 0x40, 0x11,
+		0xb8, 0x61, 0xc0, 0xa8, 0x00, 0x01, 0xc0, 0xa8, 0x00, 0xc7};
+
+	EXPECT_EQ(inet_chksum(hdr, sizeof(hdr)), 0);
+	uint8_t z[20];
+	std::memcpy(z, hdr, sizeof(z));
+	z[10] = z[11] = 0;
+	uint16_t stored; // as the header carries it (network byte order)
+	std::memcpy(&stored, hdr + 10, 2);
+	EXPECT_EQ(inet_chksum(z, sizeof(z)), stored);
+}
+
+TEST(LwipOwn, IsnDependsOnTheConnectionAndGrowsWithTime)
+{
+	ip_addr_t a, b;
+
+	ip_addr_set_ip4_u32_val(a, PP_HTONL(0x0a000001u));
+	ip_addr_set_ip4_u32_val(b, PP_HTONL(0x0a000002u));
+	std::set<uint32_t> seen;
+	for (u16_t port = 1000; port < 1100; port++)
+		seen.insert(nrf_lwip_tcp_isn(&a, port, &b, 8080));
+	// A keyed hash per 4-tuple: no two of 100 neighbours alike, none a
+	// simple step of the one before (lwIP's own ISN is a counter).
+	EXPECT_EQ(seen.size(), 100u);
+	uint32_t x = nrf_lwip_tcp_isn(&a, 1000, &b, 8080);
+	uint32_t y = nrf_lwip_tcp_isn(&a, 1001, &b, 8080);
+	EXPECT_GT(static_cast<uint32_t>(y - x), 1000000u);
+	EXPECT_LT(static_cast<uint32_t>(y - x), 0xffffffffu - 1000000u);
+	// The same 4-tuple again later: the 4 µs clock moved it forward a little.
+	uint32_t t0 = sys_now();
+	while (sys_now() - t0 < 3)
+		;
+	uint32_t x2 = nrf_lwip_tcp_isn(&a, 1000, &b, 8080);
+	EXPECT_GE(static_cast<uint32_t>(x2 - x), 500u);
+	EXPECT_LT(static_cast<uint32_t>(x2 - x), 250000u);
+}
