@@ -283,6 +283,63 @@ def c_spoof(ip, port, args):
     print('server alive after spoofed SYNs (rx_drop=%s)' % st['rx_drop'])
 
 
+def syn_frame(dev, src_ip, dst_ip, sport, dport, bad_ip=False, bad_tcp=False):
+    src, dst = socket.inet_aton(src_ip), socket.inet_aton(dst_ip)
+    tcp = struct.pack('!HHIIBBHHH', sport, dport, 1, 0, 5 << 4, 0x02, 65535, 0, 0)
+    pseudo = src + dst + struct.pack('!BBH', 0, 6, len(tcp))
+    cs = checksum(pseudo + tcp) ^ (0x5a5a if bad_tcp else 0)
+    tcp = tcp[:16] + struct.pack('!H', cs) + tcp[18:]
+    iph = struct.pack('!BBHHHBBH4s4s', 0x45, 0, 20 + len(tcp), 1, 0, 64, 6, 0, src, dst)
+    cs = checksum(iph) ^ (0x0101 if bad_ip else 0)
+    iph = iph[:10] + struct.pack('!H', cs) + iph[12:]
+    with open('/sys/class/net/%s/address' % dev) as f:
+        mac = bytes.fromhex(f.read().strip().replace(':', ''))
+    return b'\xff' * 6 + mac + b'\x08\x00' + iph + tcp
+
+
+def syn_acked(raw, srv_ip, sport, wait=1.0):
+    """A SYN-ACK from @srv_ip to @sport seen on @raw within @wait s."""
+    end = time.time() + wait
+    srv = socket.inet_aton(srv_ip)
+    while time.time() < end:
+        raw.settimeout(max(end - time.time(), 0.01))
+        try:
+            f = raw.recv(2048)
+        except socket.timeout:
+            break
+        if len(f) < 54 or f[12:14] != b'\x08\x00' or f[23] != 6 or f[26:30] != srv:
+            continue
+        ihl = (f[14] & 15) * 4
+        dport, flags = struct.unpack('!H', f[16 + ihl:18 + ihl])[0], f[14 + ihl + 13]
+        if dport == sport and flags & 0x12 == 0x12:
+            return True
+    return False
+
+
+def c_badsum(ip, port, args):
+    """SYNs with a wrong IPv4 header or TCP checksum get no answer (lwIP
+    checks them in software, or the port's RX offload and the transport's
+    check of what the device left unknown drop them); a correct SYN gets its
+    SYN-ACK (the kernel then resets the connection it never opened)."""
+    dev, my_ip = args[0], args[1]
+    raw = socket.socket(socket.AF_PACKET, socket.SOCK_RAW, socket.htons(0x0800))
+    raw.bind((dev, 0))
+    try:
+        for n, (bip, btcp) in enumerate(((False, True), (True, False), (True, True))):
+            sport = 41000 + n
+            for _ in range(2):
+                raw.send(syn_frame(dev, my_ip, ip, sport, port, bip, btcp))
+            assert not syn_acked(raw, ip, sport, 0.5), \
+                'SYN with bad %s checksum answered' % ('IP' if bip else 'TCP')
+        sport = 41010
+        raw.send(syn_frame(dev, my_ip, ip, sport, port))
+        assert syn_acked(raw, ip, sport, 3.0), 'correct SYN not answered'
+    finally:
+        raw.close()
+    st = stats(ip, port)
+    print('bad checksums dropped, good SYN answered (rx_drop=%s)' % st['rx_drop'])
+
+
 def c_reset(ip, port, _args):
     before = stats(ip, port)
     linger0 = struct.pack('ii', 1, 0)
@@ -402,6 +459,7 @@ CLIENT = {
     'reset': c_reset,
     'unreachable': c_unreachable,
     'spoof': c_spoof,
+    'badsum': c_badsum,
     'group': c_group,
     'pingpong': c_pingpong,
     'stats': c_stats,
@@ -627,6 +685,8 @@ class Runner:
         self.check('af_packet: loopback/own/off-link connect fail', c, 'unreachable', srv_ip,
                    port, '127.0.0.1', srv_ip, '192.0.2.1')
         self.check('af_packet: spoofed own-address SYN dropped', c, 'spoof', srv_ip, port, _b)
+        self.check('af_packet: bad IP/TCP checksums dropped', c, 'badsum', srv_ip, port, _b,
+                   my_ip)
         self.check('af_packet: peer reset', c, 'reset', srv_ip, port)
         self.check('af_packet: close from another handler', c, 'group', srv_ip, port, 16)
         self.check('af_packet: 2000 round trips', c, 'pingpong', srv_ip, port, 2000)
@@ -652,6 +712,8 @@ class Runner:
         self.check('tap: 1 MiB echo', c, 'echo_large', srv_ip, port, MiB)
         self.check('tap: outgoing connect', c, 'connect', srv_ip, port, my_ip, 6000, 100000, 1)
         self.check('tap: refused connect', c, 'refused', srv_ip, port, my_ip, 6999)
+        self.check('tap: bad IP/TCP checksums dropped (RX offload)', c, 'badsum', srv_ip, port,
+                   tap, my_ip)
         self.check('tap: peer reset', c, 'reset', srv_ip, port)
         self.check('tap: counters, polled by a pthread', c, 'stats', srv_ip, port,
                    'registered', 'woken')
