@@ -28,7 +28,10 @@ Writes the section between <!-- begin dpdk --> / <!-- end dpdk --> of
 docs/benchmarks.md. Not part of the tests. Needs root. Usage:
   python3 bench/e2e/dpdk_bench.py [--build-dir build] [--requests 100000]
       [--rounds 5] [--clients 8] [--streams 32] [--dpdk-opt KEY=JSON]... [--no-perf]
-      [--no-write]
+      [--no-write] [--alt-build DIR]
+--alt-build adds a second DPDK nrfwd from another build directory to every
+round (e.g. one configured with -Dlwip=system: Debian's liblwip against the
+own lwIP build of decision 0008), with its own perf run.
 """
 import argparse
 import json
@@ -55,6 +58,7 @@ PATH = "/nnrf-disc/v1/nf-instances?target-nf-type=AMF&requester-nf-type=SMF"
 NET = "10.88.0"
 CLIENT_IP, DPDK_IP, KERN_IP = NET + ".1", NET + ".2", NET + ".3"
 UP_PORT, NRFWD_PORT, HAP_PORT, MGMT_PORT = 9000, 8080, 8081, 19500
+DPDK_COMM = "rte-worker-1"  # the EAL's name for the data-path lcore's thread (-l 0,1)
 
 
 def cores_busy():
@@ -202,12 +206,12 @@ backend be
         return self.spawn("haproxy", self.ns_p, ["taskset", "-c", "1", "haproxy", "-f", cfg, "-db"],
                           wait_port=HAP_PORT, ip=KERN_IP)
 
-    def start_dpdk_nrfwd(self, n):
+    def start_dpdk_nrfwd(self, n, build=None):
         prefix = f"{self.tag}d{n}"
         self.prefixes.append(prefix)
         eal = ["--no-pci", "--no-telemetry", "-l", "0,1", f"--file-prefix={prefix}"] + self.mem + [
             f"--vdev=net_af_packet0,iface={self.dev_p},qpairs=1,qdisc_bypass=1"]
-        cmd = [f"{self.build}/app/nrfwd/nrfwd"] + eal + [
+        cmd = [f"{build or self.build}/app/nrfwd/nrfwd"] + eal + [
             "--", "--config", self.nrfwd_cfg(True), "--log-level", "info"]
         if shutil.which("unshare"):
             cmd = ["unshare", "--mount", "--propagation", "private", "sh", "-c",
@@ -285,9 +289,10 @@ backend be
         return res
 
     # ---- perf ------------------------------------------------------------------
-    def perf(self, name, ip, port):
+    def perf(self, name, ip, port, comm):
         """perf record -e cpu-clock on core 1 during one run: (share by
-        shared object, top symbols)."""
+        shared object, top symbols) of the samples of threads named @comm
+        (the proxy's own: other engineers' builds share this core)."""
         data = os.path.join(self.tmp, f"perf-{name}.data")
         rec = subprocess.Popen(["perf", "record", "-q", "-e", "cpu-clock", "-C", "1", "-o", data],
                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
@@ -296,31 +301,51 @@ backend be
         rec.send_signal(signal.SIGINT)
         rec.wait(timeout=60)
 
-        def report(sort, limit):
-            r = subprocess.run(["perf", "report", "-i", data, "--stdio", "--sort", sort,
-                                "--percent-limit", str(limit)], capture_output=True, text=True)
+        def report(sort):
+            # --sort comm,...: filtering with --comm drops samples in this
+            # perf version; shares are made relative to @comm's own total.
+            r = subprocess.run(["perf", "report", "-i", data, "--stdio", "--sort", "comm," + sort,
+                                "--percent-limit", "0"], capture_output=True, text=True)
             return [l for l in r.stdout.splitlines() if l.strip() and not l.startswith("#")]
 
         dsos = []
-        for line in report("dso", 0):
-            m = re.match(r"\s*([\d.]+)%\s+(.+)$", line)
-            if m:
-                dsos.append((float(m.group(1)), m.group(2).strip()))
+        for line in report("dso"):
+            m = re.match(r"\s*([\d.]+)%\s+(\S+)\s+(.+)$", line)
+            if m and m.group(2) == comm:
+                dsos.append((float(m.group(1)), m.group(3).strip()))
+        total = sum(p for p, _ in dsos) or 1.0
+        dsos = [(p * 100.0 / total, d) for p, d in dsos]
         syms = []
-        for line in report("dso,sym", 0.05):
-            m = re.match(r"\s*([\d.]+)%\s+(\S+)\s+\[[.k]\]\s+(.+)$", line)
-            if m:
-                syms.append((float(m.group(1)), m.group(2), m.group(3).strip()))
+        for line in report("dso,sym"):
+            m = re.match(r"\s*([\d.]+)%\s+(\S+)\s+(\S+)\s+\[[.k]\]\s+(.+)$", line)
+            if m and m.group(2) == comm:
+                pct = float(m.group(1)) * 100.0 / total
+                if pct >= 0.05:
+                    syms.append((pct, m.group(3), m.group(4).strip()))
         return dsos, syms
 
 
 IDLE_SYMS = ("nrf_tp_dp_idle", "rte_delay_us_sleep", "default_idle", "cpuidle", "acpi_idle",
              "native_safe_halt", "pv_native_safe_halt", "do_idle", "poll_idle", "cpu_idle",
              "hrtimer_nanosleep", "do_nanosleep", "clock_nanosleep")
+# lwIP's functions: the own build (decision 0008) is linked into nrfwd.
+# (lib/h2's nghttp2 allocator is h2_mem_*, so mem_* is lwIP's.)
+LWIP_SYMS = ("tcp_", "pbuf_", "ip4_", "ip_", "etharp", "ethernet_", "memp_", "mem_", "lwip_",
+             "nrf_lwip_", "inet_", "netif_", "sys_check_timeouts", "sys_timeout", "sys_now",
+             "icmp_", "raw_input")
+
+
+def lwip_build(build):
+    """'own lwIP' or 'Debian liblwip' for the nrfwd of @build."""
+    r = subprocess.run(["ldd", os.path.join(build, "app", "nrfwd", "nrfwd")],
+                       capture_output=True, text=True)
+    return "Debian liblwip" if "liblwip" in r.stdout else "own lwIP"
+
+
 COMPONENTS = [
     # (component, dso test)
     ("kernel: veth, packet socket, TCP/IP, syscalls, IRQ", lambda d: d == "[kernel.kallsyms]"),
-    ("lwIP (TCP/IP in userspace)", lambda d: "lwip" in d.lower()),
+    ("lwIP (TCP/IP in userspace)", lambda d: "lwip" in d.lower() or d == "nrfwd:lwip"),
     ("DPDK libraries (PMD, mbufs, EAL)", lambda d: "librte" in d),
     ("nghttp2 (HTTP/2 framing, HPACK)", lambda d: "nghttp2" in d),
     ("Hyperscan (Via scan)", lambda d: "libhs" in d),
@@ -335,9 +360,14 @@ def components(perf):
     out = {c: 0.0 for c, _ in COMPONENTS}
     out["other (other processes on core 1, vdso, ...)"] = 0.0
     idle = {}
+    moved = 0.0
     for pct, dso, sym in syms:
         if sym.startswith(IDLE_SYMS) or "idle" in sym:
             idle[dso] = idle.get(dso, 0.0) + pct
+        elif dso == "nrfwd" and sym.startswith(LWIP_SYMS):
+            moved += pct
+    if moved:
+        dsos = [(p - moved if d == "nrfwd" else p, d) for p, d in dsos] + [(moved, "nrfwd:lwip")]
     for pct, dso in dsos:
         pct -= idle.get(dso, 0.0)
         for c, test in COMPONENTS:
@@ -359,6 +389,8 @@ def main():
     ap.add_argument("--streams", type=int, default=32)
     ap.add_argument("--dpdk-opt", action="append", metavar="KEY=JSON",
                     help="a runtime.dpdk setting of the DPDK nrfwd, e.g. burst=64 (repeatable)")
+    ap.add_argument("--alt-build", metavar="DIR",
+                    help="a second DPDK nrfwd from this build directory in every round")
     ap.add_argument("--no-perf", action="store_true")
     ap.add_argument("--no-write", action="store_true")
     args = ap.parse_args()
@@ -367,8 +399,12 @@ def main():
         print(f"cannot run: {reason}")
         return 77
     b = Bench(args)
-    names = ["nrfwd on DPDK (af_packet)", "nrfwd on kernel sockets", "HAProxy 2.6",
+    names = [f"nrfwd on DPDK (af_packet, {lwip_build(os.path.abspath(args.build_dir))})",
+             "nrfwd on kernel sockets", "HAProxy 2.6",
              "nrfwd on kernel sockets, veth TSO/GSO off"]
+    alt = os.path.abspath(args.alt_build) if args.alt_build else None
+    if alt:
+        names.append(f"nrfwd on DPDK (af_packet, {lwip_build(alt)}; {os.path.basename(alt)})")
     results = {n: [] for n in names}
     perf = {}
 
@@ -386,11 +422,11 @@ def main():
             dp = b.start_dpdk_nrfwd(rnd)
             results[names[0]].append(b.measure(names[0], DPDK_IP, NRFWD_PORT, dp.pid, True))
             if rnd == 0 and not args.no_perf and shutil.which("perf"):
-                perf[names[0]] = b.perf("dpdk", DPDK_IP, NRFWD_PORT)
+                perf[names[0]] = b.perf("dpdk", DPDK_IP, NRFWD_PORT, DPDK_COMM)
             b.stop(dp)
             results[names[1]].append(b.measure(names[1], KERN_IP, NRFWD_PORT, kern.pid, False))
             if rnd == 0 and not args.no_perf and shutil.which("perf"):
-                perf[names[1]] = b.perf("kernel", KERN_IP, NRFWD_PORT)
+                perf[names[1]] = b.perf("kernel", KERN_IP, NRFWD_PORT, "nrfwd")
             results[names[2]].append(b.measure(names[2], KERN_IP, HAP_PORT, hap.pid, False))
             # The kernel proxy again, its veth end without segmentation offload:
             # MSS-sized frames like lwIP's, as a NIC puts them on the wire.
@@ -399,6 +435,12 @@ def main():
                 results[names[3]].append(b.measure(names[3], KERN_IP, NRFWD_PORT, kern.pid, False))
             finally:
                 b.offload(True)
+            if alt:
+                dp = b.start_dpdk_nrfwd(100 + rnd, alt)
+                results[names[4]].append(b.measure(names[4], DPDK_IP, NRFWD_PORT, dp.pid, True))
+                if rnd == 0 and not args.no_perf and shutil.which("perf"):
+                    perf[names[4]] = b.perf("dpdk-alt", DPDK_IP, NRFWD_PORT, DPDK_COMM)
+                b.stop(dp)
     finally:
         b.cleanup()
 
@@ -412,7 +454,7 @@ def main():
     rows = []
     for n in names:
         bad = sum(x.get("errored", 0) + x.get("failed", 0) for x in results[n])
-        cyc = fmt(med(n, "busy_cycles"), "{:,.0f}") if n == names[0] else "—"
+        cyc = fmt(med(n, "busy_cycles"), "{:,.0f}") if "DPDK" in n else "—"
         rows.append(f"| {n} | {fmt(med(n, 'rps'), '{:,.0f}')} | {med(n, 'p50')[0]:.2f} | "
                     f"{med(n, 'p99')[0]:.2f} | {cyc} | {fmt(med(n, 'proxy', 1e6))} | "
                     f"{fmt(med(n, 'core1', 1e6))} | {fmt(med(n, 'machine', 1e6))} | {bad} |")
@@ -433,7 +475,8 @@ def main():
         comps = {n: components(p) for n, p in perf.items()}
         keys = list(next(iter(comps.values())))
         ptable = ["Where the time goes: `perf record -e cpu-clock -C 1` over one run of each nrfwd "
-                  "(share of core 1's samples):", "",
+                  f"(share of the proxy's own samples: `perf report --comm {DPDK_COMM}` for DPDK, "
+                  "`--comm nrfwd` for the kernel path):", "",
                   "| component | " + " | ".join(perf) + " |",
                   "|---|" + "---|" * len(perf)]
         for k in keys:
@@ -452,15 +495,16 @@ def main():
                 "Switching TSO/GSO off on the kernel proxy's veth end (MSS-sized frames, as lwIP "
                 f"sends) moves the ratio from {ratio:.2f}× to {ratio_nt:.2f}×: a good part of the gap "
                 "is the veth passing the kernel's TSO segments whole")
-    code_note = ""
-    if perf and len(perf) == 2:
+    us = {}
+    if perf:
         comps = {n: components(p) for n, p in perf.items()}
-        app = [c for c, _ in COMPONENTS if c.startswith(("nghttp2", "nrfwd", "Hyperscan"))]
-        cost = {n: sum(comps[n][c] for c in app) / 100.0 * med(n, "core1", 1e6)[0] for n in perf}
-        code_note = (f" The same nghttp2 and nrfwd code costs {cost[names[0]]:.1f} µs per request "
-                     f"on the DPDK core against {cost[names[1]]:.1f} µs in the kernel nrfwd (perf "
-                     "shares × core-1 CPU): the kernel work run inside the TX call evicts the "
-                     "proxy's working set from the caches.")
+        for n in perf:
+            # µs per request by component: the DPDK worker owns core 1 (its
+            # samples are core 1's CPU); the kernel proxy's are its CPU.
+            base = med(n, "core1" if "DPDK" in n else "proxy", 1e6)[0]
+            us[n] = {c: comps[n][c] / 100.0 * base for c in comps[n]}
+    kern_c = COMPONENTS[0][0]
+    user_c = [c for c, _ in COMPONENTS[1:]]
     reading = [
         f"The target (DPDK at most 0.8× the kernel path's CPU per forwarded request) is **"
         f"{'met' if ratio <= 0.8 else 'missed'}** here: {dp_us:.1f} µs of DPDK busy time against "
@@ -468,33 +512,55 @@ def main():
         "whole machine, which also counts the receive work the kernel path leaves on the senders' "
         "core).",
         "",
-        f"Where the DPDK time goes: {tx_sh * 100:.0f} % of the busy cycles are inside the af_packet "
-        f"TX call. The worker sends {tx_fr:.1f} and receives {rx_fr:.1f} frames per forwarded "
-        "request (after the ACK coalescing of docs/tuning.md; lwIP's MSS is compiled to 1460), and "
-        "on a veth each sent frame is a whole trip through the kernel on the DPDK core: an skb per "
-        "frame with the ring pages copied (`skb_copy_ubufs`), a bottom-half enable per frame (the "
-        "hypervisor's interrupt-enable exit, `pvm_irq_enable`), the other end's IP/TCP input with "
-        "a software checksum check (`csum_partial`: the frames carry no offload flags), and the "
-        "replies that input triggers coming back into the af_packet ring "
-        "(`tpacket_rcv`, `packet_lookup_frame`). The kernel nrfwd's sends take the same veth from "
-        "inside the TCP stack, with checksums offloaded and no packet-ring copies. "
-        f"{seg_note}. "
-        "lwIP then adds its software checksums (`lwip_standard_chksum`), a `malloc` per segment, and "
-        "two more copies per frame (pbuf ↔ mbuf)." + code_note,
-        "",
-        "What a real NIC changes: the TX call becomes descriptor writes and one doorbell per burst "
-        "(cycles, not microseconds, per frame); the other ends' receive work leaves the proxy's core; "
-        "RX arrives by DMA without the ring copy; checksums can be offloaded (not with Debian's lwIP: "
-        "a self-built one with `CHECKSUM_GEN_*`/`CHECKSUM_CHECK_*` off and offload flags in the mbufs "
-        "could). The kernel path, for its part, then pays its NIC driver, interrupts and the softirq "
-        "receive path of its own sockets on its own core. Without the TX call the DPDK worker spends "
-        f"about {(1 - tx_sh) * dp_us:.1f} µs per request here (lwIP, h2, rt, copies), against "
-        f"{k_us:.1f} µs for the whole kernel nrfwd on a veth: on this VM the poll-mode path cannot "
-        "reach 0.8×. Whether it does on a NIC is a measurement for a machine that has one "
-        "(`-a <pci-address>`, the client on another host, the same driver). Independent of the "
-        "port, lwIP's own costs (per-segment `malloc`, software checksums, linear pcb lookup) are "
-        "next; decision 0006 names building lwIP ourselves as the way to remove them.",
     ]
+    if names[0] in us and names[1] in us:
+        d, k = us[names[0]], us[names[1]]
+        d_user, k_user = sum(d[c] for c in user_c), sum(k[c] for c in user_c)
+        reading += [
+            f"Where the DPDK time goes: {d[kern_c]:.1f} µs per request of the worker's time is "
+            f"the kernel ({tx_sh * 100:.0f} % of the busy cycles are inside the af_packet TX call), "
+            f"{d_user:.1f} µs is user space (lwIP {d[user_c[0]]:.1f}, nghttp2 "
+            f"{d['nghttp2 (HTTP/2 framing, HPACK)']:.1f}, nrfwd "
+            f"{d['nrfwd (rt, h2 glue, fwd, via, tp incl. the DPDK loop)']:.1f}, libc "
+            f"{d['libc (memcpy, malloc, locks)']:.1f}, DPDK {d['DPDK libraries (PMD, mbufs, EAL)']:.1f}). "
+            f"The kernel nrfwd spends {k[kern_c]:.1f} µs in the kernel and {k_user:.1f} µs in user "
+            f"space (nghttp2 {k['nghttp2 (HTTP/2 framing, HPACK)']:.1f}). The worker sends "
+            f"{tx_fr:.1f} and receives {rx_fr:.1f} frames per forwarded request: the answers "
+            "(about 2.5 KB) take two MSS-sized segments each, so there is nothing left to "
+            "coalesce. On a veth every frame the worker sends is a trip through the kernel on the "
+            "DPDK core: af_packet copies it into an skb (`packet_sendmsg`, `skb_copy_bits`), the "
+            "veth hands it to the other end, whose whole IP/TCP receive (`tcp_v4_rcv`, "
+            "`csum_partial`: the frame carries no offload flags) and the wake-up of the reader run "
+            "right there, and the ACKs that input sends come back into the af_packet ring "
+            "(`tpacket_rcv`). The kernel nrfwd's sends cross the same veth as TSO super-segments "
+            "of many answers with checksums left partial: one trip per burst of answers instead "
+            f"of two per answer. {seg_note}.",
+            "",
+            "What a real NIC changes: the TX call becomes descriptor writes and one doorbell per "
+            "burst, RX arrives by DMA, the other ends' receive work leaves the proxy's core, and "
+            "with the own lwIP build (decision 0008) the checksums go to the NIC (net_tap already "
+            "runs that path here; net_af_packet offers no checksum offload). Taking the kernel "
+            f"component out of the DPDK worker leaves {d_user:.1f} µs per request against "
+            f"{k_us:.1f} µs for the whole kernel nrfwd on this veth (≈ "
+            f"{d_user / k_us if k_us else 0:.2f}×) — and the kernel path itself then pays its NIC "
+            "driver, interrupts and the softirq receive of its own sockets on its own core, which "
+            "on a veth the senders pay. So ≤ 0.8× cannot be shown on this VM's virtual ports; "
+            "whether it holds on a NIC is a measurement for a machine with one (`-a "
+            "<pci-address>`, the client on another host, the same driver), and the user-space "
+            f"part ({d_user:.1f} µs, of which nghttp2 is the same library in both) is what is left "
+            "to cut.",
+        ]
+    if len(names) > 4 and names[4] in results and results[names[4]]:
+        a_us, a_mach = med(names[4], "proxy", 1e6)[0], med(names[4], "machine", 1e6)[0]
+        reading += [
+            "",
+            f"The two lwIP builds in the same rounds: {names[0]} {dp_us:.1f} µs busy per request, "
+            f"{names[4]} {a_us:.1f} µs ({dp_us / a_us if a_us else 0:.2f}×); machine "
+            f"{dp_mach * 1e6:.1f} against {a_mach:.1f} µs."
+            + (f" lwIP's own share: {us[names[0]][user_c[0]]:.1f} against "
+               f"{us[names[4]][user_c[0]]:.1f} µs per request." if names[4] in us and names[0] in us
+               else ""),
+        ]
 
     cpu_model = ""
     try:

@@ -35,7 +35,7 @@ size_class(size_t n)
 }
 
 static void *
-mem_malloc(size_t size, void *user)
+h2_mem_malloc(size_t size, void *user)
 {
 	struct h2_mem *m = user;
 	struct mem_hdr *h;
@@ -66,7 +66,7 @@ mem_malloc(size_t size, void *user)
 }
 
 static void
-mem_free(void *ptr, void *user)
+h2_mem_free(void *ptr, void *user)
 {
 	struct h2_mem *m = user;
 	struct mem_hdr *h;
@@ -84,7 +84,7 @@ mem_free(void *ptr, void *user)
 }
 
 static void *
-mem_calloc(size_t nmemb, size_t size, void *user)
+h2_mem_calloc(size_t nmemb, size_t size, void *user)
 {
 	size_t n;
 	void *p;
@@ -92,28 +92,28 @@ mem_calloc(size_t nmemb, size_t size, void *user)
 	if (size != 0 && nmemb > SIZE_MAX / size)
 		return NULL;
 	n = nmemb * size;
-	p = mem_malloc(n, user);
+	p = h2_mem_malloc(n, user);
 	if (p != NULL)
 		memset(p, 0, n);
 	return p;
 }
 
 static void *
-mem_realloc(void *ptr, size_t size, void *user)
+h2_mem_realloc(void *ptr, size_t size, void *user)
 {
 	struct mem_hdr *h;
 	void *p;
 
 	if (ptr == NULL)
-		return mem_malloc(size, user);
+		return h2_mem_malloc(size, user);
 	h = (struct mem_hdr *)(void *)((char *)ptr - MEM_HDR);
 	if (size <= h->size && h->cls != MEM_LARGE)
 		return ptr;
-	p = mem_malloc(size, user);
+	p = h2_mem_malloc(size, user);
 	if (p == NULL)
 		return NULL;
 	memcpy(p, ptr, NRF_MIN(h->size, size));
-	mem_free(ptr, user);
+	h2_mem_free(ptr, user);
 	return p;
 }
 
@@ -122,10 +122,10 @@ h2_mem_init(struct h2_mem *m)
 {
 	memset(m, 0, sizeof(*m));
 	m->mem.mem_user_data = m;
-	m->mem.malloc = mem_malloc;
-	m->mem.free = mem_free;
-	m->mem.calloc = mem_calloc;
-	m->mem.realloc = mem_realloc;
+	m->mem.malloc = h2_mem_malloc;
+	m->mem.free = h2_mem_free;
+	m->mem.calloc = h2_mem_calloc;
+	m->mem.realloc = h2_mem_realloc;
 }
 
 void
