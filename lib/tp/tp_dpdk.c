@@ -834,6 +834,9 @@ nrf_tp_dp_rx(nrf_tp_dp_rx_fn fn, void *arg)
 	struct acct *a = cur_acct();
 	uint16_t n, i;
 
+	uint16_t nfree = 0;
+	int r;
+
 	n = rte_eth_rx_burst(dp.port, 0, pkts, dp.conf.burst);
 	if (n == 0)
 		return 0;
@@ -846,13 +849,25 @@ nrf_tp_dp_rx(nrf_tp_dp_rx_fn fn, void *arg)
 		 * one mbuf: a chained mbuf is not ours to handle. */
 		if (m->nb_segs != 1 ||
 			((dp.csum & (NRF_TP_DP_CSUM_RX_IP | NRF_TP_DP_CSUM_RX_TCP)) &&
-				!rx_csum_ok(m)) ||
-			fn(arg, rte_pktmbuf_mtod(m, void *), m->data_len) != 0)
+				!rx_csum_ok(m)))
+			r = NRF_TP_DP_RX_DROP;
+		else
+			r = fn(arg, rte_pktmbuf_mtod(m, void *), m->data_len, m);
+		if (r & NRF_TP_DP_RX_DROP)
 			a->st.rx_dropped++;
+		if (!(r & NRF_TP_DP_RX_KEPT))
+			pkts[nfree++] = m; /* i >= nfree: never overwrites one not yet seen */
 	}
-	rte_pktmbuf_free_bulk(pkts, n);
+	if (nfree > 0)
+		rte_pktmbuf_free_bulk(pkts, nfree);
 	a->st.rx_frames += n;
 	return n;
+}
+
+void
+nrf_tp_dp_rx_release(void *frame)
+{
+	rte_pktmbuf_free(frame);
 }
 
 void *

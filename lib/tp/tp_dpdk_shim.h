@@ -20,14 +20,23 @@
 bool nrf_tp_dp_ready(void);
 
 /*
- * One frame for the stack: @p data is valid only during the call. Return 0
- * when taken, -1 when dropped (counted as rx_dropped).
+ * One frame for the stack: @p data (@p len bytes) lies in the device's
+ * buffer @p frame. Return flags: NRF_TP_DP_RX_DROP when the frame was not
+ * taken (counted as rx_dropped); NRF_TP_DP_RX_KEPT when the stack keeps
+ * @p frame (zero-copy: its data stays referenced) and hands it back with
+ * nrf_tp_dp_rx_release(); without KEPT the buffer goes back to the pool
+ * after the call (the stack copied what it needed).
  */
-typedef int (*nrf_tp_dp_rx_fn)(void *arg, const void *data, uint16_t len);
+#define NRF_TP_DP_RX_DROP 0x1
+#define NRF_TP_DP_RX_KEPT 0x2
+typedef int (*nrf_tp_dp_rx_fn)(void *arg, void *data, uint16_t len, void *frame);
 
-/* One RX burst: @p fn for every frame, then the mbufs go back to the pool.
- * @return frames received. */
+/* One RX burst: @p fn for every frame, then the buffers not kept go back
+ * to the pool. @return frames received. */
 unsigned int nrf_tp_dp_rx(nrf_tp_dp_rx_fn fn, void *arg);
+
+/* Give back a frame kept by nrf_tp_dp_rx_fn. Data-path thread. */
+void nrf_tp_dp_rx_release(void *frame);
 
 /*
  * Room for one outgoing frame of @p len bytes in the TX batch (the batch

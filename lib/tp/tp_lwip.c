@@ -128,10 +128,26 @@ struct nrf_tp_loop {
 	void *wake_ctx;
 };
 
+#ifdef NRF_LWIP_OWN
+/* A received frame lwIP reads in place: a custom pbuf over the mbuf's data
+ * (decision 0008). */
+struct rx_ref {
+	struct pbuf_custom pc; /* first member: lwIP frees it by its pbuf */
+	void *frame;
+	struct rx_ref *next;   /* free list */
+};
+#endif
+
 static struct {
 	struct netif netif;
 	bool up;
 	bool tx_offload;         /* the port fills checksums lwIP leaves out */
+#ifdef NRF_LWIP_OWN
+	struct rx_ref *refs;     /* hold_max of them */
+	struct rx_ref *ref_free;
+	uint32_t hold_max;       /* frames lwIP and unread data may keep */
+	uint32_t held;
+#endif
 	uint8_t mac[6];
 	uint16_t mtu;
 	uint32_t ip;             /* network byte order */
@@ -210,29 +226,81 @@ bad_source(uint32_t src_be)
 	return src_be == lw.ip || b[0] == 127 || src_be == 0;
 }
 
+#ifdef NRF_LWIP_OWN
+static void
+rx_ref_free(struct pbuf *p)
+{
+	struct rx_ref *r = (struct rx_ref *)(void *)p;
+
+	/* After nrf_tp_dpdk_fini() began the pool is going away with its
+	 * mbufs: nothing to give back. */
+	if (nrf_tp_dp_ready())
+		nrf_tp_dp_rx_release(r->frame);
+	r->frame = NULL;
+	r->next = lw.ref_free;
+	lw.ref_free = r;
+	lw.held--;
+}
+
+/*
+ * Zero-copy while the pool has room: lwIP and unread connection data keep
+ * at most hold_max mbufs (a quarter of the pool), so a peer that does not
+ * read, or out-of-order queues, cannot starve the RX ring; beyond that,
+ * frames are copied into PBUF_POOL pbufs and the mbuf goes back at once.
+ */
+static struct pbuf *
+rx_ref(void *data, uint16_t len, void *frame)
+{
+	struct rx_ref *r = lw.ref_free;
+	struct pbuf *p;
+
+	if (r == NULL)
+		return NULL;
+	r->pc.custom_free_function = rx_ref_free;
+	p = pbuf_alloced_custom(PBUF_RAW, len, PBUF_REF, &r->pc, data, len);
+	if (p != NULL) {
+		lw.ref_free = r->next;
+		lw.held++;
+		r->frame = frame;
+	}
+	return p;
+}
+#endif
+
 static int
-rx_frame(void *arg, const void *data, uint16_t len)
+rx_frame(void *arg, void *data, uint16_t len, void *frame)
 {
 	struct netif *nif = arg;
 	const uint8_t *f = data;
 	struct pbuf *p;
 
+	(void)frame;
 	if (len < ETH_HLEN)
-		return -1;
+		return NRF_TP_DP_RX_DROP;
 	if (f[12] == ETHTYPE_IPV4_HI && f[13] == ETHTYPE_IPV4_LO) {
 		uint32_t src;
 
 		if (len < ETH_HLEN + 20)
-			return -1;
+			return NRF_TP_DP_RX_DROP;
 		memcpy(&src, f + ETH_HLEN + 12, 4);
 		if (bad_source(src))
-			return -1;
+			return NRF_TP_DP_RX_DROP;
 	} else if (f[12] != ETHTYPE_ARP_HI || f[13] != ETHTYPE_ARP_LO) {
-		return -1; /* IPv6, VLAN, ...: nothing here speaks them */
+		return NRF_TP_DP_RX_DROP; /* IPv6, VLAN, ...: nothing here speaks them */
 	}
 #ifdef NRF_LWIP_OWN
-	/* Our build: one PBUF_POOL element per frame (lwipopts.h sizes them
-	 * for a full Ethernet frame), no allocator call. */
+	p = rx_ref(data, len, frame);
+	if (p != NULL) {
+		/* lwIP owns p now, and through it the mbuf: whatever input()
+		 * says, freeing p gives the mbuf back (rx_ref_free()). */
+		if (nif->input(p, nif) != ERR_OK) {
+			pbuf_free(p);
+			return NRF_TP_DP_RX_KEPT | NRF_TP_DP_RX_DROP;
+		}
+		return NRF_TP_DP_RX_KEPT;
+	}
+	/* Held frames at the limit: one PBUF_POOL element per frame
+	 * (lwipopts.h sizes them for a full Ethernet frame). */
 	p = pbuf_alloc(PBUF_RAW, len, PBUF_POOL);
 #else
 	/* PBUF_RAM, not PBUF_POOL: Debian's liblwip 2.1.3 sizes its PBUF_POOL
@@ -241,10 +309,10 @@ rx_frame(void *arg, const void *data, uint16_t len)
 	p = pbuf_alloc(PBUF_RAW, len, PBUF_RAM);
 #endif
 	if (p == NULL)
-		return -1;
+		return NRF_TP_DP_RX_DROP;
 	if (pbuf_take(p, data, len) != ERR_OK || nif->input(p, nif) != ERR_OK) {
 		pbuf_free(p);
-		return -1;
+		return NRF_TP_DP_RX_DROP;
 	}
 	return 0;
 }
@@ -258,6 +326,20 @@ nrf_tp_lw_start(const struct nrf_tp_dpdk_conf *conf, const uint8_t mac[6], uint1
 	/* Random initial local ports (LWIP_RANDOMIZE_INITIAL_LOCAL_PORTS uses
 	 * rand()), different in every process. */
 	srand((unsigned int)(nrf_tp_dp_tsc() ^ (nrf_tp_dp_tsc() >> 32)));
+#ifdef NRF_LWIP_OWN
+	if (lw.refs == NULL) {
+		uint32_t i;
+
+		lw.hold_max = conf->mbufs / 4;
+		lw.refs = calloc(lw.hold_max > 0 ? lw.hold_max : 1, sizeof(*lw.refs));
+		if (lw.refs == NULL)
+			return NRF_ENOMEM;
+		for (i = 0; i < lw.hold_max; i++) {
+			lw.refs[i].next = lw.ref_free;
+			lw.ref_free = &lw.refs[i];
+		}
+	}
+#endif
 	lwip_init();
 	memcpy(lw.mac, mac, 6);
 	lw.mtu = mtu;

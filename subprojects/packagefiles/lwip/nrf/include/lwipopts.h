@@ -42,6 +42,8 @@
 #define MEMP_NUM_ARP_QUEUE 64
 #define MEMP_NUM_SYS_TIMEOUT 8
 #define MEMP_NUM_PBUF 256            /* PBUF_REF/ROM: unused by nrfwd */
+/* RX frames referenced in place (tp_lwip.c: pbuf_custom over the mbuf). */
+#define LWIP_SUPPORT_CUSTOM_PBUF 1
 #define MEMP_NUM_UDP_PCB 1
 #define MEMP_NUM_RAW_PCB 1
 /* RX frames: one pool element per Ethernet frame (1514 bytes, single
