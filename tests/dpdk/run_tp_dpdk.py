@@ -340,6 +340,48 @@ def c_badsum(ip, port, args):
     print('bad checksums dropped, good SYN answered (rx_drop=%s)' % st['rx_drop'])
 
 
+def c_hold(ip, port, args):
+    """Connections whose data the server leaves unread (HOLD) while more
+    arrives than the transport may keep in the port's buffers (a quarter of
+    the mbuf pool: the server runs with --mbufs 4095): the port must go on
+    receiving (an echo works meanwhile), and once released every byte
+    arrives (GOT n)."""
+    n, nbytes = int(args[0]), int(args[1])
+    socks = []
+    for _ in range(n):
+        s = connect(ip, port)
+        s.sendall(b'HOLD\n')
+        socks.append(s)
+    results = [None] * n
+    data = pattern(0, nbytes)
+
+    def push(i):
+        s = socks[i]
+        try:
+            s.sendall(data)
+            s.shutdown(socket.SHUT_WR)
+            results[i] = recv_line(s)
+        except OSError as e:
+            results[i] = 'error %s' % e
+
+    threads = [threading.Thread(target=push, args=(i,)) for i in range(n)]
+    for t in threads:
+        t.start()
+    time.sleep(1.5)  # the windows fill
+    e = connect(ip, port)
+    e.sendall(b'ECHO\n' + pattern(0, 3000))
+    assert recv_exact(e, 3000) == pattern(0, 3000), 'echo while data is held'
+    e.close()
+    assert command(ip, port, 'RELEASE') == 'RELEASED %d' % n
+    for t in threads:
+        t.join(60)
+    for s in socks:
+        s.close()
+    bad = [r for r in results if r != 'GOT %d' % nbytes]
+    assert not bad, 'held connections: %s' % bad[:3]
+    print('%d connections x %d bytes held unread, then all delivered' % (n, nbytes))
+
+
 def c_reset(ip, port, _args):
     before = stats(ip, port)
     linger0 = struct.pack('ii', 1, 0)
@@ -460,6 +502,7 @@ CLIENT = {
     'unreachable': c_unreachable,
     'spoof': c_spoof,
     'badsum': c_badsum,
+    'hold': c_hold,
     'group': c_group,
     'pingpong': c_pingpong,
     'stats': c_stats,
@@ -668,7 +711,8 @@ class Runner:
         mode = ['--poll-lcore'] if self.two else []
         p = self.start(ns_a, self.eal2 + [
             '--vdev=net_af_packet0,iface=%s,qpairs=1,qdisc_bypass=1' % a],
-            ['--ip', srv_ip + '/24', '--port', str(port), '--deadline-s', '300'] + mode)
+            ['--ip', srv_ip + '/24', '--port', str(port), '--deadline-s', '300',
+             '--mbufs', '4095'] + mode)
         c = lambda *a, **k: self.client(ns_b, *a, **k)
         self.check('af_packet: accept/read/write/close', c, 'echo_basic', srv_ip, port)
         self.check('af_packet: 200 connections', c, 'echo_many', srv_ip, port, 200)
@@ -687,6 +731,8 @@ class Runner:
         self.check('af_packet: spoofed own-address SYN dropped', c, 'spoof', srv_ip, port, _b)
         self.check('af_packet: bad IP/TCP checksums dropped', c, 'badsum', srv_ip, port, _b,
                    my_ip)
+        self.check('af_packet: 32 x 300 KB held unread, port still receives', c, 'hold',
+                   srv_ip, port, 32, 300000)
         self.check('af_packet: peer reset', c, 'reset', srv_ip, port)
         self.check('af_packet: close from another handler', c, 'group', srv_ip, port, 16)
         self.check('af_packet: 2000 round trips', c, 'pingpong', srv_ip, port, 2000)

@@ -7,7 +7,7 @@
  *
  *   tp_dpdk_echo EAL-ARGS -- --ip A.B.C.D/LEN [--gw A.B.C.D] [--port N]
  *       [--idle-spin N] [--idle-sleep-us N] [--idle-sleep-max-us N] [--arp-probe-ms N]
- *       [--deadline-s N] [--pci-nic] [--poll-thread | --poll-lcore]
+ *       [--deadline-s N] [--mbufs N] [--pci-nic] [--poll-thread | --poll-lcore]
  *
  * The loop is polled by the main thread, or (--poll-thread) by a plain
  * pthread as the runtime's workers do, or (--poll-lcore) on the data-path
@@ -26,6 +26,10 @@
  *                        k connections to a kernel echo server, n pattern
  *                        bytes each, echo checked; answers
  *                        "DONE ok=<a> fail=<b> err=<first error>"
+ *   HOLD                 read nothing more (the data stays queued in the
+ *                        transport) until a RELEASE, then as SINK
+ *   RELEASE              every HOLD connection turns SINK; answers
+ *                        "RELEASED <n>"
  *   STATS                one line of counters
  *   QUIT                 answer "BYE", stop, exit 0
  * Exit status: 0 after QUIT, 2 on the deadline, 10 - code when
@@ -58,6 +62,7 @@ enum mode {
 	M_GROUP,
 	M_REPLY,      /* write buf, then close */
 	M_WAIT,       /* CONNECT running: wait for its DONE */
+	M_HOLD,       /* read nothing until RELEASE, then SINK */
 	M_UP_CONNECTING,
 	M_UP,
 };
@@ -420,6 +425,22 @@ run_command(struct sess *s, char *line, size_t rest_off, size_t rest_len)
 			group_fire(g);
 	} else if (sscanf(line, "CONNECT %63s %u %llu %u", ip, &port, &n, &k) == 4) {
 		start_connect(s, ip, port, n, k);
+	} else if (strcmp(line, "HOLD") == 0) {
+		s->mode = M_HOLD;
+		s->got = rest_len;
+	} else if (strcmp(line, "RELEASE") == 0) {
+		char out[64];
+		unsigned int i, k = 0;
+
+		for (i = 0; i < n_sess; i++) {
+			if (sess[i].used == 1 && sess[i].mode == M_HOLD) {
+				sess[i].mode = M_SINK;
+				k++;
+				pump_sink(&sess[i]);
+			}
+		}
+		snprintf(out, sizeof(out), "RELEASED %u\n", k);
+		reply(s, out);
 	} else if (strcmp(line, "STATS") == 0) {
 		char out[1024];
 
@@ -519,6 +540,8 @@ on_event(void *ctx, unsigned int ev)
 		if (ev & (NRF_TP_EV_IN | NRF_TP_EV_OUT | NRF_TP_EV_ERR))
 			pump_up(s);
 		break;
+	case M_HOLD:
+		break; /* the data waits in the transport until RELEASE */
 	}
 }
 
@@ -627,6 +650,8 @@ parse_app_args(int argc, char **argv, struct nrf_tp_dpdk_conf *conf, unsigned in
 			conf->idle_sleep_max_us = (uint32_t)strtoul(v, NULL, 10);
 		} else if (strcmp(a, "--arp-probe-ms") == 0) {
 			conf->arp_probe_ms = (uint32_t)strtoul(v, NULL, 10);
+		} else if (strcmp(a, "--mbufs") == 0) {
+			conf->mbufs = (uint32_t)strtoul(v, NULL, 10);
 		} else if (strcmp(a, "--deadline-s") == 0) {
 			deadline_s = (unsigned int)atoi(v);
 		} else {
