@@ -4,6 +4,8 @@
 #
 # Usage: scripts/setup.sh [BUILD_DIR]   (default: build)
 # Env:   NRFWD_SKIP_APT=1  skip the package step (already installed)
+#        NRFWD_LWIP=system  do not fetch lwIP's source: the DPDK transport
+#                           then uses Debian's liblwip (decision 0008)
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")/.." && pwd)
@@ -16,7 +18,7 @@ pkgs=(
 	libhyperscan-dev libjansson-dev libmicrohttpd-dev libssl-dev
 	googletest libgtest-dev
 	clang libclang-rt-dev
-	liblwip-dev
+	liblwip-dev dpkg-dev xz-utils
 	iproute2 ethtool curl haproxy jq python3
 )
 
@@ -41,6 +43,14 @@ if [ "${NRFWD_SKIP_APT:-0}" != 1 ]; then
 fi
 
 cd "$here"
+# lwIP for the DPDK transport: our own build from Debian's source package
+# (meson subproject, decision 0008); without it meson falls back to
+# Debian's liblwip.
+if [ "${NRFWD_LWIP:-auto}" = system ]; then
+	echo "setup: NRFWD_LWIP=system: the DPDK transport uses Debian's liblwip"
+elif ! scripts/fetch_lwip.sh; then
+	echo "setup: lwIP source not fetched (reason above): the DPDK transport uses Debian's liblwip"
+fi
 if [ -f "$builddir/build.ninja" ]; then
 	meson setup --reconfigure "$builddir" >/dev/null
 else
