@@ -832,9 +832,7 @@ nrf_tp_dp_rx(nrf_tp_dp_rx_fn fn, void *arg)
 {
 	struct rte_mbuf *pkts[BURST_MAX];
 	struct acct *a = cur_acct();
-	uint16_t n, i;
-
-	uint16_t nfree = 0;
+	uint16_t n, i, nfree = 0;
 	int r;
 
 	n = rte_eth_rx_burst(dp.port, 0, pkts, dp.conf.burst);
