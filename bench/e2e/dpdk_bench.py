@@ -538,8 +538,10 @@ def main():
     user_c = [c for c, _ in COMPONENTS[1:]]
     reading = [
         f"The target (DPDK at most 0.8× the kernel path's CPU per forwarded request) is **"
-        f"{'met' if ratio <= 0.8 else 'missed'}** here: {dp_us:.1f} µs of DPDK busy time against "
-        f"{k_us:.1f} µs of kernel-nrfwd CPU per request ({ratio:.2f}×). Counting the "
+        f"{'met' if ratio <= 0.8 and ratio_pc <= 0.8 else 'missed'}** here: {dp_us:.1f} µs of DPDK "
+        f"busy time against {k_us:.1f} µs of kernel-nrfwd CPU per request ({ratio:.2f}×); with the "
+        f"DPDK process's CPU time, which does not count the time other users of core 1 preempted "
+        f"it, {dp_pc * 1e6:.1f} µs ({ratio_pc:.2f}×). Counting the "
         "benchmark's own tasks, which includes the receive work the kernel path leaves on the "
         f"senders' core: {dp_task * 1e6:.1f} against {k_task * 1e6:.1f} µs ({ratio_task:.2f}×; "
         f"both cores, other users included: {ratio_mach:.2f}×).",
@@ -583,12 +585,14 @@ def main():
             "to cut.",
         ]
     if len(names) > 4 and names[4] in results and results[names[4]]:
-        a_us, a_mach = med(names[4], "proxy", 1e6)[0], med(names[4], "machine", 1e6)[0]
+        a_us, a_pc = med(names[4], "proxy", 1e6)[0], med(names[4], "proc_cpu", 1e6)[0]
+        a_task = med(names[4], "tasks", 1e6)[0]
         reading += [
             "",
-            f"The two lwIP builds in the same rounds: {names[0]} {dp_us:.1f} µs busy per request, "
-            f"{names[4]} {a_us:.1f} µs ({dp_us / a_us if a_us else 0:.2f}×); machine "
-            f"{dp_mach * 1e6:.1f} against {a_mach:.1f} µs."
+            f"The two lwIP builds in the same rounds: process CPU per request {dp_pc * 1e6:.1f} µs "
+            f"({names[0]}) against {a_pc:.1f} µs ({names[4]}), {dp_pc * 1e6 / a_pc if a_pc else 0:.2f}×; "
+            f"busy time {dp_us:.1f} against {a_us:.1f} µs; the benchmark's tasks "
+            f"{dp_task * 1e6:.1f} against {a_task:.1f} µs."
             + (f" lwIP's own share: {us[names[0]][user_c[0]]:.1f} against "
                f"{us[names[4]][user_c[0]]:.1f} µs per request." if names[4] in us and names[0] in us
                else ""),
