@@ -53,6 +53,7 @@
 
 #include "nrf_common.h"
 #include "nrf_err.h"
+#include "nrf_log.h"
 #include "nrf_tp.h"
 #include "nrf_tp_dpdk.h"
 #include "tp_dpdk_shim.h"
@@ -363,11 +364,21 @@ nrf_tp_lw_start(const struct nrf_tp_dpdk_conf *conf, const uint8_t mac[6], uint1
 	return 0;
 }
 
+#ifdef NRF_LWIP_OWN
+/* nrf_sys_arch.c of the own build: lwIP assertions that failed. */
+extern unsigned long nrf_lwip_assert_count;
+#endif
+
 void
 nrf_tp_lw_stop(void)
 {
 	if (!lw.up)
 		return;
+#ifdef NRF_LWIP_OWN
+	if (nrf_lwip_assert_count > 0)
+		NRF_LOG(WARN, "tp-lwip", "%lu lwIP assertion(s) failed while running (see the "
+			"\"lwip: assertion\" lines)", nrf_lwip_assert_count);
+#endif
 	netif_set_down(&lw.netif);
 	netif_remove(&lw.netif);
 	lw.up = false;

@@ -11,6 +11,7 @@
 #include <vector>
 
 extern "C" {
+#include "lwip/debug.h"
 #include "lwip/inet_chksum.h"
 #include "lwip/ip_addr.h"
 #include "lwip/sys.h"
@@ -45,6 +46,23 @@ ref_sum(const uint8_t *p, size_t n)
 }
 
 } // namespace
+
+extern "C" unsigned long nrf_lwip_assert_count;
+
+#ifdef NDEBUG
+TEST(LwipOwn, AssertionLogsAndCountsInReleaseBuilds)
+{
+	unsigned long before = nrf_lwip_assert_count;
+
+	LWIP_ASSERT("test assertion", 0); // logged, counted, no abort
+	EXPECT_EQ(nrf_lwip_assert_count, before + 1);
+}
+#else
+TEST(LwipOwnDeathTest, AssertionAbortsInDebugBuilds)
+{
+	EXPECT_DEATH(LWIP_ASSERT("test assertion", 0), "lwip: assertion \"test assertion\" failed");
+}
+#endif
 
 TEST(LwipOwn, ChecksumMatchesReferenceForEveryLengthAndAlignment)
 {
