@@ -14,10 +14,13 @@ with TSO/GSO off on its veth end (MSS-sized frames, like lwIP's); each
 figure is the median over the rounds with (min..max).
 
 Per system: requests/s, p50/p99 latency (h2load --log-file), and CPU per
-request measured three ways:
+request measured several ways:
   - proxy: DPDK busy cycles (nrfwd_dpdk_cycles_total{kind="busy"} from its
     /metrics, the loop's iterations that did work, h2/rt included) / requests;
     kernel proxies: utime+stime of the process / requests;
+  - proxy process: utime+stime for every proxy (DPDK: polling included, time
+    preempted by other users of the core not);
+  - bench tasks: h2load + upstream + proxy + irq/softirq of both cores;
   - core 1: everything that ran on the proxy's core (/proc/stat), which for
     DPDK includes the poll loop's spinning between bursts;
   - machine: both cores (client and upstream included, the same for all).
