@@ -31,7 +31,7 @@ Writes the section between <!-- begin dpdk --> / <!-- end dpdk --> of
 docs/benchmarks.md. Not part of the tests. Needs root. Usage:
   python3 bench/e2e/dpdk_bench.py [--build-dir build] [--requests 100000]
       [--rounds 5] [--clients 8] [--streams 32] [--dpdk-opt KEY=JSON]... [--no-perf]
-      [--no-write] [--alt-build DIR] [--hugepages]
+      [--no-write] [--alt-build DIR] [--hugepages] [--rps]
 --alt-build adds a second DPDK nrfwd from another build directory to every
 round (e.g. one configured with -Dlwip=system: Debian's liblwip against the
 own lwIP build of decision 0008), with its own perf run.
@@ -120,6 +120,13 @@ class Bench:
         # kernel-socket proxies, no GRO into af_packet.
         D.sh("ethtool", "-K", self.dev_c, "tx", "off", "tso", "off", "gso", "off", ns=self.ns_c)
         D.sh("ethtool", "-K", self.dev_p, "gro", "off", ns=self.ns_p, check=False)
+        if getattr(self.args, "rps", False):
+            # Each side's receive work on its own core, as a NIC's interrupt
+            # and softirq would put it: the client end's (h2load, upstream)
+            # on core 0, the proxy end's on core 1. Without it a veth runs
+            # the receiver's IP/TCP input in the sender's context.
+            for ns, dev, mask in ((self.ns_c, self.dev_c, "1"), (self.ns_p, self.dev_p, "2")):
+                D.sh("sh", "-c", f"echo {mask} > /sys/class/net/{dev}/queues/rx-0/rps_cpus", ns=ns)
         D.sh("ip", "addr", "add", CLIENT_IP + "/24", "dev", self.dev_c, ns=self.ns_c)
         D.sh("ip", "addr", "add", KERN_IP + "/24", "dev", self.dev_p, ns=self.ns_p)
         for ns, dev in ((self.ns_c, self.dev_c), (self.ns_p, self.dev_p)):
@@ -419,6 +426,8 @@ def main():
                     help="a second DPDK nrfwd from this build directory in every round")
     ap.add_argument("--hugepages", action="store_true",
                     help="EAL memory from hugepages when free (default: --no-huge --no-shconf)")
+    ap.add_argument("--rps", action="store_true",
+                    help="RPS on both veth ends: each side's receive work on its own core")
     ap.add_argument("--no-perf", action="store_true")
     ap.add_argument("--no-write", action="store_true")
     args = ap.parse_args()
