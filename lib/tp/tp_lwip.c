@@ -29,8 +29,17 @@
  * carries them): a request/response peer sees one segment where it saw
  * two. Out-of-order segments, FINs and timers still ACK at once.
  *
+ * Two lwIPs (decision 0008): our own build (NRF_LWIP_OWN, NO_SYS=1, pools,
+ * checksums per netif) and Debian's liblwip. With the own build received
+ * frames are read in place (a pbuf_custom over the mbuf, given back when
+ * the pbuf is freed) up to a quarter of the mbuf pool, then copied into
+ * PBUF_POOL pbufs; lwIP leaves out the checksums the port offloads. With
+ * Debian's, every frame is copied into a PBUF_RAM pbuf and every checksum
+ * is lwIP's.
+ *
  * Loopback traffic is impossible here on purpose: lwIP's netif loopback
- * path hands packets to the tcpip thread (an assertion abort without one),
+ * path (Debian's build; ours has none) hands packets to the tcpip thread
+ * (an assertion abort without one),
  * so connects to the own address or 127/8 fail at once and frames that
  * claim such a source are dropped before lwIP sees them (one spoofed SYN
  * would otherwise abort the process). Only IPv4 and ARP frames reach lwIP.
