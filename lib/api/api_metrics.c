@@ -310,13 +310,16 @@ dpdk(struct api_buf *b, const struct api_metrics_in *in)
 		api_buf_printf(b, "nrfwd_dpdk_frames_total{lcore=\"%d\",dir=\"tx\"} %llu\n",
 			d->lcore, (unsigned long long)d->lc.tx_frames);
 	}
-	head(b, "nrfwd_dpdk_arp_shared_total", "counter",
-		"ARP frames a worker copied to the other workers (out), or got from them (in).");
+	head(b, "nrfwd_dpdk_worker_frames_total", "counter",
+		"Frames between DPDK worker processes: ARP copies sent to the others, frames of "
+		"another worker's connection handed to it, frames received from the others.");
 	EACH_DP(i, d) {
-		api_buf_printf(b, "nrfwd_dpdk_arp_shared_total{lcore=\"%d\",dir=\"out\"} %llu\n",
-			d->lcore, (unsigned long long)d->lc.arp_shared);
-		api_buf_printf(b, "nrfwd_dpdk_arp_shared_total{lcore=\"%d\",dir=\"in\"} %llu\n",
-			d->lcore, (unsigned long long)d->lc.arp_received);
+		api_buf_printf(b, "nrfwd_dpdk_worker_frames_total{lcore=\"%d\",kind=\"arp_out\"} "
+			"%llu\n", d->lcore, (unsigned long long)d->lc.arp_shared);
+		api_buf_printf(b, "nrfwd_dpdk_worker_frames_total{lcore=\"%d\",kind=\"steered_out\"} "
+			"%llu\n", d->lcore, (unsigned long long)d->lc.steered);
+		api_buf_printf(b, "nrfwd_dpdk_worker_frames_total{lcore=\"%d\",kind=\"in\"} %llu\n",
+			d->lcore, (unsigned long long)d->lc.from_workers);
 	}
 	head(b, "nrfwd_dpdk_frames_dropped_total", "counter",
 		"Frames dropped by the DPDK worker: rx not for the stack (not IPv4/ARP, own or "

@@ -13,9 +13,17 @@
  * process per core (DESIGN.md section 3): a primary process owns the port
  * with one queue pair per worker and runs no stack (role PRIMARY), and every
  * worker is a DPDK secondary process polling its own queue pair with its own
- * lwIP (role SECONDARY). Frames that are not TCP/UDP for one connection
- * (ARP) are shared between the workers through rings (see
- * nrf_tp_dpdk_conf.role). docs/decisions/0008-mp-workers.md.
+ * lwIP (role SECONDARY). docs/decisions/0008-mp-workers.md.
+ *
+ * Which worker owns a frame: the workers share the port's address, so each
+ * opens its outgoing connections from local ports of its own share of the
+ * ephemeral range (49152..65535, port % workers == worker). A TCP frame to
+ * such a port that the device put on another worker's queue is handed to
+ * its owner through a ring (no copy); every other TCP frame belongs to the
+ * worker that received it (the device keeps a client's flow on one queue).
+ * ARP frames are copied to every other worker (except a request for our
+ * own address, which the receiving worker answers). Listen ports must be
+ * below 49152 with several workers.
  *
  * Start-up, on the control thread, before any worker exists:
  *
@@ -268,7 +276,9 @@ struct nrf_tp_dpdk_lcore_stats {
 	uint64_t rx_dropped;       /**< frames not given to lwIP: not IPv4/ARP,
 	                            * a loopback/own source address, no memory */
 	uint64_t arp_shared;       /**< ARP frames copied to the other workers */
-	uint64_t arp_received;     /**< ARP frames other workers copied here */
+	uint64_t steered;          /**< frames of another worker's connection
+	                            * handed to it (see nrf_tp_dpdk_conf.role) */
+	uint64_t from_workers;     /**< frames other workers handed here */
 };
 
 /**

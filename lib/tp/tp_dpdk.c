@@ -25,6 +25,8 @@
 #include <rte_errno.h>
 #include <rte_ethdev.h>
 #include <rte_ether.h>
+#include <rte_ip.h>
+#include <rte_tcp.h>
 #include <rte_launch.h>
 #include <rte_lcore.h>
 #include <rte_log.h>
@@ -46,8 +48,9 @@
 #define TX_RETRIES 3
 #define ETH_MIN_FRAME 60
 #define STD_MTU 1500
-#define ARP_RING_NAME "nrf_arp_%u"
-#define ARP_RING_SIZE 1024
+#define ARP_RING_NAME "nrf_wk_%u"
+#define ARP_RING_SIZE 4096
+#define EPHEMERAL_FIRST 49152u
 
 /* Accounting slot of one lcore; the last slot takes threads without one. */
 struct acct {
@@ -1010,14 +1013,51 @@ nrf_tp_dp_idle(uint32_t empty, int timeout_ms)
 }
 
 /*
- * ARP between workers. A queue receives the frames of its own flows, but an
- * ARP reply answers whichever worker asked, and a gratuitous ARP or a
- * request from a neighbour teaches every worker. So each worker copies the
- * ARP frames it receives into the rings of the others, except a request for
- * our own address (it answers that itself; the others would only answer
- * again). Copies are marked in mbuf->port so they are not shared twice.
+ * Frames between workers (one ring per worker, many producers).
+ *
+ * ARP: an ARP reply answers whichever worker asked, and a gratuitous ARP or
+ * a request from a neighbour teaches every worker. So each worker copies
+ * the ARP frames it receives into the rings of the others, except a request
+ * for our own address (it answers that itself; the others would only
+ * answer again). Copies are marked in mbuf->port so they are not shared
+ * twice.
+ *
+ * TCP: a worker's outgoing connections use local ports p with
+ * p % queues == its queue (nrf_tp_dp_next_port()). The device may put the
+ * answer on another queue: net_tap's kernel side records a flow's queue only
+ * after it has delivered the flow's first frame, so the peer's SYN-ACK can
+ * beat it; a NIC's RSS hash knows nothing of our port shares. Such a frame
+ * goes to its owner's ring as it is; without this the wrong lwIP would
+ * answer it with a reset.
  */
 #define ARP_SHARED_MARK UINT16_MAX
+
+/* The worker owning TCP frame @p m, or -1: this one (not TCP, or not to one
+ * of the workers' outgoing ports). IPv4 without VLAN: what lwIP takes. */
+static int
+steer_owner(const struct rte_mbuf *m)
+{
+	const struct rte_ether_hdr *eh = rte_pktmbuf_mtod(m, const struct rte_ether_hdr *);
+	const struct rte_ipv4_hdr *ih;
+	const struct rte_tcp_hdr *th;
+	unsigned int ihl;
+	uint16_t dport;
+
+	if (m->data_len < sizeof(*eh) + sizeof(*ih) + sizeof(*th) ||
+		eh->ether_type != rte_cpu_to_be_16(RTE_ETHER_TYPE_IPV4))
+		return -1;
+	ih = (const struct rte_ipv4_hdr *)(eh + 1);
+	ihl = (ih->version_ihl & 0x0fu) * 4u;
+	if (ih->next_proto_id != IPPROTO_TCP || ihl < sizeof(*ih) ||
+		m->data_len < sizeof(*eh) + ihl + sizeof(*th) ||
+		(ih->fragment_offset & rte_cpu_to_be_16(RTE_IPV4_HDR_OFFSET_MASK)) != 0)
+		return -1;
+	th = (const struct rte_tcp_hdr *)((const char *)ih + ihl);
+	dport = rte_be_to_cpu_16(th->dst_port);
+	if (dport < EPHEMERAL_FIRST)
+		return -1;
+	return (int)(dport % dp.nq);
+}
 
 static void
 arp_share(struct rte_mbuf *m, struct acct *a)
@@ -1026,7 +1066,8 @@ arp_share(struct rte_mbuf *m, struct acct *a)
 	const struct rte_arp_hdr *ah;
 	uint16_t q;
 
-	if (m->nb_segs != 1 || m->data_len < sizeof(*eh) + sizeof(*ah))
+	if (m->port == ARP_SHARED_MARK || m->nb_segs != 1 ||
+		m->data_len < sizeof(*eh) + sizeof(*ah))
 		return;
 	eh = rte_pktmbuf_mtod(m, const struct rte_ether_hdr *);
 	if (eh->ether_type != rte_cpu_to_be_16(RTE_ETHER_TYPE_ARP))
@@ -1059,7 +1100,7 @@ arp_take(struct rte_mbuf **pkts, uint16_t room)
 	if (room == 0)
 		return 0;
 	n = rte_ring_sc_dequeue_burst(dp.arp[dp.queue], (void **)pkts, room, NULL);
-	cur_acct()->st.arp_received += n;
+	cur_acct()->st.from_workers += n;
 	return (uint16_t)n;
 }
 
@@ -1071,8 +1112,30 @@ nrf_tp_dp_rx(nrf_tp_dp_rx_fn fn, void *arg)
 	uint16_t n, i;
 
 	n = rte_eth_rx_burst(dp.port, dp.queue, pkts, dp.conf.burst);
-	if (dp.nq > 1 && dp.arp[dp.queue] != NULL)
+	if (dp.nq > 1 && dp.arp[dp.queue] != NULL) {
+		uint16_t k = 0;
+
+		for (i = 0; i < n; i++) {
+			struct rte_mbuf *m = pkts[i];
+			int owner = steer_owner(m);
+
+			if (owner >= 0 && owner != dp.queue) {
+				if (rte_ring_mp_enqueue(dp.arp[owner], m) != 0) {
+					rte_pktmbuf_free(m);
+					a->st.rx_dropped++;
+				} else {
+					a->st.steered++;
+				}
+				continue;
+			}
+			if (owner < 0)
+				arp_share(m, a);
+			pkts[k++] = m;
+		}
+		a->st.rx_frames += n - k; /* received here, processed elsewhere */
+		n = k;
 		n += arp_take(pkts + n, (uint16_t)(dp.conf.burst - n));
+	}
 	if (n == 0)
 		return 0;
 	for (i = 0; i < n; i++) {
@@ -1080,8 +1143,6 @@ nrf_tp_dp_rx(nrf_tp_dp_rx_fn fn, void *arg)
 
 		if (i + 1 < n)
 			rte_prefetch0(rte_pktmbuf_mtod(pkts[i + 1], void *));
-		if (dp.nq > 1 && dp.arp[dp.queue] != NULL && m->port != ARP_SHARED_MARK)
-			arp_share(m, a);
 		/* No scatter offload is configured and a standard frame fits
 		 * one mbuf: a chained mbuf is not ours to handle. */
 		if (m->nb_segs != 1 || fn(arg, rte_pktmbuf_mtod(m, void *), m->data_len) != 0)
@@ -1137,6 +1198,25 @@ nrf_tp_dp_tx_flush(void)
 	a->st.tx_frames += done;
 	dp.ntx = 0;
 	return done;
+}
+
+uint16_t
+nrf_tp_dp_next_port(void)
+{
+	static uint32_t next;
+	uint32_t span = 65536u - 49152u, p;
+
+	if (dp.nq <= 1)
+		return 0;
+	/* 49152 is a multiple of every queue count up to 16 but 5, 7, 9..:
+	 * count in the worker's own residue class. */
+	if (next == 0)
+		next = 49152u + (dp.queue + dp.nq - 49152u % dp.nq) % dp.nq;
+	p = next;
+	next += dp.nq;
+	if (next >= 49152u + span)
+		next = 0;
+	return (uint16_t)p;
 }
 
 uint64_t

@@ -53,10 +53,12 @@
 
 #include "nrf_common.h"
 #include "nrf_err.h"
+#include "nrf_log.h"
 #include "nrf_tp.h"
 #include "nrf_tp_dpdk.h"
 #include "tp_dpdk_shim.h"
 
+#define MOD "tp-dpdk"
 #define DEFAULT_BACKLOG 1024
 #define POLL_TICKS 2   /* lwIP poll callback every 2 x 500 ms */
 #define ETH_HLEN 14
@@ -665,6 +667,15 @@ lw_listen(struct nrf_tp_loop *loop, const struct nrf_tp_addr *addr, int backlog,
 		*err = NRF_EIO;
 		return NULL;
 	}
+	/* Worker processes split the ephemeral ports between them (frames to
+	 * them are steered by port): a listener cannot live there. */
+	if (nrf_tp_dp_next_port() != 0 && (addr->port == 0 || addr->port >= 49152)) {
+		NRF_LOG(ERR, MOD, "listen port %u: with several DPDK workers listen ports must "
+			"be 1..49151 (49152..65535 are split between the workers)", addr->port);
+		errno = EADDRNOTAVAIL;
+		*err = NRF_EIO;
+		return NULL;
+	}
 	l = calloc(1, sizeof(*l));
 	pcb = l != NULL ? tcp_new_ip_type(IPADDR_TYPE_V4) : NULL;
 	if (pcb == NULL) {
@@ -750,6 +761,8 @@ lw_connect(struct nrf_tp_loop *loop, const struct nrf_tp_addr *addr, int *err)
 	ip4_addr_t dst;
 	ip_addr_t ip;
 	uint32_t a;
+	uint16_t lport;
+	unsigned int tries;
 	err_t e;
 
 	if (addr->family != 4 || addr->port == 0) {
@@ -779,6 +792,17 @@ lw_connect(struct nrf_tp_loop *loop, const struct nrf_tp_addr *addr, int *err)
 	c->peer = *addr;
 	conn_attach(c, pcb);
 	ip_addr_set_ip4_u32_val(ip, a);
+	/* Worker processes sharing one address bind to ports of their own. */
+	for (tries = 0; (lport = nrf_tp_dp_next_port()) != 0; tries++) {
+		if (tcp_bind(pcb, IP4_ADDR_ANY, lport) == ERR_OK)
+			break;
+		if (tries == 256) {
+			tcp_abort(conn_detach(c));
+			free(c);
+			*err = NRF_EIO; /* this worker's ports are all in use */
+			return NULL;
+		}
+	}
 	e = tcp_connect(pcb, &ip, addr->port, on_connected);
 	if (e != ERR_OK) {
 		/* ERR_RTE: no route; ERR_MEM; ERR_USE: no local port. */

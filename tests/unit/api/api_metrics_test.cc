@@ -277,7 +277,8 @@ TEST(ApiMetrics, EveryWorkerHasItsRequestsConnectionsAndCostPerRequest)
 	dp[0].tsc_hz = 1000000000ull;
 	dp[0].lc.busy_cycles = 20000000; /* 20 ms busy */
 	dp[0].lc.arp_shared = 4;
-	dp[0].lc.arp_received = 5;
+	dp[0].lc.steered = 6;
+	dp[0].lc.from_workers = 5;
 	api_metrics_in in = {};
 	in.st = &st;
 	in.workers = wi;
@@ -296,8 +297,9 @@ TEST(ApiMetrics, EveryWorkerHasItsRequestsConnectionsAndCostPerRequest)
 	EXPECT_DOUBLE_EQ(s["nrfwd_worker_busy_seconds_total{worker=\"1\"}"], 3.0);
 	EXPECT_DOUBLE_EQ(s["nrfwd_worker_busy_us_per_request{worker=\"0\"}"], 20.0);
 	EXPECT_DOUBLE_EQ(s["nrfwd_worker_busy_us_per_request{worker=\"1\"}"], 6000.0);
-	EXPECT_EQ(s["nrfwd_dpdk_arp_shared_total{lcore=\"3\",dir=\"out\"}"], 4);
-	EXPECT_EQ(s["nrfwd_dpdk_arp_shared_total{lcore=\"3\",dir=\"in\"}"], 5);
+	EXPECT_EQ(s["nrfwd_dpdk_worker_frames_total{lcore=\"3\",kind=\"arp_out\"}"], 4);
+	EXPECT_EQ(s["nrfwd_dpdk_worker_frames_total{lcore=\"3\",kind=\"steered_out\"}"], 6);
+	EXPECT_EQ(s["nrfwd_dpdk_worker_frames_total{lcore=\"3\",kind=\"in\"}"], 5);
 	/* worker 1 has no poll loop: no DPDK series for it */
 	EXPECT_EQ(e.text.find("lcore=\"0\""), std::string::npos);
 }
