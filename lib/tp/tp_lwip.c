@@ -47,6 +47,7 @@
 #include "lwip/ip_addr.h"
 #include "lwip/netif.h"
 #include "lwip/pbuf.h"
+#include "lwip/priv/tcp_priv.h"
 #include "lwip/tcp.h"
 #include "lwip/timeouts.h"
 #include "netif/ethernet.h"
@@ -177,6 +178,43 @@ bad_source(uint32_t src_be)
 	return src_be == lw.ip || b[0] == 127 || src_be == 0;
 }
 
+/*
+ * A new SYN for a 4-tuple lwIP still holds in TIME_WAIT (nrfwd closed the
+ * client's previous connection first). lwIP answers it with an ACK of the
+ * old connection and ignores the client's RST (RFC 1337), so the client
+ * could not connect from that port again for 2 MSL (two minutes) - and
+ * clients reuse ports sooner under load. Linux's own TIME_WAIT accepts a
+ * SYN whose sequence number is past the old connection's (RFC 6191 without
+ * timestamps): do the same by dropping the TIME_WAIT pcb before lwIP sees
+ * the SYN.
+ */
+static void
+tw_reuse(const uint8_t *ip, uint16_t len, uint32_t src)
+{
+	const uint8_t *th;
+	unsigned int ihl = (ip[0] & 0x0fu) * 4u;
+	uint16_t sport, dport;
+	uint32_t seq;
+	struct tcp_pcb *pcb;
+
+	if (ip[9] != 6 || ihl < 20 || len < ihl + 20u || (ip[6] & 0x3fu) != 0 || ip[7] != 0)
+		return; /* not TCP, or a fragment */
+	th = ip + ihl;
+	if ((th[13] & (TCP_SYN | TCP_ACK | TCP_RST)) != TCP_SYN || tcp_tw_pcbs == NULL)
+		return;
+	sport = (uint16_t)(th[0] << 8 | th[1]);
+	dport = (uint16_t)(th[2] << 8 | th[3]);
+	seq = (uint32_t)th[4] << 24 | (uint32_t)th[5] << 16 | (uint32_t)th[6] << 8 | th[7];
+	for (pcb = tcp_tw_pcbs; pcb != NULL; pcb = pcb->next) {
+		if (pcb->local_port == dport && pcb->remote_port == sport &&
+			ip4_addr_get_u32(ip_2_ip4(&pcb->remote_ip)) == src) {
+			if (TCP_SEQ_GT(seq, pcb->rcv_nxt))
+				tcp_abort(pcb); /* TIME_WAIT: removed, no RST sent */
+			return;
+		}
+	}
+}
+
 static int
 rx_frame(void *arg, const void *data, uint16_t len)
 {
@@ -194,6 +232,7 @@ rx_frame(void *arg, const void *data, uint16_t len)
 		memcpy(&src, f + ETH_HLEN + 12, 4);
 		if (bad_source(src))
 			return -1;
+		tw_reuse(f + ETH_HLEN, (uint16_t)(len - ETH_HLEN), src);
 	} else if (f[12] != ETHTYPE_ARP_HI || f[13] != ETHTYPE_ARP_LO) {
 		return -1; /* IPv6, VLAN, ...: nothing here speaks them */
 	}
