@@ -380,17 +380,27 @@ nrfwd_mp_remote_ops(void)
 /* ------------------------------------------------------------------------ */
 /* Primary: worker processes                                                 */
 
-/* EAL options of the primary a worker takes over as they are. */
+/* EAL options of the primary a worker takes over as they are: memory and
+ * logging, and the PCI limits (a worker attaches to the primary's PCI
+ * devices by probing the same allow list; virtual devices it gets from the
+ * primary without asking). */
 static bool
-passed_on(const char *a, bool *takes_next)
+passed_on(const char *a, bool *takes_next, bool *pci_limited)
 {
 	static const char *const with_value[] = {"--huge-dir", "--log-level", "--iova-mode",
-		"--base-virtaddr", "--trace", "--trace-dir"};
+		"--base-virtaddr", "--trace", "--trace-dir", "--allow", "--block"};
 	static const char *const flags[] = {"--no-telemetry", "--legacy-mem",
-		"--single-file-segments", "--no-hpet", "--huge-unlink"};
+		"--single-file-segments", "--no-hpet", "--huge-unlink", "--no-pci"};
 	size_t i, n = strcspn(a, "=");
 
 	*takes_next = false;
+	if (a[0] == '-' && (a[1] == 'a' || a[1] == 'b') && a[1] != '\0') {
+		*takes_next = a[2] == '\0';
+		*pci_limited = *pci_limited || a[1] == 'a';
+		return true;
+	}
+	if (strcmp(a, "--no-pci") == 0 || strncmp(a, "--allow", 7) == 0)
+		*pci_limited = true;
 	for (i = 0; i < NRF_ARRAY_SIZE(with_value); i++) {
 		if (strlen(with_value[i]) == n && strncmp(a, with_value[i], n) == 0) {
 			*takes_next = a[n] != '=';
@@ -408,6 +418,7 @@ child_args(struct nrfwd_mp *mp, unsigned int k, unsigned int lcore, unsigned int
 	const char *main_cpus, const char *prefix, const struct nrfwd_mp_params *p)
 {
 	struct mp_child *c = &mp->w[k];
+	bool pci_limited = false;
 	char cpus[64];
 	int n = 0, i;
 
@@ -426,19 +437,20 @@ child_args(struct nrfwd_mp *mp, unsigned int k, unsigned int lcore, unsigned int
 	ARG(p->exe);
 	ARG("--proc-type=secondary");
 	ARG(strdup(prefix));
-	ARG("--no-pci");
 	ARG(c->lcores);
 	ARG(c->main_lcore);
 	for (i = 1; i < p->eal_argc; i++) {
 		bool next;
 
-		if (!passed_on(p->eal_argv[i], &next))
+		if (!passed_on(p->eal_argv[i], &next, &pci_limited))
 			continue;
 		ARG(p->eal_argv[i]);
 		if (next && i + 1 < p->eal_argc)
 			ARG(p->eal_argv[++i]);
 	}
 	ARG("--");
+	if (!pci_limited)
+		ARG("--pci-nic"); /* the primary was started with it */
 	ARG("--config");
 	ARG(p->config_path);
 	ARG("--mp-worker");
@@ -462,8 +474,6 @@ nrfwd_mp_primary_create(const struct nrfwd_mp_params *p, const struct nrf_cfg *c
 	int err;
 
 	nl = nrf_tp_dpdk_worker_lcores(lcores, NRF_TP_DPDK_MAX_QUEUES);
-	if (nl == 0)
-		nl = 0;
 	mp = calloc(1, sizeof(*mp));
 	if (mp == NULL)
 		return NULL;
