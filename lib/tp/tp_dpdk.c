@@ -48,8 +48,8 @@
 #define TX_RETRIES 3
 #define ETH_MIN_FRAME 60
 #define STD_MTU 1500
-#define ARP_RING_NAME "nrf_wk_%u"
-#define ARP_RING_SIZE 4096
+#define WORKER_RING_NAME "nrf_wk_%u"
+#define WORKER_RING_SIZE 4096
 #define EPHEMERAL_FIRST 49152u
 
 /* Accounting slot of one lcore; the last slot takes threads without one. */
@@ -74,7 +74,7 @@ static struct {
 	uint16_t queue;       /* the queue pair this process polls */
 	uint16_t nq;          /* queue pairs of the port */
 	uint32_t ip_be;       /* own address (ARP sharing) */
-	struct rte_ring *arp[NRF_TP_DPDK_MAX_QUEUES];
+	struct rte_ring *ring[NRF_TP_DPDK_MAX_QUEUES]; /* per worker: frames for it */
 	int launched;         /* lcore running nrf_tp_dpdk_launch()'s function, or -1 */
 	int poll_lcore;
 	uint64_t hz;
@@ -292,12 +292,12 @@ port_release(void)
 		/* A secondary: port, pool and rings are the primary's. */
 		dp.port_started = false;
 		dp.pool = NULL;
-		memset(dp.arp, 0, sizeof(dp.arp));
+		memset(dp.ring, 0, sizeof(dp.ring));
 		return;
 	}
 	for (i = 0; i < NRF_TP_DPDK_MAX_QUEUES; i++) {
-		rte_ring_free(dp.arp[i]);
-		dp.arp[i] = NULL;
+		rte_ring_free(dp.ring[i]);
+		dp.ring[i] = NULL;
 	}
 	if (dp.port_started) {
 		(void)rte_eth_dev_stop(dp.port);
@@ -557,14 +557,14 @@ port_start(const struct nrf_tp_dpdk_conf *c, bool vdev)
 		return NRF_EEXIST;
 	}
 	if (dp.role == NRF_TP_DPDK_PRIMARY) {
-		/* No stack here: the workers bring theirs. Their ARP rings. */
+		/* No stack here: the workers bring theirs. Their rings (ARP copies, steered frames). */
 		for (q = 0; q < dp.nq; q++) {
 			char name[RTE_RING_NAMESIZE];
 
-			snprintf(name, sizeof(name), ARP_RING_NAME, q);
-			dp.arp[q] = rte_ring_create(name, ARP_RING_SIZE, socket, RING_F_SC_DEQ);
-			if (dp.arp[q] == NULL) {
-				NRF_LOG(ERR, MOD, "cannot create the ARP ring of worker %u: %s", q,
+			snprintf(name, sizeof(name), WORKER_RING_NAME, q);
+			dp.ring[q] = rte_ring_create(name, WORKER_RING_SIZE, socket, RING_F_SC_DEQ);
+			if (dp.ring[q] == NULL) {
+				NRF_LOG(ERR, MOD, "cannot create the ring of worker %u: %s", q,
 					rte_strerror(rte_errno));
 				return NRF_ENOMEM;
 			}
@@ -625,10 +625,10 @@ port_attach(const struct nrf_tp_dpdk_conf *c)
 	for (q = 0; q < dp.nq; q++) {
 		char name[RTE_RING_NAMESIZE];
 
-		snprintf(name, sizeof(name), ARP_RING_NAME, q);
-		dp.arp[q] = rte_ring_lookup(name);
-		if (dp.arp[q] == NULL) {
-			NRF_LOG(ERR, MOD, "no ARP ring %s from the primary process", name);
+		snprintf(name, sizeof(name), WORKER_RING_NAME, q);
+		dp.ring[q] = rte_ring_lookup(name);
+		if (dp.ring[q] == NULL) {
+			NRF_LOG(ERR, MOD, "no worker ring %s from the primary process", name);
 			return NRF_ENOENT;
 		}
 	}
@@ -1079,13 +1079,13 @@ arp_share(struct rte_mbuf *m, struct acct *a)
 	for (q = 0; q < dp.nq; q++) {
 		struct rte_mbuf *c;
 
-		if (q == dp.queue || dp.arp[q] == NULL)
+		if (q == dp.queue || dp.ring[q] == NULL)
 			continue;
 		c = rte_pktmbuf_copy(m, dp.pool, 0, UINT32_MAX);
 		if (c == NULL)
 			continue;
 		c->port = ARP_SHARED_MARK;
-		if (rte_ring_mp_enqueue(dp.arp[q], c) != 0)
+		if (rte_ring_mp_enqueue(dp.ring[q], c) != 0)
 			rte_pktmbuf_free(c);
 		else
 			a->st.arp_shared++;
@@ -1099,7 +1099,7 @@ arp_take(struct rte_mbuf **pkts, uint16_t room)
 
 	if (room == 0)
 		return 0;
-	n = rte_ring_sc_dequeue_burst(dp.arp[dp.queue], (void **)pkts, room, NULL);
+	n = rte_ring_sc_dequeue_burst(dp.ring[dp.queue], (void **)pkts, room, NULL);
 	cur_acct()->st.from_workers += n;
 	return (uint16_t)n;
 }
@@ -1112,7 +1112,7 @@ nrf_tp_dp_rx(nrf_tp_dp_rx_fn fn, void *arg)
 	uint16_t n, i;
 
 	n = rte_eth_rx_burst(dp.port, dp.queue, pkts, dp.conf.burst);
-	if (dp.nq > 1 && dp.arp[dp.queue] != NULL) {
+	if (dp.nq > 1 && dp.ring[dp.queue] != NULL) {
 		uint16_t k = 0;
 
 		for (i = 0; i < n; i++) {
@@ -1120,7 +1120,7 @@ nrf_tp_dp_rx(nrf_tp_dp_rx_fn fn, void *arg)
 			int owner = steer_owner(m);
 
 			if (owner >= 0 && owner != dp.queue) {
-				if (rte_ring_mp_enqueue(dp.arp[owner], m) != 0) {
+				if (rte_ring_mp_enqueue(dp.ring[owner], m) != 0) {
 					rte_pktmbuf_free(m);
 					a->st.rx_dropped++;
 				} else {
