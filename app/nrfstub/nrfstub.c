@@ -295,6 +295,13 @@ body_read(nghttp2_session *sess, int32_t id, uint8_t *buf, size_t length,
 	(void)sess;
 	(void)id;
 	(void)ud;
+	if (s->cut > 0) {
+		/* FAULT_TRUNCATE: nghttp2 resets the stream (INTERNAL_ERROR) when
+		 * the source fails, after the bytes already given. */
+		if (s->roff >= s->cut - 1)
+			return NGHTTP2_ERR_TEMPORAL_CALLBACK_FAILURE;
+		n = NRF_MIN(n, s->cut - 1 - s->roff);
+	}
 	memcpy(buf, s->rbody->data + s->roff, n);
 	s->roff += n;
 	if (s->roff == s->rbody->len)
@@ -397,6 +404,10 @@ on_request(struct loop *lp, struct conn *c, struct stream *s)
 	case FAULT_DELAY:
 		api_handle(st, s);
 		break;
+	case FAULT_TRUNCATE:
+		api_handle(st, s);
+		s->cut = (size_t)arg + 1;
+		break;
 	case FAULT_STATUS:
 		stream_respond(s, (int)arg, fbody != NULL ?
 			"application/problem+json" : NULL, blob_get(fbody));
@@ -411,6 +422,7 @@ on_request(struct loop *lp, struct conn *c, struct stream *s)
 	switch (mode) {
 	case FAULT_NONE:
 	case FAULT_STATUS:
+	case FAULT_TRUNCATE:
 		stream_submit(lp, c, s);
 		break;
 	case FAULT_DELAY:

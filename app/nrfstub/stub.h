@@ -112,6 +112,7 @@ enum fault_mode {
 	FAULT_STATUS,
 	FAULT_GARBAGE,
 	FAULT_BLACKHOLE,
+	FAULT_TRUNCATE,		/* the answer's headers and arg body bytes, then RST_STREAM */
 	FAULT__N
 };
 
@@ -174,6 +175,7 @@ struct stream {
 	const char *rctype;
 	struct blob *rbody;
 	size_t roff;
+	size_t cut;		/* FAULT_TRUNCATE: body bytes + 1 to send, then reset; 0: all */
 	char *location;
 	const char *allow;
 	uint64_t deadline_ns;

@@ -373,6 +373,7 @@ static const char *const fault_names[FAULT__N] = {
 	[FAULT_STATUS] = "status",
 	[FAULT_GARBAGE] = "garbage",
 	[FAULT_BLACKHOLE] = "blackhole",
+	[FAULT_TRUNCATE] = "truncate",
 };
 
 const char *
@@ -405,7 +406,7 @@ fault_parse(const char *s, struct fault *f, char *err, size_t errsz)
 	f->body = NULL;
 	if (m < 0) {
 		snprintf(err, errsz, "unknown fault mode '%.*s' (none, delay, reset, "
-			"close, status, garbage, blackhole)", (int)n, s);
+			"close, status, garbage, blackhole, truncate)", (int)n, s);
 		return -1;
 	}
 	f->mode = (enum fault_mode)m;
@@ -448,6 +449,14 @@ fault_finish(struct fault *f, char *err, size_t errsz)
 			f->arg = NGHTTP2_INTERNAL_ERROR;
 		if (f->arg > NGHTTP2_HTTP_1_1_REQUIRED) {
 			snprintf(err, errsz, "reset error code %ld out of range 0..13", f->arg);
+			return -1;
+		}
+		break;
+	case FAULT_TRUNCATE:
+		if (f->arg < 0)
+			f->arg = 1;
+		if (f->arg > 1000000) {
+			snprintf(err, errsz, "truncate after %ld bytes out of range 0..1000000", f->arg);
 			return -1;
 		}
 		break;

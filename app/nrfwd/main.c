@@ -10,6 +10,11 @@
  * then only waits for signals: SIGTERM/SIGINT drain and stop (exit 0).
  * Anything before a "--" is for the DPDK EAL (runtime.transport "dpdk",
  * nrfwd_tp.c); the kernel transport ignores it.
+ *
+ * On DPDK with two or more worker lcores this process becomes the primary
+ * of one worker process per worker lcore (nrfwd_mp.h): it keeps the port,
+ * the REST API and the configuration, and runs no worker itself; each
+ * worker is this program again, started with --mp-worker K.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -18,6 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <unistd.h>
 #include <time.h>
 
 #include "nrf_api.h"
@@ -26,6 +32,7 @@
 #include "nrf_log.h"
 #include "nrf_rt.h"
 #include "nrf_tp.h"
+#include "nrfwd_mp.h"
 #include "nrfwd_tp.h"
 
 #define MOD "nrfwd"
@@ -44,6 +51,9 @@ usage(FILE *f)
 		"                         picks a free port (logged)\n"
 		"  -T, --api-token-file FILE  bearer token required for PUT/PATCH\n"
 		"      --pci-nic          DPDK: allow EAL arguments without --no-pci / -a\n"
+		"      --dpdk-processes   DPDK: run the worker in a process of its own even\n"
+		"                         with one worker lcore (as with two or more)\n"
+		"      --mp-worker K      (internal) run as worker process K of a primary\n"
 		"  -h, --help             this text\n"
 		"  -V, --version          print the version\n",
 		NRF_RT_MAX_WORKERS);
@@ -192,6 +202,29 @@ log_stats(const struct nrf_rt *rt)
 		(unsigned long long)s.relay_aborts, (unsigned long long)s.conns_accepted);
 }
 
+/* The primary's summary: requests and busy cycles per request of each
+ * worker process (the same figures /metrics shows). */
+static void
+log_workers(const struct nrf_rt *rt)
+{
+	unsigned int i, n = nrf_rt_workers(rt);
+
+	for (i = 0; i < n; i++) {
+		struct nrf_rt_worker_info wi;
+		struct nrf_rt_dp_stats d;
+		double us = 0.0;
+
+		if (nrf_rt_worker_get(rt, i, &wi) != 0)
+			continue;
+		if (nrf_rt_dp_stats_worker(rt, i, &d) == 0 && d.polled && d.tsc_hz > 0 &&
+			wi.requests > 0)
+			us = (double)d.lc.busy_cycles / (double)d.tsc_hz * 1e6 /
+				(double)wi.requests;
+		NRF_LOG(INFO, MOD, "worker %u (lcore %d): %llu requests, %.2f us busy per request, "
+			"%u restart(s)", i, d.lcore, (unsigned long long)wi.requests, us, wi.restarts);
+	}
+}
+
 int
 main(int argc, char **argv)
 {
@@ -202,6 +235,8 @@ main(int argc, char **argv)
 		{"management", required_argument, NULL, 'M'},
 		{"api-token-file", required_argument, NULL, 'T'},
 		{"pci-nic", no_argument, NULL, 1000},
+		{"dpdk-processes", no_argument, NULL, 1001},
+		{"mp-worker", required_argument, NULL, 1002},
 		{"help", no_argument, NULL, 'h'},
 		{"version", no_argument, NULL, 'V'},
 		{NULL, 0, NULL, 0},
@@ -215,7 +250,12 @@ main(int argc, char **argv)
 	struct nrf_rt *rt;
 	struct mgmt_opts mopts = {NULL, NULL};
 	struct nrf_api *api = NULL;
-	struct nrfwd_tp_opts topts = {.eal_argc = 1, .eal_argv = argv};
+	struct nrfwd_tp_opts topts = {.eal_argc = 1, .eal_argv = argv,
+		.role = NRF_TP_DPDK_AUTO};
+	struct nrfwd_mp *mp = NULL;
+	const char *level_name = NULL;
+	int mp_worker = -1;
+	bool primary = false;
 	sigset_t sigs;
 	uint32_t drain_ms;
 	int i, c, err, sig = 0;
@@ -253,6 +293,7 @@ main(int argc, char **argv)
 				fprintf(stderr, "nrfwd: --log-level: unknown level \"%s\"\n", optarg);
 				return 2;
 			}
+			level_name = optarg;
 			break;
 		case 'M':
 			mopts.listen = optarg;
@@ -263,6 +304,23 @@ main(int argc, char **argv)
 		case 1000:
 			topts.pci_nic = true;
 			break;
+		case 1001:
+			topts.role = NRF_TP_DPDK_PRIMARY;
+			break;
+		case 1002: {
+			char *end;
+			long v = strtol(optarg, &end, 10);
+
+			if (*end != '\0' || v < 0 || v >= NRF_TP_DPDK_MAX_QUEUES) {
+				fprintf(stderr, "nrfwd: --mp-worker: expected 0..%d, got \"%s\"\n",
+					NRF_TP_DPDK_MAX_QUEUES - 1, optarg);
+				return 2;
+			}
+			mp_worker = (int)v;
+			topts.role = NRF_TP_DPDK_SECONDARY;
+			topts.queue = (unsigned int)v;
+			break;
+		}
 		case 'h':
 			usage(stdout);
 			return 0;
@@ -286,6 +344,12 @@ main(int argc, char **argv)
 		return 2;
 	}
 	nrf_log_set_level(level);
+	if (mp_worker >= 0) {
+		char tag[16];
+
+		snprintf(tag, sizeof(tag), "w%d", mp_worker);
+		nrf_log_set_tag(tag);
+	}
 
 	cfg = nrf_cfg_load_file(config, 1, &problems, &err);
 	if (cfg == NULL) {
@@ -310,6 +374,15 @@ main(int argc, char **argv)
 	}
 	raise_nofile();
 	drain_ms = cfg->rt.request_ms < DRAIN_MAX_MS ? cfg->rt.request_ms : DRAIN_MAX_MS;
+	primary = nrfwd_tp_primary();
+	if (mp_worker >= 0 && (cfg->rt.transport != NRF_TRANSPORT_DPDK ||
+		nrfwd_mp_worker_attach((unsigned int)mp_worker, &cfg) != 0)) {
+		if (cfg->rt.transport != NRF_TRANSPORT_DPDK)
+			NRF_LOG(ERR, MOD, "--mp-worker needs runtime.transport \"dpdk\"");
+		nrf_cfg_free(cfg);
+		nrfwd_tp_stop();
+		return 1;
+	}
 
 	/* Signals are handled here only; workers inherit the mask. */
 	sigemptyset(&sigs);
@@ -327,6 +400,28 @@ main(int argc, char **argv)
 		return 1;
 	}
 	cfg = (struct nrf_cfg *)nrf_rt_snap_cfg(snap);
+	if (primary) {
+		struct nrfwd_mp_params mpp = {0};
+		static char exe[4096];
+		ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+
+		exe[n > 0 ? n : 0] = '\0';
+		mpp.exe = exe;
+		mpp.eal_argc = topts.eal_argc;
+		mpp.eal_argv = topts.eal_argv;
+		mpp.config_path = config;
+		mpp.log_level = level_name;
+		mp = n > 0 ? nrfwd_mp_primary_create(&mpp, cfg, cfg->generation) : NULL;
+		if (mp == NULL) {
+			nrf_rt_snap_free(snap);
+			nrfwd_tp_stop();
+			return 1;
+		}
+		params.workers = 0;
+		params.tp = NULL;
+		params.remote = nrfwd_mp_remote_ops();
+		params.remote_arg = mp;
+	}
 	rt = nrf_rt_create(&params, snap, &err);
 	if (rt == NULL) {
 		NRF_LOG(ERR, MOD, "cannot start: %s", nrf_strerror(err));
@@ -339,33 +434,52 @@ main(int argc, char **argv)
 		nrfwd_tp_stop();
 		return 1;
 	}
-	NRF_LOG(INFO, MOD, "nrfwd %s:%u started: %u worker(s), transport %s, %u peer(s), "
-		"local NRF %s", cfg->general.host, cfg->general.port, params.workers,
-		nrfwd_tp_name(), cfg->n_peers,
+	NRF_LOG(INFO, MOD, "nrfwd %s:%u started: %u worker%s, transport %s, %u peer(s), "
+		"local NRF %s", cfg->general.host, cfg->general.port,
+		primary ? nrf_rt_workers(rt) : params.workers,
+		primary ? " process(es)" : "(s)", nrfwd_tp_name(), cfg->n_peers,
 		cfg->rt.local_nrf.present ? cfg->rt.local_nrf.address : "none");
-	for (i = 0; i < cfg->rt.n_listen; i++) {
+	for (i = 0; !primary && i < cfg->rt.n_listen; i++) {
 		struct nrf_tp_addr a;
 		char buf[80];
 
 		if (nrf_rt_listen_addr(rt, (unsigned int)i, &a) == 0)
 			NRF_LOG(INFO, MOD, "nrfwd listening on %s", nrf_tp_addr_format(&a, buf, sizeof(buf)));
 	}
-	/* Management listener: after the workers, before the first signal. */
-	if (mgmt_start(&mopts, rt, cfg, config, &api) != 0) {
+	/* Management listener: after the workers, before the first signal;
+	 * worker processes leave it to their primary. */
+	if (mp_worker < 0 && mgmt_start(&mopts, rt, cfg, config, &api) != 0) {
 		nrf_rt_stop(rt, 0);
 		nrf_rt_free(rt);
+		nrfwd_mp_free(mp);
+		nrfwd_tp_stop();
+		return 1;
+	}
+	if ((primary && nrfwd_mp_start(mp) != 0) ||
+		(mp_worker >= 0 && nrfwd_mp_worker_agent_start(rt) != 0)) {
+		NRF_LOG(ERR, MOD, primary ? "no worker process could be started" :
+			"cannot start the worker's agent thread");
+		nrf_api_free(api);
+		if (primary)
+			nrfwd_mp_stop(mp, 0);
+		nrf_rt_stop(rt, 0);
+		nrf_rt_free(rt);
+		nrfwd_mp_free(mp);
 		nrfwd_tp_stop();
 		return 1;
 	}
 
-	for (;;) {
-		struct timespec ts = {1, 0};
+	for (unsigned int tick = 0;; tick++) {
+		struct timespec ts = {primary ? 0 : 1, primary ? 100000000 : 0};
 
 		sig = sigtimedwait(&sigs, NULL, &ts);
 		if (sig < 0) {
 			if (errno != EAGAIN && errno != EINTR)
 				NRF_LOG(ERR, MOD, "sigtimedwait: %s", strerror(errno));
-			nrf_rt_reclaim(rt);
+			if (primary)
+				nrfwd_mp_supervise(mp);
+			if (!primary || tick % 10 == 0)
+				nrf_rt_reclaim(rt);
 			continue;
 		}
 		if (sig == SIGHUP) {
@@ -377,11 +491,19 @@ main(int argc, char **argv)
 	NRF_LOG(INFO, MOD, "nrfwd stopping (%s): draining for up to %u ms", strsignal(sig),
 		drain_ms);
 	nrf_api_free(api); /* no configuration change while draining */
+	if (primary)
+		nrfwd_mp_stop(mp, drain_ms);
 	nrf_rt_stop(rt, drain_ms);
 	nrf_rt_join(rt);
 	log_stats(rt);
-	nrfwd_tp_report(rt);
+	if (primary)
+		log_workers(rt);
+	else
+		nrfwd_tp_report(rt);
+	if (mp_worker >= 0)
+		nrfwd_mp_worker_agent_stop();
 	nrf_rt_free(rt);
+	nrfwd_mp_free(mp);
 	nrfwd_tp_stop();
 	NRF_LOG(INFO, MOD, "nrfwd stopped");
 	return 0;

@@ -148,6 +148,8 @@ dpdk_settings(const struct nrf_cfg *cfg, const struct nrfwd_tp_opts *o,
 	c->arp_probe_ms = d->arp_probe_ms;
 	c->link_wait_ms = d->link_wait_ms;
 	c->pci_nic_intended = o->pci_nic;
+	c->role = o->role;
+	c->queue = (uint16_t)o->queue;
 }
 
 /*
@@ -221,7 +223,7 @@ capture_end(struct capture *cp, bool failed)
 			continue;
 		}
 		rstrip(line);
-		if (strstr(line, " tp-dpdk: ") != NULL || strstr(line, " " MOD ": ") != NULL)
+		if (strstr(line, "tp-dpdk: ") != NULL || strstr(line, MOD ": ") != NULL)
 			snprintf(ours, sizeof(ours), "%s", line);
 		else if (line[0] != '\0' && theirs[0] == '\0' &&
 			strncmp(line, "TELEMETRY:", 10) != 0)
@@ -295,6 +297,12 @@ nrfwd_tp_start(const struct nrf_cfg *cfg, const struct nrfwd_tp_opts *o, unsigne
 	*tp = nrf_tp_dpdk_ops();
 	tp_name = (*tp)->name;
 	return 0;
+}
+
+bool
+nrfwd_tp_primary(void)
+{
+	return dpdk_up && nrf_tp_dpdk_role() == NRF_TP_DPDK_PRIMARY;
 }
 
 bool
@@ -374,6 +382,10 @@ nrfwd_tp_usage(FILE *f)
 		"  --vdev=net_af_packet0,iface=<veth>,qpairs=1,qdisc_bypass=1\n"
 		"  --vdev=net_tap0,iface=<name>   virtual ports for tests and demos\n"
 		"  -l <main>,<data>         two lcores: control thread, data-path worker\n"
+		"  -l <main>,<w1>,<w2>...   three or more: a primary (port, REST API) and one\n"
+		"                           worker process per worker lcore, each with its\n"
+		"                           own queue pair and stack (needs hugepages, a\n"
+		"                           hugetlbfs mount and a unique --file-prefix)\n"
 		"  --in-memory              no hugepage files left behind (needs hugepages)\n"
 		"  --no-huge --no-shconf    no hugepages reserved: plain memory (slower start)\n"
 		"  --file-prefix=<unique>   per process, when files are wanted\n"

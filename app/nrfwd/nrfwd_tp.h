@@ -16,12 +16,18 @@
 #include "nrf_cfg.h"
 #include "nrf_rt.h"
 #include "nrf_tp.h"
+#include "nrf_tp_dpdk.h"
 
 /* Command-line side of the choice. */
 struct nrfwd_tp_opts {
 	int eal_argc;        /* arguments before "--", argv[0] included */
 	char **eal_argv;
 	bool pci_nic;        /* --pci-nic: the EAL may probe PCI NICs */
+	/* DPDK: SINGLE, AUTO (primary with worker processes when the core list
+	 * has two or more worker lcores), PRIMARY (--dpdk-processes) or
+	 * SECONDARY (a worker process, --mp-worker) ... */
+	enum nrf_tp_dpdk_role role;
+	unsigned int queue;  /* ... of this queue pair */
 };
 
 /*
@@ -35,6 +41,10 @@ struct nrfwd_tp_opts {
  */
 int nrfwd_tp_start(const struct nrf_cfg *cfg, const struct nrfwd_tp_opts *o,
 	unsigned int workers, const struct nrf_tp_ops **tp);
+
+/* True when the DPDK transport started as the primary of worker processes
+ * (nrfwd_mp.h): then this process runs no worker of its own. */
+bool nrfwd_tp_primary(void);
 
 /* True when this nrfwd was built with the DPDK transport. */
 bool nrfwd_tp_dpdk_built(void);

@@ -165,9 +165,10 @@ serve_metrics(struct nrf_api *api, struct MHD_Connection *c, struct api_req *rq)
 	struct nrf_rt_stats *st = calloc(1, sizeof(*st));
 	struct nrf_rt_peer_stats *peers = NULL;
 	struct api_metrics_in in;
-	struct nrf_rt_dp_stats dp;
+	struct nrf_rt_dp_stats dp[NRF_RT_MAX_WORKERS];
+	bool any_dp = false;
 	struct api_buf b = {0};
-	unsigned int n = nrf_rt_workers(api->rt), i;
+	unsigned int n = NRF_MIN(nrf_rt_workers(api->rt), (unsigned int)NRF_RT_MAX_WORKERS), i;
 	size_t n_peers = 0;
 	enum MHD_Result ret;
 	uint64_t now;
@@ -203,8 +204,12 @@ serve_metrics(struct nrf_api *api, struct MHD_Connection *c, struct api_req *rq)
 	in.generation = nrf_rt_generation(api->rt);
 	nrf_api_stats_get(api, &in.api);
 	memcpy(in.last_apply, api->last_apply, sizeof(in.last_apply));
-	if (nrf_rt_dp_stats_get(api->rt, &dp) == 0 && dp.polled)
-		in.dp = &dp;
+	for (i = 0; i < n && i < NRF_RT_MAX_WORKERS; i++) {
+		if (nrf_rt_dp_stats_worker(api->rt, i, &dp[i]) == 0 && dp[i].polled)
+			any_dp = true;
+	}
+	if (any_dp)
+		in.dp = dp;
 	api_metrics_render(&b, &in);
 	pthread_mutex_unlock(&api->lock);
 	free(peers);

@@ -143,7 +143,9 @@ struct api_metrics_in {
 	uint64_t generation;            /* published last */
 	struct nrf_api_stats api;
 	double last_apply[3];           /* seconds: validate, persist, publish */
-	const struct nrf_rt_dp_stats *dp; /* the DPDK worker's loop; NULL: not on DPDK */
+	const struct nrf_rt_dp_stats *dp; /* [n_workers] the DPDK workers' loops
+					   * (entries with !polled are skipped);
+					   * NULL: not on DPDK */
 };
 
 /* The Prometheus text exposition (format 0.0.4) of @p in. */

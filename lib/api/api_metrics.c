@@ -199,6 +199,16 @@ peers(struct api_buf *b, const struct api_metrics_in *in)
 	}
 }
 
+static double
+worker_busy_s(const struct api_metrics_in *in, unsigned int i)
+{
+	const struct nrf_rt_dp_stats *d = in->dp != NULL ? &in->dp[i] : NULL;
+
+	if (d != NULL && d->polled && d->tsc_hz > 0)
+		return (double)d->lc.busy_cycles / (double)d->tsc_hz;
+	return (double)in->workers[i].cpu_ns / 1e9;
+}
+
 static void
 workers(struct api_buf *b, const struct api_metrics_in *in)
 {
@@ -217,49 +227,116 @@ workers(struct api_buf *b, const struct api_metrics_in *in)
 	for (i = 0; i < in->n_workers; i++)
 		api_buf_printf(b, "nrfwd_worker_config_generation{worker=\"%u\"} %llu\n", i,
 			(unsigned long long)in->workers[i].generation);
+	head(b, "nrfwd_worker_up", "gauge", "1 while a worker serves, 0 while it is down.");
+	for (i = 0; i < in->n_workers; i++)
+		api_buf_printf(b, "nrfwd_worker_up{worker=\"%u\"} %d\n", i,
+			in->workers[i].running ? 1 : 0);
+	head(b, "nrfwd_worker_requests_total", "counter",
+		"Front requests a worker answered (or saw reset); since its last start.");
+	for (i = 0; i < in->n_workers; i++)
+		api_buf_printf(b, "nrfwd_worker_requests_total{worker=\"%u\"} %llu\n", i,
+			(unsigned long long)in->workers[i].requests);
+	head(b, "nrfwd_worker_connections_open", "gauge", "Front connections a worker holds.");
+	for (i = 0; i < in->n_workers; i++)
+		api_buf_printf(b, "nrfwd_worker_connections_open{worker=\"%u\"} %llu\n", i,
+			(unsigned long long)in->workers[i].conns_open);
+	head(b, "nrfwd_worker_restarts_total", "counter",
+		"Times a worker process was restarted after it died (DPDK worker processes).");
+	for (i = 0; i < in->n_workers; i++)
+		api_buf_printf(b, "nrfwd_worker_restarts_total{worker=\"%u\"} %u\n", i,
+			in->workers[i].restarts);
+	/* The same per-request cost on both transports: busy TSC cycles of a
+	 * DPDK worker's poll loop (which spins when idle, so CPU time would
+	 * say 100 %), CPU time of a kernel worker thread. */
+	head(b, "nrfwd_worker_busy_seconds_total", "counter",
+		"Time a worker spent on work: busy poll-loop cycles (DPDK), thread CPU time "
+		"(kernel sockets).");
+	for (i = 0; i < in->n_workers; i++)
+		api_buf_printf(b, "nrfwd_worker_busy_seconds_total{worker=\"%u\"} %.6f\n", i,
+			worker_busy_s(in, i));
+	head(b, "nrfwd_worker_busy_us_per_request", "gauge",
+		"nrfwd_worker_busy_seconds_total over nrfwd_worker_requests_total, microseconds.");
+	for (i = 0; i < in->n_workers; i++)
+		api_buf_printf(b, "nrfwd_worker_busy_us_per_request{worker=\"%u\"} %.3f\n", i,
+			in->workers[i].requests > 0 ?
+			worker_busy_s(in, i) * 1e6 / (double)in->workers[i].requests : 0.0);
 }
 
 /* The poll loop of a DPDK worker (nrf_rt_dp_stats_get()): its useful-work
  * share is busy cycles over all cycles, which CPU time cannot tell (the
  * loop spins between sleeps). */
+#define EACH_DP(i, d)                                                          \
+	for ((i) = 0; (i) < in->n_workers; (i)++)                              \
+		if (((d) = &in->dp[(i)])->polled)
+
 static void
-dpdk(struct api_buf *b, const struct nrf_rt_dp_stats *d)
+dpdk(struct api_buf *b, const struct api_metrics_in *in)
 {
-	const struct nrf_tp_dpdk_lcore_stats *l = &d->lc;
 	static const char *const kinds[] = {"all", "busy", "poll_busy", "tx"};
-	const uint64_t cyc[] = {l->cycles, l->busy_cycles, l->poll_busy_cycles, l->tx_cycles};
-	unsigned int k;
+	const struct nrf_rt_dp_stats *d, *first = NULL;
+	unsigned int i, k;
 
 	head(b, "nrfwd_dpdk_cycles_total", "counter",
 		"TSC cycles of the DPDK worker's poll loop: all, busy iterations, inside poll() "
 		"of busy iterations, inside the device TX call.");
-	for (k = 0; k < 4; k++)
-		api_buf_printf(b, "nrfwd_dpdk_cycles_total{lcore=\"%d\",kind=\"%s\"} %llu\n",
-			d->lcore, kinds[k], (unsigned long long)cyc[k]);
+	EACH_DP(i, d) {
+		const struct nrf_tp_dpdk_lcore_stats *l = &d->lc;
+		const uint64_t cyc[] = {l->cycles, l->busy_cycles, l->poll_busy_cycles,
+			l->tx_cycles};
+
+		if (first == NULL)
+			first = d;
+		for (k = 0; k < 4; k++)
+			api_buf_printf(b, "nrfwd_dpdk_cycles_total{lcore=\"%d\",kind=\"%s\"} %llu\n",
+				d->lcore, kinds[k], (unsigned long long)cyc[k]);
+	}
 	head(b, "nrfwd_dpdk_iterations_total", "counter",
 		"Poll loop iterations of the DPDK worker: all, and busy ones (received, sent or "
 		"dispatched something).");
-	api_buf_printf(b, "nrfwd_dpdk_iterations_total{lcore=\"%d\",kind=\"all\"} %llu\n",
-		d->lcore, (unsigned long long)l->iterations);
-	api_buf_printf(b, "nrfwd_dpdk_iterations_total{lcore=\"%d\",kind=\"busy\"} %llu\n",
-		d->lcore, (unsigned long long)l->busy_iterations);
+	EACH_DP(i, d) {
+		api_buf_printf(b, "nrfwd_dpdk_iterations_total{lcore=\"%d\",kind=\"all\"} %llu\n",
+			d->lcore, (unsigned long long)d->lc.iterations);
+		api_buf_printf(b, "nrfwd_dpdk_iterations_total{lcore=\"%d\",kind=\"busy\"} %llu\n",
+			d->lcore, (unsigned long long)d->lc.busy_iterations);
+	}
 	head(b, "nrfwd_dpdk_idle_sleeps_total", "counter", "Idle backoff sleeps of the DPDK worker.");
-	api_buf_printf(b, "nrfwd_dpdk_idle_sleeps_total{lcore=\"%d\"} %llu\n", d->lcore,
-		(unsigned long long)l->idle_sleeps);
+	EACH_DP(i, d)
+		api_buf_printf(b, "nrfwd_dpdk_idle_sleeps_total{lcore=\"%d\"} %llu\n", d->lcore,
+			(unsigned long long)d->lc.idle_sleeps);
 	head(b, "nrfwd_dpdk_frames_total", "counter", "Frames received and sent by the DPDK port.");
-	api_buf_printf(b, "nrfwd_dpdk_frames_total{lcore=\"%d\",dir=\"rx\"} %llu\n", d->lcore,
-		(unsigned long long)l->rx_frames);
-	api_buf_printf(b, "nrfwd_dpdk_frames_total{lcore=\"%d\",dir=\"tx\"} %llu\n", d->lcore,
-		(unsigned long long)l->tx_frames);
+	EACH_DP(i, d) {
+		api_buf_printf(b, "nrfwd_dpdk_frames_total{lcore=\"%d\",dir=\"rx\"} %llu\n",
+			d->lcore, (unsigned long long)d->lc.rx_frames);
+		api_buf_printf(b, "nrfwd_dpdk_frames_total{lcore=\"%d\",dir=\"tx\"} %llu\n",
+			d->lcore, (unsigned long long)d->lc.tx_frames);
+	}
+	head(b, "nrfwd_dpdk_worker_frames_total", "counter",
+		"Frames between DPDK worker processes: ARP copies sent to the others, frames of "
+		"another worker's connection handed to it, frames received from the others.");
+	EACH_DP(i, d) {
+		api_buf_printf(b, "nrfwd_dpdk_worker_frames_total{lcore=\"%d\",kind=\"arp_out\"} "
+			"%llu\n", d->lcore, (unsigned long long)d->lc.arp_shared);
+		api_buf_printf(b, "nrfwd_dpdk_worker_frames_total{lcore=\"%d\",kind=\"steered_out\"} "
+			"%llu\n", d->lcore, (unsigned long long)d->lc.steered);
+		api_buf_printf(b, "nrfwd_dpdk_worker_frames_total{lcore=\"%d\",kind=\"in\"} %llu\n",
+			d->lcore, (unsigned long long)d->lc.from_workers);
+	}
 	head(b, "nrfwd_dpdk_frames_dropped_total", "counter",
 		"Frames dropped by the DPDK worker: rx not for the stack (not IPv4/ARP, own or "
 		"loopback source, no memory), tx queue full, tx without an mbuf.");
-	api_buf_printf(b, "nrfwd_dpdk_frames_dropped_total{lcore=\"%d\",dir=\"rx\",reason=\"stack\"} "
-		"%llu\n", d->lcore, (unsigned long long)l->rx_dropped);
-	api_buf_printf(b, "nrfwd_dpdk_frames_dropped_total{lcore=\"%d\",dir=\"tx\",reason=\"queue_full\"} "
-		"%llu\n", d->lcore, (unsigned long long)l->tx_dropped);
-	api_buf_printf(b, "nrfwd_dpdk_frames_dropped_total{lcore=\"%d\",dir=\"tx\",reason=\"no_mbuf\"} "
-		"%llu\n", d->lcore, (unsigned long long)l->tx_nombuf);
+	EACH_DP(i, d) {
+		const struct nrf_tp_dpdk_lcore_stats *l = &d->lc;
+
+		api_buf_printf(b, "nrfwd_dpdk_frames_dropped_total{lcore=\"%d\",dir=\"rx\","
+			"reason=\"stack\"} %llu\n", d->lcore, (unsigned long long)l->rx_dropped);
+		api_buf_printf(b, "nrfwd_dpdk_frames_dropped_total{lcore=\"%d\",dir=\"tx\","
+			"reason=\"queue_full\"} %llu\n", d->lcore, (unsigned long long)l->tx_dropped);
+		api_buf_printf(b, "nrfwd_dpdk_frames_dropped_total{lcore=\"%d\",dir=\"tx\","
+			"reason=\"no_mbuf\"} %llu\n", d->lcore, (unsigned long long)l->tx_nombuf);
+	}
+	if (first == NULL)
+		return;
+	d = first; /* the port is one for all workers */
 	scalar(b, "nrfwd_dpdk_port_missed_total", "counter",
 		"Frames the DPDK port dropped because its RX ring was full (imissed).", d->port.imissed);
 	scalar(b, "nrfwd_dpdk_port_rx_nombuf_total", "counter",
@@ -308,7 +385,7 @@ api_metrics_render(struct api_buf *b, const struct api_metrics_in *in)
 		"Connections to upstreams that failed or timed out.", st->peer_connect_failures);
 	workers(b, in);
 	if (in->dp != NULL)
-		dpdk(b, in->dp);
+		dpdk(b, in);
 	scalar(b, "nrfwd_config_generation", "gauge",
 		"Generation of the configuration published last.", in->generation);
 	scalar(b, "nrfwd_config_reloads_total", "counter",

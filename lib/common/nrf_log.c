@@ -7,6 +7,7 @@
 #include "nrf_log.h"
 
 static volatile int log_level = NRF_LOG_INFO;
+static char log_tag[24];
 
 static const char *const level_names[] = {"ERROR", "WARN", "INFO", "DEBUG"};
 
@@ -14,6 +15,12 @@ void
 nrf_log_set_level(enum nrf_log_level level)
 {
 	log_level = level;
+}
+
+void
+nrf_log_set_tag(const char *tag)
+{
+	snprintf(log_tag, sizeof(log_tag), "%s", tag != NULL ? tag : "");
 }
 
 enum nrf_log_level
@@ -32,9 +39,10 @@ vlog(enum nrf_log_level level, const char *module, const char *fmt, va_list ap)
 
 	clock_gettime(CLOCK_REALTIME, &ts);
 	gmtime_r(&ts.tv_sec, &tm);
-	n = snprintf(line, sizeof(line), "%04d-%02d-%02dT%02d:%02d:%02d.%03ldZ %s %s: ",
+	n = snprintf(line, sizeof(line), "%04d-%02d-%02dT%02d:%02d:%02d.%03ldZ %s %s%s%s: ",
 		tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min,
-		tm.tm_sec, ts.tv_nsec / 1000000, level_names[level], module);
+		tm.tm_sec, ts.tv_nsec / 1000000, level_names[level], log_tag,
+		log_tag[0] != '\0' ? "/" : "", module);
 	if (n < 0 || (size_t)n >= sizeof(line))
 		n = 0;
 	vsnprintf(line + n, sizeof(line) - (size_t)n, fmt, ap);

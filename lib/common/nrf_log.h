@@ -35,6 +35,13 @@ void nrf_log_set_level(enum nrf_log_level level);
 /** Current level. */
 enum nrf_log_level nrf_log_get_level(void);
 
+/**
+ * A tag put before every module name ("w1" gives "INFO w1/rt: ..."), so the
+ * lines of several processes sharing one stderr can be told apart; NULL or
+ * "": none. At most 23 bytes are kept. Call before other threads log.
+ */
+void nrf_log_set_tag(const char *tag);
+
 /** Print one line when @p level is enabled. */
 void nrf_log(enum nrf_log_level level, const char *module, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));

@@ -63,12 +63,50 @@ void nrf_rt_snap_free(struct nrf_rt_snap *s);
 /** The configuration of a snapshot. */
 const struct nrf_cfg *nrf_rt_snap_cfg(const struct nrf_rt_snap *s);
 
+struct nrf_rt_stats;
+struct nrf_rt_peer_stats;
+struct nrf_rt_worker_info;
+struct nrf_rt_dp_stats;
+
+/**
+ * Workers in other processes (nrfwd's DPDK primary: one worker process per
+ * lcore, docs/decisions/0008-mp-workers.md). Such a runtime holds the
+ * configuration snapshots and no worker of its own: publishing calls
+ * published(), and every question about workers and counters goes to these
+ * functions, so lib/api serves both kinds of runtime unchanged. Every
+ * function is called from control threads (main or API thread) and must be
+ * thread-safe.
+ */
+struct nrf_rt_remote_ops {
+	/** Snapshot @p cfg of generation @p gen was published (under the
+	 *  runtime's control lock): hand it to the workers. */
+	void (*published)(void *arg, const struct nrf_cfg *cfg, uint64_t gen);
+	/** True when every running worker uses @p gen or newer. */
+	bool (*generation_seen)(void *arg, uint64_t gen);
+	/** Number of workers (running or not). */
+	unsigned int (*workers)(void *arg);
+	/** Worker @p i (0 or NRF_ENOENT). */
+	int (*worker_get)(void *arg, unsigned int i, struct nrf_rt_worker_info *out);
+	/** Counters summed over the workers. */
+	void (*stats_get)(void *arg, struct nrf_rt_stats *out);
+	/** Upstream counters summed over the workers (malloc'd array). */
+	int (*peer_stats_get)(void *arg, struct nrf_rt_peer_stats **out, size_t *n);
+	/** Poll-loop counters of worker @p i (0 or NRF_ENOENT). */
+	int (*dp_stats_get)(void *arg, unsigned int i, struct nrf_rt_dp_stats *out);
+	/** True while some worker serves. */
+	bool (*running)(void *arg);
+};
+
 /** Runtime parameters. */
 struct nrf_rt_params {
-	unsigned int workers;          /**< 1..NRF_RT_MAX_WORKERS */
+	unsigned int workers;          /**< 1..NRF_RT_MAX_WORKERS; 0 with @p remote */
 	const struct nrf_tp_ops *tp;   /**< NULL: kernel transport;
 					* nrf_tp_dpdk_ops(): exactly one worker,
 					* run on the data-path lcore */
+	/** Workers in other processes (then @p workers is 0 and no listener
+	 *  is bound here); NULL: the workers are this runtime's threads. */
+	const struct nrf_rt_remote_ops *remote;
+	void *remote_arg;
 };
 
 struct nrf_rt;
@@ -292,6 +330,10 @@ struct nrf_rt_worker_info {
 	bool running;            /**< thread started and not exited */
 	uint64_t generation;     /**< configuration generation it uses */
 	uint64_t cpu_ns;         /**< CPU time of its thread (0 when not running) */
+	uint64_t requests;       /**< front requests it answered (or saw reset) */
+	uint64_t conns_open;     /**< front connections open now */
+	int pid;                 /**< its process (remote workers), else 0 */
+	uint32_t restarts;       /**< times it was restarted (remote workers) */
 };
 
 /** Number of workers. */
@@ -331,6 +373,14 @@ struct nrf_rt_dp_stats {
  *   (@p out zeroed, lcore -1).
  */
 int nrf_rt_dp_stats_get(const struct nrf_rt *rt, struct nrf_rt_dp_stats *out);
+
+/**
+ * Poll-loop counters of worker @p i: nrf_rt_dp_stats_get() for worker 0 of a
+ * local runtime, the worker process's for a remote one.
+ * @return 0, NRF_ENOENT (no such worker, or not on the DPDK transport).
+ */
+int nrf_rt_dp_stats_worker(const struct nrf_rt *rt, unsigned int i,
+	struct nrf_rt_dp_stats *out);
 
 /**
  * Load the TLS files of @p cfg the way the data path will (runtime.tls when

@@ -146,9 +146,11 @@ nrf_rt_snap_cfg(const struct nrf_rt_snap *s)
 static int
 snap_attach(struct nrf_rt *rt, struct nrf_rt_snap *s)
 {
-	s->refs = calloc(rt->p.workers, sizeof(*s->refs));
-	s->views = calloc(rt->p.workers, sizeof(*s->views));
-	s->view_live = calloc(rt->p.workers, sizeof(*s->view_live));
+	size_t n = rt->p.workers > 0 ? rt->p.workers : 1; /* remote: none of ours */
+
+	s->refs = calloc(n, sizeof(*s->refs));
+	s->views = calloc(n, sizeof(*s->views));
+	s->view_live = calloc(n, sizeof(*s->view_live));
 	if (s->refs == NULL || s->views == NULL || s->view_live == NULL)
 		return NRF_ENOMEM;
 	s->n_refs = rt->p.workers;
@@ -162,8 +164,8 @@ nrf_rt_create(const struct nrf_rt_params *p, struct nrf_rt_snap *snap, int *err)
 	struct nrf_rt *rt;
 	unsigned int i;
 
-	if (p == NULL || snap == NULL || p->workers == 0 || p->workers > NRF_RT_MAX_WORKERS ||
-		rt_dp_check(p) != 0) {
+	if (p == NULL || snap == NULL || (p->workers == 0) != (p->remote != NULL) ||
+		p->workers > NRF_RT_MAX_WORKERS || rt_dp_check(p) != 0) {
 		nrf_rt_snap_free(snap);
 		*err = NRF_EINVAL;
 		return NULL;
@@ -199,6 +201,10 @@ nrf_rt_start(struct nrf_rt *rt)
 {
 	unsigned int i;
 
+	if (rt->p.remote != NULL) {
+		atomic_store(&rt->running, true);
+		return 0;
+	}
 	if (rt_dp_polled(rt->tp))
 		return rt_dp_start(rt);
 	for (i = 0; i < rt->n; i++) {
@@ -300,6 +306,8 @@ nrf_rt_publish(struct nrf_rt *rt, struct nrf_rt_snap *snap)
 		rt->tp->loop_wake(rt->w[i]->loop);
 	old->retired_next = rt->retired;
 	rt->retired = old;
+	if (rt->p.remote != NULL)
+		rt->p.remote->published(rt->p.remote_arg, snap->cfg, snap->gen);
 	pthread_mutex_unlock(&rt->ctl_lock);
 	return 0;
 }
@@ -315,6 +323,8 @@ nrf_rt_generation_seen(const struct nrf_rt *rt, uint64_t gen)
 {
 	unsigned int i;
 
+	if (rt->p.remote != NULL)
+		return rt->p.remote->generation_seen(rt->p.remote_arg, gen);
 	for (i = 0; i < rt->n; i++) {
 		const struct rt_worker *w = rt->w[i];
 
@@ -455,6 +465,10 @@ nrf_rt_stats_get(const struct nrf_rt *rt, struct nrf_rt_stats *out)
 	unsigned int i;
 	size_t k, n = sizeof(*out) / sizeof(uint64_t);
 
+	if (rt->p.remote != NULL) {
+		rt->p.remote->stats_get(rt->p.remote_arg, out);
+		return;
+	}
 	memset(out, 0, sizeof(*out));
 	for (i = 0; i < rt->n; i++) {
 		const uint64_t *src = (const uint64_t *)(const void *)&rt->w[i]->st;
@@ -560,6 +574,8 @@ nrf_rt_peer_stats_get(const struct nrf_rt *rt, struct nrf_rt_peer_stats **out, s
 	unsigned int i;
 	uint32_t k;
 
+	if (rt->p.remote != NULL)
+		return rt->p.remote->peer_stats_get(rt->p.remote_arg, out, n);
 	for (i = 0; i < rt->n; i++) {
 		struct rt_worker *w = rt->w[i];
 		uint32_t m = atomic_load_explicit(&w->n_pstats, memory_order_acquire);
@@ -600,6 +616,8 @@ nrf_rt_peer_stats_get(const struct nrf_rt *rt, struct nrf_rt_peer_stats **out, s
 unsigned int
 nrf_rt_workers(const struct nrf_rt *rt)
 {
+	if (rt->p.remote != NULL)
+		return rt->p.remote->workers(rt->p.remote_arg);
 	return rt->n;
 }
 
@@ -611,10 +629,15 @@ nrf_rt_worker_get(const struct nrf_rt *rt, unsigned int i, struct nrf_rt_worker_
 	struct timespec ts;
 
 	memset(out, 0, sizeof(*out));
+	if (rt->p.remote != NULL)
+		return rt->p.remote->worker_get(rt->p.remote_arg, i, out);
 	if (i >= rt->n)
 		return NRF_ENOENT;
 	w = rt->w[i];
 	out->generation = atomic_load_explicit(&w->seen_gen, memory_order_acquire);
+	out->requests = __atomic_load_n(&w->st.requests, __ATOMIC_RELAXED);
+	out->conns_open = __atomic_load_n(&w->st.conns_accepted, __ATOMIC_RELAXED) -
+		__atomic_load_n(&w->st.conns_closed, __ATOMIC_RELAXED);
 	out->running = w->started && !atomic_load_explicit(&w->exited, memory_order_acquire);
 	if (out->running && pthread_getcpuclockid(w->th, &cid) == 0 &&
 		clock_gettime(cid, &ts) == 0)
@@ -625,5 +648,7 @@ nrf_rt_worker_get(const struct nrf_rt *rt, unsigned int i, struct nrf_rt_worker_
 bool
 nrf_rt_running(const struct nrf_rt *rt)
 {
+	if (rt->p.remote != NULL)
+		return atomic_load(&rt->running) && rt->p.remote->running(rt->p.remote_arg);
 	return atomic_load(&rt->running);
 }

@@ -148,3 +148,19 @@ nrf_rt_dp_stats_get(const struct nrf_rt *rt, struct nrf_rt_dp_stats *out)
 	(void)nrf_tp_dpdk_port_stats(&out->port);
 	return 0;
 }
+
+int
+nrf_rt_dp_stats_worker(const struct nrf_rt *rt, unsigned int i, struct nrf_rt_dp_stats *out)
+{
+	if (rt->p.remote != NULL) {
+		memset(out, 0, sizeof(*out));
+		out->lcore = -1;
+		return rt->p.remote->dp_stats_get(rt->p.remote_arg, i, out);
+	}
+	if (i != 0) {
+		memset(out, 0, sizeof(*out));
+		out->lcore = -1;
+		return NRF_ENOENT;
+	}
+	return nrf_rt_dp_stats_get(rt, out);
+}

@@ -182,7 +182,8 @@ enum rt_try_state {
 	T_IDLE = 0,
 	T_QUEUED,   /* in a pool queue */
 	T_SENT,     /* stream open, waiting for the answer's headers */
-	T_BUFFER,   /* local answer: keeping its body (trigger check / step 8) */
+	T_BUFFER,   /* keeping the answer's body: a local answer (trigger check,
+		     * step 8), or a peer answer until it is complete */
 	T_RELAY,    /* answer chosen: streaming it to the client */
 };
 
@@ -197,6 +198,7 @@ struct rt_try {
 	uint8_t state;
 	bool local;
 	bool need_body;          /* 200 NFDiscover: decide on the body */
+	bool hold;               /* peer answer kept whole before it is relayed */
 	bool eof_sent;           /* relay: front body ended */
 	struct rt_timer timer;   /* per-try timeout */
 };

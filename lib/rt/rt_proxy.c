@@ -232,6 +232,7 @@ try_start(struct rt_xact *x, struct rt_pool *p, bool local)
 
 	t->local = local;
 	t->need_body = false;
+	t->hold = false;
 	t->eof_sent = false;
 	t->ps = NULL;
 	t->state = T_IDLE;
@@ -415,6 +416,16 @@ rt_peer_on_response(struct nrf_h2_stream *ps)
 			next_candidate(x);
 			return;
 		}
+		/* Keep the answer until it is complete (up to maxBodyBytes): a
+		 * peer that breaks off mid-answer is then one more failed try and
+		 * the next candidate answers, instead of a client stream reset
+		 * after its headers. NRF answers are small; bigger ones stream. */
+		if (!(ps->flags & NRF_H2_SF_END)) {
+			t->hold = true;
+			t->state = T_BUFFER;
+			rt_peer_on_data(ps);
+			return;
+		}
 		relay_start(x);
 		return;
 	}
@@ -457,7 +468,9 @@ rt_peer_on_data(struct nrf_h2_stream *ps)
 			relay_start(x);
 			return;
 		}
-		if (ps->flags & NRF_H2_SF_END)
+		if ((ps->flags & NRF_H2_SF_END) && t->hold)
+			relay_start(x);
+		else if (ps->flags & NRF_H2_SF_END)
 			local_complete(x);
 		break;
 	default:

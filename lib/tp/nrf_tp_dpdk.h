@@ -10,7 +10,20 @@
  *
  * One per process. lwIP keeps global state, so a process has one port, one
  * IPv4 address, one loop and one data-path thread; scaling out is one
- * process per core (DESIGN.md section 3).
+ * process per core (DESIGN.md section 3): a primary process owns the port
+ * with one queue pair per worker and runs no stack (role PRIMARY), and every
+ * worker is a DPDK secondary process polling its own queue pair with its own
+ * lwIP (role SECONDARY). docs/decisions/0008-mp-workers.md.
+ *
+ * Which worker owns a frame: the workers share the port's address, so each
+ * opens its outgoing connections from local ports of its own share of the
+ * ephemeral range (49152..65535, port % workers == worker). A TCP frame to
+ * such a port that the device put on another worker's queue is handed to
+ * its owner through a ring (no copy); every other TCP frame belongs to the
+ * worker that received it (the device keeps a client's flow on one queue).
+ * ARP frames are copied to every other worker (except a request for our
+ * own address, which the receiving worker answers). Listen ports must be
+ * below 49152 with several workers.
  *
  * Start-up, on the control thread, before any worker exists:
  *
@@ -66,6 +79,7 @@
  */
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "nrf_tp.h"
@@ -74,8 +88,36 @@
 extern "C" {
 #endif
 
+/** Most queue pairs (workers) of one port in the multi-process roles. */
+#define NRF_TP_DPDK_MAX_QUEUES 16
+
+/** What this process is in a (possibly multi-process) DPDK deployment. */
+enum nrf_tp_dpdk_role {
+	/** One process: port, stack and the one worker (the default). */
+	NRF_TP_DPDK_SINGLE = 0,
+	/** Decide after the EAL started: PRIMARY when the core list has two or
+	 *  more worker lcores, else SINGLE (see nrf_tp_dpdk_role()). */
+	NRF_TP_DPDK_AUTO,
+	/** Owns the port with one queue pair per worker, the packet pool and
+	 *  the ARP rings; runs no TCP/IP stack and no loop (loop_create() fails
+	 *  with NRF_EINVAL). Needs shared memory: hugepages with a hugetlbfs
+	 *  mount and no --in-memory / --no-shconf. */
+	NRF_TP_DPDK_PRIMARY,
+	/** A worker: EAL secondary (--proc-type=secondary, the primary's
+	 *  --file-prefix), polls queue pair @c queue of the primary's port
+	 *  with its own lwIP. */
+	NRF_TP_DPDK_SECONDARY,
+};
+
 /** Port, address and poll-mode settings. Fill with nrf_tp_dpdk_conf_defaults(). */
 struct nrf_tp_dpdk_conf {
+	/** Role of this process (default SINGLE). */
+	enum nrf_tp_dpdk_role role;
+	/** PRIMARY: queue pairs to configure, 1..NRF_TP_DPDK_MAX_QUEUES; 0: one
+	 *  per worker lcore of the EAL core list. */
+	uint16_t queues;
+	/** SECONDARY: the queue pair this worker polls. */
+	uint16_t queue;
 	/** DPDK port id; -1: the only available port (several: NRF_EINVAL). */
 	int port_id;
 	/** IPv4 address of the port (family 4, port number ignored). */
@@ -127,6 +169,15 @@ void nrf_tp_dpdk_conf_defaults(struct nrf_tp_dpdk_conf *conf);
  * After rte_eal_init() was called, a failure is final for the process
  * (DPDK cannot initialise twice): exit.
  *
+ * PRIMARY (also when AUTO turns into it): the process-shared EAL state
+ * is required (NRF_EINVAL after the EAL started with --in-memory,
+ * --no-shconf or --no-huge), the port gets one RX/TX queue pair per worker
+ * and the duplicate-address probe runs; no stack is started.
+ * SECONDARY: the EAL must come up as a secondary process of a running
+ * primary; the pool, the port and the ARP rings are the primary's
+ * (NRF_ENOENT when one is missing, NRF_EINVAL for a queue the port does
+ * not have); no probe (the primary did it).
+ *
  * @return the number of arguments the EAL consumed (>= 0; argv[return] is
  *   then the program name, as with rte_eal_init()), or
  *   NRF_EINVAL    refused by the safety check, bad @p conf, bad EAL option,
@@ -147,6 +198,41 @@ int nrf_tp_dpdk_init(int argc, char **argv, const struct nrf_tp_dpdk_conf *conf)
  * NRF_ENOENT and says so).
  */
 const struct nrf_tp_ops *nrf_tp_dpdk_ops(void);
+
+/** The role this process took (AUTO resolved; SINGLE before init). Any thread. */
+enum nrf_tp_dpdk_role nrf_tp_dpdk_role(void);
+
+/** Queue pairs of the port (PRIMARY: one per worker; else 1). Any thread. */
+unsigned int nrf_tp_dpdk_queues(void);
+
+/**
+ * The EAL's worker lcores (all but the main lcore), in order, into @p out
+ * (up to @p max). @return how many there are. After init; any thread.
+ */
+unsigned int nrf_tp_dpdk_worker_lcores(unsigned int *out, unsigned int max);
+
+/** Main lcore id of the EAL (after init). */
+unsigned int nrf_tp_dpdk_main_lcore(void);
+
+/**
+ * CPUs of @p lcore in the EAL's --lcores syntax, e.g. "(0)" or "(0,1)",
+ * into @p buf. @return 0, NRF_EINVAL (unknown lcore), NRF_ETOOBIG.
+ */
+int nrf_tp_dpdk_lcore_cpus(unsigned int lcore, char *buf, size_t cap);
+
+/** The EAL's --file-prefix in use (after init) into @p buf. @return 0 or
+ *  NRF_ETOOBIG. */
+int nrf_tp_dpdk_file_prefix(char *buf, size_t cap);
+
+/**
+ * Shared memory between the primary and its secondaries (an rte_memzone):
+ * reserve @p size zeroed bytes named @p name (PRIMARY), or find the one the
+ * primary reserved (SECONDARY; @p size is then the minimum expected).
+ * @return the address, or NULL with @p err = NRF_ENOMEM, NRF_ENOENT (not
+ *   found, or smaller than @p size), NRF_EINVAL (not initialised).
+ *   Control thread.
+ */
+void *nrf_tp_dpdk_shm(const char *name, size_t size, int *err);
 
 /**
  * Stop the port and release the EAL. The loop must be freed and no thread
@@ -189,6 +275,10 @@ struct nrf_tp_dpdk_lcore_stats {
 	uint64_t tx_nombuf;        /**< no mbuf for a frame lwIP sent */
 	uint64_t rx_dropped;       /**< frames not given to lwIP: not IPv4/ARP,
 	                            * a loopback/own source address, no memory */
+	uint64_t arp_shared;       /**< ARP frames copied to the other workers */
+	uint64_t steered;          /**< frames of another worker's connection
+	                            * handed to it (see nrf_tp_dpdk_conf.role) */
+	uint64_t from_workers;     /**< frames other workers handed here */
 };
 
 /**

@@ -31,8 +31,10 @@
 #include <rte_lcore.h>
 #include <rte_log.h>
 #include <rte_mbuf.h>
+#include <rte_memzone.h>
 #include <rte_mempool.h>
 #include <rte_pause.h>
+#include <rte_ring.h>
 
 #include "nrf_common.h"
 #include "nrf_err.h"
@@ -46,6 +48,9 @@
 #define TX_RETRIES 3
 #define ETH_MIN_FRAME 60
 #define STD_MTU 1500
+#define WORKER_RING_NAME "nrf_wk_%u"
+#define WORKER_RING_SIZE 4096
+#define EPHEMERAL_FIRST 49152u
 
 /* Accounting slot of one lcore; the last slot takes threads without one. */
 struct acct {
@@ -63,7 +68,13 @@ static struct {
 	bool eal_up;          /* ... and succeeded */
 	bool ready;
 	bool port_started;
+	bool port_owner;      /* SINGLE/PRIMARY: this process configured the port */
+	enum nrf_tp_dpdk_role role;
 	uint16_t port;
+	uint16_t queue;       /* the queue pair this process polls */
+	uint16_t nq;          /* queue pairs of the port */
+	uint32_t ip_be;       /* own address (ARP sharing) */
+	struct rte_ring *ring[NRF_TP_DPDK_MAX_QUEUES]; /* per worker: frames for it */
 	int launched;         /* lcore running nrf_tp_dpdk_launch()'s function, or -1 */
 	int poll_lcore;
 	uint64_t hz;
@@ -84,6 +95,7 @@ struct eal_flags {
 	bool pci_limited; /* --no-pci, -a, --allow */
 	bool no_huge;
 	bool in_memory;
+	bool no_shconf;
 	bool log_level;
 	bool vdev;
 	bool help;
@@ -134,6 +146,8 @@ scan_eal_args(int argc, char **argv, struct eal_flags *f)
 			f->no_huge = true;
 		else if (strcmp(a, "--in-memory") == 0)
 			f->in_memory = true;
+		else if (strcmp(a, "--no-shconf") == 0)
+			f->no_shconf = true;
 		else if (strncmp(a, "--log-level", 11) == 0)
 			f->log_level = true;
 		else if (strncmp(a, "--vdev", 6) == 0)
@@ -275,6 +289,17 @@ port_release(void)
 	for (i = 0; i < dp.ntx; i++)
 		rte_pktmbuf_free(dp.txb[i]);
 	dp.ntx = 0;
+	if (!dp.port_owner) {
+		/* A secondary: port, pool and rings are the primary's. */
+		dp.port_started = false;
+		dp.pool = NULL;
+		memset(dp.ring, 0, sizeof(dp.ring));
+		return;
+	}
+	for (i = 0; i < NRF_TP_DPDK_MAX_QUEUES; i++) {
+		rte_ring_free(dp.ring[i]);
+		dp.ring[i] = NULL;
+	}
 	if (dp.port_started) {
 		(void)rte_eth_dev_stop(dp.port);
 		(void)rte_eth_dev_close(dp.port);
@@ -459,6 +484,7 @@ port_start(const struct nrf_tp_dpdk_conf *c, bool vdev)
 	uint16_t rxd = c->rx_desc, txd = c->tx_desc, mtu = STD_MTU;
 	const char *drv;
 	int socket, rc;
+	uint16_t q;
 	uint64_t until;
 	char macs[RTE_ETHER_ADDR_FMT_SIZE];
 	rte_be32_t ip;
@@ -485,13 +511,40 @@ port_start(const struct nrf_tp_dpdk_conf *c, bool vdev)
 	}
 	memset(&pc, 0, sizeof(pc));
 	csum_offloads(&info, &pc);
-	rc = rte_eth_dev_configure(dp.port, 1, 1, &pc);
+	if (dp.nq > info.max_rx_queues || dp.nq > info.max_tx_queues) {
+		NRF_LOG(ERR, MOD, "DPDK port %u (%s) has %u RX / %u TX queues, %u workers need "
+			"one pair each", dp.port, drv, info.max_rx_queues, info.max_tx_queues, dp.nq);
+		return NRF_EINVAL;
+	}
+	/* Several queues: a NIC spreads flows with RSS. The key is the
+	 * symmetric one (0x6d5a repeated), so both directions of a flow hash
+	 * alike. net_tap is left without RSS: an RSS program on the tap would
+	 * replace the kernel's own flow steering, which sends every flow back
+	 * to the queue that last transmitted on it (decision 0008). */
+	if (dp.nq > 1 && strcmp(drv, "net_tap") != 0 && info.flow_type_rss_offloads != 0) {
+		static uint8_t key[40];
+		unsigned int k;
+
+		for (k = 0; k < sizeof(key); k += 2) {
+			key[k] = 0x6d;
+			key[k + 1] = 0x5a;
+		}
+		pc.rxmode.mq_mode = RTE_ETH_MQ_RX_RSS;
+		pc.rx_adv_conf.rss_conf.rss_key = key;
+		pc.rx_adv_conf.rss_conf.rss_key_len =
+			info.hash_key_size > 0 && info.hash_key_size <= sizeof(key) ?
+			info.hash_key_size : sizeof(key);
+		pc.rx_adv_conf.rss_conf.rss_hf = info.flow_type_rss_offloads &
+			(RTE_ETH_RSS_IP | RTE_ETH_RSS_TCP | RTE_ETH_RSS_UDP);
+	}
+	rc = rte_eth_dev_configure(dp.port, dp.nq, dp.nq, &pc);
 	if (rc == 0)
 		rc = rte_eth_dev_adjust_nb_rx_tx_desc(dp.port, &rxd, &txd);
-	if (rc == 0)
-		rc = rte_eth_rx_queue_setup(dp.port, 0, rxd, (unsigned int)socket, NULL, dp.pool);
-	if (rc == 0)
-		rc = rte_eth_tx_queue_setup(dp.port, 0, txd, (unsigned int)socket, NULL);
+	for (q = 0; rc == 0 && q < dp.nq; q++) {
+		rc = rte_eth_rx_queue_setup(dp.port, q, rxd, (unsigned int)socket, NULL, dp.pool);
+		if (rc == 0)
+			rc = rte_eth_tx_queue_setup(dp.port, q, txd, (unsigned int)socket, NULL);
+	}
 	if (rc != 0) {
 		NRF_LOG(ERR, MOD, "DPDK port %u (%s): queue setup failed: %s", dp.port, drv,
 			rte_strerror(-rc));
@@ -538,6 +591,25 @@ port_start(const struct nrf_tp_dpdk_conf *c, bool vdev)
 			dp.port, whos);
 		return NRF_EEXIST;
 	}
+	if (dp.role == NRF_TP_DPDK_PRIMARY) {
+		/* No stack here: the workers bring theirs. Their rings (ARP copies, steered frames). */
+		for (q = 0; q < dp.nq; q++) {
+			char name[RTE_RING_NAMESIZE];
+
+			snprintf(name, sizeof(name), WORKER_RING_NAME, q);
+			dp.ring[q] = rte_ring_create(name, WORKER_RING_SIZE, socket, RING_F_SC_DEQ);
+			if (dp.ring[q] == NULL) {
+				NRF_LOG(ERR, MOD, "cannot create the ring of worker %u: %s", q,
+					rte_strerror(rte_errno));
+				return NRF_ENOMEM;
+			}
+		}
+		NRF_LOG(INFO, MOD, "DPDK port %u (%s) up for %u workers: mac %s, "
+			"%u.%u.%u.%u/%u, mtu %u, %u/%u descriptors per queue", dp.port, drv, dp.nq,
+			macs, c->ip.ip[0], c->ip.ip[1], c->ip.ip[2], c->ip.ip[3], c->prefix_len, mtu,
+			rxd, txd);
+		return 0;
+	}
 	rc = nrf_tp_lw_start(c, mac.addr_bytes, mtu);
 	if (rc != 0) {
 		NRF_LOG(ERR, MOD, "cannot start the TCP/IP stack: %s", nrf_strerror(rc));
@@ -552,6 +624,70 @@ port_start(const struct nrf_tp_dpdk_conf *c, bool vdev)
 	return 0;
 }
 
+/* A worker (secondary): the primary's pool, port, queue pair and rings. */
+static int
+port_attach(const struct nrf_tp_dpdk_conf *c)
+{
+	struct rte_eth_dev_info info;
+	struct rte_ether_addr mac;
+	uint16_t mtu = STD_MTU, q;
+	int rc;
+
+	if (rte_eal_process_type() != RTE_PROC_SECONDARY) {
+		NRF_LOG(ERR, MOD, "a DPDK worker must start as an EAL secondary process "
+			"(--proc-type=secondary with the primary's --file-prefix)");
+		return NRF_EINVAL;
+	}
+	dp.pool = rte_mempool_lookup(POOL_NAME);
+	if (dp.pool == NULL) {
+		NRF_LOG(ERR, MOD, "no packet pool from the primary process (is it running with "
+			"the same --file-prefix?)");
+		return NRF_ENOENT;
+	}
+	rc = choose_port(c->port_id, false, &dp.port);
+	if (rc != 0)
+		return rc;
+	rc = rte_eth_dev_info_get(dp.port, &info);
+	if (rc != 0) {
+		NRF_LOG(ERR, MOD, "DPDK port %u: no device info: %s", dp.port, rte_strerror(-rc));
+		return NRF_EIO;
+	}
+	dp.nq = info.nb_rx_queues;
+	if (c->queue >= dp.nq || dp.nq > NRF_TP_DPDK_MAX_QUEUES) {
+		NRF_LOG(ERR, MOD, "DPDK port %u has %u queue pairs: no queue %u for this worker",
+			dp.port, dp.nq, c->queue);
+		return NRF_EINVAL;
+	}
+	dp.queue = c->queue;
+	for (q = 0; q < dp.nq; q++) {
+		char name[RTE_RING_NAMESIZE];
+
+		snprintf(name, sizeof(name), WORKER_RING_NAME, q);
+		dp.ring[q] = rte_ring_lookup(name);
+		if (dp.ring[q] == NULL) {
+			NRF_LOG(ERR, MOD, "no worker ring %s from the primary process", name);
+			return NRF_ENOENT;
+		}
+	}
+	if (rte_eth_macaddr_get(dp.port, &mac) != 0) {
+		NRF_LOG(ERR, MOD, "DPDK port %u: no MAC address", dp.port);
+		return NRF_EIO;
+	}
+	if (rte_eth_dev_get_mtu(dp.port, &mtu) != 0 || mtu > STD_MTU)
+		mtu = STD_MTU;
+	dp.port_started = true;
+	rc = nrf_tp_lw_start(c, mac.addr_bytes, mtu);
+	if (rc != 0) {
+		NRF_LOG(ERR, MOD, "cannot start the TCP/IP stack: %s", nrf_strerror(rc));
+		return rc;
+	}
+	(void)nrf_tp_dp_tx_flush();
+	NRF_LOG(INFO, MOD, "worker on DPDK port %u queue %u of %u (%s), lcore %u",
+		dp.port, dp.queue, dp.nq, info.driver_name != NULL ? info.driver_name : "?",
+		rte_lcore_id());
+	return 0;
+}
+
 /* ------------------------------------------------------------------------ */
 /* Public start/stop                                                         */
 
@@ -559,6 +695,7 @@ void
 nrf_tp_dpdk_conf_defaults(struct nrf_tp_dpdk_conf *conf)
 {
 	memset(conf, 0, sizeof(*conf));
+	conf->role = NRF_TP_DPDK_SINGLE;
 	conf->port_id = -1;
 	conf->rx_desc = 1024;
 	conf->tx_desc = 1024;
@@ -598,7 +735,13 @@ nrf_tp_dpdk_init(int argc, char **argv, const struct nrf_tp_dpdk_conf *conf)
 			"--in-memory (use --no-huge --no-shconf)");
 		return NRF_EINVAL;
 	}
-	if (!f.no_huge && !f.help) {
+	if (conf->role == NRF_TP_DPDK_PRIMARY && (f.in_memory || f.no_huge || f.no_shconf)) {
+		NRF_LOG(ERR, MOD, "refusing to start DPDK: worker processes share the primary's "
+			"memory, which --in-memory, --no-huge and --no-shconf turn off (use "
+			"hugepages with a hugetlbfs mount and a unique --file-prefix)");
+		return NRF_EINVAL;
+	}
+	if (!f.no_huge && !f.help && conf->role != NRF_TP_DPDK_SECONDARY) {
 		long fh = free_hugepages();
 
 		if (fh == 0) {
@@ -627,15 +770,145 @@ nrf_tp_dpdk_init(int argc, char **argv, const struct nrf_tp_dpdk_conf *conf)
 	dp.eal_up = true;
 	dp.hz = rte_get_tsc_hz();
 	dp.conf = *conf;
-	rc = port_start(conf, f.vdev);
+	memcpy(&dp.ip_be, conf->ip.ip, 4);
+	dp.role = conf->role;
+	dp.nq = 1;
+	if (dp.role == NRF_TP_DPDK_AUTO)
+		dp.role = rte_lcore_count() >= 3 ? NRF_TP_DPDK_PRIMARY : NRF_TP_DPDK_SINGLE;
+	if (dp.role == NRF_TP_DPDK_PRIMARY) {
+		unsigned int nw = rte_lcore_count() - 1;
+
+		dp.nq = (uint16_t)(conf->queues != 0 ? conf->queues : NRF_MAX(nw, 1u));
+		if (conf->role == NRF_TP_DPDK_AUTO && (f.in_memory || f.no_huge || f.no_shconf))
+			rc = NRF_EINVAL;
+		else if (dp.nq > NRF_TP_DPDK_MAX_QUEUES)
+			rc = NRF_ETOOBIG;
+		else
+			rc = 0;
+		if (rc != 0) {
+			NRF_LOG(ERR, MOD, rc == NRF_EINVAL ?
+				"%u worker lcores run as worker processes, which share the primary's "
+				"memory: --in-memory, --no-huge and --no-shconf turn that off (use "
+				"hugepages with a hugetlbfs mount and a unique --file-prefix)" :
+				"%u workers: at most " RTE_STR(NRF_TP_DPDK_MAX_QUEUES) " per port",
+				rc == NRF_EINVAL ? nw : dp.nq);
+			(void)rte_eal_cleanup();
+			dp.eal_up = false;
+			return rc;
+		}
+	}
+	dp.port_owner = dp.role != NRF_TP_DPDK_SECONDARY;
+	rc = dp.role == NRF_TP_DPDK_SECONDARY ? port_attach(conf) : port_start(conf, f.vdev);
 	if (rc != 0) {
 		port_release();
 		(void)rte_eal_cleanup();
 		dp.eal_up = false;
 		return rc;
 	}
-	dp.ready = true;
+	/* A primary runs no stack: no loop may be created on it. */
+	dp.ready = dp.role != NRF_TP_DPDK_PRIMARY;
 	return n;
+}
+
+enum nrf_tp_dpdk_role
+nrf_tp_dpdk_role(void)
+{
+	return dp.role;
+}
+
+unsigned int
+nrf_tp_dpdk_queues(void)
+{
+	return dp.nq;
+}
+
+unsigned int
+nrf_tp_dpdk_worker_lcores(unsigned int *out, unsigned int max)
+{
+	unsigned int lc, n = 0;
+
+	if (!dp.eal_up)
+		return 0;
+	RTE_LCORE_FOREACH_WORKER(lc) {
+		if (n < max)
+			out[n] = lc;
+		n++;
+	}
+	return n;
+}
+
+unsigned int
+nrf_tp_dpdk_main_lcore(void)
+{
+	return dp.eal_up ? rte_get_main_lcore() : 0;
+}
+
+int
+nrf_tp_dpdk_lcore_cpus(unsigned int lcore, char *buf, size_t cap)
+{
+	rte_cpuset_t set;
+	size_t len = 0;
+	unsigned int cpu;
+	int n;
+
+	if (!dp.eal_up || lcore >= RTE_MAX_LCORE || !rte_lcore_is_enabled(lcore))
+		return NRF_EINVAL;
+	set = rte_lcore_cpuset(lcore);
+	if (cap < 3)
+		return NRF_ETOOBIG;
+	buf[len++] = '(';
+	for (cpu = 0; cpu < CPU_SETSIZE; cpu++) {
+		if (!CPU_ISSET(cpu, &set))
+			continue;
+		n = snprintf(buf + len, cap - len, "%s%u", buf[len - 1] == '(' ? "" : ",", cpu);
+		if (n < 0 || (size_t)n >= cap - len)
+			return NRF_ETOOBIG;
+		len += (size_t)n;
+	}
+	if (len + 2 > cap)
+		return NRF_ETOOBIG;
+	buf[len++] = ')';
+	buf[len] = '\0';
+	return 0;
+}
+
+int
+nrf_tp_dpdk_file_prefix(char *buf, size_t cap)
+{
+	const char *dir = rte_eal_get_runtime_dir();
+	const char *base = dir != NULL ? strrchr(dir, '/') : NULL;
+	int n;
+
+	base = base != NULL ? base + 1 : (dir != NULL ? dir : "rte");
+	n = snprintf(buf, cap, "%s", base);
+	return n < 0 || (size_t)n >= cap ? NRF_ETOOBIG : 0;
+}
+
+void *
+nrf_tp_dpdk_shm(const char *name, size_t size, int *err)
+{
+	const struct rte_memzone *mz;
+
+	if (!dp.eal_up) {
+		*err = NRF_EINVAL;
+		return NULL;
+	}
+	if (dp.role == NRF_TP_DPDK_SECONDARY) {
+		mz = rte_memzone_lookup(name);
+		if (mz == NULL || mz->len < size) {
+			*err = NRF_ENOENT;
+			return NULL;
+		}
+	} else {
+		mz = rte_memzone_reserve(name, size, SOCKET_ID_ANY, 0);
+		if (mz == NULL) {
+			*err = NRF_ENOMEM;
+			return NULL;
+		}
+		memset(mz->addr, 0, size);
+	}
+	*err = 0;
+	return mz->addr;
 }
 
 void
@@ -776,6 +1049,98 @@ nrf_tp_dp_idle(uint32_t empty, int timeout_ms)
 	cur_acct()->st.idle_sleeps++;
 }
 
+/*
+ * Frames between workers (one ring per worker, many producers).
+ *
+ * ARP: an ARP reply answers whichever worker asked, and a gratuitous ARP or
+ * a request from a neighbour teaches every worker. So each worker copies
+ * the ARP frames it receives into the rings of the others, except a request
+ * for our own address (it answers that itself; the others would only
+ * answer again). Copies are marked in mbuf->port so they are not shared
+ * twice.
+ *
+ * TCP: a worker's outgoing connections use local ports p with
+ * p % queues == its queue (nrf_tp_dp_next_port()). The device may put the
+ * answer on another queue: net_tap's kernel side records a flow's queue only
+ * after it has delivered the flow's first frame, so the peer's SYN-ACK can
+ * beat it; a NIC's RSS hash knows nothing of our port shares. Such a frame
+ * goes to its owner's ring as it is; without this the wrong lwIP would
+ * answer it with a reset.
+ */
+#define ARP_SHARED_MARK UINT16_MAX
+
+/* The worker owning TCP frame @p m, or -1: this one (not TCP, or not to one
+ * of the workers' outgoing ports). IPv4 without VLAN: what lwIP takes. */
+static int
+steer_owner(const struct rte_mbuf *m)
+{
+	const struct rte_ether_hdr *eh = rte_pktmbuf_mtod(m, const struct rte_ether_hdr *);
+	const struct rte_ipv4_hdr *ih;
+	const struct rte_tcp_hdr *th;
+	unsigned int ihl;
+	uint16_t dport;
+
+	if (m->data_len < sizeof(*eh) + sizeof(*ih) + sizeof(*th) ||
+		eh->ether_type != rte_cpu_to_be_16(RTE_ETHER_TYPE_IPV4))
+		return -1;
+	ih = (const struct rte_ipv4_hdr *)(eh + 1);
+	ihl = (ih->version_ihl & 0x0fu) * 4u;
+	if (ih->next_proto_id != IPPROTO_TCP || ihl < sizeof(*ih) ||
+		m->data_len < sizeof(*eh) + ihl + sizeof(*th) ||
+		(ih->fragment_offset & rte_cpu_to_be_16(RTE_IPV4_HDR_OFFSET_MASK)) != 0)
+		return -1;
+	th = (const struct rte_tcp_hdr *)((const char *)ih + ihl);
+	dport = rte_be_to_cpu_16(th->dst_port);
+	if (dport < EPHEMERAL_FIRST)
+		return -1;
+	return (int)(dport % dp.nq);
+}
+
+static void
+arp_share(struct rte_mbuf *m, struct acct *a)
+{
+	const struct rte_ether_hdr *eh;
+	const struct rte_arp_hdr *ah;
+	uint16_t q;
+
+	if (m->port == ARP_SHARED_MARK || m->nb_segs != 1 ||
+		m->data_len < sizeof(*eh) + sizeof(*ah))
+		return;
+	eh = rte_pktmbuf_mtod(m, const struct rte_ether_hdr *);
+	if (eh->ether_type != rte_cpu_to_be_16(RTE_ETHER_TYPE_ARP))
+		return;
+	ah = (const struct rte_arp_hdr *)(eh + 1);
+	if (ah->arp_opcode == rte_cpu_to_be_16(RTE_ARP_OP_REQUEST) &&
+		ah->arp_data.arp_tip == dp.ip_be && ah->arp_data.arp_sip != dp.ip_be)
+		return;
+	for (q = 0; q < dp.nq; q++) {
+		struct rte_mbuf *c;
+
+		if (q == dp.queue || dp.ring[q] == NULL)
+			continue;
+		c = rte_pktmbuf_copy(m, dp.pool, 0, UINT32_MAX);
+		if (c == NULL)
+			continue;
+		c->port = ARP_SHARED_MARK;
+		if (rte_ring_mp_enqueue(dp.ring[q], c) != 0)
+			rte_pktmbuf_free(c);
+		else
+			a->st.arp_shared++;
+	}
+}
+
+static uint16_t
+arp_take(struct rte_mbuf **pkts, uint16_t room)
+{
+	unsigned int n;
+
+	if (room == 0)
+		return 0;
+	n = rte_ring_sc_dequeue_burst(dp.ring[dp.queue], (void **)pkts, room, NULL);
+	cur_acct()->st.from_workers += n;
+	return (uint16_t)n;
+}
+
 unsigned int
 nrf_tp_dp_csum_offloads(void)
 {
@@ -835,7 +1200,31 @@ nrf_tp_dp_rx(nrf_tp_dp_rx_fn fn, void *arg)
 	uint16_t n, i, nfree = 0;
 	int r;
 
-	n = rte_eth_rx_burst(dp.port, 0, pkts, dp.conf.burst);
+	n = rte_eth_rx_burst(dp.port, dp.queue, pkts, dp.conf.burst);
+	if (dp.nq > 1 && dp.ring[dp.queue] != NULL) {
+		uint16_t k = 0;
+
+		for (i = 0; i < n; i++) {
+			struct rte_mbuf *m = pkts[i];
+			int owner = steer_owner(m);
+
+			if (owner >= 0 && owner != dp.queue) {
+				if (rte_ring_mp_enqueue(dp.ring[owner], m) != 0) {
+					rte_pktmbuf_free(m);
+					a->st.rx_dropped++;
+				} else {
+					a->st.steered++;
+				}
+				continue;
+			}
+			if (owner < 0)
+				arp_share(m, a);
+			pkts[k++] = m;
+		}
+		a->st.rx_frames += n - k; /* received here, processed elsewhere */
+		n = k;
+		n += arp_take(pkts + n, (uint16_t)(dp.conf.burst - n));
+	}
 	if (n == 0)
 		return 0;
 	for (i = 0; i < n; i++) {
@@ -938,7 +1327,7 @@ nrf_tp_dp_tx_flush(void)
 	a = cur_acct();
 	t0 = rte_rdtsc();
 	for (tries = 0; done < n && tries <= TX_RETRIES; tries++)
-		done += rte_eth_tx_burst(dp.port, 0, dp.txb + done, (uint16_t)(n - done));
+		done += rte_eth_tx_burst(dp.port, dp.queue, dp.txb + done, (uint16_t)(n - done));
 	a->st.tx_cycles += rte_rdtsc() - t0;
 	if (unlikely(done < n)) {
 		rte_pktmbuf_free_bulk(dp.txb + done, (unsigned int)(n - done));
@@ -947,6 +1336,25 @@ nrf_tp_dp_tx_flush(void)
 	a->st.tx_frames += done;
 	dp.ntx = 0;
 	return done;
+}
+
+uint16_t
+nrf_tp_dp_next_port(void)
+{
+	static uint32_t next;
+	uint32_t span = 65536u - 49152u, p;
+
+	if (dp.nq <= 1)
+		return 0;
+	/* 49152 is a multiple of every queue count up to 16 but 5, 7, 9..:
+	 * count in the worker's own residue class. */
+	if (next == 0)
+		next = 49152u + (dp.queue + dp.nq - 49152u % dp.nq) % dp.nq;
+	p = next;
+	next += dp.nq;
+	if (next >= 49152u + span)
+		next = 0;
+	return (uint16_t)p;
 }
 
 uint64_t
@@ -995,7 +1403,7 @@ nrf_tp_dpdk_port_stats(struct nrf_tp_dpdk_port_stats *out)
 {
 	struct rte_eth_stats s;
 
-	if (!dp.ready)
+	if (!dp.port_started)
 		return NRF_EINVAL;
 	if (rte_eth_stats_get(dp.port, &s) != 0)
 		return NRF_EIO;

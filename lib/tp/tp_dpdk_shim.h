@@ -74,6 +74,14 @@ void nrf_tp_dp_iter_end(uint64_t t0, bool busy);
  * @p timeout_ms != 0, and not longer than it. */
 void nrf_tp_dp_idle(uint32_t empty, int timeout_ms);
 
+/*
+ * The next local port for an outgoing connection, or 0: let lwIP choose.
+ * Several workers share the port's address, so each takes its ports from
+ * its own share of the ephemeral range (port % queues == queue): two
+ * workers never open the same 4-tuple.
+ */
+uint16_t nrf_tp_dp_next_port(void);
+
 /* TSC now, and its frequency. */
 uint64_t nrf_tp_dp_tsc(void);
 uint64_t nrf_tp_dp_hz(void);

@@ -56,6 +56,7 @@
 #include "lwip/ip_addr.h"
 #include "lwip/netif.h"
 #include "lwip/pbuf.h"
+#include "lwip/priv/tcp_priv.h"
 #include "lwip/tcp.h"
 #include "lwip/timeouts.h"
 #include "netif/ethernet.h"
@@ -67,6 +68,7 @@
 #include "nrf_tp_dpdk.h"
 #include "tp_dpdk_shim.h"
 
+#define MOD "tp-dpdk"
 #define DEFAULT_BACKLOG 1024
 #define POLL_TICKS 2   /* lwIP poll callback every 2 x 500 ms */
 #define ETH_HLEN 14
@@ -277,6 +279,43 @@ rx_ref(void *data, uint16_t len, void *frame)
 }
 #endif
 
+/*
+ * A new SYN for a 4-tuple lwIP still holds in TIME_WAIT (nrfwd closed the
+ * client's previous connection first). lwIP answers it with an ACK of the
+ * old connection and ignores the client's RST (RFC 1337), so the client
+ * could not connect from that port again for 2 MSL (two minutes) - and
+ * clients reuse ports sooner under load. Linux's own TIME_WAIT accepts a
+ * SYN whose sequence number is past the old connection's (RFC 6191 without
+ * timestamps): do the same by dropping the TIME_WAIT pcb before lwIP sees
+ * the SYN.
+ */
+static void
+tw_reuse(const uint8_t *ip, uint16_t len, uint32_t src)
+{
+	const uint8_t *th;
+	unsigned int ihl = (ip[0] & 0x0fu) * 4u;
+	uint16_t sport, dport;
+	uint32_t seq;
+	struct tcp_pcb *pcb;
+
+	if (ip[9] != 6 || ihl < 20 || len < ihl + 20u || (ip[6] & 0x3fu) != 0 || ip[7] != 0)
+		return; /* not TCP, or a fragment */
+	th = ip + ihl;
+	if ((th[13] & (TCP_SYN | TCP_ACK | TCP_RST)) != TCP_SYN || tcp_tw_pcbs == NULL)
+		return;
+	sport = (uint16_t)(th[0] << 8 | th[1]);
+	dport = (uint16_t)(th[2] << 8 | th[3]);
+	seq = (uint32_t)th[4] << 24 | (uint32_t)th[5] << 16 | (uint32_t)th[6] << 8 | th[7];
+	for (pcb = tcp_tw_pcbs; pcb != NULL; pcb = pcb->next) {
+		if (pcb->local_port == dport && pcb->remote_port == sport &&
+			ip4_addr_get_u32(ip_2_ip4(&pcb->remote_ip)) == src) {
+			if (TCP_SEQ_GT(seq, pcb->rcv_nxt))
+				tcp_abort(pcb); /* TIME_WAIT: removed, no RST sent */
+			return;
+		}
+	}
+}
+
 static int
 rx_frame(void *arg, void *data, uint16_t len, void *frame)
 {
@@ -295,6 +334,7 @@ rx_frame(void *arg, void *data, uint16_t len, void *frame)
 		memcpy(&src, f + ETH_HLEN + 12, 4);
 		if (bad_source(src))
 			return NRF_TP_DP_RX_DROP;
+		tw_reuse(f + ETH_HLEN, (uint16_t)(len - ETH_HLEN), src);
 	} else if (f[12] != ETHTYPE_ARP_HI || f[13] != ETHTYPE_ARP_LO) {
 		return NRF_TP_DP_RX_DROP; /* IPv6, VLAN, ...: nothing here speaks them */
 	}
@@ -808,6 +848,15 @@ lw_listen(struct nrf_tp_loop *loop, const struct nrf_tp_addr *addr, int backlog,
 		*err = NRF_EIO;
 		return NULL;
 	}
+	/* Worker processes split the ephemeral ports between them (frames to
+	 * them are steered by port): a listener cannot live there. */
+	if (nrf_tp_dp_next_port() != 0 && (addr->port == 0 || addr->port >= 49152)) {
+		NRF_LOG(ERR, MOD, "listen port %u: with several DPDK workers listen ports must "
+			"be 1..49151 (49152..65535 are split between the workers)", addr->port);
+		errno = EADDRNOTAVAIL;
+		*err = NRF_EIO;
+		return NULL;
+	}
 	l = calloc(1, sizeof(*l));
 	pcb = l != NULL ? tcp_new_ip_type(IPADDR_TYPE_V4) : NULL;
 	if (pcb == NULL) {
@@ -893,6 +942,8 @@ lw_connect(struct nrf_tp_loop *loop, const struct nrf_tp_addr *addr, int *err)
 	ip4_addr_t dst;
 	ip_addr_t ip;
 	uint32_t a;
+	uint16_t lport;
+	unsigned int tries;
 	err_t e;
 
 	if (addr->family != 4 || addr->port == 0) {
@@ -922,6 +973,17 @@ lw_connect(struct nrf_tp_loop *loop, const struct nrf_tp_addr *addr, int *err)
 	c->peer = *addr;
 	conn_attach(c, pcb);
 	ip_addr_set_ip4_u32_val(ip, a);
+	/* Worker processes sharing one address bind to ports of their own. */
+	for (tries = 0; (lport = nrf_tp_dp_next_port()) != 0; tries++) {
+		if (tcp_bind(pcb, IP4_ADDR_ANY, lport) == ERR_OK)
+			break;
+		if (tries == 256) {
+			tcp_abort(conn_detach(c));
+			free(c);
+			*err = NRF_EIO; /* this worker's ports are all in use */
+			return NULL;
+		}
+	}
 	e = tcp_connect(pcb, &ip, addr->port, on_connected);
 	if (e != ERR_OK) {
 		/* ERR_RTE: no route; ERR_MEM; ERR_USE: no local port. */

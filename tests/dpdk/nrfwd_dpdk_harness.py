@@ -67,6 +67,36 @@ def free_hugepages():
     return total
 
 
+def ensure_hugepages(owner, n):
+    """At least @n free 2 MiB hugepages, reserving more if needed; what was
+    added is remembered on @owner for release_hugepages()."""
+    path = '/proc/sys/vm/nr_hugepages'
+    for _ in range(5):  # other DPDK processes may take pages meanwhile
+        free = free_hugepages()
+        if free >= n:
+            return
+        with open(path) as f:
+            before = int(f.read())
+        with open(path, 'w') as f:
+            f.write(str(before + n - free))
+        with open(path) as f:
+            added = int(f.read()) - before
+        owner.hugepages_added = getattr(owner, 'hugepages_added', 0) + max(0, added)
+    raise RuntimeError('cannot reserve %d hugepages (free: %d)' % (n, free_hugepages()))
+
+
+def release_hugepages(owner):
+    added = getattr(owner, 'hugepages_added', 0)
+    if added <= 0:
+        return
+    path = '/proc/sys/vm/nr_hugepages'
+    with open(path) as f:
+        now = int(f.read())
+    with open(path, 'w') as f:
+        f.write(str(max(0, now - added)))
+    owner.hugepages_added = 0
+
+
 def eal_memory():
     """EAL memory options for this machine (hugepages or plain memory)."""
     return ['--in-memory'] if free_hugepages() >= 64 else ['--no-huge', '--no-shconf']
@@ -219,15 +249,22 @@ class Fabric:
             args += ['-l', '0']
         return args
 
-    def wrap(self, cmd):
-        """Hide the PCI bus from the EAL (a private mount namespace)."""
+    def wrap(self, cmd, hugetlbfs=None):
+        """Hide the PCI bus from the EAL (a private mount namespace), and
+        mount a hugetlbfs at @hugetlbfs in it."""
         if not self.hide_pci:
+            if hugetlbfs:
+                raise RuntimeError('a private hugetlbfs needs unshare')
             return cmd
+        mnt = 'mount -t tmpfs none /sys/bus/pci/devices'
+        if hugetlbfs:
+            mnt += ' && mount -t hugetlbfs nodev %s' % hugetlbfs
         return ['unshare', '--mount', '--propagation', 'private', 'sh', '-c',
-                'mount -t tmpfs none /sys/bus/pci/devices && exec "$0" "$@"'] + cmd
+                mnt + ' && exec "$0" "$@"'] + cmd
 
     def start_nrfwd(self, host, cfg, name='nrfwd', pmd='af_packet', eal=None, extra=(),
-                    wait=True, timeout=20.0, log_level='info', ip=None, main_lcore=None):
+                    wait=True, timeout=20.0, log_level='info', ip=None, main_lcore=None,
+                    hugetlbfs=None):
         """nrfwd on a DPDK port in @host: @cfg (dict) is written to a file;
         its runtime.listen[0] port is the one served. The port address is
         @ip or dpdk_ip(@host). @pmd: 'af_packet' (a veth on the fabric) or
@@ -251,7 +288,8 @@ class Fabric:
                 vdev = 'net_af_packet0,iface=%s,qpairs=1,qdisc_bypass=1' % self.dpdk_dev(host)
             eal = self.eal(name, vdev, main_lcore)
         cmd = self.wrap([H.binary('nrfwd')] + list(eal) + ['--'] +
-                        cfg_args(cfg, path) + ['--log-level', log_level] + list(extra))
+                        cfg_args(cfg, path) + ['--log-level', log_level] + list(extra),
+                        hugetlbfs)
         proc = self._spawn(name, host, cmd, port, ip)
         proc.config_path = path
         proc.dpdk_ip = ip
@@ -276,6 +314,40 @@ class Fabric:
             sh('ip', 'link', 'set', proc.tap, 'master', self.br, 'up', ns=self.fab)
             sh('ethtool', '-K', proc.tap, 'gro', 'off', ns=self.fab, check=False)
             proc.tap = None
+        return proc
+
+    def start_nrfwd_mp(self, host, cfg, workers=2, name='nrfwd', extra=(), wait=True,
+                       timeout=30.0, log_level='info', ip=None):
+        """nrfwd as a primary with @workers worker processes (DPDK
+        secondaries) on one net_tap port with a queue pair each
+        (docs/decisions/0008-mp-workers.md). Worker processes share the
+        primary's hugepage memory: hugepages are reserved for the run
+        (given back by cleanup()) and a hugetlbfs is mounted inside the
+        process's private mount namespace (gone with its last process, files
+        and all). With @wait, returns once every worker listens."""
+        ensure_hugepages(self, 256)
+        huge = os.path.join(self.tmpdir, 'huge-%s' % re.sub(r'[^a-zA-Z0-9]', '', name))
+        os.makedirs(huge, exist_ok=True)
+        self.n_fwd += 1
+        prefix = 'nfd%s%s' % (self.id, re.sub(r'[^a-zA-Z0-9]', '', name))
+        self.prefixes.append(prefix)
+        self.n_if += 1
+        tap = 'n%s%dt' % (self.id, self.n_if)
+        ncpu = os.cpu_count() or 1
+        lc = ','.join(['0@0'] + ['%d@%d' % (k + 1, (k + 1) % ncpu) for k in range(workers)])
+        eal = ['--no-pci', '--no-telemetry', '--file-prefix=' + prefix, '--huge-dir=' + huge,
+               '--lcores=' + lc, '--vdev=net_tap0,iface=%s' % tap]
+        if workers == 1:
+            extra = ['--dpdk-processes'] + list(extra)
+        proc = self.start_nrfwd(host, cfg, name=name, eal=eal, extra=extra, wait=False,
+                                log_level=log_level, ip=ip, hugetlbfs=huge)
+        proc.tap = tap
+        proc.workers = workers
+        proc.file_prefix = prefix
+        if wait:
+            for k in range(workers):
+                self.wait_line(proc, r'w%d/nrfwd: nrfwd listening on' % k, timeout)
+            self.ready(proc, timeout)
         return proc
 
     def start_all(self, specs, timeout=30.0):
@@ -314,6 +386,7 @@ class Fabric:
                 sys.stderr.write('---- %s (pid %d) log ----\n%s\n' % (p.name, p.pid,
                                                                    p.log()[-6000:]))
         self.procs = []
+        release_hugepages(self)
         for ns in reversed(self.namespaces):
             sh('ip', 'netns', 'del', ns, check=False)
         self.namespaces = []

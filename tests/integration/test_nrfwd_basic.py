@@ -306,6 +306,21 @@ class TestFailover(Base):
         self.assertEqual(st, 200)
         self.assertEqual(hd.get('x-nrfstub'), ['nrf-f'])
 
+    def test_answer_broken_off_mid_body_moves_to_the_next_peer(self):
+        # Headers and 10 body bytes, then RST_STREAM: the client must get
+        # the next peer's whole answer, not a reset after the headers.
+        p1 = self.h.start_stub('nrf-e', 'stub-profiles-e.json', fault='truncate:10')
+        p2 = self.h.start_stub('nrf-f', 'stub-profiles-e.json')
+        nrfwd, _ = self.fwd(peers=[H.peer('nrf-e.test', p1.port, priority=1),
+                                   H.peer('nrf-f.test', p2.port, priority=2)])
+        direct = H.curl(p2.url(PROFILE + ID_UDM1))
+        st, hd, body = H.curl(nrfwd.url(PROFILE + ID_UDM1))
+        self.assertEqual(st, 200, body)
+        self.assertEqual(hd.get('x-nrfstub'), ['nrf-f'])
+        self.assertEqual(body, direct[2])
+        self.assertEqual(len(H.stub_requests(p1.port)), 1)
+        self.assertIn('stream reset', nrfwd.log())
+
     def test_connection_close_moves_to_the_next_peer(self):
         p1 = self.h.start_stub('nrf-e', 'stub-profiles-e.json', fault='close')
         p2 = self.h.start_stub('nrf-f', 'stub-profiles-e.json')

@@ -153,7 +153,7 @@ TEST(ApiMetrics, CountersAppearWithTheirLabels)
 	peers[1].n_codes = 1;
 	snprintf(peers[2].name, sizeof(peers[2].name), "we\"ird\\name");
 
-	nrf_rt_worker_info wi[2] = {{true, 4, 2500000000ull}, {true, 3, 0}};
+	nrf_rt_worker_info wi[2] = {{true, 4, 2500000000ull, 10, 2, 0, 0}, {true, 3, 0, 0, 0, 0, 0}};
 	double busy[2] = {0.25, 0.0};
 	api_metrics_in in = {};
 	in.st = &st;
@@ -222,7 +222,7 @@ TEST(ApiMetrics, BufferGrowsForLongOutput)
 TEST(ApiMetrics, DpdkLoopCountersAppearOnlyOnTheDpdkTransport)
 {
 	nrf_rt_stats st = {};
-	nrf_rt_worker_info wi[1] = {{true, 1, 0}};
+	nrf_rt_worker_info wi[1] = {{true, 1, 0, 0, 0, 0, 0}};
 	double busy[1] = {1.0};
 	api_metrics_in in = {};
 	in.st = &st;
@@ -261,4 +261,45 @@ TEST(ApiMetrics, DpdkLoopCountersAppearOnlyOnTheDpdkTransport)
 	EXPECT_EQ(s["nrfwd_dpdk_frames_dropped_total{lcore=\"1\",dir=\"tx\",reason=\"no_mbuf\"}"], 1);
 	EXPECT_EQ(s["nrfwd_dpdk_port_missed_total"], 3);
 	EXPECT_EQ(s["nrfwd_dpdk_tsc_hz"], 2e9);
+}
+
+TEST(ApiMetrics, EveryWorkerHasItsRequestsConnectionsAndCostPerRequest)
+{
+	nrf_rt_stats st = {};
+	/* worker 0 on DPDK (busy cycles count), worker 1 without poll stats
+	 * (thread CPU time counts), worker 1 restarted twice and down. */
+	nrf_rt_worker_info wi[2] = {{true, 7, 9000000000ull, 1000, 12, 4242, 0},
+		{false, 6, 3000000000ull, 500, 0, 0, 2}};
+	double busy[2] = {0.5, 0.0};
+	nrf_rt_dp_stats dp[2] = {};
+	dp[0].polled = true;
+	dp[0].lcore = 3;
+	dp[0].tsc_hz = 1000000000ull;
+	dp[0].lc.busy_cycles = 20000000; /* 20 ms busy */
+	dp[0].lc.arp_shared = 4;
+	dp[0].lc.steered = 6;
+	dp[0].lc.from_workers = 5;
+	api_metrics_in in = {};
+	in.st = &st;
+	in.workers = wi;
+	in.busy = busy;
+	in.n_workers = 2;
+	in.dp = dp;
+	Exposition e = Render(in);
+	auto &s = e.samples;
+	EXPECT_EQ(s["nrfwd_worker_requests_total{worker=\"0\"}"], 1000);
+	EXPECT_EQ(s["nrfwd_worker_requests_total{worker=\"1\"}"], 500);
+	EXPECT_EQ(s["nrfwd_worker_connections_open{worker=\"0\"}"], 12);
+	EXPECT_EQ(s["nrfwd_worker_up{worker=\"0\"}"], 1);
+	EXPECT_EQ(s["nrfwd_worker_up{worker=\"1\"}"], 0);
+	EXPECT_EQ(s["nrfwd_worker_restarts_total{worker=\"1\"}"], 2);
+	EXPECT_DOUBLE_EQ(s["nrfwd_worker_busy_seconds_total{worker=\"0\"}"], 0.02);
+	EXPECT_DOUBLE_EQ(s["nrfwd_worker_busy_seconds_total{worker=\"1\"}"], 3.0);
+	EXPECT_DOUBLE_EQ(s["nrfwd_worker_busy_us_per_request{worker=\"0\"}"], 20.0);
+	EXPECT_DOUBLE_EQ(s["nrfwd_worker_busy_us_per_request{worker=\"1\"}"], 6000.0);
+	EXPECT_EQ(s["nrfwd_dpdk_worker_frames_total{lcore=\"3\",kind=\"arp_out\"}"], 4);
+	EXPECT_EQ(s["nrfwd_dpdk_worker_frames_total{lcore=\"3\",kind=\"steered_out\"}"], 6);
+	EXPECT_EQ(s["nrfwd_dpdk_worker_frames_total{lcore=\"3\",kind=\"in\"}"], 5);
+	/* worker 1 has no poll loop: no DPDK series for it */
+	EXPECT_EQ(e.text.find("lcore=\"0\""), std::string::npos);
 }

@@ -92,7 +92,7 @@ protected:
 		ASSERT_NE(cfg, nullptr);
 		nrf_rt_snap *snap = nrf_rt_snap_create(cfg, &err);
 		ASSERT_NE(snap, nullptr);
-		nrf_rt_params p = {1, nullptr};
+		nrf_rt_params p = {1, nullptr, nullptr, nullptr};
 		rt_ = nrf_rt_create(&p, snap, &err);
 		ASSERT_NE(rt_, nullptr) << nrf_strerror(err);
 		ASSERT_EQ(nrf_rt_start(rt_), 0);

@@ -70,7 +70,7 @@ Snap(const std::string &doc, uint64_t gen)
 TEST(RtSnap, PublishedSnapshotIsPickedUpAndTheOldOneReclaimed)
 {
 	uint16_t port = FreePort(), peer = FreePort();
-	nrf_rt_params p = {2, nullptr};
+	nrf_rt_params p = {2, nullptr, nullptr, nullptr};
 	int err = 0;
 	nrf_rt *rt = nrf_rt_create(&p, Snap(Doc(port, peer, "one"), 1), &err);
 
@@ -138,7 +138,7 @@ TEST(RtSnap, PublishedSnapshotIsPickedUpAndTheOldOneReclaimed)
 TEST(RtSnap, ABusyListenAddressIsReportedAtCreate)
 {
 	uint16_t port = FreePort(), peer = FreePort();
-	nrf_rt_params p = {1, nullptr};
+	nrf_rt_params p = {1, nullptr, nullptr, nullptr};
 	int err = 0;
 	int fd = socket(AF_INET, SOCK_STREAM, 0);
 	sockaddr_in a = {};
@@ -156,7 +156,7 @@ TEST(RtSnap, ABusyListenAddressIsReportedAtCreate)
 
 TEST(RtSnap, BadParametersAreRefused)
 {
-	nrf_rt_params p = {0, nullptr};
+	nrf_rt_params p = {0, nullptr, nullptr, nullptr};
 	int err = 0;
 
 	EXPECT_EQ(nrf_rt_create(&p, Snap(Doc(FreePort(), FreePort(), "x"), 1), &err), nullptr);

@@ -1,0 +1,866 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The primary and the worker processes of nrfwd on DPDK (nrfwd_mp.h).
+ *
+ * Why processes and not threads: lwIP keeps its state in globals, so a
+ * process holds one TCP/IP stack. One worker process per poll-mode core is
+ * the F-Stack way of scaling such a stack, and it isolates faults: a worker
+ * that dies takes its own connections with it and nothing else.
+ *
+ * Everything the processes share is in one memzone and is written by one
+ * side only (sequence locks, no mutex): the configuration document by the
+ * primary, each slot by its worker, the restart count by the primary.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "nrf_common.h"
+#include "nrf_err.h"
+#include "nrf_log.h"
+#include "nrf_tp_dpdk.h"
+#include "nrfwd_mp.h"
+
+#define MOD "nrfwd"
+#define MP_SHM_NAME "nrfwd_mp"
+#define MP_MAGIC 0x6e72666du      /* "nrfm" */
+#define MP_MAX_PEERS 128          /* upstream counters a slot carries */
+#define MP_CFG_MAX (2u << 20)     /* largest configuration document */
+#define MP_TICK_MS 20u            /* agent period */
+#define MP_STALE_NS (2000ull * 1000000ull) /* a slot older than this: down */
+#define MP_CTL_LCORE_TOP 127u     /* workers' control lcores count down from here */
+#define MP_MAX_ARGS 64
+
+enum mp_state {
+	MP_W_EMPTY = 0,
+	MP_W_STARTING,  /* forked, not yet serving */
+	MP_W_RUNNING,   /* its runtime serves */
+	MP_W_STOPPED,   /* exited cleanly */
+	MP_W_DEAD,      /* died; a restart is scheduled */
+};
+
+struct mp_slot {
+	uint32_t seq;               /* odd while the worker writes */
+	int32_t pid;
+	uint32_t state;
+	uint32_t restarts;          /* written by the primary only */
+	uint64_t beat_ns;           /* CLOCK_MONOTONIC of the last write */
+	struct nrf_rt_worker_info wi;
+	struct nrf_rt_stats st;
+	struct nrf_rt_dp_stats dp;
+	uint32_t n_peers;
+	struct nrf_rt_peer_stats peers[MP_MAX_PEERS];
+} __attribute__((aligned(64)));
+
+struct mp_shm {
+	uint32_t magic;
+	uint32_t n_workers;
+	uint32_t stopping;          /* the primary is stopping: drain and exit */
+	int32_t primary_pid;
+	uint32_t cfg_seq;           /* odd while the primary writes the document */
+	uint32_t cfg_len;
+	uint64_t cfg_gen;
+	struct mp_slot slot[NRF_TP_DPDK_MAX_QUEUES];
+	char cfg_text[MP_CFG_MAX];
+};
+
+struct mp_child {
+	pid_t pid;
+	uint64_t started_ns;
+	uint64_t restart_at_ns;     /* 0: none scheduled */
+	uint64_t backoff_ms;
+	char *argv[MP_MAX_ARGS];
+	char lcores[192];
+	char main_lcore[32];
+	char index[16];
+};
+
+struct nrfwd_mp {
+	struct mp_shm *shm;
+	unsigned int n;
+	bool stopping;
+	struct mp_child w[NRF_TP_DPDK_MAX_QUEUES];
+};
+
+/* ------------------------------------------------------------------------ */
+/* Sequence locks (one writer each)                                          */
+
+static void
+seq_begin(uint32_t *seq)
+{
+	__atomic_store_n(seq, __atomic_load_n(seq, __ATOMIC_RELAXED) + 1, __ATOMIC_RELAXED);
+	__atomic_thread_fence(__ATOMIC_RELEASE);
+}
+
+static void
+seq_end(uint32_t *seq)
+{
+	__atomic_store_n(seq, __atomic_load_n(seq, __ATOMIC_RELAXED) + 1, __ATOMIC_RELEASE);
+}
+
+/* Copy @p n bytes of @p src guarded by @p seq; false when no stable copy
+ * was had within a few tries (the writer is stuck or very busy). */
+static bool
+seq_read(const uint32_t *seq, void *dst, const void *src, size_t n)
+{
+	int tries;
+
+	for (tries = 0; tries < 100; tries++) {
+		uint32_t s0 = __atomic_load_n(seq, __ATOMIC_ACQUIRE);
+
+		if (s0 & 1u) {
+			struct timespec ts = {0, 100000};
+
+			nanosleep(&ts, NULL);
+			continue;
+		}
+		memcpy(dst, src, n);
+		__atomic_thread_fence(__ATOMIC_ACQUIRE);
+		if (__atomic_load_n(seq, __ATOMIC_RELAXED) == s0)
+			return true;
+	}
+	return false;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Primary: configuration and remote operations                              */
+
+static void
+cfg_store(struct mp_shm *shm, const struct nrf_cfg *cfg, uint64_t gen)
+{
+	int err = 0;
+	char *text = nrf_cfg_emit(cfg, NRF_CFG_ALL, 0, &err);
+	size_t len;
+
+	if (text == NULL) {
+		NRF_LOG(ERR, MOD, "cannot hand generation %llu to the workers: %s",
+			(unsigned long long)gen, nrf_strerror(err));
+		return;
+	}
+	len = strlen(text);
+	if (len >= MP_CFG_MAX) {
+		NRF_LOG(ERR, MOD, "configuration of %zu bytes exceeds the %u bytes the workers "
+			"can take: generation %llu stays on the primary", len, MP_CFG_MAX,
+			(unsigned long long)gen);
+		free(text);
+		return;
+	}
+	seq_begin(&shm->cfg_seq);
+	memcpy(shm->cfg_text, text, len + 1);
+	shm->cfg_len = (uint32_t)len;
+	shm->cfg_gen = gen;
+	seq_end(&shm->cfg_seq);
+	free(text);
+}
+
+static void
+r_published(void *arg, const struct nrf_cfg *cfg, uint64_t gen)
+{
+	struct nrfwd_mp *mp = arg;
+
+	cfg_store(mp->shm, cfg, gen);
+}
+
+/* A stable copy of slot @p i; false when it cannot be had. */
+static bool
+slot_get(const struct nrfwd_mp *mp, unsigned int i, struct mp_slot *out)
+{
+	const struct mp_slot *s = &mp->shm->slot[i];
+
+	return seq_read(&s->seq, out, s, sizeof(*out));
+}
+
+static bool
+slot_live(const struct mp_slot *s)
+{
+	return s->state == MP_W_RUNNING && nrf_now_ns() - s->beat_ns < MP_STALE_NS &&
+		s->pid > 0 && kill(s->pid, 0) == 0;
+}
+
+static struct mp_slot *
+slot_tmp(void)
+{
+	static __thread struct mp_slot *tmp;
+
+	if (tmp == NULL)
+		tmp = malloc(sizeof(*tmp)); /* ~70 KiB: not on the stack */
+	return tmp;
+}
+
+static bool
+r_generation_seen(void *arg, uint64_t gen)
+{
+	struct nrfwd_mp *mp = arg;
+	struct mp_slot *s = slot_tmp();
+	unsigned int i;
+
+	if (s == NULL)
+		return false;
+	for (i = 0; i < mp->n; i++) {
+		if (!slot_get(mp, i, s))
+			return false;
+		if (slot_live(s) && s->wi.generation < gen)
+			return false;
+	}
+	return true;
+}
+
+static unsigned int
+r_workers(void *arg)
+{
+	return ((struct nrfwd_mp *)arg)->n;
+}
+
+static int
+r_worker_get(void *arg, unsigned int i, struct nrf_rt_worker_info *out)
+{
+	struct nrfwd_mp *mp = arg;
+	struct mp_slot *s = slot_tmp();
+
+	memset(out, 0, sizeof(*out));
+	if (i >= mp->n)
+		return NRF_ENOENT;
+	out->restarts = __atomic_load_n(&mp->shm->slot[i].restarts, __ATOMIC_RELAXED);
+	if (s == NULL || !slot_get(mp, i, s))
+		return 0;
+	*out = s->wi;
+	out->running = slot_live(s);
+	out->pid = s->pid;
+	out->restarts = __atomic_load_n(&mp->shm->slot[i].restarts, __ATOMIC_RELAXED);
+	if (!out->running)
+		out->conns_open = 0;
+	return 0;
+}
+
+static void
+r_stats_get(void *arg, struct nrf_rt_stats *out)
+{
+	struct nrfwd_mp *mp = arg;
+	struct mp_slot *s = slot_tmp();
+	size_t k, n = sizeof(*out) / sizeof(uint64_t);
+	unsigned int i;
+
+	memset(out, 0, sizeof(*out));
+	for (i = 0; s != NULL && i < mp->n; i++) {
+		const uint64_t *src = (const uint64_t *)(const void *)&s->st;
+		uint64_t *dst = (uint64_t *)(void *)out;
+
+		if (!slot_get(mp, i, s))
+			continue;
+		for (k = 0; k < n; k++)
+			dst[k] += src[k];
+	}
+}
+
+static void
+peer_add(struct nrf_rt_peer_stats *o, const struct nrf_rt_peer_stats *e)
+{
+	unsigned int k, j;
+
+	o->tries += e->tries;
+	o->loop_prevented += e->loop_prevented;
+	for (k = 0; k < NRF_RT_FAIL_COUNT; k++)
+		o->fail[k] += e->fail[k];
+	o->code_other += e->code_other;
+	for (k = 0; k < e->n_codes; k++) {
+		for (j = 0; j < o->n_codes; j++)
+			if (o->codes[j] == e->codes[k])
+				break;
+		if (j == o->n_codes) {
+			if (o->n_codes == NRF_RT_PEER_CODES) {
+				o->code_other += e->code_n[k];
+				continue;
+			}
+			o->codes[j] = e->codes[k];
+			o->n_codes++;
+		}
+		o->code_n[j] += e->code_n[k];
+	}
+}
+
+static int
+r_peer_stats_get(void *arg, struct nrf_rt_peer_stats **out, size_t *n_out)
+{
+	struct nrfwd_mp *mp = arg;
+	struct mp_slot *s = slot_tmp();
+	struct nrf_rt_peer_stats *v = NULL;
+	size_t cnt = 0, cap = 0, j;
+	unsigned int i, k;
+
+	if (s == NULL)
+		return NRF_ENOMEM;
+	for (i = 0; i < mp->n; i++) {
+		if (!slot_get(mp, i, s))
+			continue;
+		for (k = 0; k < s->n_peers && k < MP_MAX_PEERS; k++) {
+			const struct nrf_rt_peer_stats *e = &s->peers[k];
+
+			for (j = 0; j < cnt; j++)
+				if (v[j].local == e->local && strcmp(v[j].name, e->name) == 0)
+					break;
+			if (j == cnt) {
+				if (cnt == cap) {
+					size_t nc = cap == 0 ? 16 : cap * 2;
+					struct nrf_rt_peer_stats *nv = realloc(v, nc * sizeof(*v));
+
+					if (nv == NULL) {
+						free(v);
+						return NRF_ENOMEM;
+					}
+					v = nv;
+					cap = nc;
+				}
+				memset(&v[cnt], 0, sizeof(v[cnt]));
+				memcpy(v[cnt].name, e->name, sizeof(v[cnt].name));
+				v[cnt].local = e->local;
+				cnt++;
+			}
+			peer_add(&v[j], e);
+		}
+	}
+	*out = v;
+	*n_out = cnt;
+	return 0;
+}
+
+static int
+r_dp_stats_get(void *arg, unsigned int i, struct nrf_rt_dp_stats *out)
+{
+	struct nrfwd_mp *mp = arg;
+	struct mp_slot *s = slot_tmp();
+
+	if (i >= mp->n || s == NULL)
+		return NRF_ENOENT;
+	if (!slot_get(mp, i, s))
+		return 0;
+	*out = s->dp;
+	return 0;
+}
+
+static bool
+r_running(void *arg)
+{
+	struct nrfwd_mp *mp = arg;
+	struct mp_slot *s = slot_tmp();
+	unsigned int i;
+
+	for (i = 0; s != NULL && i < mp->n; i++) {
+		if (slot_get(mp, i, s) && slot_live(s))
+			return true;
+	}
+	return false;
+}
+
+static const struct nrf_rt_remote_ops remote_ops = {
+	.published = r_published,
+	.generation_seen = r_generation_seen,
+	.workers = r_workers,
+	.worker_get = r_worker_get,
+	.stats_get = r_stats_get,
+	.peer_stats_get = r_peer_stats_get,
+	.dp_stats_get = r_dp_stats_get,
+	.running = r_running,
+};
+
+const struct nrf_rt_remote_ops *
+nrfwd_mp_remote_ops(void)
+{
+	return &remote_ops;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Primary: worker processes                                                 */
+
+/* EAL options of the primary a worker takes over as they are: memory and
+ * logging, and the PCI limits (a worker attaches to the primary's PCI
+ * devices by probing the same allow list; virtual devices it gets from the
+ * primary without asking). */
+static bool
+passed_on(const char *a, bool *takes_next, bool *pci_limited)
+{
+	static const char *const with_value[] = {"--huge-dir", "--log-level", "--iova-mode",
+		"--base-virtaddr", "--trace", "--trace-dir", "--allow", "--block"};
+	static const char *const flags[] = {"--no-telemetry", "--legacy-mem",
+		"--single-file-segments", "--no-hpet", "--huge-unlink", "--no-pci"};
+	size_t i, n = strcspn(a, "=");
+
+	*takes_next = false;
+	if (a[0] == '-' && (a[1] == 'a' || a[1] == 'b') && a[1] != '\0') {
+		*takes_next = a[2] == '\0';
+		*pci_limited = *pci_limited || a[1] == 'a';
+		return true;
+	}
+	if (strcmp(a, "--no-pci") == 0 || strncmp(a, "--allow", 7) == 0)
+		*pci_limited = true;
+	for (i = 0; i < NRF_ARRAY_SIZE(with_value); i++) {
+		if (strlen(with_value[i]) == n && strncmp(a, with_value[i], n) == 0) {
+			*takes_next = a[n] != '=';
+			return true;
+		}
+	}
+	for (i = 0; i < NRF_ARRAY_SIZE(flags); i++)
+		if (strcmp(a, flags[i]) == 0)
+			return true;
+	return false;
+}
+
+static int
+child_args(struct nrfwd_mp *mp, unsigned int k, unsigned int lcore, unsigned int ctl,
+	const char *main_cpus, const char *prefix, const struct nrfwd_mp_params *p)
+{
+	struct mp_child *c = &mp->w[k];
+	bool pci_limited = false;
+	char cpus[64];
+	int n = 0, i;
+
+	if (nrf_tp_dpdk_lcore_cpus(lcore, cpus, sizeof(cpus)) != 0)
+		return -1;
+	snprintf(c->lcores, sizeof(c->lcores), "--lcores=%u@%s,%u@%s", ctl, main_cpus, lcore,
+		cpus);
+	snprintf(c->main_lcore, sizeof(c->main_lcore), "--main-lcore=%u", ctl);
+	snprintf(c->index, sizeof(c->index), "%u", k);
+#define ARG(s)                                                                 \
+	do {                                                                   \
+		if (n >= MP_MAX_ARGS - 1)                                      \
+			return -1;                                             \
+		c->argv[n++] = (char *)(s);                                    \
+	} while (0)
+	ARG(p->exe);
+	ARG("--proc-type=secondary");
+	ARG(strdup(prefix));
+	ARG(c->lcores);
+	ARG(c->main_lcore);
+	for (i = 1; i < p->eal_argc; i++) {
+		bool next;
+
+		if (!passed_on(p->eal_argv[i], &next, &pci_limited))
+			continue;
+		ARG(p->eal_argv[i]);
+		if (next && i + 1 < p->eal_argc)
+			ARG(p->eal_argv[++i]);
+	}
+	ARG("--");
+	if (!pci_limited)
+		ARG("--pci-nic"); /* the primary was started with it */
+	ARG("--config");
+	ARG(p->config_path);
+	ARG("--mp-worker");
+	ARG(c->index);
+	if (p->log_level != NULL) {
+		ARG("--log-level");
+		ARG(p->log_level);
+	}
+#undef ARG
+	c->argv[n] = NULL;
+	return 0;
+}
+
+struct nrfwd_mp *
+nrfwd_mp_primary_create(const struct nrfwd_mp_params *p, const struct nrf_cfg *cfg,
+	uint64_t gen)
+{
+	unsigned int lcores[NRF_TP_DPDK_MAX_QUEUES], nl, k, main_lc;
+	char main_cpus[64], prefix[160], fp[128];
+	struct nrfwd_mp *mp;
+	int err;
+
+	nl = nrf_tp_dpdk_worker_lcores(lcores, NRF_TP_DPDK_MAX_QUEUES);
+	mp = calloc(1, sizeof(*mp));
+	if (mp == NULL)
+		return NULL;
+	mp->n = nrf_tp_dpdk_queues();
+	if (mp->n > nl || mp->n == 0) {
+		NRF_LOG(ERR, MOD, "%u worker processes need as many worker lcores in the EAL core "
+			"list (-l/--lcores), %u given", mp->n, nl);
+		free(mp);
+		return NULL;
+	}
+	main_lc = nrf_tp_dpdk_main_lcore();
+	if (nrf_tp_dpdk_lcore_cpus(main_lc, main_cpus, sizeof(main_cpus)) != 0 ||
+		nrf_tp_dpdk_file_prefix(fp, sizeof(fp)) != 0) {
+		NRF_LOG(ERR, MOD, "cannot read the EAL's core list or file prefix");
+		free(mp);
+		return NULL;
+	}
+	snprintf(prefix, sizeof(prefix), "--file-prefix=%s", fp);
+	for (k = 0; k < mp->n; k++) {
+		unsigned int ctl = MP_CTL_LCORE_TOP - k, j;
+
+		for (j = 0; j < nl; j++) {
+			if (lcores[j] == ctl || main_lc == ctl) {
+				NRF_LOG(ERR, MOD, "lcore %u is kept for worker %u's control thread: use "
+					"lcore ids below %u", ctl, k, MP_CTL_LCORE_TOP - mp->n + 1);
+				free(mp);
+				return NULL;
+			}
+		}
+		if (child_args(mp, k, lcores[k], ctl, main_cpus, prefix, p) != 0) {
+			NRF_LOG(ERR, MOD, "worker %u: command line too long", k);
+			free(mp);
+			return NULL;
+		}
+	}
+	mp->shm = nrf_tp_dpdk_shm(MP_SHM_NAME, sizeof(*mp->shm), &err);
+	if (mp->shm == NULL) {
+		NRF_LOG(ERR, MOD, "cannot reserve %zu bytes of shared memory for the workers: %s "
+			"(reserve more hugepages)", sizeof(struct mp_shm), nrf_strerror(err));
+		free(mp);
+		return NULL;
+	}
+	mp->shm->n_workers = mp->n;
+	mp->shm->primary_pid = (int32_t)getpid();
+	cfg_store(mp->shm, cfg, gen);
+	__atomic_store_n(&mp->shm->magic, MP_MAGIC, __ATOMIC_RELEASE);
+	return mp;
+}
+
+static int
+spawn(struct nrfwd_mp *mp, unsigned int k)
+{
+	struct mp_child *c = &mp->w[k];
+	struct mp_slot *s = &mp->shm->slot[k];
+	pid_t pid;
+
+	/* The slot is the worker's to write; between its lives the primary
+	 * resets it (no worker of this index runs now). */
+	seq_begin(&s->seq);
+	s->pid = 0;
+	s->state = MP_W_STARTING;
+	s->beat_ns = nrf_now_ns();
+	seq_end(&s->seq);
+	fflush(stdout);
+	fflush(stderr);
+	pid = fork();
+	if (pid < 0) {
+		NRF_LOG(ERR, MOD, "cannot start worker %u: fork: %s", k, strerror(errno));
+		return -1;
+	}
+	if (pid == 0) {
+		sigset_t none;
+
+		/* Die with the primary (its main thread, which forked us). */
+		(void)prctl(PR_SET_PDEATHSIG, SIGTERM);
+		if (getppid() != (pid_t)mp->shm->primary_pid)
+			_exit(70);
+		sigemptyset(&none);
+		sigprocmask(SIG_SETMASK, &none, NULL);
+		/* Not the primary's sockets, hugepage and tap descriptors. */
+		(void)close_range(3, ~0u, 0);
+		execv(c->argv[0], c->argv);
+		_exit(71);
+	}
+	c->pid = pid;
+	c->started_ns = nrf_now_ns();
+	c->restart_at_ns = 0;
+	NRF_LOG(INFO, MOD, "worker %u started: pid %d, %s", k, (int)pid, c->lcores + 9);
+	return 0;
+}
+
+int
+nrfwd_mp_start(struct nrfwd_mp *mp)
+{
+	unsigned int k, ok = 0;
+
+	for (k = 0; k < mp->n; k++) {
+		mp->w[k].backoff_ms = 100;
+		if (spawn(mp, k) == 0)
+			ok++;
+		else
+			mp->w[k].restart_at_ns = nrf_now_ns() + 1000000000ull;
+	}
+	return ok > 0 ? 0 : -1;
+}
+
+static void
+describe(int status, char *buf, size_t cap)
+{
+	if (WIFEXITED(status))
+		snprintf(buf, cap, "exit status %d", WEXITSTATUS(status));
+	else if (WIFSIGNALED(status))
+		snprintf(buf, cap, "signal %d (%s)", WTERMSIG(status), strsignal(WTERMSIG(status)));
+	else
+		snprintf(buf, cap, "status %#x", status);
+}
+
+void
+nrfwd_mp_supervise(struct nrfwd_mp *mp)
+{
+	uint64_t now = nrf_now_ns();
+	unsigned int k;
+	int status;
+	pid_t pid;
+
+	while ((pid = waitpid(-1, &status, WNOHANG)) > 0) {
+		char why[96];
+
+		for (k = 0; k < mp->n; k++)
+			if (mp->w[k].pid == pid)
+				break;
+		if (k == mp->n)
+			continue;
+		describe(status, why, sizeof(why));
+		mp->w[k].pid = 0;
+		/* Killed while writing its slot: the count is odd; make it even
+		 * before writing ourselves. */
+		if (__atomic_load_n(&mp->shm->slot[k].seq, __ATOMIC_RELAXED) & 1u)
+			seq_end(&mp->shm->slot[k].seq);
+		seq_begin(&mp->shm->slot[k].seq);
+		mp->shm->slot[k].state = mp->stopping ? MP_W_STOPPED : MP_W_DEAD;
+		mp->shm->slot[k].wi.conns_open = 0;
+		seq_end(&mp->shm->slot[k].seq);
+		if (mp->stopping)
+			continue;
+		/* Died soon after its start: back off, else restart at once. */
+		if (now - mp->w[k].started_ns < 10000000000ull) {
+			mp->w[k].restart_at_ns = now + mp->w[k].backoff_ms * 1000000ull;
+			mp->w[k].backoff_ms = NRF_MIN(mp->w[k].backoff_ms * 2, 5000u);
+		} else {
+			mp->w[k].restart_at_ns = now;
+			mp->w[k].backoff_ms = 100;
+		}
+		NRF_LOG(ERR, MOD, "worker %u (pid %d) died: %s; restarting it in %llu ms (the other "
+			"workers keep serving)", k, (int)pid, why,
+			(unsigned long long)((mp->w[k].restart_at_ns - now) / 1000000ull));
+	}
+	if (mp->stopping)
+		return;
+	for (k = 0; k < mp->n; k++) {
+		struct mp_child *c = &mp->w[k];
+
+		if (c->pid == 0 && c->restart_at_ns != 0 && now >= c->restart_at_ns) {
+			__atomic_fetch_add(&mp->shm->slot[k].restarts, 1, __ATOMIC_RELAXED);
+			if (spawn(mp, k) != 0)
+				c->restart_at_ns = now + 1000000000ull;
+		}
+	}
+}
+
+void
+nrfwd_mp_stop(struct nrfwd_mp *mp, uint32_t drain_ms)
+{
+	uint64_t end, hard;
+	unsigned int k, left;
+
+	mp->stopping = true;
+	__atomic_store_n(&mp->shm->stopping, 1, __ATOMIC_RELEASE);
+	for (k = 0; k < mp->n; k++)
+		if (mp->w[k].pid > 0)
+			(void)kill(mp->w[k].pid, SIGTERM);
+	end = nrf_now_ns() + (uint64_t)drain_ms * 1000000ull + 2000000000ull;
+	hard = end + 2000000000ull;
+	for (;;) {
+		struct timespec ts = {0, 20000000};
+
+		nrfwd_mp_supervise(mp);
+		for (k = 0, left = 0; k < mp->n; k++)
+			left += mp->w[k].pid > 0;
+		if (left == 0)
+			break;
+		if (nrf_now_ns() >= end) {
+			for (k = 0; k < mp->n; k++) {
+				if (mp->w[k].pid > 0) {
+					NRF_LOG(WARN, MOD, "worker %u (pid %d) did not stop in time: "
+						"killing it", k, (int)mp->w[k].pid);
+					(void)kill(mp->w[k].pid, SIGKILL);
+				}
+			}
+			end = hard;
+			if (nrf_now_ns() >= hard)
+				break;
+		}
+		nanosleep(&ts, NULL);
+	}
+	NRF_LOG(INFO, MOD, "all %u workers stopped", mp->n);
+}
+
+void
+nrfwd_mp_free(struct nrfwd_mp *mp)
+{
+	unsigned int k;
+
+	if (mp == NULL)
+		return;
+	for (k = 0; k < mp->n; k++)
+		free(mp->w[k].argv[2]); /* the strdup'd --file-prefix */
+	free(mp); /* the memzone goes with the EAL */
+}
+
+/* ------------------------------------------------------------------------ */
+/* Worker                                                                    */
+
+static struct {
+	struct mp_shm *shm;
+	unsigned int index;
+	struct nrf_rt *rt;
+	pthread_t th;
+	atomic_bool stop;
+	bool started;
+	uint64_t gen;               /* generation of the document applied last */
+	char *text;                 /* scratch for the document */
+} wk;
+
+/* The running document of the shared memory, if it differs from @p have. */
+static struct nrf_cfg *
+shm_cfg(uint64_t have, uint64_t *gen_out)
+{
+	struct nrf_cfg_problems problems = {0};
+	struct mp_shm *shm = wk.shm;
+	struct nrf_cfg *cfg;
+	uint64_t gen;
+	uint32_t len, s0;
+	int err, tries;
+
+	for (tries = 0;; tries++) {
+		s0 = __atomic_load_n(&shm->cfg_seq, __ATOMIC_ACQUIRE);
+		gen = shm->cfg_gen;
+		if (!(s0 & 1u) && (gen == have || gen == 0))
+			return NULL;
+		len = shm->cfg_len;
+		if (!(s0 & 1u) && len < MP_CFG_MAX) {
+			memcpy(wk.text, shm->cfg_text, len);
+			__atomic_thread_fence(__ATOMIC_ACQUIRE);
+			if (__atomic_load_n(&shm->cfg_seq, __ATOMIC_RELAXED) == s0)
+				break;
+		}
+		if (tries > 100)
+			return NULL; /* next tick */
+	}
+	wk.text[len] = '\0';
+	cfg = nrf_cfg_load(wk.text, len, gen, &problems, &err);
+	if (cfg == NULL)
+		NRF_LOG(ERR, MOD, "configuration generation %llu from the primary does not load "
+			"here (%s, %zu problem(s)): keeping generation %llu",
+			(unsigned long long)gen, nrf_strerror(err), problems.n,
+			(unsigned long long)have);
+	nrf_cfg_problems_fini(&problems);
+	*gen_out = gen;
+	return cfg;
+}
+
+int
+nrfwd_mp_worker_attach(unsigned int index, struct nrf_cfg **cfg)
+{
+	struct nrf_cfg *c;
+	uint64_t gen = 0;
+	int err;
+
+	wk.shm = nrf_tp_dpdk_shm(MP_SHM_NAME, sizeof(*wk.shm), &err);
+	if (wk.shm == NULL || __atomic_load_n(&wk.shm->magic, __ATOMIC_ACQUIRE) != MP_MAGIC) {
+		NRF_LOG(ERR, MOD, "worker %u: no shared memory from an nrfwd primary (%s)", index,
+			nrf_strerror(wk.shm == NULL ? err : NRF_ENOENT));
+		return -1;
+	}
+	if (index >= wk.shm->n_workers) {
+		NRF_LOG(ERR, MOD, "worker %u: the primary runs %u workers", index,
+			wk.shm->n_workers);
+		return -1;
+	}
+	wk.index = index;
+	wk.text = malloc(MP_CFG_MAX);
+	if (wk.text == NULL)
+		return -1;
+	c = shm_cfg((*cfg)->generation, &gen);
+	if (c != NULL) {
+		nrf_cfg_free(*cfg);
+		*cfg = c;
+	}
+	wk.gen = (*cfg)->generation;
+	return 0;
+}
+
+static void
+slot_write(uint32_t state)
+{
+	struct mp_slot *s = &wk.shm->slot[wk.index];
+	struct nrf_rt_peer_stats *peers = NULL;
+	size_t n = 0;
+
+	if (wk.rt != NULL && nrf_rt_peer_stats_get(wk.rt, &peers, &n) != 0)
+		n = 0;
+	seq_begin(&s->seq);
+	s->pid = (int32_t)getpid();
+	s->state = state;
+	s->beat_ns = nrf_now_ns();
+	if (wk.rt != NULL) {
+		(void)nrf_rt_worker_get(wk.rt, 0, &s->wi);
+		nrf_rt_stats_get(wk.rt, &s->st);
+		(void)nrf_rt_dp_stats_get(wk.rt, &s->dp);
+		s->n_peers = (uint32_t)NRF_MIN(n, (size_t)MP_MAX_PEERS);
+		if (s->n_peers > 0)
+			memcpy(s->peers, peers, s->n_peers * sizeof(*peers));
+	}
+	seq_end(&s->seq);
+	free(peers);
+}
+
+static void *
+agent(void *arg)
+{
+	struct timespec ts = {0, MP_TICK_MS * 1000000L};
+	bool told = false;
+
+	(void)arg;
+	while (!atomic_load(&wk.stop)) {
+		uint64_t gen = 0;
+		struct nrf_cfg *cfg = shm_cfg(wk.gen, &gen);
+
+		if (cfg != NULL) {
+			int err = 0;
+			struct nrf_rt_snap *snap = nrf_rt_snap_create(cfg, &err);
+
+			if (snap == NULL || nrf_rt_publish(wk.rt, snap) != 0)
+				NRF_LOG(ERR, MOD, "cannot apply configuration generation %llu: %s",
+					(unsigned long long)gen, nrf_strerror(snap == NULL ? err :
+					NRF_EINVAL));
+			wk.gen = gen; /* tried: not again every tick */
+		} else if (gen != 0) {
+			wk.gen = gen;
+		}
+		(void)nrf_rt_reclaim(wk.rt);
+		slot_write(MP_W_RUNNING);
+		if (!told && (__atomic_load_n(&wk.shm->stopping, __ATOMIC_ACQUIRE) ||
+			kill(wk.shm->primary_pid, 0) != 0)) {
+			NRF_LOG(WARN, MOD, "the primary is stopping or gone: draining");
+			(void)kill(getpid(), SIGTERM);
+			told = true;
+		}
+		nanosleep(&ts, NULL);
+	}
+	return NULL;
+}
+
+int
+nrfwd_mp_worker_agent_start(struct nrf_rt *rt)
+{
+	wk.rt = rt;
+	atomic_store(&wk.stop, false);
+	slot_write(MP_W_RUNNING);
+	if (pthread_create(&wk.th, NULL, agent, NULL) != 0)
+		return -1;
+	wk.started = true;
+	return 0;
+}
+
+void
+nrfwd_mp_worker_agent_stop(void)
+{
+	if (wk.started) {
+		atomic_store(&wk.stop, true);
+		pthread_join(wk.th, NULL);
+		wk.started = false;
+	}
+	if (wk.shm != NULL)
+		slot_write(MP_W_STOPPED);
+	wk.rt = NULL;
+	free(wk.text);
+	wk.text = NULL;
+}

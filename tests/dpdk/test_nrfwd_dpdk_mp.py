@@ -1,0 +1,245 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-3-Clause
+"""nrfwd on two poll-mode cores: a primary and two worker processes.
+
+Usage: python3 tests/dpdk/test_nrfwd_dpdk_mp.py --build-dir BUILD
+
+NRF-A runs as a primary (port, REST API) with two worker processes (DPDK
+secondaries) on one two-queue net_tap port (docs/decisions/0008). Its local
+NRF (nrfstub, empty profiles) answers every NFDiscover with an empty result,
+so every request is also forwarded to NRF-E (an nrfstub on another host):
+both workers open connections of their own to both upstreams, and the
+answers on them must come back to the worker that opened them.
+
+Checked: 10 000 client connections spread over both workers (each serves a
+share), every request answered; the seed's loop detection and loop
+prevention on connections that land on either worker; a REST change reaches
+both workers (same generation within 1 s) and both apply it; a worker killed
+with SIGKILL is reported and restarted by the primary while the other keeps
+serving; a clean stop; start-up refusals that are particular to worker
+processes (--in-memory).
+
+Exit status: 0 passed, 1 failed, 77 skipped (no root / namespaces / tap).
+"""
+
+import json
+import os
+import re
+import signal
+import subprocess
+import sys
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import nrfwd_dpdk_harness as D  # noqa: E402
+
+SELF = 'nrf-a.test'
+PEER = 'nrf-e.test'
+PORT = 8080
+MGMT = 9090
+DISC = '/nnrf-disc/v1/nf-instances?target-nf-type=AMF'
+
+
+def mgmt(fab, host, method, path, body=None):
+    """The primary's REST API from inside @host (HTTP/1.1 on loopback)."""
+    cmd = ['curl', '-s', '-m', '10', '-o', '-', '-w', '\n%{http_code}', '-X', method,
+           'http://127.0.0.1:%d%s' % (MGMT, path)]
+    if body is not None:
+        cmd += ['-H', 'content-type: application/merge-patch+json', '--data-binary',
+                json.dumps(body)]
+    r = fab.run(host, cmd, timeout=20)
+    out = r.stdout.decode('utf-8', 'replace')
+    text, _, code = out.rpartition('\n')
+    return int(code or 0), text
+
+
+def metrics(fab, host):
+    st, text = mgmt(fab, host, 'GET', '/metrics')
+    D.expect_eq(st, 200, 'GET /metrics')
+    out = {}
+    for line in text.splitlines():
+        if line and not line.startswith('#'):
+            k, _, v = line.rpartition(' ')
+            out[k] = float(v)
+    return out
+
+
+def worker_pids(proc):
+    """Children of the primary: the worker processes."""
+    pids = []
+    for t in os.listdir('/proc/%d/task' % proc.pid):
+        try:
+            with open('/proc/%d/task/%s/children' % (proc.pid, t)) as f:
+                pids += [int(x) for x in f.read().split()]
+        except OSError:
+            pass
+    return sorted(set(pids))
+
+
+def mp(fab, r):
+    a = fab.host('a')
+    e = fab.host('e')
+    c = fab.host('c')
+    local = fab.start_stub(a, 'local-a', 'stub-profiles-empty.json', extra=['--no-record'])
+    peer_e = fab.start_stub(e, 'nrf-e', 'stub-profiles-e.json')
+    cfg = D.config(SELF, PORT, local=local, peers=[D.peer(PEER, peer_e.host, PORT, 1)])
+    cfg['runtime']['management'] = {'address': '127.0.0.1', 'port': MGMT}
+    cfg['runtime']['limits'] = {'maxConnections': 20000}
+    fwd = fab.start_nrfwd_mp(a, cfg, workers=2, name='nrfwd-a')
+    url = 'http://%s:%d%s' % (fwd.dpdk_ip, PORT, DISC)
+
+    def two_workers():
+        pids = worker_pids(fwd)
+        D.expect_eq(len(pids), 2, 'worker processes of the primary')
+        m = metrics(fab, a)
+        for k in (0, 1):
+            D.expect_eq(m.get('nrfwd_worker_up{worker="%d"}' % k), 1.0, 'worker %d up' % k)
+
+    def spread():
+        # 10 000 client connections, two requests each, in rounds of 500
+        # concurrent ones; every request is forwarded (empty local answer).
+        total = 0
+        for _ in range(20):
+            res = fab.h2load(c, url, n=1000, c=500, m=1, timeout=120)
+            D.expect_eq((res.get('succeeded'), res.get('failed'), res.get('errored'),
+                         res.get('timeout')), (1000, 0, 0, 0), 'h2load round:\n' +
+                        res['raw'][-800:])
+            D.expect_eq(res.get('status_2xx'), 1000, '2xx answers')
+            total += 1000
+        m = metrics(fab, a)
+        per = [m.get('nrfwd_worker_requests_total{worker="%d"}' % k, 0) for k in (0, 1)]
+        print('     requests per worker: %d / %d' % tuple(per), flush=True)
+        D.expect(sum(per) >= total, 'requests counted %r < %d' % (per, total))
+        for k in (0, 1):
+            D.expect(per[k] >= 0.2 * total, 'worker %d served only %d of %d' %
+                     (k, per[k], total))
+        # Every request was forwarded once, by the worker that had it.
+        tries = m.get('nrfwd_forwards_total{peer="%s:%d",status="200"}' % (PEER, PORT))
+        D.expect(tries is not None and tries >= total,
+                 'forwards to %s counted %r, want >= %d' % (PEER, tries, total))
+        D.expect(m.get('nrfwd_dpdk_worker_frames_total{lcore="1",kind="arp_out"}', 0) +
+                 m.get('nrfwd_dpdk_worker_frames_total{lcore="2",kind="arp_out"}', 0) >= 1,
+                 'no ARP frame was shared between the workers')
+
+    def seed_on_both():
+        # Fresh connections land on either worker: the verdicts are the same.
+        for i in range(8):
+            st, _, body = fab.curl(c, url, headers=['via: 2.0 %s:%d' % (SELF, PORT)])
+            D.expect_eq(st, 508, 'loop detection #%d (%s)' % (i, body[:200]))
+            D.expect_eq(json.loads(body)['cause'], 'LOOP_DETECTED', 'cause')
+            st, hd, body = fab.curl(c, url, headers=['via: 2.0 %s:%d' % (PEER, PORT)])
+            D.expect_eq(st, 200, 'loop prevention #%d (%s)' % (i, body[:200]))
+            D.expect_eq(hd.get('x-nrfstub'), ['local-a'], 'E skipped: the local answer')
+
+    def reconfig():
+        m0 = metrics(fab, a)
+        gen0 = m0['nrfwd_config_generation']
+        t0 = time.monotonic()
+        st, body = mgmt(fab, a, 'PATCH', '/nrf-configuration/v1/generalOptions',
+                        {'aliases': ['nrf-a-alias.test:%d' % PORT]})
+        D.expect_eq(st, 200, 'PATCH generalOptions (%s)' % body[:300])
+        while True:
+            m = metrics(fab, a)
+            gens = [m.get('nrfwd_worker_config_generation{worker="%d"}' % k) for k in (0, 1)]
+            if gens[0] == gens[1] == m['nrfwd_config_generation'] > gen0:
+                break
+            D.expect(time.monotonic() - t0 < 1.0, 'generations %r after 1 s (primary %r)' %
+                     (gens, m['nrfwd_config_generation']))
+            time.sleep(0.02)
+        print('     both workers on generation %d after %.0f ms' %
+              (gens[0], (time.monotonic() - t0) * 1000), flush=True)
+        for i in range(8):
+            st, _, body = fab.curl(c, url, headers=['via: 2.0 nrf-a-alias.test:%d' % PORT])
+            D.expect_eq(st, 508, 'alias is now own identity #%d (%s)' % (i, body[:200]))
+
+    def kill_one():
+        pids = worker_pids(fwd)
+        D.expect_eq(len(pids), 2, 'two workers before')
+        victim = pids[0]
+        m0 = metrics(fab, a)
+        load = subprocess.Popen(['ip', 'netns', 'exec', c.ns, 'h2load', '-n', '60000', '-c',
+                                 '16', '-m', '4', '--connection-inactivity-timeout=5', url],
+                                stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+        time.sleep(1.0)
+        m1 = metrics(fab, a)
+        os.kill(victim, signal.SIGKILL)
+        out = load.communicate(timeout=120)[0].decode('utf-8', 'replace')
+        res = D.parse_h2load(out, load.returncode)
+        print('     h2load across the kill: %s succeeded, %s failed, %s errored' % (
+            res.get('succeeded'), res.get('failed'), res.get('errored')), flush=True)
+        grew = [m1.get('nrfwd_worker_requests_total{worker="%d"}' % k, 0) -
+                m0.get('nrfwd_worker_requests_total{worker="%d"}' % k, 0) for k in (0, 1)]
+        D.expect(min(grew) > 0, 'both workers should serve the load before the kill: %r' % grew)
+        # Streams on the killed worker's connections die with it (h2load
+        # counts them failed); everything on the other worker is answered.
+        D.expect(res.get('succeeded', 0) >= 30000,
+                 'too little served across the kill:\n' + out[-800:])
+        fab.wait_line(fwd, r'worker \d \(pid %d\) died: signal 9' % victim, 5)
+        t0 = time.monotonic()
+        while True:
+            m = metrics(fab, a)
+            ups = [m.get('nrfwd_worker_up{worker="%d"}' % k) for k in (0, 1)]
+            restarts = sum(m.get('nrfwd_worker_restarts_total{worker="%d"}' % k, 0)
+                           for k in (0, 1))
+            if ups == [1.0, 1.0] and restarts == 1:
+                break
+            D.expect(time.monotonic() - t0 < 15, 'not back: up %r, restarts %r' %
+                     (ups, restarts))
+            time.sleep(0.1)
+        print('     restarted and serving after %.1f s' % (time.monotonic() - t0), flush=True)
+        new = worker_pids(fwd)
+        D.expect(victim not in new and len(new) == 2, 'workers now %r' % new)
+        # Both serve again: a round of fresh connections reaches both.
+        before = [m.get('nrfwd_worker_requests_total{worker="%d"}' % k, 0) for k in (0, 1)]
+        res = fab.h2load(c, url, n=400, c=200, m=1, timeout=120)
+        D.expect_eq((res.get('succeeded'), res.get('failed')), (400, 0), 'after restart:\n' +
+                    res['raw'][-800:])
+        m = metrics(fab, a)
+        after = [m.get('nrfwd_worker_requests_total{worker="%d"}' % k, 0) for k in (0, 1)]
+        for k in (0, 1):
+            D.expect(after[k] > before[k], 'worker %d served nothing after the restart '
+                     '(%r -> %r)' % (k, before, after))
+
+    def clean_stop():
+        pids = worker_pids(fwd)
+        rc = fab.stop(fwd, signal.SIGTERM, timeout=15)
+        D.expect_eq(rc, 0, 'primary exit status')
+        for p in pids:
+            D.expect(not os.path.exists('/proc/%d' % p) or
+                     open('/proc/%d/stat' % p).read().split()[2] == 'Z',
+                     'worker %d still running' % p)
+        log = fwd.log()
+        D.expect('all 2 workers stopped' in log, 'no stop line:\n' + log[-1500:])
+        D.expect(re.search(r'worker 0 \(lcore \d+\): \d+ requests', log) is not None,
+                 'no per-worker summary:\n' + log[-1500:])
+
+    r.check('mp: primary with two worker processes', two_workers)
+    r.check('mp: 10 000 connections over both workers', spread)
+    r.check('mp: seed verdicts on either worker', seed_on_both)
+    r.check('mp: a REST change reaches both workers', reconfig)
+    r.check('mp: a killed worker is restarted', kill_one)
+    r.check('mp: SIGTERM stops primary and workers', clean_stop)
+
+
+def refusals(fab, r):
+    a = fab.host('a')
+    cfg = D.config(SELF, PORT)
+
+    def in_memory():
+        D.ensure_hugepages(fab, 64)
+        eal = ['--no-pci', '--no-telemetry', '--in-memory', '--lcores=0@0,1@0,2@0',
+               '--vdev=net_tap0,iface=n%sx' % fab.id]
+        p = fab.start_nrfwd(a, cfg, name='nrfwd-inmem', eal=eal, wait=False)
+        rc = p.proc.wait(timeout=30)
+        D.expect(rc != 0, 'exit status %r' % rc)
+        D.expect('--in-memory, --no-huge and --no-shconf turn that off' in p.log(),
+                 'no clear line:\n' + p.log()[-1500:])
+
+    r.check('mp: worker processes refuse --in-memory', in_memory)
+
+
+if __name__ == '__main__':
+    sys.exit(D.test_main(sys.argv[1:], [
+        ('mp', mp, 'm'),
+        ('mp refusals', refusals, 'r'),
+    ], needs=('h2load',)))
