@@ -149,9 +149,59 @@ common_prefix(const char *a, const char *b)
 	return i;
 }
 
+/* Bytes at the end of s[0..n) equal to its last byte. */
+static size_t
+tail_run(const char *s, size_t n)
+{
+	size_t r = 1;
+
+	while (r < n && s[n - 1 - r] == s[n - 1])
+		r++;
+	return r;
+}
+
+/*
+ * True when Hyperscan's compiler would split a literal of @p n bytes that
+ * ends in a run of @p run equal bytes into a shorter literal plus a
+ * "flood-prone suffix" engine (rose_build_convert.cpp,
+ * convertFloodProneSuffixes(), with hwlmFloodProneSuffixLen() = 3 for
+ * any database of more than one literal): more than 5 bytes, a run of 3
+ * or more that is not the whole literal, and at least 5 bytes left once
+ * the run is cut to 2.
+ */
+static bool
+flood_prone(size_t n, size_t run)
+{
+	return n > 5 && run > VIA_LIT_RUN_MAX && run < n &&
+		n - (run - VIA_LIT_RUN_MAX) >= 5;
+}
+
+/*
+ * Move a literal off a flood-prone tail ("nrf-0000"). One such literal
+ * costs the whole database Hyperscan's pure-literal runtime: every scan
+ * then runs the full Rose engine and every reported literal costs about
+ * 650 instructions more (docs/decisions/0008-via-scan-cost.md). So the
+ * literal grows past the run when the host goes on, or else stops two
+ * bytes into the run. It need not be unique then: every report is
+ * confirmed against the whole identity.
+ */
+static size_t
+avoid_flood_tail(const struct via_key *k, size_t lit)
+{
+	size_t run;
+
+	while (lit < k->len && flood_prone(lit, tail_run(k->s, lit)))
+		lit++;
+	run = tail_run(k->s, lit);
+	if (flood_prone(lit, run))
+		lit -= run - VIA_LIT_RUN_MAX;
+	return lit;
+}
+
 /*
  * lit_len of every key: one more than its longest common prefix with any
- * other key, which is found among its neighbours in sorted order.
+ * other key, which is found among its neighbours in sorted order, then
+ * moved off a run of equal bytes (avoid_flood_tail()).
  */
 static int
 choose_literals(struct nrf_via_db *db)
@@ -172,7 +222,10 @@ choose_literals(struct nrf_via_db *db)
 		if (r + 1 < db->n)
 			lcp = NRF_MAX(lcp, common_prefix(k->s, order[r + 1]->s));
 		want = NRF_MAX(lcp + 1, (size_t)VIA_LIT_MIN);
-		k->lit_len = (uint16_t)NRF_MIN(want, (size_t)k->len);
+		want = NRF_MIN(want, (size_t)k->len);
+		/* One literal is matched by Hyperscan's noodle, which has no
+		 * such limit. */
+		k->lit_len = (uint16_t)(db->n > 1 ? avoid_flood_tail(k, want) : want);
 	}
 	free(order);
 	return 0;

@@ -26,10 +26,18 @@ extern "C" {
 
 /*
  * Shortest literal when the host is that long: shorter ones fire on too
- * many unrelated bytes. confirm() relies on it: a key longer than its
- * literal is at least this long, so it can compare in 8-byte words.
+ * many unrelated bytes. A literal may still be shorter than the host and
+ * than this when it has to stop inside a run of equal bytes
+ * (VIA_LIT_RUN_MAX); confirm() compares such a short key byte by byte.
  */
 #define VIA_LIT_MIN 8
+
+/*
+ * Longest run of one byte a literal may end in: Hyperscan turns a longer
+ * one into a suffix engine and leaves its pure-literal runtime
+ * (nrf_via_db.c, avoid_flood_tail()).
+ */
+#define VIA_LIT_RUN_MAX 2
 
 /* via_key.tag of an NRF_VIA_SELF identity; peers store their index. */
 #define VIA_TAG_SELF UINT16_MAX

@@ -95,15 +95,23 @@ confirm(const struct via_key *k, const unsigned char *d, size_t len, size_t end)
 		return false;
 	/*
 	 * Hyperscan matched the first lit_len bytes already; compare the rest
-	 * eight at a time, the last eight overlapping if need be. A key
-	 * longer than its literal is at least VIA_LIT_MIN (8) long.
+	 * eight at a time, the last eight overlapping if need be. A key of
+	 * fewer than 8 bytes longer than its literal (one ending in a run of
+	 * equal bytes, avoid_flood_tail()) is compared byte by byte.
 	 */
 	if (k->len > k->lit_len) {
-		for (i = k->lit_len; i + 8 < k->len; i += 8)
-			if (lower8(load8(h + i)) != load8(k->s + i))
+		if (NRF_UNLIKELY(k->len < 8)) {
+			for (i = k->lit_len; i < k->len; i++)
+				if ((h[i] | ((h[i] >= 'A' && h[i] <= 'Z') ? 0x20 : 0)) !=
+						(unsigned char)k->s[i])
+					return false;
+		} else {
+			for (i = k->lit_len; i + 8 < k->len; i += 8)
+				if (lower8(load8(h + i)) != load8(k->s + i))
+					return false;
+			if (lower8(load8(h + k->len - 8)) != load8(k->s + k->len - 8))
 				return false;
-		if (lower8(load8(h + k->len - 8)) != load8(k->s + k->len - 8))
-			return false;
+		}
 	}
 	i = start + k->len;
 	if (!k->v6 && d[i] == '.')

@@ -536,6 +536,52 @@ TEST(ViaScanPrefix, FlatForManyIdentitiesWithACommonTail)
 	EXPECT_EQ(e.hits, (std::vector<Hit>{{1, 0}, {10, 1}, {1000, 2}}));
 }
 
+/*
+ * Hosts whose unique prefix ends in a run of equal bytes: the literal is
+ * moved off the run (decision 0008), longer when the host goes on, shorter
+ * when the host ends in the run. Matching must not notice.
+ */
+TEST(ViaScanLiteral, RunsOfEqualBytesAtTheEndOfALiteral)
+{
+	DbPtr db = MakeDb({Self("nrf-000", 1), Peer("nrf-001", 1, 1), Peer("abcddd", 1, 2),
+		Peer("aaaaaa", 1, 3), Peer("nrf-0000.seg1.example.com", 8080, 4),
+		Peer("nrf-0001.seg1.example.com", 8080, 5), Peer("x1111", 1, 6),
+		Peer("abcdddxddd", 1, 7), Peer("nrf-1000", 8080, 8)});
+	ScratchPtr s = MakeScratch(db.get());
+	auto hits = [&](const char *v) { return DoScanEach(db.get(), s.get(), {v}).hits; };
+	using H = std::vector<Hit>;
+
+	EXPECT_EQ(hits("2.0 nrf-000:1"), (H{{0, 0}}));
+	EXPECT_EQ(hits("2.0 NRF-000.:01"), (H{{0, 0}}));
+	EXPECT_EQ(hits("2.0 nrf-001:1"), (H{{1, 0}}));
+	EXPECT_TRUE(hits("2.0 nrf-00:1, 2.0 nrf-0000:1, 2.0 nrf-000:2, 2.0 nrf-00.:1").empty());
+	EXPECT_EQ(hits("2.0 abcddd:1, 2.0 ABCDDD.:1"), (H{{2, 0}, {2, 1}}));
+	EXPECT_TRUE(hits("2.0 abcdd:1, 2.0 abcdddd:1, 2.0 abcddx:1, 2.0 xabcddd:1").empty());
+	EXPECT_EQ(hits("2.0 aaaaaa:1"), (H{{3, 0}}));
+	EXPECT_TRUE(hits("2.0 aaaaa:1, 2.0 aaaaaaa:1").empty());
+	EXPECT_EQ(hits("2.0 nrf-0000.seg1.example.com:8080, 2.0 nrf-0001.seg1.example.com:8080"),
+		(H{{4, 0}, {5, 1}}));
+	EXPECT_TRUE(hits("2.0 nrf-0000.seg1.example.co:8080, 2.0 nrf-00000.seg1.example.com:8080").empty());
+	EXPECT_EQ(hits("2.0 x1111:1, 2.0 x111:1, 2.0 x11111:1"), (H{{6, 0}}));
+	EXPECT_EQ(hits("2.0 abcdddxddd:1, 2.0 abcdddxdd:1"), (H{{7, 0}}));
+	EXPECT_EQ(hits("2.0 nrf-1000:8080, 2.0 nrf-10000:8080"), (H{{8, 0}}));
+
+	/* What Hyperscan would split (more than 5 bytes, a run of 3 or more
+	 * that is not all of it, 5 bytes left with the run cut to 2) never
+	 * reaches it. */
+	for (size_t i = 0; i < nrf_via_db_count(db.get()); i++) {
+		const via_key &k = db->key[i];
+		size_t n = k.lit_len, run = 1;
+
+		ASSERT_GT(n, 0u);
+		ASSERT_LE(n, k.len);
+		while (run < n && k.s[n - 1 - run] == k.s[n - 1])
+			run++;
+		EXPECT_FALSE(n > 5 && run >= 3 && run < n && n - (run - 2) >= 5)
+			<< k.s << " literal of " << n;
+	}
+}
+
 TEST(ViaScanGuard, NeverReadsPastTheLineWhateverTheDatabaseSize)
 {
 	/* Hyperscan picks different literal matchers by literal count. */
