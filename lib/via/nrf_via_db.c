@@ -293,8 +293,9 @@ nrf_via_db_create(const struct nrf_via_identity *ids, size_t n, int *err)
 
 		if (len < 0 || !identity_ok(&ids[i]))
 			goto fail;
-		/* "host\0" for the identity, "[host]\0" or "host\0" for the key */
-		host_bytes += 2 * ((size_t)len + 1) + (v6 ? 2 : 0);
+		/* "host\0" for the identity; "[host]:port\0" or "host:port\0"
+		 * for the key, then its case mask (via_key_case()) */
+		host_bytes += (size_t)len + 1 + 2 * ((size_t)len + (v6 ? 2 : 0) + 7);
 	}
 
 	rc = NRF_ENOMEM;
@@ -310,7 +311,7 @@ nrf_via_db_create(const struct nrf_via_identity *ids, size_t n, int *err)
 	w = db->hosts;
 	for (size_t i = 0; i < n; i++) {
 		struct via_key *k = &db->key[i];
-		int v6;
+		int v6, n_port;
 		int len = nrf_via_host_normalise(ids[i].host, w, &v6);
 
 		db->ids[i] = ids[i];
@@ -319,12 +320,15 @@ nrf_via_db_create(const struct nrf_via_identity *ids, size_t n, int *err)
 			db->ids[i].peer = 0;
 		w += len + 1;
 		k->s = w;
-		w += sprintf(w, v6 ? "[%s]" : "%s", db->ids[i].host) + 1;
-		k->len = (uint16_t)strlen(k->s);
+		k->len = (uint16_t)(len + (v6 ? 2 : 0));
+		n_port = sprintf(w, v6 ? "[%s]:%u" : "%s:%u", db->ids[i].host,
+			(unsigned)ids[i].port) - k->len - 1;
+		k->port_len = (uint8_t)n_port;
+		w += k->len + 1 + n_port + 1;
+		for (size_t j = 0; j < (size_t)k->len + 1 + k->port_len; j++)
+			*w++ = (k->s[j] >= 'a' && k->s[j] <= 'z') ? 0x20 : 0;
 		k->tag = ids[i].kind == NRF_VIA_SELF ? VIA_TAG_SELF : ids[i].peer;
 		k->v6 = v6 != 0;
-		k->port_len = (uint8_t)snprintf(k->port, sizeof(k->port), "%u",
-			(unsigned)ids[i].port);
 	}
 	rc = compile(db);
 	if (rc != 0)

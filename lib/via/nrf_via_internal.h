@@ -47,14 +47,32 @@ extern "C" {
  * packed so one hit touches one cache line.
  */
 struct via_key {
-	const char *s;     /* host, lower case; "[v6]" with brackets */
-	uint16_t len;      /* strlen(s) */
+	const char *s;     /* "host:port", host in lower case ("[v6]:port"),
+	                    * port in decimal without leading zero */
+	uint16_t len;      /* bytes of host in s */
 	uint16_t lit_len;  /* bytes of s given to Hyperscan as the literal */
 	uint16_t tag;      /* VIA_TAG_SELF or the peer index */
 	uint8_t v6;        /* no optional trailing dot */
-	uint8_t port_len;
-	char port[6];      /* decimal, no leading zero */
+	uint8_t port_len;  /* s[len] is ':', then port_len digits */
 };
+
+/* Bytes of "host:port" in k->s. */
+static inline size_t
+via_key_full(const struct via_key *k)
+{
+	return (size_t)k->len + 1 + k->port_len;
+}
+
+/*
+ * The case mask that follows k->s and its NUL: 0x20 where s holds a
+ * letter, 0 elsewhere, so that (text | mask) == s compares a letter in
+ * either case and every other byte exactly.
+ */
+static inline const char *
+via_key_case(const struct via_key *k)
+{
+	return k->s + via_key_full(k) + 1;
+}
 
 struct nrf_via_db {
 	hs_database_t *hs;
