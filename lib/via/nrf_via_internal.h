@@ -10,6 +10,7 @@
  * The unit tests' deleters look at the Hyperscan objects inside.
  */
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -96,6 +97,14 @@ struct nrf_via_scratch {
 	 * lines near a page end are copied here as they are. */
 	char buf[NRF_VIA_MAX_BYTES + VIA_HS_OVERREAD];
 };
+
+#if defined(__x86_64__) && defined(__GNUC__)
+/*
+ * The scan's fast byte pass runs its AVX2 variant: set at load time when
+ * the CPU has AVX2 and popcnt. Tests clear it to run the SSE2 variant.
+ */
+extern bool nrf_via_fast_avx2;
+#endif
 
 /* Byte classes of a Via field value outside a comment. */
 enum {

@@ -422,13 +422,14 @@ count_fast_avx2(const unsigned char *p, size_t len, uint32_t *members)
 	return 0;
 }
 
-static bool have_avx2;
+bool nrf_via_fast_avx2;
 
 __attribute__((constructor)) static void
 pick_count_fast(void)
 {
 	__builtin_cpu_init();
-	have_avx2 = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("popcnt");
+	nrf_via_fast_avx2 = __builtin_cpu_supports("avx2") &&
+		__builtin_cpu_supports("popcnt");
 }
 #endif
 
@@ -437,7 +438,7 @@ static inline int
 count_fast(const unsigned char *p, size_t len, uint32_t *members)
 {
 #if defined(VIA_HAVE_AVX2_PATH)
-	if (NRF_LIKELY(have_avx2))
+	if (NRF_LIKELY(nrf_via_fast_avx2))
 		return count_fast_avx2(p, len, members);
 #endif
 	return count_fast_sse2(p, len, members);

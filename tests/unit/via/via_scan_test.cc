@@ -446,6 +446,120 @@ TEST_F(ViaScan, FastAndExactPassesCountAlike)
 	}
 }
 
+/*
+ * The fast byte pass (bit masks, 64 bytes to a word; AVX2 and SSE2
+ * variants) against a plain count, on lines of every length up to 300 made
+ * of spaces, commas and text in random runs: runs of spaces and commas
+ * across 16-, 32- and 64-byte edges, leading and trailing commas, lines of
+ * only separators. The same line with a tab appended takes the exact pass.
+ */
+namespace {
+
+uint32_t
+PlainCount(const std::string &v)
+{
+	uint32_t n = 0;
+	bool content = false;
+
+	for (char c : v) {
+		if (c == ',') {
+			n += content;
+			content = false;
+		} else if (c != ' ' && c != '\t') {
+			content = true;
+		}
+	}
+	return n + content;
+}
+
+struct FastPath {
+	explicit FastPath(bool avx2)
+	{
+#if defined(__x86_64__) && defined(__GNUC__)
+		saved = nrf_via_fast_avx2;
+		nrf_via_fast_avx2 = avx2 && saved;
+#else
+		(void)avx2;
+#endif
+	}
+	~FastPath()
+	{
+#if defined(__x86_64__) && defined(__GNUC__)
+		nrf_via_fast_avx2 = saved;
+#endif
+	}
+	bool saved = false;
+};
+
+} /* namespace */
+
+TEST_F(ViaScan, FastPassCountsLikeAPlainCountOnEveryShape)
+{
+	uint32_t seed = 12345;
+	auto rnd = [&seed](uint32_t n) {
+		seed = seed * 1103515245u + 12345u;
+		return (seed >> 16) % n;
+	};
+
+	for (bool avx2 : {true, false}) {
+		FastPath fp(avx2);
+
+		for (size_t len = 0; len <= 300; len++) {
+			for (int rep = 0; rep < 12; rep++) {
+				std::string v;
+
+				while (v.size() < len) {
+					static const char *const runs[] = {" ", ",", "a", "1.1 b:1", ", ", " , "};
+					size_t k = rnd(6), times = 1 + rnd(rep < 6 ? 3 : 40);
+
+					for (size_t t = 0; t < times && v.size() < len; t++)
+						v += runs[k];
+				}
+				v.resize(len);
+				Scan a = scan({v}), b = scan({v + "\t"});
+
+				ASSERT_EQ(a.rc, 0) << v;
+				ASSERT_EQ(b.rc, 0) << v;
+				EXPECT_EQ(a.res.members, PlainCount(v)) << avx2 << " '" << v << "'";
+				EXPECT_EQ(b.res.members, PlainCount(v)) << avx2 << " '" << v << "'";
+			}
+		}
+	}
+}
+
+TEST_F(ViaScan, FastPassSeesAnOddByteAtEveryPosition)
+{
+	/* A control byte, DEL or an unbalanced parenthesis anywhere is an
+	 * error; a byte >= 0x80 is accepted; wherever they are, in a full word,
+	 * in the tail, in the overlap of the last two reads. */
+	for (bool avx2 : {true, false}) {
+		FastPath fp(avx2);
+
+		for (size_t len : {16, 17, 31, 32, 33, 63, 64, 65, 95, 96, 127, 128, 129, 200}) {
+			std::string base;
+
+			while (base.size() < len)
+				base += "1.1 x:1, ";
+			base.resize(len);
+			for (size_t at = 0; at < len; at++) {
+				for (int odd : {0x01, 0x7f, 0x28, 0x29, 0x80, 0xff}) {
+					std::string v = base;
+
+					v[at] = (char)odd;
+					Scan r = scan({v});
+
+					if (odd >= 0x80) {
+						EXPECT_EQ(r.rc, 0) << avx2 << " " << len << " " << at;
+						EXPECT_EQ(r.res.members, PlainCount(v)) << len << " " << at;
+					} else {
+						EXPECT_EQ(r.rc, NRF_EPARSE) << avx2 << " " << len << " " << at << " " << (int)odd;
+					}
+				}
+			}
+		}
+	}
+}
+
 TEST(ViaScanEach, ReportsMatchesInMemberOrder)
 {
 	DbPtr db = MakeDb({Self("nrf-a", 1), Peer("nrf-b", 2, 5), Peer("nrf-c", 3, 6)});
