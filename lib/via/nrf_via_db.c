@@ -149,7 +149,14 @@ common_prefix(const char *a, const char *b)
 	return i;
 }
 
-/* Bytes at the end of s[0..n) equal to its last byte. */
+static bool
+ascii_alnum(char c)
+{
+	return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9');
+}
+
+/* Bytes at the end of s[0..n) equal to its last byte (keys are in lower
+ * case). */
 static size_t
 tail_run(const char *s, size_t n)
 {
@@ -181,16 +188,23 @@ flood_prone(size_t n, size_t run)
  * costs the whole database Hyperscan's pure-literal runtime: every scan
  * then runs the full Rose engine and every reported literal costs about
  * 650 instructions more (docs/decisions/0008-via-scan-cost.md). So the
- * literal grows past the run when the host goes on, or else stops two
- * bytes into the run. It need not be unique then: every report is
- * confirmed against the whole identity.
+ * literal grows past the run when the host goes on, on to the next letter
+ * or digit ("nrf-0000.s", not "nrf-0000.": Hyperscan's literal matchers
+ * look at the last bytes of a literal first, and "0." is in every
+ * "2.0 " of a Via), or else stops two bytes into the run. It need not be
+ * unique then: every report is confirmed against the whole identity.
  */
 static size_t
 avoid_flood_tail(const struct via_key *k, size_t lit)
 {
 	size_t run;
+	bool grown = false;
 
-	while (lit < k->len && flood_prone(lit, tail_run(k->s, lit)))
+	while (lit < k->len && flood_prone(lit, tail_run(k->s, lit))) {
+		lit++;
+		grown = true;
+	}
+	while (grown && lit < k->len && !ascii_alnum(k->s[lit - 1]))
 		lit++;
 	run = tail_run(k->s, lit);
 	if (flood_prone(lit, run))
