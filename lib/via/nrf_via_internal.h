@@ -16,6 +16,7 @@
 
 #include <hs/hs.h>
 
+#include "nrf_err.h"
 #include "nrf_via.h"
 
 #ifdef __cplusplus
@@ -126,10 +127,30 @@ extern const uint8_t nrf_via_cls[256];
 size_t nrf_via_comment_end(const unsigned char *p, size_t len, size_t i);
 
 /*
- * Check the size limits shared by parse and scan.
+ * Check the size limits shared by parse and scan (inline: it is on every
+ * request).
  * @return 0, NRF_EINVAL (NULL line with a length) or NRF_ETOOBIG.
  */
-int nrf_via_check_lines(const struct nrf_slice *lines, size_t n_lines);
+static inline int
+nrf_via_check_lines(const struct nrf_slice *lines, size_t n_lines)
+{
+	size_t total = 0;
+
+	if (n_lines > 0 && lines == NULL)
+		return NRF_EINVAL;
+	/* nrf_via_member.line is 16 bits; that many lines is abuse anyway. */
+	if (n_lines > (size_t)UINT16_MAX + 1)
+		return NRF_ETOOBIG;
+	for (size_t i = 0; i < n_lines; i++) {
+		if (lines[i].p == NULL && lines[i].len > 0)
+			return NRF_EINVAL;
+		/* Compared this way round so a huge len cannot wrap the sum. */
+		if (lines[i].len > NRF_VIA_MAX_BYTES - total)
+			return NRF_ETOOBIG;
+		total += lines[i].len;
+	}
+	return 0;
+}
 
 /*
  * True when @p c may appear in an identity host (not IPv6). Also used for

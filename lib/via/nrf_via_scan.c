@@ -513,7 +513,7 @@ near_page_end(const unsigned char *p, size_t len)
 	return (((uintptr_t)(p + len) - 1) & 4095) >= 4096 - VIA_HS_OVERREAD;
 }
 
-static int
+static inline __attribute__((always_inline)) int
 hs_run(const struct nrf_via_db *db, struct nrf_via_scratch *s,
 	const unsigned char *p, size_t len, match_event_handler fn,
 	struct scan_ctx *c)
