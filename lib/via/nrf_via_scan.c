@@ -76,44 +76,26 @@ same8(const unsigned char *t, const char *key, const char *cm)
 }
 
 /*
- * Hyperscan found the literal of @p k ending at @p end. True when the whole
- * rule holds there: (^|[ \t,]) host \.? : 0* port ($|[ \t,(]), host
- * compared ignoring ASCII case, no optional dot after an IPv6 literal.
- *
- * Hyperscan matched the first lit_len bytes already. The common member is
- * exactly "host:port" as s holds it: that is compared first, eight bytes
- * at a time, the last eight overlapping. Anything else (a trailing dot,
- * leading zeros, a near miss, a key of fewer than 8 bytes) takes the full
- * check.
+ * The whole rule after the separator before the literal, for every member
+ * that is not exactly "host:port" as the key holds it: a trailing dot,
+ * leading zeros in the port, a near miss, a key of fewer than 8 bytes.
+ * Out of line, so the common case stays small.
  */
-static inline __attribute__((always_inline)) bool
-confirm(const struct via_key *k, const unsigned char *d, size_t len, size_t end)
+static __attribute__((noinline, cold)) bool
+confirm_full(const struct via_key *k, const unsigned char *d, size_t len,
+	size_t start)
 {
-	size_t start = end - k->lit_len;
-	size_t full = via_key_full(k);
 	const unsigned char *h = d + start;
 	const char *cm = via_key_case(k);
 	size_t i;
 
-	if (start > 0 && !sep_before(d[start - 1]))
-		return false;
-	if (NRF_LIKELY(full >= 8 && len - start >= full)) {
-		for (i = k->lit_len; i + 8 < full; i += 8)
-			if (!same8(h + i, k->s + i, cm + i))
-				goto full_check;
-		if (!same8(h + full - 8, k->s + full - 8, cm + full - 8))
-			goto full_check;
-		i = start + full;
-		return i == len || sep_after(d[i]);
-	}
-full_check:
 	if (len - start < (size_t)k->len + 2)
 		return false;
 	/* The rest of the host: eight bytes at a time when the key has them,
 	 * else byte by byte (a short key whose literal stops in a run of equal
 	 * bytes, avoid_flood_tail()). */
 	if (k->len > k->lit_len) {
-		if (NRF_UNLIKELY(k->len < 8)) {
+		if (k->len < 8) {
 			for (i = k->lit_len; i < k->len; i++)
 				if ((h[i] | (unsigned char)cm[i]) != (unsigned char)k->s[i])
 					return false;
@@ -138,6 +120,38 @@ full_check:
 	if (memcmp(d + i, k->s + k->len + 1, k->port_len) != 0)
 		return false;
 	i += k->port_len;
+	return i == len || sep_after(d[i]);
+}
+
+/*
+ * Hyperscan found the literal of @p k ending at @p end. True when the whole
+ * rule holds there: (^|[ \t,]) host \.? : 0* port ($|[ \t,(]), host
+ * compared ignoring ASCII case, no optional dot after an IPv6 literal.
+ *
+ * Hyperscan matched the first lit_len bytes already. The common member is
+ * exactly "host:port" as s holds it: that is compared here, eight bytes at
+ * a time, the last eight overlapping; anything else goes to
+ * confirm_full().
+ */
+static inline __attribute__((always_inline)) bool
+confirm(const struct via_key *k, const unsigned char *d, size_t len, size_t end)
+{
+	size_t start = end - k->lit_len;
+	size_t full = via_key_full(k);
+	const unsigned char *h = d + start;
+	const char *cm = via_key_case(k);
+	size_t i;
+
+	if (start > 0 && !sep_before(d[start - 1]))
+		return false;
+	if (NRF_UNLIKELY(full < 8 || len - start < full))
+		return confirm_full(k, d, len, start);
+	for (i = k->lit_len; i + 8 < full; i += 8)
+		if (!same8(h + i, k->s + i, cm + i))
+			return confirm_full(k, d, len, start);
+	if (!same8(h + full - 8, k->s + full - 8, cm + full - 8))
+		return confirm_full(k, d, len, start);
+	i = start + full;
 	return i == len || sep_after(d[i]);
 }
 
@@ -351,21 +365,41 @@ count_fast_sse2(const unsigned char *p, size_t len, uint32_t *members)
  */
 #define VIA_AVX2 __attribute__((target("avx2,popcnt")))
 
+/* The constants of the AVX2 pass, loaded from memory rather than built
+ * in registers on every call. */
+static const uint8_t avx2_k[4][32] __attribute__((aligned(32))) = {
+	[0] = {[0 ... 31] = 0x21},
+	[1] = {[0 ... 31] = 1},
+	[2] = {[0 ... 31] = ')'},
+	[3] = {[0 ... 31] = ','},
+};
+
+static inline VIA_AVX2 __m256i
+avx2_const(int i)
+{
+	return _mm256_load_si256((const __m256i *)(const void *)avx2_k[i]);
+}
+
 static inline VIA_AVX2 __m256i
 odd32(__m256i v)
 {
-	const __m256i v_21 = _mm256_set1_epi8(0x21);
-	const __m256i v_one = _mm256_set1_epi8(1);
-	const __m256i v_paren = _mm256_set1_epi8(')');
-
-	return _mm256_or_si256(_mm256_cmpgt_epi8(v_21, _mm256_add_epi8(v, v_one)),
-		_mm256_cmpeq_epi8(_mm256_or_si256(v, v_one), v_paren));
+	return _mm256_or_si256(
+		_mm256_cmpgt_epi8(avx2_const(0), _mm256_add_epi8(v, avx2_const(1))),
+		_mm256_cmpeq_epi8(_mm256_or_si256(v, avx2_const(1)), avx2_const(2)));
 }
 
 static inline VIA_AVX2 uint64_t
-eq32(__m256i v, char c)
+commas32(__m256i v)
 {
-	return (uint32_t)_mm256_movemask_epi8(_mm256_cmpeq_epi8(v, _mm256_set1_epi8(c)));
+	return (uint32_t)_mm256_movemask_epi8(_mm256_cmpeq_epi8(v, avx2_const(3)));
+}
+
+/* ' ' is 0x21 - 1. */
+static inline VIA_AVX2 uint64_t
+spaces32(__m256i v)
+{
+	return (uint32_t)_mm256_movemask_epi8(_mm256_cmpeq_epi8(
+		_mm256_add_epi8(v, avx2_const(1)), avx2_const(0)));
 }
 
 static inline VIA_AVX2 uint32_t
@@ -394,26 +428,26 @@ count_fast_avx2(const unsigned char *p, size_t len, uint32_t *members)
 		v0 = load32(p + i);
 		v1 = load32(p + i + 32);
 		odd = _mm256_or_si256(odd, _mm256_or_si256(odd32(v0), odd32(v1)));
-		c = eq32(v0, ',') | eq32(v1, ',') << 32;
-		sp = eq32(v0, ' ') | eq32(v1, ' ') << 32;
+		c = commas32(v0) | commas32(v1) << 32;
+		sp = spaces32(v0) | spaces32(v1) << 32;
 		n += word_members(c, sp, ~UINT64_C(0), &carry, popcnt64);
 	}
 	rem = len - i;
-	if (rem > 0) {
-		/* The rest of the line: the 32 bytes that start it (unless
-		 * fewer are left) and the 32 that end the line, overlapping. */
-		size_t second = rem > 32 ? rem - 32 : 0;
-
-		v0 = load32(rem >= 32 ? p + i : p + len - 32);
+	if (rem > 32) {
+		/* The rest of the line: the 32 bytes that start it and the 32
+		 * that end the line, overlapping. */
+		v0 = load32(p + i);
 		v1 = load32(p + len - 32);
 		odd = _mm256_or_si256(odd, _mm256_or_si256(odd32(v0), odd32(v1)));
-		if (rem >= 32) {
-			c = eq32(v0, ',') | eq32(v1, ',') << second;
-			sp = eq32(v0, ' ') | eq32(v1, ' ') << second;
-		} else {
-			c = eq32(v1, ',') >> (32 - rem);
-			sp = eq32(v1, ' ') >> (32 - rem);
-		}
+		c = commas32(v0) | commas32(v1) << (rem - 32);
+		sp = spaces32(v0) | spaces32(v1) << (rem - 32);
+		n += word_members(c, sp, (UINT64_C(1) << rem) - 1, &carry, popcnt64);
+	} else if (rem > 0) {
+		/* The rest of the line in the 32 bytes that end it. */
+		v1 = load32(p + len - 32);
+		odd = _mm256_or_si256(odd, odd32(v1));
+		c = commas32(v1) >> (32 - rem);
+		sp = spaces32(v1) >> (32 - rem);
 		n += word_members(c, sp, (UINT64_C(1) << rem) - 1, &carry, popcnt64);
 	}
 	if (_mm256_movemask_epi8(odd) != 0)
