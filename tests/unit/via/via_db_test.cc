@@ -258,7 +258,8 @@ TEST(ViaScratch, ScanWithAScratchInUseIsAMatcherError)
 	DbPtr db = MakeDb({Self("nrf-a", 8080)});
 	ScratchPtr s = MakeScratch(db.get());
 	Reenter re = {db.get(), s.get(), {}};
-	auto sl = Slices({"2.0 nrf-a:8080"});
+	std::vector<std::string> lines = {"2.0 nrf-a:8080"};
+	auto sl = Slices(lines);
 	nrf_via_result res;
 
 	re.inner.rc = 1;
