@@ -34,6 +34,8 @@
  *   --members M    only the cells with M members (repeatable)
  *   --runs R       runs per cell (default 7, at most 31)
  *   --no-hits      skip the second table
+ *   --known K      with --calls: the last K members are identities
+ *                  (default 1, as in the main table; 0 for none)
  *   --calls N      no timing: call nrf_via_scan() N times on each selected
  *                  main-table cell and exit, for instruction counts:
  *     valgrind --tool=callgrind --toggle-collect=nrf_via_scan \
@@ -71,6 +73,7 @@ static int runs = 7;
 static bool want_ids[NRF_ARRAY_SIZE(id_counts)], want_members[NRF_ARRAY_SIZE(member_counts)];
 static bool hits_too = true;
 static unsigned long calls; /* --calls: instruction-count mode */
+static size_t calls_known = 1; /* --known: identities among the members */
 
 struct ident {
 	char host[64];
@@ -510,16 +513,18 @@ add_stranger(char *buf, size_t cap, size_t w, size_t i)
 	return (size_t)snprintf(buf + w, cap - w, "%s2.0 192.0.2.%zu:8080", sep, i % 250 + 1);
 }
 
-/* @p members members: strangers, then the last identity. */
+/* @p members members: strangers, then the last @p known identities
+ * (the last identity last). */
 static size_t
-make_via(char *buf, size_t cap, size_t members, size_t n_ids)
+make_via(char *buf, size_t cap, size_t members, size_t n_ids, size_t known)
 {
 	size_t w = 0;
 
-	for (size_t i = 0; i + 1 < members; i++)
+	for (size_t i = 0; i + known < members; i++)
 		w += add_stranger(buf, cap, w, i);
-	w += (size_t)snprintf(buf + w, cap - w, "%sHTTP/2.0 %s:8080", w > 0 ? ", " : "",
-		idents[n_ids - 1].host);
+	for (size_t k = known; k > 0; k--)
+		w += (size_t)snprintf(buf + w, cap - w, "%sHTTP/2.0 %s:8080", w > 0 ? ", " : "",
+			idents[n_ids - k].host);
 	return w;
 }
 
@@ -641,9 +646,12 @@ main_table(struct naive *nv, struct hashset *hs, char *via)
 
 			if (!want_members[b])
 				continue;
-			c.line.len = make_via(via, VIA_CAP, m, n);
+			size_t known = calls > 0 ? NRF_MIN(calls_known, NRF_MIN(m, n)) : 1;
+
+			c.line.len = make_via(via, VIA_CAP, m, n, known);
 			want.members = (uint32_t)m;
-			mark(&want, &idents[n - 1]);
+			for (size_t k = 1; k <= known; k++)
+				mark(&want, &idents[n - k]);
 			if (!check(&c, m, &want, calls == 0 ? M_REGEX + 1 : M_HS + 1)) {
 				fprintf(stderr, "methods disagree at %zu ids, %zu members\n", n, m);
 				return 1;
@@ -743,7 +751,7 @@ static int
 usage(void)
 {
 	fprintf(stderr, "usage: via_scan_bench [--ids N]... [--members M]... [--runs R]"
-		" [--no-hits] [--calls N]\n");
+		" [--no-hits] [--calls N [--known K]]\n");
 	return 2;
 }
 
@@ -794,6 +802,8 @@ main(int argc, char **argv)
 			runs = atoi(v);
 			if (runs < 1 || runs > RUNS_MAX)
 				return usage();
+		} else if (strcmp(o, "--known") == 0) {
+			calls_known = strtoul(v, NULL, 10);
 		} else if (strcmp(o, "--calls") == 0) {
 			calls = strtoul(v, NULL, 10);
 			if (calls == 0)
