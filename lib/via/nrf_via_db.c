@@ -11,15 +11,17 @@
  * identities share long tails (".example.com:8080", ".3gppnetwork.org"),
  * and Hyperscan's literal matcher confirms candidates by hashing the last
  * 8 bytes of each literal, so every candidate is compared with every
- * identity. Measured on a 4-member Via: 0.5 us at 64 identities and 3 us
- * at 1024, against 0.12 us for what follows (bench/micro/via_scan_bench,
+ * identity. Measured on a 4-member Via: 0.7 us at 64 identities and 4 us
+ * at 1024, against 0.11 us for what follows (bench/micro/via_scan_bench,
  * docs/benchmarks.md).
  *
  * So each identity is given to Hyperscan as a plain caseless literal: the
  * shortest prefix of its host (at least 8 bytes when the host is that
  * long) that no other identity's host starts with. Such a literal ends on
  * the byte that tells it from every other identity, which is where
- * Hyperscan looks, and the scan cost stays flat as identities grow.
+ * Hyperscan looks, and the scan cost stays flat as identities grow. A
+ * literal is moved off a run of equal bytes at its end, so that Hyperscan
+ * keeps its pure-literal runtime (avoid_flood_tail(), decision 0008).
  * Hyperscan reports every occurrence (no HS_FLAG_SINGLEMATCH), and the
  * match callback checks each one against the whole rule above (separator
  * before, rest of the host, optional dot, ':', leading zeros, port,
