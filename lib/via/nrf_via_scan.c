@@ -157,7 +157,7 @@ confirm(const struct via_key *k, const unsigned char *d, size_t len, size_t end)
 	return i == len || sep_after(d[i]);
 }
 
-static inline bool
+static inline __attribute__((always_inline)) bool
 record(struct scan_ctx *c, unsigned int id, unsigned long long to)
 {
 	const struct via_key *k = &c->key[id];
