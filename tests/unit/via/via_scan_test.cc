@@ -256,6 +256,8 @@ TEST_F(ViaScan, MatchesIpv6OnlyInTheConfiguredSpellingAndInBrackets)
 {
 	EXPECT_EQ(hits({"2.0 [2001:db8::2]:8443"}), (std::vector<Hit>{{4, 0}}));
 	EXPECT_EQ(hits({"2.0 [2001:db8::2]:08443"}), (std::vector<Hit>{{4, 0}}));
+	EXPECT_EQ(hits({"2.0 [2001:DB8::2]:8443"}), (std::vector<Hit>{{4, 0}}));
+	EXPECT_TRUE(hits({"2.0 [2001:db8::2].:8443"}).empty());
 	EXPECT_TRUE(hits({"2.0 [2001:db8:0:0::2]:8443"}).empty());
 	EXPECT_TRUE(hits({"2.0 [2001:0db8::2]:8443"}).empty());
 	EXPECT_TRUE(hits({"2.0 [2001:db8::2.]:8443"}).empty());
