@@ -23,10 +23,24 @@
  *
  * Each cell: warm-up and calibration, then RUNS runs of about RUN_NS; the
  * median ns per request with min and max, and the median in TSC ticks.
- * The whole run takes about 40 s.
+ * "hs_scan alone" is the Hyperscan call nrf_via_scan() makes, on the same
+ * database, scratch and line with a callback that only counts: the part
+ * of the scan's cost that is Hyperscan's. The whole run takes about 25 s.
  *
  * Not a test: run by hand, pinned, e.g.
  *   taskset -c 1 build/bench/micro/via_scan_bench
+ * Options:
+ *   --ids N        only the cells with N identities (repeatable)
+ *   --members M    only the cells with M members (repeatable)
+ *   --runs R       runs per cell (default 7, at most 31)
+ *   --no-hits      skip the second table
+ *   --known K      with --calls: the last K members are identities
+ *                  (default 1, as in the main table; 0 for none)
+ *   --calls N      no timing: call nrf_via_scan() N times on each selected
+ *                  main-table cell and exit, for instruction counts:
+ *     valgrind --tool=callgrind --toggle-collect=nrf_via_scan \
+ *       build/bench/micro/via_scan_bench --ids 64 --members 4 --calls 1000
+ *                  (Ir of nrf_via_scan / N = instructions per call)
  * Output is Markdown (docs/benchmarks.md).
  */
 #include <stdbool.h>
@@ -42,8 +56,10 @@
 
 #include "nrf_err.h"
 #include "nrf_via.h"
+/* For "hs_scan alone": the Hyperscan database and scratch inside. */
+#include "nrf_via_internal.h"
 
-#define RUNS 7
+#define RUNS_MAX 31
 #define RUN_NS 30000000ull /* ~30 ms per run */
 #define MAX_IDS 1024
 #define MAX_MEMBERS 64
@@ -51,6 +67,13 @@
 
 static const size_t id_counts[] = {1, 8, 64, 1024};
 static const size_t member_counts[] = {1, 4, 16, 64};
+
+/* Options (main()). */
+static int runs = 7;
+static bool want_ids[NRF_ARRAY_SIZE(id_counts)], want_members[NRF_ARRAY_SIZE(member_counts)];
+static bool hits_too = true;
+static unsigned long calls; /* --calls: instruction-count mode */
+static size_t calls_known = 1; /* --known: identities among the members */
 
 struct ident {
 	char host[64];
@@ -317,7 +340,7 @@ regex_run(const struct regex_db *r, const char *via, size_t len, struct outcome 
 
 /* ---- harness ----------------------------------------------------------- */
 
-enum method { M_HS, M_NAIVE, M_HASH, M_REGEX, M_COUNT };
+enum method { M_HS, M_NAIVE, M_HASH, M_REGEX, M_HSRAW, M_COUNT };
 
 struct cell {
 	const struct nrf_via_db *db;
@@ -356,16 +379,49 @@ run_once(enum method m, struct cell *c, struct outcome *o)
 	}
 }
 
-/* The loop the clock sees: the call and a data dependency, nothing else. */
+static int
+count_match(unsigned int id, unsigned long long from, unsigned long long to,
+	unsigned int flags, void *ctx)
+{
+	(void)id;
+	(void)from;
+	(void)to;
+	(void)flags;
+	++*(uint64_t *)ctx;
+	return 0;
+}
+
+/*
+ * The loop the clock sees: one call per iteration and a data dependency
+ * on its result, each method writing only what it produces itself.
+ */
 static uint64_t
 loop(enum method m, struct cell *c, uint64_t iters)
 {
+	struct nrf_via_result r;
 	struct outcome o;
 	uint64_t acc = 0;
 
-	for (uint64_t i = 0; i < iters; i++) {
-		run_once(m, c, &o);
-		acc += o.members + o.self + (o.peers[0] & 1);
+	switch (m) {
+	case M_HS:
+		for (uint64_t i = 0; i < iters; i++) {
+			if (nrf_via_scan(c->db, c->s, &c->line, 1, &r) != 0)
+				abort();
+			acc += r.members + r.self + (r.peers[0] & 1);
+		}
+		break;
+	case M_HSRAW:
+		for (uint64_t i = 0; i < iters; i++)
+			if (hs_scan(c->db->hs, c->line.p, (unsigned int)c->line.len, 0,
+					c->s->hs, count_match, &acc) != HS_SUCCESS)
+				abort();
+		break;
+	default:
+		for (uint64_t i = 0; i < iters; i++) {
+			run_once(m, c, &o);
+			acc += o.members + o.self + (o.peers[0] & 1);
+		}
+		break;
 	}
 	return acc;
 }
@@ -382,14 +438,13 @@ struct stat3 {
 	double med, min, max, tsc;
 };
 
-static struct stat3
-measure(enum method m, struct cell *c)
+/* Warm-up and calibration: double until one batch takes >= 3 ms; the
+ * iterations that make one run of about RUN_NS. */
+static uint64_t
+calibrate(enum method m, struct cell *c)
 {
-	double ns[RUNS], tsc[RUNS];
 	uint64_t iters = 1, t0, t;
-	struct stat3 st;
 
-	/* Warm-up and calibration: double until one batch takes >= 3 ms. */
 	for (;;) {
 		t0 = nrf_now_ns();
 		sink += loop(m, c, iters);
@@ -398,29 +453,49 @@ measure(enum method m, struct cell *c)
 			break;
 		iters *= 2;
 	}
-	iters = iters * RUN_NS / (t > 0 ? t : 1) + 1;
-	for (int r = 0; r < RUNS; r++) {
-		uint64_t c0 = 0, c1 = 0;
+	return iters * RUN_NS / (t > 0 ? t : 1) + 1;
+}
+
+/*
+ * The methods of one cell, their runs interleaved (run r of every method,
+ * then run r + 1), so that a change of machine load between runs reaches
+ * every method alike and the ratios hold.
+ */
+static void
+measure_all(const enum method *ms, int n_ms, struct cell *c, struct stat3 *st)
+{
+	double ns[M_COUNT][RUNS_MAX], tsc[M_COUNT][RUNS_MAX];
+	uint64_t iters[M_COUNT];
+
+	for (int k = 0; k < n_ms; k++)
+		iters[k] = calibrate(ms[k], c);
+	for (int r = 0; r < runs; r++) {
+		for (int k = 0; k < n_ms; k++) {
+			uint64_t c0 = 0, c1 = 0, t0, t;
 
 #if defined(__x86_64__)
-		c0 = __rdtsc();
+			c0 = __rdtsc();
 #endif
-		t0 = nrf_now_ns();
-		sink += loop(m, c, iters);
-		t = nrf_now_ns() - t0;
+			t0 = nrf_now_ns();
+			sink += loop(ms[k], c, iters[k]);
+			t = nrf_now_ns() - t0;
 #if defined(__x86_64__)
-		c1 = __rdtsc();
+			c1 = __rdtsc();
 #endif
-		ns[r] = (double)t / (double)iters;
-		tsc[r] = (double)(c1 - c0) / (double)iters;
+			ns[k][r] = (double)t / (double)iters[k];
+			tsc[k][r] = (double)(c1 - c0) / (double)iters[k];
+		}
 	}
-	qsort(ns, RUNS, sizeof(ns[0]), cmp_double);
-	qsort(tsc, RUNS, sizeof(tsc[0]), cmp_double);
-	st.med = ns[RUNS / 2];
-	st.min = ns[0];
-	st.max = ns[RUNS - 1];
-	st.tsc = tsc[RUNS / 2];
-	return st;
+	for (int k = 0; k < n_ms; k++) {
+		struct stat3 *o = &st[ms[k]];
+
+		qsort(ns[k], (size_t)runs, sizeof(ns[k][0]), cmp_double);
+		qsort(tsc[k], (size_t)runs, sizeof(tsc[k][0]), cmp_double);
+		o->med = ns[k][runs / 2];
+		o->min = ns[k][0];
+		o->max = ns[k][runs - 1];
+		o->tsc = tsc[k][runs / 2];
+	}
 }
 
 /* A hop nrfwd does not know: an SCP, another operator's NRF, an IP. */
@@ -438,16 +513,18 @@ add_stranger(char *buf, size_t cap, size_t w, size_t i)
 	return (size_t)snprintf(buf + w, cap - w, "%s2.0 192.0.2.%zu:8080", sep, i % 250 + 1);
 }
 
-/* @p members members: strangers, then the last identity. */
+/* @p members members: strangers, then the last @p known identities
+ * (the last identity last). */
 static size_t
-make_via(char *buf, size_t cap, size_t members, size_t n_ids)
+make_via(char *buf, size_t cap, size_t members, size_t n_ids, size_t known)
 {
 	size_t w = 0;
 
-	for (size_t i = 0; i + 1 < members; i++)
+	for (size_t i = 0; i + known < members; i++)
 		w += add_stranger(buf, cap, w, i);
-	w += (size_t)snprintf(buf + w, cap - w, "%sHTTP/2.0 %s:8080", w > 0 ? ", " : "",
-		idents[n_ids - 1].host);
+	for (size_t k = known; k > 0; k--)
+		w += (size_t)snprintf(buf + w, cap - w, "%sHTTP/2.0 %s:8080", w > 0 ? ", " : "",
+			idents[n_ids - k].host);
 	return w;
 }
 
@@ -529,18 +606,37 @@ check(struct cell *c, size_t members, const struct outcome *want, int n_methods)
 	return true;
 }
 
+/* --calls: nrf_via_scan() on the cell, @p calls times, nothing else. */
+static void
+call_only(struct cell *c)
+{
+	struct nrf_via_result r;
+
+	for (unsigned long i = 0; i < calls; i++) {
+		if (nrf_via_scan(c->db, c->s, &c->line, 1, &r) != 0)
+			abort();
+		sink += r.members;
+	}
+}
+
 static int
 main_table(struct naive *nv, struct hashset *hs, char *via)
 {
-	printf("| identities | members | bytes | nrf_via_scan ns (min-max) | TSC ticks |"
-		" (a) naive ns (min-max) | (b) parse+hash ns (min-max) | (c) hs regex ns (min-max) |"
-		" (a)/scan | (b)/scan | (c)/scan |\n");
-	printf("|---:|---:|---:|---|---:|---|---|---|---:|---:|---:|\n");
+	static const enum method all[] = {M_HS, M_HSRAW, M_NAIVE, M_HASH, M_REGEX};
+
+	if (calls == 0) {
+		printf("| identities | members | bytes | nrf_via_scan ns (min-max) | TSC ticks |"
+			" hs_scan alone ns | (a) naive ns (min-max) | (b) parse+hash ns (min-max) |"
+			" (c) hs regex ns (min-max) | (a)/scan | (b)/scan | (c)/scan |\n");
+		printf("|---:|---:|---:|---|---:|---:|---|---|---|---:|---:|---:|\n");
+	}
 	for (size_t a = 0; a < NRF_ARRAY_SIZE(id_counts); a++) {
 		size_t n = id_counts[a];
 		struct setup su;
 
-		if (setup_ids(&su, n, nv, hs, true) != 0)
+		if (!want_ids[a])
+			continue;
+		if (setup_ids(&su, n, nv, hs, calls == 0) != 0)
 			return 1;
 		for (size_t b = 0; b < NRF_ARRAY_SIZE(member_counts); b++) {
 			size_t m = member_counts[b];
@@ -548,19 +644,29 @@ main_table(struct naive *nv, struct hashset *hs, char *via)
 			struct outcome want = {0};
 			struct stat3 st[M_COUNT];
 
-			c.line.len = make_via(via, VIA_CAP, m, n);
+			if (!want_members[b])
+				continue;
+			size_t known = calls > 0 ? NRF_MIN(calls_known, NRF_MIN(m, n)) : 1;
+
+			c.line.len = make_via(via, VIA_CAP, m, n, known);
 			want.members = (uint32_t)m;
-			mark(&want, &idents[n - 1]);
-			if (!check(&c, m, &want, M_COUNT)) {
+			for (size_t k = 1; k <= known; k++)
+				mark(&want, &idents[n - k]);
+			if (!check(&c, m, &want, calls == 0 ? M_REGEX + 1 : M_HS + 1)) {
 				fprintf(stderr, "methods disagree at %zu ids, %zu members\n", n, m);
 				return 1;
 			}
-			for (int k = 0; k < M_COUNT; k++)
-				st[k] = measure((enum method)k, &c);
-			printf("| %zu | %zu | %zu | %.0f (%.0f-%.0f) | %.0f | %.0f (%.0f-%.0f) |"
-				" %.0f (%.0f-%.0f) | %.0f (%.0f-%.0f) | %.1fx | %.1fx | %.1fx |\n",
+			if (calls > 0) {
+				call_only(&c);
+				continue;
+			}
+			measure_all(all, (int)NRF_ARRAY_SIZE(all), &c, st);
+			printf("| %zu | %zu | %zu | %.0f (%.0f-%.0f) | %.0f | %.0f |"
+				" %.0f (%.0f-%.0f) | %.0f (%.0f-%.0f) | %.0f (%.0f-%.0f) |"
+				" %.1fx | %.1fx | %.1fx |\n",
 				n, m, c.line.len,
 				st[M_HS].med, st[M_HS].min, st[M_HS].max, st[M_HS].tsc,
+				st[M_HSRAW].med,
 				st[M_NAIVE].med, st[M_NAIVE].min, st[M_NAIVE].max,
 				st[M_HASH].med, st[M_HASH].min, st[M_HASH].max,
 				st[M_REGEX].med, st[M_REGEX].min, st[M_REGEX].max,
@@ -624,8 +730,14 @@ hits_table(struct naive *nv, struct hashset *hs, char *via)
 			fprintf(stderr, "methods disagree: %s\n", rows[r].what);
 			return 1;
 		}
-		st_hs = measure(M_HS, &c);
-		st_hash = measure(M_HASH, &c);
+		{
+			static const enum method two[] = {M_HS, M_HASH};
+			struct stat3 st[M_COUNT];
+
+			measure_all(two, 2, &c, st);
+			st_hs = st[M_HS];
+			st_hash = st[M_HASH];
+		}
 		printf("| %s | %zu | %.0f (%.0f-%.0f) | %.0f | %.0f (%.0f-%.0f) | %.1fx |\n",
 			rows[r].what, w, st_hs.med, st_hs.min, st_hs.max, st_hs.tsc,
 			st_hash.med, st_hash.min, st_hash.max, st_hash.med / st_hs.med);
@@ -635,18 +747,83 @@ hits_table(struct naive *nv, struct hashset *hs, char *via)
 	return 0;
 }
 
+static int
+usage(void)
+{
+	fprintf(stderr, "usage: via_scan_bench [--ids N]... [--members M]... [--runs R]"
+		" [--no-hits] [--calls N [--known K]]\n");
+	return 2;
+}
+
+static bool
+pick(const size_t *vals, size_t n_vals, bool *want, const char *arg)
+{
+	char *end;
+	unsigned long v = strtoul(arg, &end, 10);
+
+	for (size_t i = 0; *end == '\0' && i < n_vals; i++) {
+		if (vals[i] == v) {
+			want[i] = true;
+			return true;
+		}
+	}
+	fprintf(stderr, "via_scan_bench: no such cell value: %s\n", arg);
+	return false;
+}
+
 int
-main(void)
+main(int argc, char **argv)
 {
 	static struct naive nv;
 	static struct hashset hs;
 	static char via[VIA_CAP];
 	uint64_t t_start = nrf_now_ns();
+	bool any_ids = false, any_members = false;
+
+	for (int i = 1; i < argc; i++) {
+		const char *o = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+
+		if (strcmp(o, "--no-hits") == 0) {
+			hits_too = false;
+			continue;
+		}
+		if (v == NULL)
+			return usage();
+		i++;
+		if (strcmp(o, "--ids") == 0) {
+			if (!pick(id_counts, NRF_ARRAY_SIZE(id_counts), want_ids, v))
+				return 2;
+			any_ids = true;
+		} else if (strcmp(o, "--members") == 0) {
+			if (!pick(member_counts, NRF_ARRAY_SIZE(member_counts), want_members, v))
+				return 2;
+			any_members = true;
+		} else if (strcmp(o, "--runs") == 0) {
+			runs = atoi(v);
+			if (runs < 1 || runs > RUNS_MAX)
+				return usage();
+		} else if (strcmp(o, "--known") == 0) {
+			calls_known = strtoul(v, NULL, 10);
+		} else if (strcmp(o, "--calls") == 0) {
+			calls = strtoul(v, NULL, 10);
+			if (calls == 0)
+				return usage();
+		} else {
+			return usage();
+		}
+	}
+	for (size_t i = 0; i < NRF_ARRAY_SIZE(want_ids); i++)
+		want_ids[i] = want_ids[i] || !any_ids;
+	for (size_t i = 0; i < NRF_ARRAY_SIZE(want_members); i++)
+		want_members[i] = want_members[i] || !any_members;
+	/* The second table is a fixed 64 x 4 cell, not one to select. */
+	hits_too = hits_too && calls == 0 && !any_ids && !any_members;
 
 	make_identities();
-	if (main_table(&nv, &hs, via) != 0 || hits_table(&nv, &hs, via) != 0)
+	if (main_table(&nv, &hs, via) != 0 || (hits_too && hits_table(&nv, &hs, via) != 0))
 		return 1;
-	fprintf(stderr, "%d runs per cell; total %.1f s\n", RUNS,
-		(double)(nrf_now_ns() - t_start) / 1e9);
+	if (calls == 0)
+		fprintf(stderr, "%d runs per cell; total %.1f s\n", runs,
+			(double)(nrf_now_ns() - t_start) / 1e9);
 	return 0;
 }

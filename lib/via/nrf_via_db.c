@@ -11,15 +11,17 @@
  * identities share long tails (".example.com:8080", ".3gppnetwork.org"),
  * and Hyperscan's literal matcher confirms candidates by hashing the last
  * 8 bytes of each literal, so every candidate is compared with every
- * identity. Measured on a 4-member Via: 0.5 us at 64 identities and 3 us
- * at 1024, against 0.12 us for what follows (bench/micro/via_scan_bench,
+ * identity. Measured on a 4-member Via: 0.7 us at 64 identities and 4 us
+ * at 1024, against 0.11 us for what follows (bench/micro/via_scan_bench,
  * docs/benchmarks.md).
  *
  * So each identity is given to Hyperscan as a plain caseless literal: the
  * shortest prefix of its host (at least 8 bytes when the host is that
  * long) that no other identity's host starts with. Such a literal ends on
  * the byte that tells it from every other identity, which is where
- * Hyperscan looks, and the scan cost stays flat as identities grow.
+ * Hyperscan looks, and the scan cost stays flat as identities grow. A
+ * literal is moved off a run of equal bytes at its end, so that Hyperscan
+ * keeps its pure-literal runtime (avoid_flood_tail(), decision 0008).
  * Hyperscan reports every occurrence (no HS_FLAG_SINGLEMATCH), and the
  * match callback checks each one against the whole rule above (separator
  * before, rest of the host, optional dot, ':', leading zeros, port,
@@ -149,9 +151,73 @@ common_prefix(const char *a, const char *b)
 	return i;
 }
 
+static bool
+ascii_alnum(char c)
+{
+	return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9');
+}
+
+/* Bytes at the end of s[0..n) equal to its last byte (keys are in lower
+ * case). */
+static size_t
+tail_run(const char *s, size_t n)
+{
+	size_t r = 1;
+
+	while (r < n && s[n - 1 - r] == s[n - 1])
+		r++;
+	return r;
+}
+
+/*
+ * True when Hyperscan's compiler would split a literal of @p n bytes that
+ * ends in a run of @p run equal bytes into a shorter literal plus a
+ * "flood-prone suffix" engine (rose_build_convert.cpp,
+ * convertFloodProneSuffixes(), with hwlmFloodProneSuffixLen() = 3 for
+ * any database of more than one literal): more than 5 bytes, a run of 3
+ * or more that is not the whole literal, and at least 5 bytes left once
+ * the run is cut to 2.
+ */
+static bool
+flood_prone(size_t n, size_t run)
+{
+	return n > 5 && run > VIA_LIT_RUN_MAX && run < n &&
+		n - (run - VIA_LIT_RUN_MAX) >= 5;
+}
+
+/*
+ * Move a literal off a flood-prone tail ("nrf-0000"). One such literal
+ * costs the whole database Hyperscan's pure-literal runtime: every scan
+ * then runs the full Rose engine and every reported literal costs about
+ * 650 instructions more (docs/decisions/0008-via-scan-cost.md). So the
+ * literal grows past the run when the host goes on, on to the next letter
+ * or digit ("nrf-0000.s", not "nrf-0000.": Hyperscan's literal matchers
+ * look at the last bytes of a literal first, and "0." is in every
+ * "2.0 " of a Via), or else stops two bytes into the run. It need not be
+ * unique then: every report is confirmed against the whole identity.
+ */
+static size_t
+avoid_flood_tail(const struct via_key *k, size_t lit)
+{
+	size_t run;
+	bool grown = false;
+
+	while (lit < k->len && flood_prone(lit, tail_run(k->s, lit))) {
+		lit++;
+		grown = true;
+	}
+	while (grown && lit < k->len && !ascii_alnum(k->s[lit - 1]))
+		lit++;
+	run = tail_run(k->s, lit);
+	if (flood_prone(lit, run))
+		lit -= run - VIA_LIT_RUN_MAX;
+	return lit;
+}
+
 /*
  * lit_len of every key: one more than its longest common prefix with any
- * other key, which is found among its neighbours in sorted order.
+ * other key, which is found among its neighbours in sorted order, then
+ * moved off a run of equal bytes (avoid_flood_tail()).
  */
 static int
 choose_literals(struct nrf_via_db *db)
@@ -172,7 +238,10 @@ choose_literals(struct nrf_via_db *db)
 		if (r + 1 < db->n)
 			lcp = NRF_MAX(lcp, common_prefix(k->s, order[r + 1]->s));
 		want = NRF_MAX(lcp + 1, (size_t)VIA_LIT_MIN);
-		k->lit_len = (uint16_t)NRF_MIN(want, (size_t)k->len);
+		want = NRF_MIN(want, (size_t)k->len);
+		/* One literal is matched by Hyperscan's noodle, which has no
+		 * such limit. */
+		k->lit_len = (uint16_t)(db->n > 1 ? avoid_flood_tail(k, want) : want);
 	}
 	free(order);
 	return 0;
@@ -240,8 +309,9 @@ nrf_via_db_create(const struct nrf_via_identity *ids, size_t n, int *err)
 
 		if (len < 0 || !identity_ok(&ids[i]))
 			goto fail;
-		/* "host\0" for the identity, "[host]\0" or "host\0" for the key */
-		host_bytes += 2 * ((size_t)len + 1) + (v6 ? 2 : 0);
+		/* "host\0" for the identity; "[host]:port\0" or "host:port\0"
+		 * for the key, then its case mask (via_key_case()) */
+		host_bytes += (size_t)len + 1 + 2 * ((size_t)len + (v6 ? 2 : 0) + 7);
 	}
 
 	rc = NRF_ENOMEM;
@@ -257,7 +327,7 @@ nrf_via_db_create(const struct nrf_via_identity *ids, size_t n, int *err)
 	w = db->hosts;
 	for (size_t i = 0; i < n; i++) {
 		struct via_key *k = &db->key[i];
-		int v6;
+		int v6, n_port;
 		int len = nrf_via_host_normalise(ids[i].host, w, &v6);
 
 		db->ids[i] = ids[i];
@@ -266,12 +336,15 @@ nrf_via_db_create(const struct nrf_via_identity *ids, size_t n, int *err)
 			db->ids[i].peer = 0;
 		w += len + 1;
 		k->s = w;
-		w += sprintf(w, v6 ? "[%s]" : "%s", db->ids[i].host) + 1;
-		k->len = (uint16_t)strlen(k->s);
+		k->len = (uint16_t)(len + (v6 ? 2 : 0));
+		n_port = sprintf(w, v6 ? "[%s]:%u" : "%s:%u", db->ids[i].host,
+			(unsigned)ids[i].port) - k->len - 1;
+		k->port_len = (uint8_t)n_port;
+		w += k->len + 1 + n_port + 1;
+		for (size_t j = 0; j < (size_t)k->len + 1 + k->port_len; j++)
+			*w++ = (k->s[j] >= 'a' && k->s[j] <= 'z') ? 0x20 : 0;
 		k->tag = ids[i].kind == NRF_VIA_SELF ? VIA_TAG_SELF : ids[i].peer;
 		k->v6 = v6 != 0;
-		k->port_len = (uint8_t)snprintf(k->port, sizeof(k->port), "%u",
-			(unsigned)ids[i].port);
 	}
 	rc = compile(db);
 	if (rc != 0)

@@ -57,27 +57,6 @@ nrf_via_comment_end(const unsigned char *p, size_t len, size_t i)
 	return 0;
 }
 
-int
-nrf_via_check_lines(const struct nrf_slice *lines, size_t n_lines)
-{
-	size_t total = 0;
-
-	if (n_lines > 0 && lines == NULL)
-		return NRF_EINVAL;
-	/* nrf_via_member.line is 16 bits; that many lines is abuse anyway. */
-	if (n_lines > (size_t)UINT16_MAX + 1)
-		return NRF_ETOOBIG;
-	for (size_t i = 0; i < n_lines; i++) {
-		if (lines[i].p == NULL && lines[i].len > 0)
-			return NRF_EINVAL;
-		/* Compared this way round so a huge len cannot wrap the sum. */
-		if (lines[i].len > NRF_VIA_MAX_BYTES - total)
-			return NRF_ETOOBIG;
-		total += lines[i].len;
-	}
-	return 0;
-}
-
 /* tchar of RFC 9110 §5.6.2: protocol-name and protocol-version. */
 static bool
 is_tchar(unsigned char c)

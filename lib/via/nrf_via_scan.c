@@ -12,10 +12,12 @@
  * end, which confirm() treats like a comma, so the common comment-free line
  * needs no copy.
  *
- * The byte pass has an SSE2 fast path for the common line (no control
- * byte, HTAB, parenthesis or non-ASCII byte): it checks 16 bytes at a time
- * and looks only at the commas one by one. Any other line goes through
- * the exact scalar pass, which alone decides what is an error.
+ * The byte pass has a vector fast path for the common line (no control
+ * byte, HTAB, parenthesis or non-ASCII byte): bit masks of commas and
+ * spaces, 64 bytes to a word, and the member starts of a word found with
+ * one addition (AVX2 when the CPU has it, else SSE2). Any other line goes
+ * through the exact scalar pass, which alone decides what is an error.
+ * Costs and the choices behind them: docs/decisions/0008-via-scan-cost.md.
  */
 #include <stdbool.h>
 #include <string.h>
@@ -24,6 +26,9 @@
 
 #if defined(__SSE2__)
 #include <emmintrin.h>
+#endif
+#if defined(__x86_64__) && defined(__GNUC__)
+#include <immintrin.h>
 #endif
 
 #include "nrf_err.h"
@@ -64,46 +69,45 @@ load8(const void *p)
 	return v;
 }
 
-/* ASCII upper case to lower case in eight bytes at once; bytes >= 0x80
- * are left alone (obs-text never equals an identity byte). */
-static inline uint64_t
-lower8(uint64_t x)
+/* Eight bytes of text against eight of a key, letters in either case:
+ * the key is in lower case and @p cm is its case mask (via_key_case()). */
+static inline bool
+same8(const unsigned char *t, const char *key, const char *cm)
 {
-	const uint64_t ones = UINT64_C(0x0101010101010101);
-	uint64_t h = x & (0x7f * ones);
-	uint64_t ge_a = h + (0x80 - 'A') * ones;
-	uint64_t gt_z = h + (0x80 - 'Z' - 1) * ones;
-
-	return x | ((ge_a & ~gt_z & ~x & (0x80 * ones)) >> 2);
+	return (load8(t) | load8(cm)) == load8(key);
 }
 
 /*
- * Hyperscan found the literal of @p k ending at @p end. True when the whole
- * rule holds there: (^|[ \t,]) host \.? : 0* port ($|[ \t,(]), host
- * compared ignoring ASCII case, no optional dot after an IPv6 literal.
+ * The whole rule after the separator before the literal, for every member
+ * that is not exactly "host:port" as the key holds it: a trailing dot,
+ * leading zeros in the port, a near miss, a key of fewer than 8 bytes.
+ * Out of line, so the common case stays small.
  */
-static inline bool
-confirm(const struct via_key *k, const unsigned char *d, size_t len, size_t end)
+static __attribute__((noinline, cold)) bool
+confirm_full(const struct via_key *k, const unsigned char *d, size_t len,
+	size_t start)
 {
-	size_t start = end - k->lit_len;
 	const unsigned char *h = d + start;
+	const char *cm = via_key_case(k);
 	size_t i;
 
-	if (start > 0 && !sep_before(d[start - 1]))
-		return false;
 	if (len - start < (size_t)k->len + 2)
 		return false;
-	/*
-	 * Hyperscan matched the first lit_len bytes already; compare the rest
-	 * eight at a time, the last eight overlapping if need be. A key
-	 * longer than its literal is at least VIA_LIT_MIN (8) long.
-	 */
+	/* The rest of the host: eight bytes at a time when the key has them,
+	 * else byte by byte (a short key whose literal stops in a run of equal
+	 * bytes, avoid_flood_tail()). */
 	if (k->len > k->lit_len) {
-		for (i = k->lit_len; i + 8 < k->len; i += 8)
-			if (lower8(load8(h + i)) != load8(k->s + i))
+		if (k->len < 8) {
+			for (i = k->lit_len; i < k->len; i++)
+				if ((h[i] | (unsigned char)cm[i]) != (unsigned char)k->s[i])
+					return false;
+		} else {
+			for (i = k->lit_len; i + 8 < k->len; i += 8)
+				if (!same8(h + i, k->s + i, cm + i))
+					return false;
+			if (!same8(h + k->len - 8, k->s + k->len - 8, cm + k->len - 8))
 				return false;
-		if (lower8(load8(h + k->len - 8)) != load8(k->s + k->len - 8))
-			return false;
+		}
 	}
 	i = start + k->len;
 	if (!k->v6 && d[i] == '.')
@@ -115,14 +119,45 @@ confirm(const struct via_key *k, const unsigned char *d, size_t len, size_t end)
 		i++;
 	if (len - i < k->port_len)
 		return false;
-	for (size_t j = 0; j < k->port_len; j++)
-		if (d[i + j] != (unsigned char)k->port[j])
-			return false;
+	if (memcmp(d + i, k->s + k->len + 1, k->port_len) != 0)
+		return false;
 	i += k->port_len;
 	return i == len || sep_after(d[i]);
 }
 
-static inline bool
+/*
+ * Hyperscan found the literal of @p k ending at @p end. True when the whole
+ * rule holds there: (^|[ \t,]) host \.? : 0* port ($|[ \t,(]), host
+ * compared ignoring ASCII case, no optional dot after an IPv6 literal.
+ *
+ * Hyperscan matched the first lit_len bytes already. The common member is
+ * exactly "host:port" as s holds it: that is compared here, eight bytes at
+ * a time, the last eight overlapping; anything else goes to
+ * confirm_full().
+ */
+static inline __attribute__((always_inline)) bool
+confirm(const struct via_key *k, const unsigned char *d, size_t len, size_t end)
+{
+	size_t start = end - k->lit_len;
+	size_t full = via_key_full(k);
+	const unsigned char *h = d + start;
+	const char *cm = via_key_case(k);
+	size_t i;
+
+	if (start > 0 && !sep_before(d[start - 1]))
+		return false;
+	if (NRF_UNLIKELY(full < 8 || len - start < full))
+		return confirm_full(k, d, len, start);
+	for (i = k->lit_len; i + 8 < full; i += 8)
+		if (!same8(h + i, k->s + i, cm + i))
+			return confirm_full(k, d, len, start);
+	if (!same8(h + full - 8, k->s + full - 8, cm + full - 8))
+		return confirm_full(k, d, len, start);
+	i = start + full;
+	return i == len || sep_after(d[i]);
+}
+
+static inline __attribute__((always_inline)) bool
 record(struct scan_ctx *c, unsigned int id, unsigned long long to)
 {
 	const struct via_key *k = &c->key[id];
@@ -211,59 +246,237 @@ bad:
 
 #if defined(__SSE2__)
 /*
- * True when the list element that starts at p[i] is a member: its first
- * byte that is not a space exists and is not a comma. Each space is looked
- * at for one comma only, so all calls for a line are O(line).
+ * The fast pass, for a line of at least 16 bytes with no control byte,
+ * HTAB, DEL, parenthesis or byte >= 0x80 (any of those sends the line to
+ * the exact pass, count_line(), which alone decides errors). It reads the
+ * line in vectors and turns it into bit masks, 64 bytes to a word: c has
+ * the commas, sp the spaces. A member starts where the first byte that is
+ * not a space after a comma (or after the line start) is not a comma
+ * either; word_members() finds those bytes for a whole word at once with
+ * one addition, so the cost does not depend on how many members there are
+ * and nothing branches on the bytes.
  */
-static inline uint32_t
-member_at(const unsigned char *p, size_t len, size_t i)
+
+/* Bytes that send a line to the exact pass: below 0x20 (HTAB and other
+ * controls), DEL, '(' and ')', and bytes >= 0x80. One signed compare
+ * takes the first three ranges: x + 1 wraps DEL and bytes >= 0x80 below
+ * 0x21, where the controls already are. */
+static inline __m128i
+odd16(__m128i v)
 {
-	while (i < len && p[i] == ' ')
-		i++;
-	return i < len && p[i] != ',';
+	const __m128i v_21 = _mm_set1_epi8(0x21);
+	const __m128i v_one = _mm_set1_epi8(1);
+	const __m128i v_paren = _mm_set1_epi8(')'); /* '(' | 1 == ')' */
+
+	return _mm_or_si128(_mm_cmpgt_epi8(v_21, _mm_add_epi8(v, v_one)),
+		_mm_cmpeq_epi8(_mm_or_si128(v, v_one), v_paren));
+}
+
+static inline uint32_t
+eq16(__m128i v, char c)
+{
+	return (uint32_t)_mm_movemask_epi8(_mm_cmpeq_epi8(v, _mm_set1_epi8(c)));
+}
+
+static inline uint32_t
+popcount64(uint64_t x)
+{
+	uint32_t n = 0;
+
+	/* Members are sparse: a few bits per 64 bytes. */
+	for (; x != 0; x &= x - 1)
+		n++;
+	return n;
 }
 
 /*
- * Member count of a line of at least 16 bytes with no control byte, HTAB,
- * DEL, parenthesis or byte >= 0x80, or -1 when the line has one of those
- * (then the exact pass decides). 16 bytes per step: the bytes that need
- * the exact pass are or-ed into one vector tested at the end, and only
- * the commas are looked at one by one.
+ * Members that start in one word of the line: @p c commas, @p sp spaces,
+ * @p valid the bytes of the line. *carry: the word's first byte follows a
+ * comma, or a run of spaces that follows one (1 for the line start);
+ * updated for the next word.
+ *
+ * a marks the bytes right after a comma. Where such a byte is a space,
+ * adding it to sp carries through the run of spaces and sets the byte
+ * after the run; elsewhere the byte itself is the one after the comma.
  */
-static int
-count_fast(const unsigned char *p, size_t len, uint32_t *members)
+static inline uint32_t
+word_members(uint64_t c, uint64_t sp, uint64_t valid, uint64_t *carry,
+	uint32_t (*pop)(uint64_t))
 {
-	const __m128i v_comma = _mm_set1_epi8(',');
-	const __m128i v_20 = _mm_set1_epi8(0x20);
-	const __m128i v_del = _mm_set1_epi8(0x7f);
-	const __m128i v_one = _mm_set1_epi8(1);
-	const __m128i v_paren = _mm_set1_epi8(')'); /* '(' | 1 == ')' */
-	__m128i odd = _mm_setzero_si128();
-	uint32_t n;
-	size_t i;
+	uint64_t a = (c << 1) | *carry;
+	uint64_t sum = sp + (a & sp);
+	uint64_t first = ((sum & ~sp) | (a & ~sp)) & valid & ~c & ~sp;
+
+	*carry = (c >> 63) | (sum < sp);
+	return pop(first);
+}
+
+static int
+count_fast_sse2(const unsigned char *p, size_t len, uint32_t *members)
+{
+	__m128i odd = _mm_setzero_si128(), v[4];
+	uint64_t carry = 1, c, sp;
+	uint32_t n = 0;
+	size_t i, rem;
 
 	if (len < 16)
 		return -1; /* the exact pass is as quick on so few bytes */
-	n = member_at(p, len, 0);
-	for (i = 0; i < len; i += 16) {
-		/* The last step reads the 16 bytes that end the line and
-		 * skips the commas of the bytes already seen. */
-		size_t at = i + 16 <= len ? i : len - 16;
-		__m128i v = _mm_loadu_si128((const __m128i *)(const void *)(p + at));
-		unsigned int commas = (unsigned int)_mm_movemask_epi8(
-			_mm_cmpeq_epi8(v, v_comma)) & (0xffffu << (i - at));
+	for (i = 0; i + 64 <= len; i += 64) {
+		c = sp = 0;
+		for (int k = 0; k < 4; k++) {
+			v[k] = _mm_loadu_si128((const __m128i *)(const void *)(p + i + 16 * k));
+			odd = _mm_or_si128(odd, odd16(v[k]));
+			c |= (uint64_t)eq16(v[k], ',') << (16 * k);
+			sp |= (uint64_t)eq16(v[k], ' ') << (16 * k);
+		}
+		n += word_members(c, sp, ~UINT64_C(0), &carry, popcount64);
+	}
+	rem = len - i;
+	if (rem > 0 && rem < 16) {
+		/* The rest of the line, in the 16 bytes that end it. */
+		v[0] = _mm_loadu_si128((const __m128i *)(const void *)(p + len - 16));
+		odd = _mm_or_si128(odd, odd16(v[0]));
+		c = eq16(v[0], ',') >> (16 - rem);
+		sp = eq16(v[0], ' ') >> (16 - rem);
+		n += word_members(c, sp, (UINT64_C(1) << rem) - 1, &carry, popcount64);
+	} else if (rem > 0) {
+		/* The rest of the line in steps of 16, the last one ending with
+		 * the line and overlapping the one before. */
+		c = sp = 0;
+		for (size_t at = 0; at < rem; at += 16) {
+			size_t from = at + 16 <= rem ? at : rem - 16;
+			__m128i w = _mm_loadu_si128((const __m128i *)(const void *)(p + i + from));
 
-		/* signed: < 0x20 also catches bytes >= 0x80 */
-		odd = _mm_or_si128(odd, _mm_or_si128(_mm_cmplt_epi8(v, v_20),
-			_mm_or_si128(_mm_cmpeq_epi8(v, v_del),
-				_mm_cmpeq_epi8(_mm_or_si128(v, v_one), v_paren))));
-		for (; commas != 0; commas &= commas - 1)
-			n += member_at(p, len, at + (size_t)__builtin_ctz(commas) + 1);
+			odd = _mm_or_si128(odd, odd16(w));
+			c |= (uint64_t)eq16(w, ',') << from;
+			sp |= (uint64_t)eq16(w, ' ') << from;
+		}
+		n += word_members(c, sp, (UINT64_C(1) << rem) - 1, &carry, popcount64);
 	}
 	if (_mm_movemask_epi8(odd) != 0)
 		return -1;
 	*members += n;
 	return 0;
+}
+
+#if defined(__x86_64__) && defined(__GNUC__)
+#define VIA_HAVE_AVX2_PATH 1
+/*
+ * The same pass 32 bytes to a vector, for CPUs with AVX2 (chosen at run
+ * time, count_fast()): half the steps, and popcnt.
+ */
+#define VIA_AVX2 __attribute__((target("avx2,popcnt")))
+
+/* The constants of the AVX2 pass: 0x21 (one past ' '), 1, ')' and ','. */
+static const uint8_t avx2_k[4][32] __attribute__((aligned(32))) = {
+	[0] = {[0 ... 31] = 0x21},
+	[1] = {[0 ... 31] = 1},
+	[2] = {[0 ... 31] = ')'},
+	[3] = {[0 ... 31] = ','},
+};
+
+static inline VIA_AVX2 __m256i
+avx2_const(int i)
+{
+	return _mm256_load_si256((const __m256i *)(const void *)avx2_k[i]);
+}
+
+static inline VIA_AVX2 __m256i
+odd32(__m256i v)
+{
+	return _mm256_or_si256(
+		_mm256_cmpgt_epi8(avx2_const(0), _mm256_add_epi8(v, avx2_const(1))),
+		_mm256_cmpeq_epi8(_mm256_or_si256(v, avx2_const(1)), avx2_const(2)));
+}
+
+static inline VIA_AVX2 uint64_t
+commas32(__m256i v)
+{
+	return (uint32_t)_mm256_movemask_epi8(_mm256_cmpeq_epi8(v, avx2_const(3)));
+}
+
+/* ' ' is 0x21 - 1. */
+static inline VIA_AVX2 uint64_t
+spaces32(__m256i v)
+{
+	return (uint32_t)_mm256_movemask_epi8(_mm256_cmpeq_epi8(
+		_mm256_add_epi8(v, avx2_const(1)), avx2_const(0)));
+}
+
+static inline VIA_AVX2 uint32_t
+popcnt64(uint64_t x)
+{
+	return (uint32_t)__builtin_popcountll(x);
+}
+
+static inline VIA_AVX2 __m256i
+load32(const unsigned char *p)
+{
+	return _mm256_loadu_si256((const __m256i *)(const void *)p);
+}
+
+static VIA_AVX2 int
+count_fast_avx2(const unsigned char *p, size_t len, uint32_t *members)
+{
+	__m256i odd = _mm256_setzero_si256(), v0, v1;
+	uint64_t carry = 1, c, sp;
+	uint32_t n = 0;
+	size_t i, rem;
+
+	if (len < 32)
+		return count_fast_sse2(p, len, members);
+	for (i = 0; i + 64 <= len; i += 64) {
+		v0 = load32(p + i);
+		v1 = load32(p + i + 32);
+		odd = _mm256_or_si256(odd, _mm256_or_si256(odd32(v0), odd32(v1)));
+		c = commas32(v0) | commas32(v1) << 32;
+		sp = spaces32(v0) | spaces32(v1) << 32;
+		n += word_members(c, sp, ~UINT64_C(0), &carry, popcnt64);
+	}
+	rem = len - i;
+	if (rem > 32) {
+		/* The rest of the line: the 32 bytes that start it and the 32
+		 * that end the line, overlapping. */
+		v0 = load32(p + i);
+		v1 = load32(p + len - 32);
+		odd = _mm256_or_si256(odd, _mm256_or_si256(odd32(v0), odd32(v1)));
+		c = commas32(v0) | commas32(v1) << (rem - 32);
+		sp = spaces32(v0) | spaces32(v1) << (rem - 32);
+		n += word_members(c, sp, (UINT64_C(1) << rem) - 1, &carry, popcnt64);
+	} else if (rem > 0) {
+		/* The rest of the line in the 32 bytes that end it. */
+		v1 = load32(p + len - 32);
+		odd = _mm256_or_si256(odd, odd32(v1));
+		c = commas32(v1) >> (32 - rem);
+		sp = spaces32(v1) >> (32 - rem);
+		n += word_members(c, sp, (UINT64_C(1) << rem) - 1, &carry, popcnt64);
+	}
+	if (_mm256_movemask_epi8(odd) != 0)
+		return -1;
+	*members += n;
+	return 0;
+}
+
+bool nrf_via_fast_avx2;
+
+__attribute__((constructor)) static void
+pick_count_fast(void)
+{
+	__builtin_cpu_init();
+	nrf_via_fast_avx2 = __builtin_cpu_supports("avx2") &&
+		__builtin_cpu_supports("popcnt");
+}
+#endif
+
+/* Member count of a plain line (see above), or -1 for the exact pass. */
+static inline int
+count_fast(const unsigned char *p, size_t len, uint32_t *members)
+{
+#if defined(VIA_HAVE_AVX2_PATH)
+	if (NRF_LIKELY(nrf_via_fast_avx2))
+		return count_fast_avx2(p, len, members);
+#endif
+	return count_fast_sse2(p, len, members);
 }
 #else
 static int
@@ -275,7 +488,6 @@ count_fast(const unsigned char *p, size_t len, uint32_t *members)
 	return -1;
 }
 #endif
-
 /* Copy a validated line into @p buf with its comments blanked. */
 static const unsigned char *
 blank_comments(const unsigned char *p, size_t len, char *buf)
@@ -336,7 +548,7 @@ near_page_end(const unsigned char *p, size_t len)
 	return (((uintptr_t)(p + len) - 1) & 4095) >= 4096 - VIA_HS_OVERREAD;
 }
 
-static int
+static inline __attribute__((always_inline)) int
 hs_run(const struct nrf_via_db *db, struct nrf_via_scratch *s,
 	const unsigned char *p, size_t len, match_event_handler fn,
 	struct scan_ctx *c)

@@ -47,6 +47,11 @@ static const struct nrf_via_identity idents[] = {
 	{"a", 1, NRF_VIA_PEER, 4},
 	{"2001:db8::2", 8443, NRF_VIA_PEER, 5},
 	{"10.10.2.20", 80, NRF_VIA_PEER, 6},
+	/* Literals moved off a run of equal bytes (decision 0008): longer
+	 * than the unique prefix, and shorter than a host that ends in one. */
+	{"nrf-0000.seg1.example.com", 8080, NRF_VIA_PEER, 7},
+	{"nrf-000", 8080, NRF_VIA_PEER, 8},
+	{"abcddd", 1, NRF_VIA_PEER, 9},
 };
 #define N_IDENTS (sizeof(idents) / sizeof(idents[0]))
 

@@ -233,7 +233,52 @@ TEST(ViaScratch, UpdateRejectsNullArguments)
 	EXPECT_EQ(nrf_via_scratch_update(s.get(), nullptr), NRF_EINVAL);
 }
 
-TEST(ViaScratch, ScanWithScratchNotMadeForTheDatabaseIsAMatcherError)
+/*
+ * A Hyperscan failure during the scan is NRF_EMATCHER with the members
+ * counted so far. Hyperscan refuses a scratch that is already scanning:
+ * here one shared with the scan whose callback is running.
+ */
+struct Reenter {
+	const nrf_via_db *db;
+	nrf_via_scratch *s;
+	Scan inner;
+};
+
+static int
+ScanAgain(void *ctx, uint32_t, uint32_t)
+{
+	Reenter *r = static_cast<Reenter *>(ctx);
+
+	r->inner = DoScan(r->db, r->s, {"2.0 nrf-a:8080, 2.0 nrf-b:8080"});
+	return 0;
+}
+
+TEST(ViaScratch, ScanWithAScratchInUseIsAMatcherError)
+{
+	DbPtr db = MakeDb({Self("nrf-a", 8080)});
+	ScratchPtr s = MakeScratch(db.get());
+	Reenter re = {db.get(), s.get(), {}};
+	std::vector<std::string> lines = {"2.0 nrf-a:8080"};
+	auto sl = Slices(lines);
+	nrf_via_result res;
+
+	re.inner.rc = 1;
+	ASSERT_EQ(nrf_via_scan_each(db.get(), s.get(), sl.data(), sl.size(), &res,
+		ScanAgain, &re), 0);
+	EXPECT_TRUE(res.self);
+	EXPECT_EQ(re.inner.rc, NRF_EMATCHER);
+	EXPECT_EQ(re.inner.res.members, 2u);
+	EXPECT_EQ(re.inner.res.hits, 0u);
+	EXPECT_FALSE(re.inner.res.self);
+}
+
+/*
+ * A scratch made for another database: Hyperscan either refuses it
+ * (NRF_EMATCHER) or, when it already has all the new database needs (every
+ * identity database is a pure-literal one of the same shape, decision
+ * 0008), scans correctly. Never anything else.
+ */
+TEST(ViaScratch, ScanWithScratchNotMadeForTheDatabaseFailsCleanlyOrIsRight)
 {
 	DbPtr small = MakeDb({Self("nrf-a", 8080)});
 	auto hosts = Hosts(1024);
@@ -241,7 +286,12 @@ TEST(ViaScratch, ScanWithScratchNotMadeForTheDatabaseIsAMatcherError)
 	ScratchPtr s = MakeScratch(small.get());
 
 	Scan r = DoScan(big.get(), s.get(), {"2.0 nrf-1023.seg4.example.com:8080"});
-	EXPECT_EQ(r.rc, NRF_EMATCHER);
 	EXPECT_EQ(r.res.members, 1u);
-	EXPECT_EQ(r.res.hits, 0u);
+	if (r.rc == NRF_EMATCHER) {
+		EXPECT_EQ(r.res.hits, 0u);
+	} else {
+		ASSERT_EQ(r.rc, 0);
+		EXPECT_EQ(r.res.hits, 1u);
+		EXPECT_TRUE(nrf_via_result_has_peer(&r.res, 1023));
+	}
 }
