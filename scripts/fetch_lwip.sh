@@ -2,7 +2,7 @@
 # Fetch Debian 12's lwIP source package (lwip 2.1.3+dfsg1-2) into
 # subprojects/lwip and lay the project's meson.build, lwipopts.h and port
 # files (subprojects/packagefiles/lwip) over it: the meson subproject the
-# DPDK transport builds lwIP from (decision 0008). Never committed
+# DPDK transport builds lwIP from (decision 0010). Never committed
 # (.gitignore). Idempotent: an unpacked tree of the right version is kept,
 # only the overlay is refreshed.
 #

@@ -5,7 +5,7 @@
 # Usage: scripts/setup.sh [BUILD_DIR]   (default: build)
 # Env:   NRFWD_SKIP_APT=1  skip the package step (already installed)
 #        NRFWD_LWIP=system  do not fetch lwIP's source: the DPDK transport
-#                           then uses Debian's liblwip (decision 0008)
+#                           then uses Debian's liblwip (decision 0010)
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")/.." && pwd)
@@ -44,7 +44,7 @@ fi
 
 cd "$here"
 # lwIP for the DPDK transport: our own build from Debian's source package
-# (meson subproject, decision 0008); without it meson falls back to
+# (meson subproject, decision 0010); without it meson falls back to
 # Debian's liblwip.
 if [ "${NRFWD_LWIP:-auto}" = system ]; then
 	echo "setup: NRFWD_LWIP=system: the DPDK transport uses Debian's liblwip"

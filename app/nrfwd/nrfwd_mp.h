@@ -4,7 +4,7 @@
 
 /*
  * nrfwd on several poll-mode cores (DPDK): one primary process and one
- * worker process per worker lcore (docs/decisions/0008-mp-workers.md).
+ * worker process per worker lcore (docs/decisions/0011-mp-workers.md).
  *
  * The primary owns the port (one queue pair per worker, nrf_tp_dpdk.h role
  * PRIMARY), the control plane (REST API, metrics, configuration file) and

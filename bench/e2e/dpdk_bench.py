@@ -34,7 +34,7 @@ docs/benchmarks.md. Not part of the tests. Needs root. Usage:
       [--no-write] [--alt-build DIR] [--hugepages] [--rps]
 --alt-build adds a second DPDK nrfwd from another build directory to every
 round (e.g. one configured with -Dlwip=system: Debian's liblwip against the
-own lwIP build of decision 0008), with its own perf run.
+own lwIP build of decision 0010), with its own perf run.
 """
 import argparse
 import json
@@ -361,7 +361,7 @@ backend be
 IDLE_SYMS = ("nrf_tp_dp_idle", "rte_delay_us_sleep", "default_idle", "cpuidle", "acpi_idle",
              "native_safe_halt", "pv_native_safe_halt", "do_idle", "poll_idle", "cpu_idle",
              "hrtimer_nanosleep", "do_nanosleep", "clock_nanosleep")
-# lwIP's functions: the own build (decision 0008) is linked into nrfwd.
+# lwIP's functions: the own build (decision 0010) is linked into nrfwd.
 # (lib/h2's nghttp2 allocator is h2_mem_*, so mem_* is lwIP's.)
 LWIP_SYMS = ("tcp_", "pbuf_", "ip4_", "ip_", "etharp", "ethernet_", "memp_", "mem_", "lwip_",
              "nrf_lwip_", "inet_", "netif_", "sys_check_timeouts", "sys_timeout", "sys_now",
@@ -584,7 +584,7 @@ def main():
             "",
             "What a real NIC changes: the TX call becomes descriptor writes and one doorbell per "
             "burst, RX arrives by DMA, the other ends' receive work leaves the proxy's core, and "
-            "with the own lwIP build (decision 0008) the checksums go to the NIC (net_tap already "
+            "with the own lwIP build (decision 0010) the checksums go to the NIC (net_tap already "
             "runs that path here; net_af_packet offers no checksum offload). Taking the kernel "
             f"component out of the DPDK worker leaves {d_user:.1f} µs per request against "
             f"{k_us:.1f} µs for the whole kernel nrfwd on this veth (≈ "

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Scaling over poll-mode cores: nrfwd on DPDK with one and with two worker
-processes, in one interleaved run (docs/decisions/0008-mp-workers.md).
+processes, in one interleaved run (docs/decisions/0011-mp-workers.md).
 
 Both systems are the same build and topology: a primary with N worker
 processes (DPDK secondaries) on one net_tap port with a queue pair per

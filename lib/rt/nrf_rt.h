@@ -70,7 +70,7 @@ struct nrf_rt_dp_stats;
 
 /**
  * Workers in other processes (nrfwd's DPDK primary: one worker process per
- * lcore, docs/decisions/0008-mp-workers.md). Such a runtime holds the
+ * lcore, docs/decisions/0011-mp-workers.md). Such a runtime holds the
  * configuration snapshots and no worker of its own: publishing calls
  * published(), and every question about workers and counters goes to these
  * functions, so lib/api serves both kinds of runtime unchanged. Every

@@ -13,7 +13,7 @@
  * process per core (DESIGN.md section 3): a primary process owns the port
  * with one queue pair per worker and runs no stack (role PRIMARY), and every
  * worker is a DPDK secondary process polling its own queue pair with its own
- * lwIP (role SECONDARY). docs/decisions/0008-mp-workers.md.
+ * lwIP (role SECONDARY). docs/decisions/0011-mp-workers.md.
  *
  * Which worker owns a frame: the workers share the port's address, so each
  * opens its outgoing connections from local ports of its own share of the

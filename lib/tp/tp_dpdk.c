@@ -441,7 +441,7 @@ arp_probe(const struct rte_ether_addr *mac, rte_be32_t ip, uint32_t ms,
 	return hit;
 }
 
-/* Checksum offloads: those of IPv4 and TCP the device has (decision 0008). */
+/* Checksum offloads: those of IPv4 and TCP the device has (decision 0010). */
 static void
 csum_offloads(const struct rte_eth_dev_info *info, struct rte_eth_conf *pc)
 {
@@ -520,7 +520,7 @@ port_start(const struct nrf_tp_dpdk_conf *c, bool vdev)
 	 * symmetric one (0x6d5a repeated), so both directions of a flow hash
 	 * alike. net_tap is left without RSS: an RSS program on the tap would
 	 * replace the kernel's own flow steering, which sends every flow back
-	 * to the queue that last transmitted on it (decision 0008). */
+	 * to the queue that last transmitted on it (decision 0011). */
 	if (dp.nq > 1 && strcmp(drv, "net_tap") != 0 && info.flow_type_rss_offloads != 0) {
 		static uint8_t key[40];
 		unsigned int k;

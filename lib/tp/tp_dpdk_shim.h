@@ -48,7 +48,7 @@ void *nrf_tp_dp_tx_reserve(uint16_t len);
 
 /*
  * Checksums the started port computes (TX) or checks (RX) itself
- * (decision 0008): NRF_TP_DP_CSUM_* bits, 0 where the device offers none
+ * (decision 0010): NRF_TP_DP_CSUM_* bits, 0 where the device offers none
  * (net_af_packet). With an RX bit set, nrf_tp_dp_rx() drops frames the
  * device found bad and checks in software those it left unknown, so lwIP
  * need not check them again.

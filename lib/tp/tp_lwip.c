@@ -29,7 +29,7 @@
  * carries them): a request/response peer sees one segment where it saw
  * two. Out-of-order segments, FINs and timers still ACK at once.
  *
- * Two lwIPs (decision 0008): our own build (NRF_LWIP_OWN, NO_SYS=1, pools,
+ * Two lwIPs (decision 0010): our own build (NRF_LWIP_OWN, NO_SYS=1, pools,
  * checksums per netif) and Debian's liblwip. With the own build received
  * frames are read in place (a pbuf_custom over the mbuf, given back when
  * the pbuf is freed) up to a quarter of the mbuf pool, then copied into
@@ -142,7 +142,7 @@ struct nrf_tp_loop {
 
 #ifdef NRF_LWIP_OWN
 /* A received frame lwIP reads in place: a custom pbuf over the mbuf's data
- * (decision 0008). */
+ * (decision 0010). */
 struct rx_ref {
 	struct pbuf_custom pc; /* first member: lwIP frees it by its pbuf */
 	void *frame;

@@ -320,7 +320,7 @@ class Fabric:
                        timeout=30.0, log_level='info', ip=None):
         """nrfwd as a primary with @workers worker processes (DPDK
         secondaries) on one net_tap port with a queue pair each
-        (docs/decisions/0008-mp-workers.md). Worker processes share the
+        (docs/decisions/0011-mp-workers.md). Worker processes share the
         primary's hugepage memory: hugepages are reserved for the run
         (given back by cleanup()) and a hugetlbfs is mounted inside the
         process's private mount namespace (gone with its last process, files

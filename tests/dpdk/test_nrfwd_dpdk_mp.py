@@ -5,7 +5,7 @@
 Usage: python3 tests/dpdk/test_nrfwd_dpdk_mp.py --build-dir BUILD
 
 NRF-A runs as a primary (port, REST API) with two worker processes (DPDK
-secondaries) on one two-queue net_tap port (docs/decisions/0008). Its local
+secondaries) on one two-queue net_tap port (docs/decisions/0011-mp-workers.md). Its local
 NRF (nrfstub, empty profiles) answers every NFDiscover with an empty result,
 so every request is also forwarded to NRF-E (an nrfstub on another host):
 both workers open connections of their own to both upstreams, and the

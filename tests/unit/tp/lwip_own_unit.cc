@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: BSD-3-Clause
-// nrfwd's own lwIP build (decision 0008): the port functions of
+// nrfwd's own lwIP build (decision 0010): the port functions of
 // subprojects/packagefiles/lwip/nrf/nrf_sys_arch.c. Built only when the
 // DPDK transport uses the own build (meson -Dlwip=auto|subproject).
 #include <gtest/gtest.h>

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * The OS layer of nrfwd's own lwIP build (NO_SYS=1, decision 0008): the
+ * The OS layer of nrfwd's own lwIP build (NO_SYS=1, decision 0010): the
  * millisecond clock, assertions that do not abort production builds, and
  * RFC 6528 initial sequence numbers.
  */

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * lwIP options of nrfwd's own lwIP build (decision 0008): one polling
+ * lwIP options of nrfwd's own lwIP build (decision 0010): one polling
  * thread per process, no OS layer (NO_SYS=1), raw TCP API over IPv4 and
  * Ethernet only, fixed pools instead of malloc, larger windows, checksums
  * per netif so the DPDK port's offloads can take them over.

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* lwIP hooks of nrfwd's own build (LWIP_HOOK_FILENAME, decision 0008). */
+/* lwIP hooks of nrfwd's own build (LWIP_HOOK_FILENAME, decision 0010). */
 #ifndef NRF_LWIP_HOOKS_H
 #define NRF_LWIP_HOOKS_H
 

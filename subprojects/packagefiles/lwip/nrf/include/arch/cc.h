@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * nrfwd's lwIP port for Linux/glibc, NO_SYS=1 (decision 0008). Part of the
+ * nrfwd's lwIP port for Linux/glibc, NO_SYS=1 (decision 0010). Part of the
  * subprojects/packagefiles/lwip overlay that scripts/fetch_lwip.sh lays
  * over Debian's lwIP source.
  */
