@@ -375,6 +375,26 @@ front_read(nghttp2_session *sess, int32_t id, uint8_t *buf, size_t length,
 	return (ssize_t)n;
 }
 
+/* Front response held in the stream (nrf_h2_respond_inline()). */
+static ssize_t
+inline_read(nghttp2_session *sess, int32_t id, uint8_t *buf, size_t length,
+	uint32_t *data_flags, nghttp2_data_source *source, void *ud)
+{
+	struct nrf_h2_conn *c = ud;
+	struct nrf_h2_stream *st = source->ptr;
+	size_t n = NRF_MIN(length, (size_t)(st->inl_len - st->inl_off));
+
+	(void)sess;
+	(void)id;
+	memcpy(buf, st->inl + st->inl_off, n);
+	st->inl_off += (uint16_t)n;
+	if (st->inl_off == st->inl_len)
+		*data_flags |= NGHTTP2_DATA_FLAG_EOF;
+	if (n > 0 && st->user != NULL && c->cbs->on_sent != NULL)
+		c->cbs->on_sent(st, n);
+	return (ssize_t)n;
+}
+
 /* Peer request body: read through a cursor, never consumed. */
 static ssize_t
 peer_read(nghttp2_session *sess, int32_t id, uint8_t *buf, size_t length,
@@ -459,6 +479,7 @@ nrf_h2_ctx_create(const struct nrf_tp_ops *tp, struct nrf_tp_loop *loop,
 		nghttp2_option_new(&ctx->opt_server) != 0 ||
 		nghttp2_option_new(&ctx->opt_client) != 0)
 		goto nomem;
+	nghttp2_option_set_no_closed_streams(ctx->opt_server, 1);
 	/* Peer streams are window-updated as the front takes their data. */
 	nghttp2_option_set_no_auto_window_update(ctx->opt_client, 1);
 	ctx->nv_cap = 64;
@@ -785,7 +806,7 @@ static int
 conn_start(struct nrf_h2_conn *c)
 {
 	struct nrf_h2_ctx *ctx = c->ctx;
-	nghttp2_settings_entry iv[4];
+	nghttp2_settings_entry iv[5];
 	size_t n = 0;
 	int rv;
 
@@ -796,6 +817,8 @@ conn_start(struct nrf_h2_conn *c)
 			return NRF_ENOMEM;
 		iv[n].settings_id = NGHTTP2_SETTINGS_MAX_CONCURRENT_STREAMS;
 		iv[n++].value = ctx->lim.max_concurrent_streams;
+		iv[n].settings_id = NGHTTP2_SETTINGS_NO_RFC7540_PRIORITIES;
+		iv[n++].value = 1;
 	} else {
 		rv = nghttp2_session_client_new3(&c->sess, ctx->cb_client, c, ctx->opt_client,
 			&ctx->mem.mem);
@@ -998,6 +1021,60 @@ nrf_h2_respond(struct nrf_h2_stream *st, int status, const struct nrf_h2_hdr *hd
 		(more || len > 0) ? &prd : NULL);
 	if (rv != 0) {
 		nrf_h2_body_release(ctx, &st->out);
+		return rv == NGHTTP2_ERR_NOMEM ? NRF_ENOMEM : NRF_EPROTO;
+	}
+	st->flags |= NRF_H2_SF_RESPONDED;
+	mark_dirty(c);
+	return 0;
+}
+
+int
+nrf_h2_respond_inline(struct nrf_h2_stream *st, int status, const struct nrf_h2_hdr *hdrs,
+	size_t n_hdrs, const void *body, size_t len)
+{
+	struct nrf_h2_conn *c = st->conn;
+	struct nrf_h2_ctx *ctx = c->ctx;
+	nghttp2_data_provider prd;
+	size_t i, need = 3 + len;
+	char *p;
+	int rv;
+
+	if (!c->server || (c->fl & CF_DEAD) || (st->flags & (NRF_H2_SF_RESPONDED | NRF_H2_SF_RESET)) ||
+		status < 100 || status > 999)
+		return NRF_EINVAL;
+	for (i = 0; i < n_hdrs; i++)
+		need += hdrs[i].value.len;
+	if (need > NRF_H2_INLINE_BYTES || nv_reserve(ctx, n_hdrs + 1) != 0)
+		return nrf_h2_respond(st, status, hdrs, n_hdrs, body, len, false);
+	/* Everything nghttp2 must read later lives in the stream, which
+	 * outlives the frames: no copy inside nghttp2 (NO_COPY flags). */
+	p = st->inl;
+	p[0] = (char)('0' + status / 100);
+	p[1] = (char)('0' + status / 10 % 10);
+	p[2] = (char)('0' + status % 10);
+	nv_set(&ctx->nv[0], ":status", 7, p, 3);
+	ctx->nv[0].flags = NGHTTP2_NV_FLAG_NO_COPY_NAME | NGHTTP2_NV_FLAG_NO_COPY_VALUE;
+	p += 3;
+	for (i = 0; i < n_hdrs; i++) {
+		nghttp2_nv *nv = &ctx->nv[i + 1];
+
+		memcpy(p, hdrs[i].value.p, hdrs[i].value.len);
+		nv_set(nv, hdrs[i].name.p, hdrs[i].name.len, p, hdrs[i].value.len);
+		nv->flags = NGHTTP2_NV_FLAG_NO_COPY_NAME | NGHTTP2_NV_FLAG_NO_COPY_VALUE;
+		p += hdrs[i].value.len;
+	}
+	st->inl_body = (uint16_t)(p - st->inl);
+	st->inl_off = st->inl_body;
+	if (len > 0)
+		memcpy(p, body, len);
+	st->inl_len = (uint16_t)need;
+	st->flags |= NRF_H2_SF_OUT_EOF | NRF_H2_SF_INLINE;
+	prd.source.ptr = st;
+	prd.read_callback = inline_read;
+	rv = nghttp2_submit_response(c->sess, st->id, ctx->nv, n_hdrs + 1, len > 0 ? &prd : NULL);
+	if (rv != 0) {
+		st->flags &= ~(NRF_H2_SF_OUT_EOF | NRF_H2_SF_INLINE);
+		st->inl_len = 0;
 		return rv == NGHTTP2_ERR_NOMEM ? NRF_ENOMEM : NRF_EPROTO;
 	}
 	st->flags |= NRF_H2_SF_RESPONDED;

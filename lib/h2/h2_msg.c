@@ -8,6 +8,7 @@
  * can never collide while the list size stays within the limit: no second
  * allocation, no bounds arithmetic per field.
  */
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -91,7 +92,9 @@ h2_stream_get(struct nrf_h2_ctx *ctx)
 		if (st == NULL)
 			return NULL;
 	}
-	memset(st, 0, sizeof(*st));
+	/* The inline response area is not cleared: only what a response
+	 * wrote into it (inl_len bytes) is ever read. */
+	memset(st, 0, offsetof(struct nrf_h2_stream, inl));
 	ctx->n_streams++;
 	return st;
 }
