@@ -131,6 +131,7 @@ on_begin_headers(nghttp2_session *sess, const nghttp2_frame *frame, void *ud)
 	struct nrf_h2_conn *c = ud;
 	struct nrf_h2_stream *st;
 
+	c->hdr_st = NULL; /* a new header block */
 	if (!c->server || frame->hd.type != NGHTTP2_HEADERS ||
 		frame->headers.cat != NGHTTP2_HCAT_REQUEST)
 		return 0;
@@ -141,6 +142,8 @@ on_begin_headers(nghttp2_session *sess, const nghttp2_frame *frame, void *ud)
 	st->id = frame->hd.stream_id;
 	stream_link(c, st);
 	nghttp2_session_set_stream_user_data(sess, st->id, st);
+	c->hdr_st = st;
+	c->hdr_id = st->id;
 	return 0;
 }
 
@@ -155,7 +158,13 @@ on_header(nghttp2_session *sess, const nghttp2_frame *frame, const uint8_t *name
 	(void)flags;
 	if (frame->hd.type != NGHTTP2_HEADERS)
 		return 0;
-	st = stream_of(sess, frame->hd.stream_id);
+	if (c->hdr_st != NULL && c->hdr_id == frame->hd.stream_id) {
+		st = c->hdr_st;
+	} else {
+		st = stream_of(sess, frame->hd.stream_id);
+		c->hdr_st = st;
+		c->hdr_id = frame->hd.stream_id;
+	}
 	if (st == NULL || st->hdr_phase != 0 || (st->flags & NRF_H2_SF_HDR_OVER))
 		return 0; /* trailers, a forgotten stream, or already over */
 	rc = h2_msg_store(c->ctx, &st->msg, name, nlen, value, vlen);
@@ -335,6 +344,8 @@ on_stream_close(nghttp2_session *sess, int32_t id, uint32_t code, void *ud)
 	struct nrf_h2_conn *c = ud;
 	struct nrf_h2_stream *st = stream_of(sess, id);
 
+	if (c->hdr_st != NULL && c->hdr_id == id)
+		c->hdr_st = NULL;
 	if (st == NULL)
 		return 0;
 	nghttp2_session_set_stream_user_data(sess, id, NULL);

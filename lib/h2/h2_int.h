@@ -100,6 +100,10 @@ struct nrf_h2_conn {
 	int err;
 	struct nrf_h2_stream *streams;
 	uint32_t n_streams;
+	/* The stream whose header block is being received (on_header is
+	 * called once per field: no map lookup each time). */
+	struct nrf_h2_stream *hdr_st;
+	int32_t hdr_id;
 	struct h2_link all;   /* ctx->conns */
 	struct h2_link dirty; /* ctx->dirty: output pending */
 	struct h2_link rq;    /* ctx->rq: reads to continue */
