@@ -140,6 +140,7 @@ on_begin_headers(nghttp2_session *sess, const nghttp2_frame *frame, void *ud)
 		return NGHTTP2_ERR_TEMPORAL_CALLBACK_FAILURE; /* RST_STREAM */
 	st->conn = c;
 	st->id = frame->hd.stream_id;
+	h2_reqchk_init(&st->chk);
 	stream_link(c, st);
 	nghttp2_session_set_stream_user_data(sess, st->id, st);
 	c->hdr_st = st;
@@ -165,8 +166,20 @@ on_header(nghttp2_session *sess, const nghttp2_frame *frame, const uint8_t *name
 		c->hdr_st = st;
 		c->hdr_id = frame->hd.stream_id;
 	}
-	if (st == NULL || st->hdr_phase != 0 || (st->flags & NRF_H2_SF_HDR_OVER))
-		return 0; /* trailers, a forgotten stream, or already over */
+	if (st == NULL)
+		return 0; /* a forgotten stream */
+	if (c->server) {
+		/* HTTP rules (nghttp2's are off on front sessions) */
+		if (st->flags & NRF_H2_SF_MALFORMED)
+			return 0;
+		rc = h2_check_field(&st->chk, name, nlen, value, vlen, st->hdr_phase != 0);
+		if (rc != H2_CHK_OK) {
+			st->flags |= NRF_H2_SF_MALFORMED;
+			return 0;
+		}
+	}
+	if (st->hdr_phase != 0 || (st->flags & NRF_H2_SF_HDR_OVER))
+		return 0; /* trailers, or already over */
 	rc = h2_msg_store(c->ctx, &st->msg, name, nlen, value, vlen);
 	if (rc == 0)
 		return 0;
@@ -175,6 +188,18 @@ on_header(nghttp2_session *sess, const nghttp2_frame *frame, const uint8_t *name
 	/* Front: keep decoding (HPACK state must stay in sync), answer 400. */
 	st->flags |= NRF_H2_SF_HDR_OVER;
 	return 0;
+}
+
+/* A malformed request (RFC 9113 §8.1.1): reset once, never delivered. */
+static void
+malformed(struct nrf_h2_conn *c, struct nrf_h2_stream *st)
+{
+	st->flags |= NRF_H2_SF_MALFORMED;
+	if (st->flags & NRF_H2_SF_RESET)
+		return;
+	st->flags |= NRF_H2_SF_RESET;
+	nghttp2_submit_rst_stream(c->sess, NGHTTP2_FLAG_NONE, st->id, NGHTTP2_PROTOCOL_ERROR);
+	mark_dirty(c);
 }
 
 static void
@@ -188,6 +213,18 @@ server_frame_recv(struct nrf_h2_conn *c, const nghttp2_frame *frame)
 	st = stream_of(c->sess, frame->hd.stream_id);
 	if (st == NULL)
 		return;
+	/* The HTTP rules at the end of a header block and at END_STREAM,
+	 * in nghttp2's order. */
+	if (!(st->flags & NRF_H2_SF_MALFORMED) && frame->hd.type == NGHTTP2_HEADERS) {
+		if (st->hdr_phase == 0 ? h2_check_head(&st->chk) != H2_CHK_OK : !end)
+			st->flags |= NRF_H2_SF_MALFORMED; /* trailers need END_STREAM */
+	}
+	if (!(st->flags & NRF_H2_SF_MALFORMED) && end && h2_check_end(&st->chk) != H2_CHK_OK)
+		st->flags |= NRF_H2_SF_MALFORMED;
+	if (st->flags & NRF_H2_SF_MALFORMED) {
+		malformed(c, st);
+		return;
+	}
 	if (frame->hd.type == NGHTTP2_HEADERS && st->hdr_phase == 0) {
 		int err = check_request_head(c, st);
 
@@ -304,8 +341,12 @@ on_data_chunk(nghttp2_session *sess, uint8_t flags, int32_t id, const uint8_t *d
 
 	(void)flags;
 	if (c->server) {
-		if (st == NULL)
+		if (st == NULL || (st->flags & NRF_H2_SF_MALFORMED))
 			return 0;
+		if (h2_check_data(&st->chk, len) != H2_CHK_OK) {
+			malformed(c, st); /* more body than content-length */
+			return 0;
+		}
 		if (st->flags & (NRF_H2_SF_REJECTED | NRF_H2_SF_RESPONDED)) {
 			/* answered already: the rest is dropped (counted in
 			 * unconsumed, which front streams do not use otherwise) */
@@ -491,6 +532,9 @@ nrf_h2_ctx_create(const struct nrf_tp_ops *tp, struct nrf_tp_loop *loop,
 		nghttp2_option_new(&ctx->opt_client) != 0)
 		goto nomem;
 	nghttp2_option_set_no_closed_streams(ctx->opt_server, 1);
+	/* Front requests are checked by h2_check.c (same rules, cheaper). */
+	nghttp2_option_set_no_http_messaging(ctx->opt_server, 1);
+	h2_check_init();
 	/* Peer streams are window-updated as the front takes their data. */
 	nghttp2_option_set_no_auto_window_update(ctx->opt_client, 1);
 	ctx->nv_cap = 64;

@@ -210,6 +210,13 @@ struct nrf_h2_conn;
  * One stream. Fields are read-only for the owner except @c user.
  * Front stream: @c msg is the request; peer stream: @c msg is the response.
  */
+/** Private: HTTP checks of a front request (lib/h2/h2_check.c). */
+struct nrf_h2_reqchk {
+	uint32_t fl;
+	int64_t clen; /**< content-length, -1 when absent */
+	int64_t rlen; /**< body bytes received */
+};
+
 struct nrf_h2_stream {
 	struct nrf_h2_conn *conn;
 	int32_t id;
@@ -223,6 +230,7 @@ struct nrf_h2_stream {
 	uint32_t src_off;
 	uint32_t unconsumed;     /**< peer: received, not yet consumed */
 	uint8_t hdr_phase;
+	struct nrf_h2_reqchk chk;  /**< front: HTTP checks of the request */
 	struct nrf_h2_stream *prev;
 	struct nrf_h2_stream *next;
 	uint16_t inl_len;        /**< front: inline response bytes used */
@@ -245,6 +253,8 @@ struct nrf_h2_stream {
 #define NRF_H2_SF_DELIVERED 0x0010u
 /** Front: the request exceeded a limit or was malformed (answered 4xx). */
 #define NRF_H2_SF_REJECTED 0x0020u
+/** Front: the request is malformed (HTTP rules): reset, never delivered. */
+#define NRF_H2_SF_MALFORMED 0x0800u
 /** Front: the response is held in the stream (nrf_h2_respond_inline()). */
 #define NRF_H2_SF_INLINE 0x0400u
 /** Data provider is deferred, waiting for nrf_h2_append()/nrf_h2_end(). */
