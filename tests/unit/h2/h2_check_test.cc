@@ -207,8 +207,11 @@ to_nva(const std::vector<std::pair<std::string, std::string>> &v)
 {
 	std::vector<nghttp2_nv> nva;
 	for (auto &kv : v)
+		/* NO_COPY: nghttp2 would lower-case copied names; the bytes
+		 * must reach the servers as written */
 		nva.push_back({(uint8_t *)kv.first.data(), (uint8_t *)kv.second.data(),
-			kv.first.size(), kv.second.size(), NGHTTP2_NV_FLAG_NONE});
+			kv.first.size(), kv.second.size(),
+			NGHTTP2_NV_FLAG_NO_COPY_NAME | NGHTTP2_NV_FLAG_NO_COPY_VALUE});
 	return nva;
 }
 
