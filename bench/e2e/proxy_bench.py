@@ -72,6 +72,10 @@ def main():
     ap.add_argument("--clients", type=int, default=8)
     ap.add_argument("--streams", type=int, default=32)
     ap.add_argument("--no-write", action="store_true")
+    ap.add_argument("--baseline-build", default=None,
+                    help="another build dir: its nrfwd (pure forwarder) adds a forwarded and a "
+                         "508 row, measured in the same rounds (before/after comparisons)")
+    ap.add_argument("--baseline-label", default=None, help="what the baseline build is (for the text)")
     args = ap.parse_args()
     build = os.path.abspath(args.build_dir)
     tmp = tempfile.mkdtemp(prefix="nrfwd-bench-")
@@ -150,13 +154,28 @@ backend be
                      "--no-ocsp", "--errorlog-file=/dev/null", "--accesslog-file=/dev/null",
                      ], 1, p_ngx)
 
+        extra = []
+        if args.baseline_build:
+            p_base = free_port()
+            cfg_b = json.loads(json.dumps(cfg))
+            cfg_b["generalOptions"]["ocnrfPort"] = p_base
+            cfg_b["runtime"]["listen"] = [{"address": "127.0.0.1", "port": p_base}]
+            cfgfile_b = os.path.join(tmp, "nrfwd-baseline.json")
+            with open(cfgfile_b, "w") as f:
+                json.dump(cfg_b, f)
+            bb = os.path.abspath(args.baseline_build)
+            nrfwd_b = start([f"{bb}/app/nrfwd/nrfwd", "--config", cfgfile_b, "--workers", "1",
+                             "--log-level", "error"], 1, p_base)
+            self_b = SELF.split(":")[0] + f":{p_base}"
+            extra = [("baseline nrfwd (forwarded)", nrfwd_b, p_base, VIA),
+                     ("baseline nrfwd (508 loop detected)", nrfwd_b, p_base, VIA + ", 2.0 " + self_b)]
         systems = [
             ("nrfwd (forwarded)", nrfwd, p_nrfwd, VIA),
             ("HAProxy 2.6", hap, p_hap, VIA),
             ("nghttpx", ngx, p_ngx, VIA),
             ("nrfwd (forwarded after local 404)", nrfwd_l, p_nrfwd_l, VIA),
             ("nrfwd (508 loop detected)", nrfwd, p_nrfwd, VIA + ", 2.0 " + SELF),
-        ]
+        ] + extra
         results = {name: [] for name, *_ in systems}
         # Warm-up: connections, pools, caches.
         for name, proc, port, via in systems:
@@ -215,6 +234,22 @@ backend be
     rr_508_l = round_ratios("nrfwd (508 loop detected)", "nrfwd (forwarded after local 404)")
     rr_hap = round_ratios("nrfwd (forwarded)", "HAProxy 2.6")
     load = open("/proc/loadavg").read().split()[:3]
+    base_lines = []
+    if args.baseline_build:
+        bf, b5 = "baseline nrfwd (forwarded)", "baseline nrfwd (508 loop detected)"
+        rr_b = round_ratios(b5, bf)
+        rr_f = round_ratios("nrfwd (forwarded)", bf)
+        rr_5 = round_ratios("nrfwd (508 loop detected)", b5)
+        base_lines = [
+            f"- baseline build ({args.baseline_label or args.baseline_build}: its nrfwd, pure forwarder, "
+            f"same upstream, also on core 1), 508 vs forwarded: "
+            f"**{per_cpu[b5] / per_cpu[bf]:.2f}× cheaper** (per round: median {rr_b[0]:.2f}, "
+            f"{rr_b[1]:.2f}..{rr_b[2]:.2f})",
+            f"- this build / baseline, requests per nrfwd-CPU-second: forwarded "
+            f"**{per_cpu['nrfwd (forwarded)'] / per_cpu[bf]:.2f}×** (per round: median {rr_f[0]:.2f}, "
+            f"{rr_f[1]:.2f}..{rr_f[2]:.2f}), 508 **{per_cpu['nrfwd (508 loop detected)'] / per_cpu[b5]:.2f}×** "
+            f"(per round: median {rr_5[0]:.2f}, {rr_5[1]:.2f}..{rr_5[2]:.2f})",
+        ]
     cpu_model = ""
     try:
         cpu_model = [l.split(":", 1)[1].strip() for l in open("/proc/cpuinfo") if l.startswith("model name")][0]
@@ -254,6 +289,7 @@ backend be
         f"- 508 (loop detected) vs forwarded after a local 404, nrfwd CPU per request: "
         f"**{ratio_508_l:.2f}× cheaper** (per round: median {rr_508_l[0]:.2f}, {rr_508_l[1]:.2f}..{rr_508_l[2]:.2f})",
         f"- forwarded after a local 404 costs {ratio_l:.2f}× the CPU of a pure-forwarder forwarded request",
+        *base_lines,
         "",
         READING,
         "",
