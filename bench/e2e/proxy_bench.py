@@ -22,6 +22,7 @@ Not part of the test command. Usage:
 """
 import argparse
 import json
+import shlex
 import os
 import platform
 import shutil
@@ -255,7 +256,7 @@ backend be
         cpu_model = [l.split(":", 1)[1].strip() for l in open("/proc/cpuinfo") if l.startswith("model name")][0]
     except (OSError, IndexError):
         pass
-    cmd = "python3 bench/e2e/proxy_bench.py " + " ".join(sys.argv[1:])
+    cmd = "python3 bench/e2e/proxy_bench.py " + shlex.join(sys.argv[1:])
     text = "\n".join([
         "## End-to-end: nrfwd vs HAProxy 2.6 vs nghttpx (bench/e2e/proxy_bench.py)",
         "",
