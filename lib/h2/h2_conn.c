@@ -131,6 +131,7 @@ on_begin_headers(nghttp2_session *sess, const nghttp2_frame *frame, void *ud)
 	struct nrf_h2_conn *c = ud;
 	struct nrf_h2_stream *st;
 
+	c->hdr_st = NULL; /* a new header block */
 	if (!c->server || frame->hd.type != NGHTTP2_HEADERS ||
 		frame->headers.cat != NGHTTP2_HCAT_REQUEST)
 		return 0;
@@ -139,8 +140,11 @@ on_begin_headers(nghttp2_session *sess, const nghttp2_frame *frame, void *ud)
 		return NGHTTP2_ERR_TEMPORAL_CALLBACK_FAILURE; /* RST_STREAM */
 	st->conn = c;
 	st->id = frame->hd.stream_id;
+	h2_reqchk_init(&st->chk);
 	stream_link(c, st);
 	nghttp2_session_set_stream_user_data(sess, st->id, st);
+	c->hdr_st = st;
+	c->hdr_id = st->id;
 	return 0;
 }
 
@@ -155,9 +159,27 @@ on_header(nghttp2_session *sess, const nghttp2_frame *frame, const uint8_t *name
 	(void)flags;
 	if (frame->hd.type != NGHTTP2_HEADERS)
 		return 0;
-	st = stream_of(sess, frame->hd.stream_id);
-	if (st == NULL || st->hdr_phase != 0 || (st->flags & NRF_H2_SF_HDR_OVER))
-		return 0; /* trailers, a forgotten stream, or already over */
+	if (c->hdr_st != NULL && c->hdr_id == frame->hd.stream_id) {
+		st = c->hdr_st;
+	} else {
+		st = stream_of(sess, frame->hd.stream_id);
+		c->hdr_st = st;
+		c->hdr_id = frame->hd.stream_id;
+	}
+	if (st == NULL)
+		return 0; /* a forgotten stream */
+	if (c->server) {
+		/* HTTP rules (nghttp2's are off on front sessions) */
+		if (st->flags & NRF_H2_SF_MALFORMED)
+			return 0;
+		rc = h2_check_field(&st->chk, name, nlen, value, vlen, st->hdr_phase != 0);
+		if (rc != H2_CHK_OK) {
+			st->flags |= NRF_H2_SF_MALFORMED;
+			return 0;
+		}
+	}
+	if (st->hdr_phase != 0 || (st->flags & NRF_H2_SF_HDR_OVER))
+		return 0; /* trailers, or already over */
 	rc = h2_msg_store(c->ctx, &st->msg, name, nlen, value, vlen);
 	if (rc == 0)
 		return 0;
@@ -166,6 +188,18 @@ on_header(nghttp2_session *sess, const nghttp2_frame *frame, const uint8_t *name
 	/* Front: keep decoding (HPACK state must stay in sync), answer 400. */
 	st->flags |= NRF_H2_SF_HDR_OVER;
 	return 0;
+}
+
+/* A malformed request (RFC 9113 §8.1.1): reset once, never delivered. */
+static void
+malformed(struct nrf_h2_conn *c, struct nrf_h2_stream *st)
+{
+	st->flags |= NRF_H2_SF_MALFORMED;
+	if (st->flags & NRF_H2_SF_RESET)
+		return;
+	st->flags |= NRF_H2_SF_RESET;
+	nghttp2_submit_rst_stream(c->sess, NGHTTP2_FLAG_NONE, st->id, NGHTTP2_PROTOCOL_ERROR);
+	mark_dirty(c);
 }
 
 static void
@@ -179,6 +213,18 @@ server_frame_recv(struct nrf_h2_conn *c, const nghttp2_frame *frame)
 	st = stream_of(c->sess, frame->hd.stream_id);
 	if (st == NULL)
 		return;
+	/* The HTTP rules at the end of a header block and at END_STREAM,
+	 * in nghttp2's order. */
+	if (!(st->flags & NRF_H2_SF_MALFORMED) && frame->hd.type == NGHTTP2_HEADERS) {
+		if (st->hdr_phase == 0 ? h2_check_head(&st->chk) != H2_CHK_OK : !end)
+			st->flags |= NRF_H2_SF_MALFORMED; /* trailers need END_STREAM */
+	}
+	if (!(st->flags & NRF_H2_SF_MALFORMED) && end && h2_check_end(&st->chk) != H2_CHK_OK)
+		st->flags |= NRF_H2_SF_MALFORMED;
+	if (st->flags & NRF_H2_SF_MALFORMED) {
+		malformed(c, st);
+		return;
+	}
 	if (frame->hd.type == NGHTTP2_HEADERS && st->hdr_phase == 0) {
 		int err = check_request_head(c, st);
 
@@ -295,8 +341,12 @@ on_data_chunk(nghttp2_session *sess, uint8_t flags, int32_t id, const uint8_t *d
 
 	(void)flags;
 	if (c->server) {
-		if (st == NULL)
+		if (st == NULL || (st->flags & NRF_H2_SF_MALFORMED))
 			return 0;
+		if (h2_check_data(&st->chk, len) != H2_CHK_OK) {
+			malformed(c, st); /* more body than content-length */
+			return 0;
+		}
 		if (st->flags & (NRF_H2_SF_REJECTED | NRF_H2_SF_RESPONDED)) {
 			/* answered already: the rest is dropped (counted in
 			 * unconsumed, which front streams do not use otherwise) */
@@ -335,6 +385,8 @@ on_stream_close(nghttp2_session *sess, int32_t id, uint32_t code, void *ud)
 	struct nrf_h2_conn *c = ud;
 	struct nrf_h2_stream *st = stream_of(sess, id);
 
+	if (c->hdr_st != NULL && c->hdr_id == id)
+		c->hdr_st = NULL;
 	if (st == NULL)
 		return 0;
 	nghttp2_session_set_stream_user_data(sess, id, NULL);
@@ -370,6 +422,26 @@ front_read(nghttp2_session *sess, int32_t id, uint8_t *buf, size_t length,
 		st->flags |= NRF_H2_SF_DEFERRED;
 		return NGHTTP2_ERR_DEFERRED;
 	}
+	if (n > 0 && st->user != NULL && c->cbs->on_sent != NULL)
+		c->cbs->on_sent(st, n);
+	return (ssize_t)n;
+}
+
+/* Front response held in the stream (nrf_h2_respond_inline()). */
+static ssize_t
+inline_read(nghttp2_session *sess, int32_t id, uint8_t *buf, size_t length,
+	uint32_t *data_flags, nghttp2_data_source *source, void *ud)
+{
+	struct nrf_h2_conn *c = ud;
+	struct nrf_h2_stream *st = source->ptr;
+	size_t n = NRF_MIN(length, (size_t)(st->inl_len - st->inl_off));
+
+	(void)sess;
+	(void)id;
+	memcpy(buf, st->inl + st->inl_off, n);
+	st->inl_off += (uint16_t)n;
+	if (st->inl_off == st->inl_len)
+		*data_flags |= NGHTTP2_DATA_FLAG_EOF;
 	if (n > 0 && st->user != NULL && c->cbs->on_sent != NULL)
 		c->cbs->on_sent(st, n);
 	return (ssize_t)n;
@@ -459,6 +531,10 @@ nrf_h2_ctx_create(const struct nrf_tp_ops *tp, struct nrf_tp_loop *loop,
 		nghttp2_option_new(&ctx->opt_server) != 0 ||
 		nghttp2_option_new(&ctx->opt_client) != 0)
 		goto nomem;
+	nghttp2_option_set_no_closed_streams(ctx->opt_server, 1);
+	/* Front requests are checked by h2_check.c (same rules, cheaper). */
+	nghttp2_option_set_no_http_messaging(ctx->opt_server, 1);
+	h2_check_init();
 	/* Peer streams are window-updated as the front takes their data. */
 	nghttp2_option_set_no_auto_window_update(ctx->opt_client, 1);
 	ctx->nv_cap = 64;
@@ -785,7 +861,7 @@ static int
 conn_start(struct nrf_h2_conn *c)
 {
 	struct nrf_h2_ctx *ctx = c->ctx;
-	nghttp2_settings_entry iv[4];
+	nghttp2_settings_entry iv[5];
 	size_t n = 0;
 	int rv;
 
@@ -796,6 +872,8 @@ conn_start(struct nrf_h2_conn *c)
 			return NRF_ENOMEM;
 		iv[n].settings_id = NGHTTP2_SETTINGS_MAX_CONCURRENT_STREAMS;
 		iv[n++].value = ctx->lim.max_concurrent_streams;
+		iv[n].settings_id = NGHTTP2_SETTINGS_NO_RFC7540_PRIORITIES;
+		iv[n++].value = 1;
 	} else {
 		rv = nghttp2_session_client_new3(&c->sess, ctx->cb_client, c, ctx->opt_client,
 			&ctx->mem.mem);
@@ -998,6 +1076,60 @@ nrf_h2_respond(struct nrf_h2_stream *st, int status, const struct nrf_h2_hdr *hd
 		(more || len > 0) ? &prd : NULL);
 	if (rv != 0) {
 		nrf_h2_body_release(ctx, &st->out);
+		return rv == NGHTTP2_ERR_NOMEM ? NRF_ENOMEM : NRF_EPROTO;
+	}
+	st->flags |= NRF_H2_SF_RESPONDED;
+	mark_dirty(c);
+	return 0;
+}
+
+int
+nrf_h2_respond_inline(struct nrf_h2_stream *st, int status, const struct nrf_h2_hdr *hdrs,
+	size_t n_hdrs, const void *body, size_t len)
+{
+	struct nrf_h2_conn *c = st->conn;
+	struct nrf_h2_ctx *ctx = c->ctx;
+	nghttp2_data_provider prd;
+	size_t i, need = 3 + len;
+	char *p;
+	int rv;
+
+	if (!c->server || (c->fl & CF_DEAD) || (st->flags & (NRF_H2_SF_RESPONDED | NRF_H2_SF_RESET)) ||
+		status < 100 || status > 999)
+		return NRF_EINVAL;
+	for (i = 0; i < n_hdrs; i++)
+		need += hdrs[i].value.len;
+	if (need > NRF_H2_INLINE_BYTES || nv_reserve(ctx, n_hdrs + 1) != 0)
+		return nrf_h2_respond(st, status, hdrs, n_hdrs, body, len, false);
+	/* Everything nghttp2 must read later lives in the stream, which
+	 * outlives the frames: no copy inside nghttp2 (NO_COPY flags). */
+	p = st->inl;
+	p[0] = (char)('0' + status / 100);
+	p[1] = (char)('0' + status / 10 % 10);
+	p[2] = (char)('0' + status % 10);
+	nv_set(&ctx->nv[0], ":status", 7, p, 3);
+	ctx->nv[0].flags = NGHTTP2_NV_FLAG_NO_COPY_NAME | NGHTTP2_NV_FLAG_NO_COPY_VALUE;
+	p += 3;
+	for (i = 0; i < n_hdrs; i++) {
+		nghttp2_nv *nv = &ctx->nv[i + 1];
+
+		memcpy(p, hdrs[i].value.p, hdrs[i].value.len);
+		nv_set(nv, hdrs[i].name.p, hdrs[i].name.len, p, hdrs[i].value.len);
+		nv->flags = NGHTTP2_NV_FLAG_NO_COPY_NAME | NGHTTP2_NV_FLAG_NO_COPY_VALUE;
+		p += hdrs[i].value.len;
+	}
+	st->inl_body = (uint16_t)(p - st->inl);
+	st->inl_off = st->inl_body;
+	if (len > 0)
+		memcpy(p, body, len);
+	st->inl_len = (uint16_t)need;
+	st->flags |= NRF_H2_SF_OUT_EOF | NRF_H2_SF_INLINE;
+	prd.source.ptr = st;
+	prd.read_callback = inline_read;
+	rv = nghttp2_submit_response(c->sess, st->id, ctx->nv, n_hdrs + 1, len > 0 ? &prd : NULL);
+	if (rv != 0) {
+		st->flags &= ~(NRF_H2_SF_OUT_EOF | NRF_H2_SF_INLINE);
+		st->inl_len = 0;
 		return rv == NGHTTP2_ERR_NOMEM ? NRF_ENOMEM : NRF_EPROTO;
 	}
 	st->flags |= NRF_H2_SF_RESPONDED;

@@ -100,6 +100,10 @@ struct nrf_h2_conn {
 	int err;
 	struct nrf_h2_stream *streams;
 	uint32_t n_streams;
+	/* The stream whose header block is being received (on_header is
+	 * called once per field: no map lookup each time). */
+	struct nrf_h2_stream *hdr_st;
+	int32_t hdr_id;
 	struct h2_link all;   /* ctx->conns */
 	struct h2_link dirty; /* ctx->dirty: output pending */
 	struct h2_link rq;    /* ctx->rq: reads to continue */
@@ -155,6 +159,38 @@ struct nrf_h2_ctx {
 	size_t nv_cap;
 	uint8_t rbuf[RBUF_SIZE];
 };
+
+/* h2_check.c: HTTP semantics of front requests (nghttp2 1.52's rules,
+ * which front sessions do not run: no_http_messaging). */
+#define H2_CHK_OK 0
+#define H2_CHK_BAD 1 /* malformed request: RST_STREAM(PROTOCOL_ERROR) */
+
+#define H2_HF_METHOD 0x0001u
+#define H2_HF_PATH 0x0002u
+#define H2_HF_SCHEME 0x0004u
+#define H2_HF_AUTHORITY 0x0008u
+#define H2_HF_HOST 0x0010u
+#define H2_HF_NO_PSEUDO 0x0020u      /* a regular field was seen */
+#define H2_HF_CONNECT 0x0040u
+#define H2_HF_OPTIONS 0x0080u
+#define H2_HF_PATH_REGULAR 0x0100u   /* :path starts with '/' */
+#define H2_HF_PATH_ASTERISK 0x0200u  /* :path is "*" */
+#define H2_HF_SCHEME_HTTP 0x0400u    /* :scheme http or https */
+
+/* Build the byte tables (from nghttp2's own checks); any thread, once. */
+void h2_check_init(void);
+bool h2_check_name(const uint8_t *p, size_t len);
+bool h2_check_value(const uint8_t *p, size_t len);
+void h2_reqchk_init(struct nrf_h2_reqchk *rc);
+/* One received field (@p trailer: in the trailer block): H2_CHK_*. */
+int h2_check_field(struct nrf_h2_reqchk *rc, const uint8_t *name, size_t nlen,
+	const uint8_t *value, size_t vlen, bool trailer);
+/* End of the request header block. */
+int h2_check_head(const struct nrf_h2_reqchk *rc);
+/* @p n more body bytes. */
+int h2_check_data(struct nrf_h2_reqchk *rc, size_t n);
+/* END_STREAM: body length = content-length. */
+int h2_check_end(const struct nrf_h2_reqchk *rc);
 
 /* h2_msg.c */
 char *h2_block_get(struct nrf_h2_ctx *ctx);

@@ -12,6 +12,8 @@
 
 #include "h2_int.h"
 
+_Static_assert(H2_MEM_MIN == 32, "size_class() assumes 32-byte smallest class");
+
 #define MEM_HDR 16u
 #define MEM_LARGE 0xffu
 
@@ -24,14 +26,10 @@ struct mem_hdr {
 static inline uint32_t
 size_class(size_t n)
 {
-	uint32_t c = 0;
-	size_t sz = H2_MEM_MIN;
-
-	while (sz < n) {
-		sz <<= 1;
-		c++;
-	}
-	return c;
+	/* smallest c with (H2_MEM_MIN << c) >= n, H2_MEM_MIN = 32 = 1 << 5 */
+	if (n <= H2_MEM_MIN)
+		return 0;
+	return (uint32_t)(64 - __builtin_clzll((unsigned long long)(n - 1))) - 5u;
 }
 
 static void *

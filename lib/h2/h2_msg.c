@@ -8,6 +8,7 @@
  * can never collide while the list size stays within the limit: no second
  * allocation, no bounds arithmetic per field.
  */
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -91,7 +92,9 @@ h2_stream_get(struct nrf_h2_ctx *ctx)
 		if (st == NULL)
 			return NULL;
 	}
-	memset(st, 0, sizeof(*st));
+	/* The inline response area is not cleared: only what a response
+	 * wrote into it (inl_len bytes) is ever read. */
+	memset(st, 0, offsetof(struct nrf_h2_stream, inl));
 	ctx->n_streams++;
 	return st;
 }
@@ -332,15 +335,15 @@ h2_msg_store(struct nrf_h2_ctx *ctx, struct nrf_h2_msg *m, const uint8_t *name,
 	if (nlen > 0 && name[0] == ':') {
 		struct nrf_slice v = {vp, vlen};
 
-		if (name_is(name, nlen, ":method"))
-			m->method = v;
-		else if (name_is(name, nlen, ":path"))
+		if (nlen == 5 && name_is(name, nlen, ":path"))
 			m->path = v;
-		else if (name_is(name, nlen, ":authority"))
+		else if (nlen == 7 && name_is(name, nlen, ":method"))
+			m->method = v;
+		else if (nlen == 10 && name_is(name, nlen, ":authority"))
 			m->authority = v;
-		else if (name_is(name, nlen, ":scheme"))
+		else if (nlen == 7 && name_is(name, nlen, ":scheme"))
 			m->scheme = v;
-		else if (name_is(name, nlen, ":status")) {
+		else if (nlen == 7 && name_is(name, nlen, ":status")) {
 			int s = 0;
 			size_t i;
 

@@ -45,6 +45,12 @@ extern "C" {
 /** Payload bytes of one body chunk. */
 #define NRF_H2_CHUNK_SIZE 16000
 
+/**
+ * Bytes a stream holds itself for a response this proxy generates
+ * (nrf_h2_respond_inline()): the header values and the body together.
+ */
+#define NRF_H2_INLINE_BYTES 1024
+
 /** HTTP/2 error codes used by callers (RFC 9113 §7). */
 #define NRF_H2_NO_ERROR 0x0u
 #define NRF_H2_PROTOCOL_ERROR 0x1u
@@ -204,6 +210,13 @@ struct nrf_h2_conn;
  * One stream. Fields are read-only for the owner except @c user.
  * Front stream: @c msg is the request; peer stream: @c msg is the response.
  */
+/** Private: HTTP checks of a front request (lib/h2/h2_check.c). */
+struct nrf_h2_reqchk {
+	uint32_t fl;
+	int64_t clen; /**< content-length, -1 when absent */
+	int64_t rlen; /**< body bytes received */
+};
+
 struct nrf_h2_stream {
 	struct nrf_h2_conn *conn;
 	int32_t id;
@@ -217,8 +230,15 @@ struct nrf_h2_stream {
 	uint32_t src_off;
 	uint32_t unconsumed;     /**< peer: received, not yet consumed */
 	uint8_t hdr_phase;
+	struct nrf_h2_reqchk chk;  /**< front: HTTP checks of the request */
 	struct nrf_h2_stream *prev;
 	struct nrf_h2_stream *next;
+	uint16_t inl_len;        /**< front: inline response bytes used */
+	uint16_t inl_body;       /**< front: inline body starts here */
+	uint16_t inl_off;        /**< front: next inline body byte to frame */
+	/* Last: not cleared when the stream is reused (only inl_len bytes
+	 * of it are ever read). */
+	char inl[NRF_H2_INLINE_BYTES];
 };
 
 /** Front: request complete / peer: final response complete (END_STREAM seen). */
@@ -233,6 +253,10 @@ struct nrf_h2_stream {
 #define NRF_H2_SF_DELIVERED 0x0010u
 /** Front: the request exceeded a limit or was malformed (answered 4xx). */
 #define NRF_H2_SF_REJECTED 0x0020u
+/** Front: the request is malformed (HTTP rules): reset, never delivered. */
+#define NRF_H2_SF_MALFORMED 0x0800u
+/** Front: the response is held in the stream (nrf_h2_respond_inline()). */
+#define NRF_H2_SF_INLINE 0x0400u
 /** Data provider is deferred, waiting for nrf_h2_append()/nrf_h2_end(). */
 #define NRF_H2_SF_DEFERRED 0x0040u
 /** Header list over the limit (fields after the limit are dropped). */
@@ -359,6 +383,21 @@ void nrf_h2_ctx_close_all(struct nrf_h2_ctx *ctx);
  */
 int nrf_h2_respond(struct nrf_h2_stream *st, int status, const struct nrf_h2_hdr *hdrs,
 	size_t n_hdrs, const void *body, size_t len, bool more);
+
+/**
+ * Front: answer stream @p st with a complete response this proxy generates
+ * itself (ProblemDetails and the like): the same answer as
+ * nrf_h2_respond(st, status, hdrs, n_hdrs, body, len, false), cheaper. The
+ * header values and the body are copied into the stream itself (up to
+ * NRF_H2_INLINE_BYTES together; a longer answer takes nrf_h2_respond()),
+ * handed to nghttp2 without another copy, and the body is framed straight
+ * from there: no body chunk, no per-answer allocation of this module.
+ * @p hdrs are sent as given (the caller generates them: no hop-by-hop
+ * check); their names must stay valid until the stream closes (string
+ * literals). Returns as nrf_h2_respond().
+ */
+int nrf_h2_respond_inline(struct nrf_h2_stream *st, int status,
+	const struct nrf_h2_hdr *hdrs, size_t n_hdrs, const void *body, size_t len);
 
 /** Front: move @p b's chunks to the end of the response body; resumes sending. */
 int nrf_h2_append(struct nrf_h2_stream *st, struct nrf_h2_body *b);

@@ -169,6 +169,9 @@ void rt_count_status(struct rt_pool *p, int status);
 void rt_count_skips(struct rt_xact *x);
 void rt_count_request(struct rt_worker *w, struct rt_xact *x);
 void rt_count_reject(struct rt_worker *w);
+/* A request answered at once, without a transaction (latency 0, as for
+ * rejects: it is answered inside the callback that delivered it). */
+void rt_count_answer(struct rt_worker *w, enum nrf_fwd_op op, unsigned int outcome);
 enum nrf_rt_outcome rt_outcome_of_cond(enum nrf_cfg_cond cond);
 enum nrf_rt_outcome rt_outcome_of_status(int status);
 /* The counters entry of @p name in worker @p w (created when new; the
@@ -208,7 +211,6 @@ struct rt_xact {
 	struct nrf_h2_stream *front;
 	struct nrf_rt_snap *snap;
 	struct nrf_h2_msg req;     /* the request, kept for every try */
-	struct nrf_fwd_plan plan;
 	uint16_t next;             /* next plan.cand[] to try */
 	bool answered;
 	struct rt_try t;           /* the try in progress (one at a time) */
@@ -218,6 +220,9 @@ struct rt_xact {
 	uint64_t t0;               /* complete request received (ns) */
 	uint8_t outcome;           /* enum nrf_rt_outcome of the answer given */
 	struct rt_xact *next_free;
+	/* Last: decided before the transaction is taken (xact_take() clears
+	 * only what comes before it). */
+	struct nrf_fwd_plan plan;
 };
 
 extern const struct nrf_h2_cbs rt_front_cbs;

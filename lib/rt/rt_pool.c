@@ -669,6 +669,15 @@ rt_count_request(struct rt_worker *w, struct rt_xact *x)
 }
 
 void
+rt_count_answer(struct rt_worker *w, enum nrf_fwd_op op, unsigned int outcome)
+{
+	if (op >= NRF_OP_COUNT)
+		op = NRF_OP_OTHER;
+	RT_STAT(w, req[op][outcome], 1);
+	count_latency(w, op, 0);
+}
+
+void
 rt_count_reject(struct rt_worker *w)
 {
 	RT_STAT(w, req[NRF_OP_OTHER][NRF_RT_OUT_BAD_REQUEST], 1);

@@ -18,6 +18,7 @@
  * reset, GOAWAY before processing, per-try timeout, reroute status) and
  * moving on to the next candidate.
  */
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -35,26 +36,40 @@ static void request_timeout(struct rt_timer *t, void *arg);
 /* ------------------------------------------------------------------------ */
 /* Transactions                                                              */
 
+/*
+ * The worker's next free transaction, left on the free list: a request's
+ * plan is decided into it (x->plan), and only a request that goes upstream
+ * takes it (xact_take()); one answered at once from the plan never
+ * initialises or takes a transaction at all.
+ */
 static struct rt_xact *
-xact_get(struct rt_worker *w)
+xact_next(struct rt_worker *w)
 {
 	struct rt_xact *x = w->free_x;
 
-	if (x != NULL) {
-		w->free_x = x->next_free;
-		w->n_free_x--;
-	} else {
+	if (x == NULL) {
 		x = malloc(sizeof(*x));
 		if (x == NULL)
 			return NULL;
+		x->next_free = NULL;
+		w->free_x = x;
+		w->n_free_x++;
 	}
-	memset(x, 0, sizeof(*x));
+	return x;
+}
+
+/* Take @p x (= xact_next(w)) off the free list; x->plan is kept. */
+static void
+xact_take(struct rt_worker *w, struct rt_xact *x)
+{
+	w->free_x = x->next_free;
+	w->n_free_x--;
+	memset(x, 0, offsetof(struct rt_xact, plan));
 	x->w = w;
 	x->t.x = x;
 	rt_timer_init(&x->t.timer, try_timeout);
 	rt_timer_init(&x->rtimer, request_timeout);
 	w->n_xact++;
-	return x;
 }
 
 static void
@@ -122,7 +137,7 @@ respond_problem(struct nrf_h2_stream *st, int status, const char *body, size_t l
 		hdr_set(&h[n++], "retry-after", retry_after);
 	if (location != NULL && location[0] != '\0')
 		hdr_set(&h[n++], "location", location);
-	rc = nrf_h2_respond(st, status, h, n, body, len, false);
+	rc = nrf_h2_respond_inline(st, status, h, n, body, len);
 	if (rc != 0)
 		nrf_h2_reset(st, NRF_H2_INTERNAL_ERROR);
 	return rc;
@@ -150,16 +165,18 @@ answer_rendered(struct rt_xact *x, int status, const char *title, const char *ca
 	respond_rendered(x->front, status, title, cause, detail);
 }
 
-/* Answer with the configured error response of @p cond. */
-static void
-answer_error(struct rt_xact *x, enum nrf_cfg_cond cond)
+/*
+ * The configured error response of @p cond (errorResponses of @p mode in
+ * snapshot @p s) on @p st, counted. No transaction needed: also the
+ * answer given at once from the plan (answer_at_once()).
+ * @return the outcome to count.
+ */
+static uint8_t
+send_error(struct rt_worker *w, struct nrf_h2_stream *st, const struct nrf_rt_snap *s,
+	enum nrf_cfg_mode mode, enum nrf_cfg_cond cond)
 {
-	struct rt_worker *w = x->w;
-	const struct nrf_fwd_problem *p =
-		nrf_fwd_table_problem(x->snap->table, x->plan.error_mode, cond);
+	const struct nrf_fwd_problem *p = nrf_fwd_table_problem(s->table, mode, cond);
 
-	x->answered = true;
-	x->outcome = rt_outcome_of_cond(cond);
 	RT_STAT(w, answered_error, 1);
 	switch (cond) {
 	case NRF_COND_LOOP_DETECTION:
@@ -177,12 +194,20 @@ answer_error(struct rt_xact *x, enum nrf_cfg_cond cond)
 	default:
 		break;
 	}
-	if (p == NULL) {
-		respond_rendered(x->front, 500, "Internal Server Error", "SYSTEM_FAILURE",
+	if (p == NULL)
+		respond_rendered(st, 500, "Internal Server Error", "SYSTEM_FAILURE",
 			"no error response for condition");
-		return;
-	}
-	respond_problem(x->front, p->status, p->body, p->body_len, p->retry_after, p->location);
+	else
+		respond_problem(st, p->status, p->body, p->body_len, p->retry_after, p->location);
+	return (uint8_t)rt_outcome_of_cond(cond);
+}
+
+/* Answer with the configured error response of @p cond. */
+static void
+answer_error(struct rt_xact *x, enum nrf_cfg_cond cond)
+{
+	x->answered = true;
+	x->outcome = send_error(x->w, x->front, x->snap, x->plan.error_mode, cond);
 }
 
 /* Step 8 with the local answer kept: relay it whole. */
@@ -571,33 +596,76 @@ request_timeout(struct rt_timer *tm, void *arg)
 	nrf_h2_reset(x->front, NRF_H2_INTERNAL_ERROR);
 }
 
-static void
-process(struct rt_xact *x)
+/*
+ * SPEC §3 steps 2-4 on the request as h2 delivered it (@p st->msg): one Via
+ * scan, the operation, the verdict into @p plan. Answers that need no
+ * upstream (loop detected, hop limit, malformed Via, local-only operation
+ * and no local NRF) are given here and counted, before any transaction,
+ * snapshot reference, request move or timer exists: that is the whole
+ * cost of a 508. @return true when answered; false: @p plan says where
+ * the request goes (start()).
+ */
+static bool
+answer_at_once(struct rt_worker *w, struct nrf_h2_stream *st, const struct nrf_rt_snap *s,
+	struct nrf_fwd_plan *plan)
 {
-	struct rt_worker *w = x->w;
-	struct nrf_rt_snap *s = x->snap;
 	struct nrf_via_result via;
 	size_t n_via;
 	enum nrf_fwd_op op;
+	uint8_t outcome;
 	int rc;
 
-	n_via = nrf_h2_msg_via(&x->req, w->via, w->via_cap);
+	n_via = nrf_h2_msg_via(&st->msg, w->via, w->via_cap);
 	if (n_via > w->via_cap)
 		n_via = w->via_cap;
 	rc = nrf_via_scan(s->db, w->scratch, w->via, n_via, &via);
 	if (rc != 0) {
 		RT_STAT(w, bad_requests, 1);
 		NRF_LOG_RL(INFO, MOD, "worker %u: bad Via header: %s", w->id, nrf_strerror(rc));
-		answer_rendered(x, 400, "Bad Request", "INVALID_MSG_FORMAT",
+		RT_STAT(w, answered_error, 1);
+		respond_rendered(st, 400, "Bad Request", "INVALID_MSG_FORMAT",
 			"malformed Via header");
-		return;
+		rt_count_answer(w, NRF_OP_OTHER, rt_outcome_of_status(400));
+		return true;
 	}
-	op = nrf_fwd_classify(x->req.method, x->req.path, nrf_slice_str(""));
-	rc = nrf_fwd_decide(s->table, &via, op, w->rotation++, w->down, &x->plan);
+	op = nrf_fwd_classify(st->msg.method, st->msg.path, nrf_slice_str(""));
+	rc = nrf_fwd_decide(s->table, &via, op, w->rotation++, w->down, plan);
 	if (rc != 0) {
-		answer_rendered(x, 500, "Internal Server Error", "SYSTEM_FAILURE", "");
-		return;
+		RT_STAT(w, answered_error, 1);
+		respond_rendered(st, 500, "Internal Server Error", "SYSTEM_FAILURE", "");
+		rt_count_answer(w, NRF_OP_OTHER, rt_outcome_of_status(500));
+		return true;
 	}
+	if (plan->n_skip_via > 0)
+		return false; /* skips to count per peer: start() */
+	switch (plan->verdict) {
+	case NRF_FWD_LOOP_DETECTED:
+	case NRF_FWD_HOP_LIMIT:
+		outcome = send_error(w, st, s, plan->error_mode, plan->error);
+		break;
+	case NRF_FWD_LOCAL_ONLY:
+		if (s->cfg->rt.local_nrf.present)
+			return false;
+		RT_STAT(w, answered_error, 1);
+		respond_rendered(st, 501, "Not Implemented", "UNSUPPORTED_RESOURCE",
+			"operation is served by the local NRF only, and there is none");
+		outcome = (uint8_t)rt_outcome_of_status(501);
+		break;
+	default:
+		return false;
+	}
+	rt_count_answer(w, plan->op, outcome);
+	return true;
+}
+
+/* The rest of the pipeline for a request with a transaction and a plan. */
+static void
+start(struct rt_xact *x)
+{
+	struct rt_worker *w = x->w;
+	struct nrf_rt_snap *s = x->snap;
+	int rc;
+
 	if (x->plan.n_skip_via > 0) {
 		RT_STAT(w, loop_prevented, x->plan.n_skip_via);
 		rt_count_skips(x);
@@ -618,7 +686,7 @@ process(struct rt_xact *x)
 		break;
 	}
 	/* From here on the answer depends on upstreams: bound it. Requests
-	 * answered at once above never touch the timer heap. */
+	 * answered at once never touch the timer heap. */
 	rt_timer_arm(&w->timers, &x->rtimer, s->cfg->rt.request_ms);
 	if (!s->cfg->rt.local_nrf.present) {
 		next_candidate(x);
@@ -664,18 +732,21 @@ front_on_request(struct nrf_h2_stream *st, int err)
 				"malformed request or header list over runtime.limits.maxHeaderBytes");
 		return;
 	}
-	x = xact_get(w);
+	x = xact_next(w);
 	if (x == NULL) {
 		nrf_h2_reset(st, NRF_H2_REFUSED_STREAM);
 		return;
 	}
+	if (answer_at_once(w, st, w->snap, &x->plan))
+		return; /* st->user stays NULL: h2 frees the stream by itself */
+	xact_take(w, x);
 	x->front = st;
 	st->user = x;
 	x->t0 = nrf_now_ns();
 	x->snap = w->snap;
 	snap_ref(w, x->snap, 1);
 	nrf_h2_msg_move(&x->req, &st->msg);
-	process(x);
+	start(x);
 }
 
 static void

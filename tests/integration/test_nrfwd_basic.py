@@ -156,6 +156,46 @@ class TestLoops(Base):
         self.assertEqual(H.stub_requests(loc.port), [])
         self.assertEqual(H.stub_requests(pe.port), [])
 
+    def test_answers_given_at_once_are_byte_for_byte_what_explain_renders(self):
+        """508s (and 400s) are answered before any transaction exists, from
+        headers and a body held in the stream itself: status, header fields
+        in wire order and body bytes must be the configured ProblemDetails
+        exactly as `nrfwd-ctl explain` renders it (compact JSON, UTF-8)."""
+        err = [{'errorCondition': 'NRF_Forwarding_Loop_Detection', 'errorCode': 508,
+                'errorTitle': 'Loop "here"', 'errorDetail': 'd\u00e9j\u00e0 vu \\ /',
+                'retryAfter': '5'}]
+        cfg = H.nrfwd_config(SELF, peers=[H.peer('nrf-e.test', H.free_port())],
+                             error_responses=err, forwarding={'maxViaMembers': 3})
+        nrfwd = self.h.start_nrfwd(cfg)
+        cfgfile = os.path.join(self.h.tmpdir, 'explain.json')
+        with open(cfgfile, 'w') as f:
+            json.dump(cfg, f)
+        own = '2.0 nrf-a.test:%d' % nrfwd.port
+        for name, vias in [('loop detected', ['2.0 scp.test:80', own]),
+                           ('hop limit', ['2.0 a.test:1, 2.0 b.test:2', '2.0 c.test:3, 2.0 d.test:4'])]:
+            with self.subTest(name):
+                ex = subprocess.run([H.binary('nrfwd-ctl'), 'explain', cfgfile] +
+                                    sum([['--via', v] for v in vias], []),
+                                    capture_output=True, timeout=10, check=True)
+                want = json.loads(ex.stdout)['decision']['error']
+                with __import__('tempfile').TemporaryDirectory() as d:
+                    r = subprocess.run(['curl', '-s', '--http2-prior-knowledge', '-D', d + '/h',
+                                        '-o', d + '/b'] + sum([['-H', 'via: ' + v] for v in vias], []) +
+                                       [nrfwd.url('/nnrf-disc/v1/nf-instances?target-nf-type=AMF')],
+                                       timeout=10)
+                    self.assertEqual(r.returncode, 0)
+                    lines = open(d + '/h', 'rb').read().decode('latin-1').split('\r\n')
+                    body = open(d + '/b', 'rb').read()
+                self.assertEqual(lines[0].split()[1], str(want['status']))
+                fields = [tuple(x.strip() for x in l.split(':', 1)) for l in lines[1:] if l]
+                expect = [('content-type', want['headers']['content-type']),
+                          ('content-length', str(len(body)))]
+                if 'retry-after' in want['headers']:
+                    expect.append(('retry-after', want['headers']['retry-after']))
+                self.assertEqual(fields, expect)
+                self.assertEqual(body, json.dumps(want['problemDetails'], separators=(',', ':'),
+                                                  ensure_ascii=False).encode())
+
     def test_identity_inside_a_comment_is_not_a_loop(self):
         nrfwd, loc = self.fwd()
         st, _, _ = H.curl(nrfwd.url(PROFILE + ID_AMF1),

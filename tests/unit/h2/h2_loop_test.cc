@@ -21,6 +21,7 @@ Fixture *cur; /* callbacks are C function pointers */
 
 struct Got {
 	int status = 0;
+	std::string ctype;
 	std::string body;
 	bool end = false;
 	int closes = 0;
@@ -49,6 +50,7 @@ struct Fixture {
 	int respond_status = 200;
 	std::string respond_body = "ok";
 	bool respond_in_parts = false;
+	bool respond_inline = false;
 	bool close_server_on_request = false;
 	nrf_h2_stream *front = nullptr;
 
@@ -84,6 +86,11 @@ on_request(nrf_h2_stream *st, int err)
 	}
 	nrf_h2_hdr h[1] = {{nrf_slice_str("content-type"), nrf_slice_str("text/plain")}};
 	int status = err == NRF_ETOOBIG ? 413 : err ? 400 : f->respond_status;
+	if (f->respond_inline) {
+		ASSERT_EQ(nrf_h2_respond_inline(st, status, h, 1, f->respond_body.data(),
+				  f->respond_body.size()), 0);
+		return;
+	}
 	if (!f->respond_in_parts) {
 		ASSERT_EQ(nrf_h2_respond(st, status, h, 1, f->respond_body.data(),
 				  f->respond_body.size(), false), 0);
@@ -108,6 +115,8 @@ void
 on_response(nrf_h2_stream *st)
 {
 	cur->got.status = st->msg.status;
+	nrf_slice ct = nrf_h2_msg_get(&st->msg, "content-type");
+	cur->got.ctype.assign(ct.p != nullptr ? ct.p : "", ct.len);
 }
 
 void
@@ -386,5 +395,54 @@ TEST_F(H2Loop, StreamsInFlightFinishAfterTheShutdownNotice)
 	ASSERT_EQ(nrf_h2_end(f_.front), 0);
 	ASSERT_TRUE(Run([&] { return f_.got.end && f_.server == nullptr; }));
 	EXPECT_EQ(f_.got.body, "late");
+	EXPECT_EQ(f_.got.status, 200);
+}
+
+TEST_F(H2Loop, InlineAnswerCarriesStatusFieldsAndBody)
+{
+	f_.respond_inline = true;
+	f_.respond_status = 508;
+	f_.respond_body = std::string(300, 'p');
+	Request("GET", "/x");
+	ASSERT_TRUE(Run([&] { return f_.got.closes == 1; }));
+	EXPECT_EQ(f_.got.status, 508);
+	EXPECT_EQ(f_.got.ctype, "text/plain");
+	EXPECT_EQ(f_.got.body, f_.respond_body);
+	EXPECT_TRUE(f_.got.end);
+	EXPECT_EQ(f_.got.code, NRF_H2_NO_ERROR);
+	EXPECT_NE(f_.front->flags & NRF_H2_SF_INLINE, 0u);
+	EXPECT_EQ(nrf_h2_respond_inline(f_.front, 200, nullptr, 0, nullptr, 0), NRF_EINVAL);
+}
+
+TEST_F(H2Loop, InlineAnswerTooBigForTheStreamGoesThroughBodyChunks)
+{
+	f_.respond_inline = true;
+	f_.respond_body = std::string(NRF_H2_INLINE_BYTES + 1, 'q');
+	Request("GET", "/x");
+	ASSERT_TRUE(Run([&] { return f_.got.closes == 1; }));
+	EXPECT_EQ(f_.got.status, 200);
+	EXPECT_EQ(f_.got.body, f_.respond_body);
+	EXPECT_TRUE(f_.got.end);
+	EXPECT_EQ(f_.front->flags & NRF_H2_SF_INLINE, 0u);
+}
+
+TEST_F(H2Loop, MalformedRequestsAreResetWithProtocolErrorAndNeverDelivered)
+{
+	/* a space in a field name (RFC 9113 §8.2.1; nghttp2's client would
+	 * lower-case an upper-case name: h2_check_test sends those raw) */
+	Request("GET", "/x", {{"x upper", "1"}});
+	ASSERT_TRUE(Run([&] { return f_.got.closes == 1; }));
+	EXPECT_EQ(f_.got.code, NRF_H2_PROTOCOL_ERROR);
+	/* content-length larger than the body (§8.1.1) */
+	ASSERT_EQ(nrf_h2_body_append(f_.ctx, &f_.req_body_src, "abc", 3), 0);
+	Request("POST", "/x", {{"content-length", "10"}});
+	ASSERT_TRUE(Run([&] { return f_.got.closes == 2; }));
+	EXPECT_EQ(f_.got.code, NRF_H2_PROTOCOL_ERROR);
+	EXPECT_EQ(f_.requests, 0);
+	/* and the connection goes on serving */
+	nrf_h2_body_release(f_.ctx, &f_.req_body_src);
+	Request("GET", "/ok");
+	ASSERT_TRUE(Run([&] { return f_.got.closes == 3; }));
+	EXPECT_EQ(f_.requests, 1);
 	EXPECT_EQ(f_.got.status, 200);
 }
