@@ -110,6 +110,9 @@ def mp(fab, r):
         per = [m.get('nrfwd_worker_requests_total{worker="%d"}' % k, 0) for k in (0, 1)]
         print('     requests per worker: %d / %d' % tuple(per), flush=True)
         D.expect(sum(per) >= total, 'requests counted %r < %d' % (per, total))
+        # The primary's sums are the workers' sums.
+        summed = sum(v for k, v in m.items() if k.startswith('nrfwd_requests_total{'))
+        D.expect_eq(summed, sum(per), 'nrfwd_requests_total over the workers')
         for k in (0, 1):
             D.expect(per[k] >= 0.2 * total, 'worker %d served only %d of %d' %
                      (k, per[k], total))
@@ -187,6 +190,13 @@ def mp(fab, r):
                      (ups, restarts))
             time.sleep(0.1)
         print('     restarted and serving after %.1f s' % (time.monotonic() - t0), flush=True)
+        # The restarted worker came back with the running configuration (the
+        # PATCH above), not the older file it was started from.
+        gens = [m.get('nrfwd_worker_config_generation{worker="%d"}' % k) for k in (0, 1)]
+        D.expect_eq(gens, [m['nrfwd_config_generation']] * 2, 'generations after the restart')
+        for i in range(6):
+            st, _, body = fab.curl(c, url, headers=['via: 2.0 nrf-a-alias.test:%d' % PORT])
+            D.expect_eq(st, 508, 'alias still own identity after the restart #%d' % i)
         new = worker_pids(fwd)
         D.expect(victim not in new and len(new) == 2, 'workers now %r' % new)
         # Both serve again: a round of fresh connections reaches both.
