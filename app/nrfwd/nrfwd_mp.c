@@ -229,15 +229,14 @@ r_worker_get(void *arg, unsigned int i, struct nrf_rt_worker_info *out)
 	memset(out, 0, sizeof(*out));
 	if (i >= mp->n)
 		return NRF_ENOENT;
+	if (s != NULL && slot_get(mp, i, s)) {
+		*out = s->wi;
+		out->running = slot_live(s);
+		out->pid = s->pid;
+		if (!out->running)
+			out->conns_open = 0;
+	}
 	out->restarts = __atomic_load_n(&mp->shm->slot[i].restarts, __ATOMIC_RELAXED);
-	if (s == NULL || !slot_get(mp, i, s))
-		return 0;
-	*out = s->wi;
-	out->running = slot_live(s);
-	out->pid = s->pid;
-	out->restarts = __atomic_load_n(&mp->shm->slot[i].restarts, __ATOMIC_RELAXED);
-	if (!out->running)
-		out->conns_open = 0;
 	return 0;
 }
 
@@ -261,39 +260,13 @@ r_stats_get(void *arg, struct nrf_rt_stats *out)
 	}
 }
 
-static void
-peer_add(struct nrf_rt_peer_stats *o, const struct nrf_rt_peer_stats *e)
-{
-	unsigned int k, j;
-
-	o->tries += e->tries;
-	o->loop_prevented += e->loop_prevented;
-	for (k = 0; k < NRF_RT_FAIL_COUNT; k++)
-		o->fail[k] += e->fail[k];
-	o->code_other += e->code_other;
-	for (k = 0; k < e->n_codes; k++) {
-		for (j = 0; j < o->n_codes; j++)
-			if (o->codes[j] == e->codes[k])
-				break;
-		if (j == o->n_codes) {
-			if (o->n_codes == NRF_RT_PEER_CODES) {
-				o->code_other += e->code_n[k];
-				continue;
-			}
-			o->codes[j] = e->codes[k];
-			o->n_codes++;
-		}
-		o->code_n[j] += e->code_n[k];
-	}
-}
-
 static int
 r_peer_stats_get(void *arg, struct nrf_rt_peer_stats **out, size_t *n_out)
 {
 	struct nrfwd_mp *mp = arg;
 	struct mp_slot *s = slot_tmp();
 	struct nrf_rt_peer_stats *v = NULL;
-	size_t cnt = 0, cap = 0, j;
+	size_t cnt = 0, cap = 0;
 	unsigned int i, k;
 
 	if (s == NULL)
@@ -302,29 +275,10 @@ r_peer_stats_get(void *arg, struct nrf_rt_peer_stats **out, size_t *n_out)
 		if (!slot_get(mp, i, s))
 			continue;
 		for (k = 0; k < s->n_peers && k < MP_MAX_PEERS; k++) {
-			const struct nrf_rt_peer_stats *e = &s->peers[k];
-
-			for (j = 0; j < cnt; j++)
-				if (v[j].local == e->local && strcmp(v[j].name, e->name) == 0)
-					break;
-			if (j == cnt) {
-				if (cnt == cap) {
-					size_t nc = cap == 0 ? 16 : cap * 2;
-					struct nrf_rt_peer_stats *nv = realloc(v, nc * sizeof(*v));
-
-					if (nv == NULL) {
-						free(v);
-						return NRF_ENOMEM;
-					}
-					v = nv;
-					cap = nc;
-				}
-				memset(&v[cnt], 0, sizeof(v[cnt]));
-				memcpy(v[cnt].name, e->name, sizeof(v[cnt].name));
-				v[cnt].local = e->local;
-				cnt++;
+			if (nrf_rt_peer_stats_merge(&v, &cnt, &cap, &s->peers[k]) != 0) {
+				free(v);
+				return NRF_ENOMEM;
 			}
-			peer_add(&v[j], e);
 		}
 	}
 	*out = v;
@@ -394,7 +348,7 @@ passed_on(const char *a, bool *takes_next, bool *pci_limited)
 	size_t i, n = strcspn(a, "=");
 
 	*takes_next = false;
-	if (a[0] == '-' && (a[1] == 'a' || a[1] == 'b') && a[1] != '\0') {
+	if (a[0] == '-' && (a[1] == 'a' || a[1] == 'b')) {
 		*takes_next = a[2] == '\0';
 		*pci_limited = *pci_limited || a[1] == 'a';
 		return true;

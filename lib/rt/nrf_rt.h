@@ -322,6 +322,16 @@ struct nrf_rt_peer_stats {
  * @param out  receives a malloc'd array (caller free()s), @p n its length.
  * @return 0 or NRF_ENOMEM. Any thread except workers.
  */
+/**
+ * Add the counters of @p e into the array @p *v (@p *n entries, room for
+ * @p *cap; start with NULL, 0, 0) under @p e's name and role, appending an
+ * entry when it is new: how the counters of several runtimes (worker
+ * processes) are summed. The caller free()s @p *v.
+ * @return 0 or NRF_ENOMEM (@p *v and its entries kept). Any thread.
+ */
+int nrf_rt_peer_stats_merge(struct nrf_rt_peer_stats **v, size_t *n, size_t *cap,
+	const struct nrf_rt_peer_stats *e);
+
 int nrf_rt_peer_stats_get(const struct nrf_rt *rt, struct nrf_rt_peer_stats **out,
 	size_t *n);
 

@@ -566,11 +566,36 @@ pstats_add(struct nrf_rt_peer_stats *o, const struct rt_pstats *e)
 	}
 }
 
+/* The entry of (@p name, @p local) in @p *v, appended zeroed when new.
+ * @return its index, or -1 (no memory; @p *v is kept). */
+static long
+peer_slot(struct nrf_rt_peer_stats **v, size_t *n, size_t *cap, const char *name, bool local)
+{
+	size_t j;
+
+	for (j = 0; j < *n; j++)
+		if ((*v)[j].local == local && strcmp((*v)[j].name, name) == 0)
+			return (long)j;
+	if (*n == *cap) {
+		size_t nc = *cap == 0 ? 16 : *cap * 2;
+		struct nrf_rt_peer_stats *nv = realloc(*v, nc * sizeof(**v));
+
+		if (nv == NULL)
+			return -1;
+		*v = nv;
+		*cap = nc;
+	}
+	memset(&(*v)[*n], 0, sizeof(**v));
+	snprintf((*v)[*n].name, sizeof((*v)[*n].name), "%s", name);
+	(*v)[*n].local = local;
+	return (long)(*n)++;
+}
+
 int
 nrf_rt_peer_stats_get(const struct nrf_rt *rt, struct nrf_rt_peer_stats **out, size_t *n)
 {
 	struct nrf_rt_peer_stats *v = NULL;
-	size_t cnt = 0, cap = 0, j;
+	size_t cnt = 0, cap = 0;
 	unsigned int i;
 	uint32_t k;
 
@@ -584,32 +609,50 @@ nrf_rt_peer_stats_get(const struct nrf_rt *rt, struct nrf_rt_peer_stats **out, s
 			struct rt_pstats *chunk = atomic_load_explicit(
 				&w->pstats[k / RT_PSTATS_CHUNK], memory_order_acquire);
 			const struct rt_pstats *e = &chunk[k % RT_PSTATS_CHUNK];
+			long j = peer_slot(&v, &cnt, &cap, e->name, e->local);
 
-			for (j = 0; j < cnt; j++)
-				if (v[j].local == e->local && strcmp(v[j].name, e->name) == 0)
-					break;
-			if (j == cnt) {
-				if (cnt == cap) {
-					size_t nc = cap == 0 ? 16 : cap * 2;
-					struct nrf_rt_peer_stats *nv = realloc(v, nc * sizeof(*v));
-
-					if (nv == NULL) {
-						free(v);
-						return NRF_ENOMEM;
-					}
-					v = nv;
-					cap = nc;
-				}
-				memset(&v[cnt], 0, sizeof(v[cnt]));
-				snprintf(v[cnt].name, sizeof(v[cnt].name), "%s", e->name);
-				v[cnt].local = e->local;
-				cnt++;
+			if (j < 0) {
+				free(v);
+				return NRF_ENOMEM;
 			}
 			pstats_add(&v[j], e);
 		}
 	}
 	*out = v;
 	*n = cnt;
+	return 0;
+}
+
+int
+nrf_rt_peer_stats_merge(struct nrf_rt_peer_stats **v, size_t *n, size_t *cap,
+	const struct nrf_rt_peer_stats *e)
+{
+	long j = peer_slot(v, n, cap, e->name, e->local);
+	struct nrf_rt_peer_stats *o;
+	unsigned int k, c;
+
+	if (j < 0)
+		return NRF_ENOMEM;
+	o = &(*v)[j];
+	o->tries += e->tries;
+	o->loop_prevented += e->loop_prevented;
+	for (k = 0; k < NRF_RT_FAIL_COUNT; k++)
+		o->fail[k] += e->fail[k];
+	o->code_other += e->code_other;
+	for (k = 0; k < e->n_codes && k < NRF_RT_PEER_CODES; k++) {
+		for (c = 0; c < o->n_codes && o->codes[c] != e->codes[k]; c++)
+			;
+		if (c == o->n_codes) {
+			if (c == NRF_RT_PEER_CODES) {
+				o->code_other += e->code_n[k];
+				continue;
+			}
+			o->codes[c] = e->codes[k];
+			o->code_n[c] = 0;
+			o->n_codes++;
+		}
+		o->code_n[c] += e->code_n[k];
+	}
 	return 0;
 }
 

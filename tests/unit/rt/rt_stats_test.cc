@@ -1,0 +1,107 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Unit tests of nrf_rt_peer_stats_merge() (lib/rt/rt.c): how the upstream
+ * counters of several runtimes (DPDK worker processes) are summed.
+ */
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <cstdlib>
+
+#include "nrf_err.h"
+#include "nrf_rt.h"
+
+namespace {
+
+nrf_rt_peer_stats
+Peer(const char *name, bool local, uint64_t tries)
+{
+	nrf_rt_peer_stats p = {};
+
+	snprintf(p.name, sizeof(p.name), "%s", name);
+	p.local = local;
+	p.tries = tries;
+	return p;
+}
+
+} // namespace
+
+TEST(RtPeerStats, MergeSumsTheSameUpstreamAndKeepsRolesApart)
+{
+	nrf_rt_peer_stats *v = nullptr;
+	size_t n = 0, cap = 0;
+	nrf_rt_peer_stats a = Peer("nrf-e.test:8080", false, 3);
+	nrf_rt_peer_stats b = Peer("nrf-e.test:8080", false, 4);
+	nrf_rt_peer_stats l = Peer("nrf-e.test:8080", true, 5);
+
+	a.loop_prevented = 1;
+	a.fail[NRF_RT_FAIL_RESET] = 2;
+	a.codes[0] = 200;
+	a.code_n[0] = 3;
+	a.n_codes = 1;
+	b.loop_prevented = 2;
+	b.fail[NRF_RT_FAIL_RESET] = 1;
+	b.codes[0] = 404;
+	b.code_n[0] = 1;
+	b.codes[1] = 200;
+	b.code_n[1] = 3;
+	b.n_codes = 2;
+	b.code_other = 7;
+	ASSERT_EQ(nrf_rt_peer_stats_merge(&v, &n, &cap, &a), 0);
+	ASSERT_EQ(nrf_rt_peer_stats_merge(&v, &n, &cap, &l), 0);
+	ASSERT_EQ(nrf_rt_peer_stats_merge(&v, &n, &cap, &b), 0);
+	ASSERT_EQ(n, 2u);
+	EXPECT_FALSE(v[0].local);
+	EXPECT_EQ(v[0].tries, 7u);
+	EXPECT_EQ(v[0].loop_prevented, 3u);
+	EXPECT_EQ(v[0].fail[NRF_RT_FAIL_RESET], 3u);
+	EXPECT_EQ(v[0].code_other, 7u);
+	ASSERT_EQ(v[0].n_codes, 2u);
+	EXPECT_EQ(v[0].codes[0], 200);
+	EXPECT_EQ(v[0].code_n[0], 6u);
+	EXPECT_EQ(v[0].codes[1], 404);
+	EXPECT_EQ(v[0].code_n[1], 1u);
+	EXPECT_TRUE(v[1].local);
+	EXPECT_EQ(v[1].tries, 5u);
+	free(v);
+}
+
+TEST(RtPeerStats, MergeCountsCodesBeyondTheTableAsOther)
+{
+	nrf_rt_peer_stats *v = nullptr;
+	size_t n = 0, cap = 0;
+	nrf_rt_peer_stats a = Peer("p:1", false, 0), b = Peer("p:1", false, 0);
+
+	for (unsigned int k = 0; k < NRF_RT_PEER_CODES; k++) {
+		a.codes[k] = (uint16_t)(200 + k);
+		a.code_n[k] = 1;
+		b.codes[k] = (uint16_t)(400 + k);
+		b.code_n[k] = 2;
+	}
+	a.n_codes = b.n_codes = NRF_RT_PEER_CODES;
+	ASSERT_EQ(nrf_rt_peer_stats_merge(&v, &n, &cap, &a), 0);
+	ASSERT_EQ(nrf_rt_peer_stats_merge(&v, &n, &cap, &b), 0);
+	ASSERT_EQ(n, 1u);
+	EXPECT_EQ(v[0].n_codes, (unsigned int)NRF_RT_PEER_CODES);
+	EXPECT_EQ(v[0].code_other, 2u * NRF_RT_PEER_CODES);
+	free(v);
+}
+
+TEST(RtPeerStats, MergeOfManyUpstreamsGrowsTheArray)
+{
+	nrf_rt_peer_stats *v = nullptr;
+	size_t n = 0, cap = 0;
+
+	for (int i = 0; i < 100; i++) {
+		char name[32];
+
+		snprintf(name, sizeof(name), "nrf-%d.test:8080", i);
+		nrf_rt_peer_stats p = Peer(name, false, (uint64_t)i);
+		ASSERT_EQ(nrf_rt_peer_stats_merge(&v, &n, &cap, &p), 0);
+	}
+	ASSERT_EQ(n, 100u);
+	EXPECT_GE(cap, 100u);
+	EXPECT_EQ(v[99].tries, 99u);
+	EXPECT_STREQ(v[42].name, "nrf-42.test:8080");
+	free(v);
+}
