@@ -438,6 +438,18 @@ nrfwd_mp_primary_create(const struct nrfwd_mp_params *p, const struct nrf_cfg *c
 		free(mp);
 		return NULL;
 	}
+	/* Checked here, once, rather than by every worker that would then die
+	 * and be restarted for ever (nrf_tp_dp_next_port(): the workers split
+	 * 49152..65535 for their upstream connections). */
+	for (k = 0; mp->n > 1 && k < cfg->rt.n_listen; k++) {
+		if (cfg->rt.listen[k].port == 0 || cfg->rt.listen[k].port >= 49152) {
+			NRF_LOG(ERR, MOD, "runtime.listen[%u].port %u: with %u DPDK workers listen "
+				"ports must be 1..49151 (49152..65535 are split between the workers)",
+				k, cfg->rt.listen[k].port, mp->n);
+			free(mp);
+			return NULL;
+		}
+	}
 	main_lc = nrf_tp_dpdk_main_lcore();
 	if (nrf_tp_dpdk_lcore_cpus(main_lc, main_cpus, sizeof(main_cpus)) != 0 ||
 		nrf_tp_dpdk_file_prefix(fp, sizeof(fp)) != 0) {

@@ -245,7 +245,19 @@ def refusals(fab, r):
         D.expect('--in-memory, --no-huge and --no-shconf turn that off' in p.log(),
                  'no clear line:\n' + p.log()[-1500:])
 
+    def high_listen_port():
+        # Workers split 49152..65535 for their upstream connections: the
+        # primary refuses a listener there before any worker starts.
+        high = D.config(SELF, 50000)
+        p = fab.start_nrfwd_mp(a, high, workers=2, name='nrfwd-high', wait=False)
+        rc = p.proc.wait(timeout=30)
+        D.expect(rc == 1, 'exit status %r' % rc)
+        D.expect('runtime.listen[0].port 50000: with 2 DPDK workers' in p.log(),
+                 'no clear line:\n' + p.log()[-1500:])
+        D.expect('worker 0 started' not in p.log(), 'a worker was started:\n' + p.log()[-1500:])
+
     r.check('mp: worker processes refuse --in-memory', in_memory)
+    r.check('mp: listen port among the workers\' ports refused', high_listen_port)
 
 
 if __name__ == '__main__':
