@@ -630,6 +630,7 @@ port_attach(const struct nrf_tp_dpdk_conf *c)
 {
 	struct rte_eth_dev_info info;
 	struct rte_ether_addr mac;
+	struct rte_eth_conf pc;
 	uint16_t mtu = STD_MTU, q;
 	int rc;
 
@@ -675,6 +676,11 @@ port_attach(const struct nrf_tp_dpdk_conf *c)
 	}
 	if (rte_eth_dev_get_mtu(dp.port, &mtu) != 0 || mtu > STD_MTU)
 		mtu = STD_MTU;
+	/* The checksum offloads the primary configured on the port: it enables
+	 * every one the device offers (csum_offloads() in port_start()), so
+	 * the same capabilities give the same bits here. */
+	memset(&pc, 0, sizeof(pc));
+	csum_offloads(&info, &pc);
 	dp.port_started = true;
 	rc = nrf_tp_lw_start(c, mac.addr_bytes, mtu);
 	if (rc != 0) {
@@ -682,9 +688,11 @@ port_attach(const struct nrf_tp_dpdk_conf *c)
 		return rc;
 	}
 	(void)nrf_tp_dp_tx_flush();
-	NRF_LOG(INFO, MOD, "worker on DPDK port %u queue %u of %u (%s), lcore %u",
-		dp.port, dp.queue, dp.nq, info.driver_name != NULL ? info.driver_name : "?",
-		rte_lcore_id());
+	NRF_LOG(INFO, MOD, "worker on DPDK port %u queue %u of %u (%s), lcore %u, checksum "
+		"offload rx %s tx %s", dp.port, dp.queue, dp.nq,
+		info.driver_name != NULL ? info.driver_name : "?", rte_lcore_id(),
+		csum_name(dp.csum & (NRF_TP_DP_CSUM_RX_IP | NRF_TP_DP_CSUM_RX_TCP)),
+		csum_name(dp.csum & (NRF_TP_DP_CSUM_TX_IP | NRF_TP_DP_CSUM_TX_TCP)));
 	return 0;
 }
 
@@ -1342,17 +1350,17 @@ uint16_t
 nrf_tp_dp_next_port(void)
 {
 	static uint32_t next;
-	uint32_t span = 65536u - 49152u, p;
+	uint32_t p;
 
 	if (dp.nq <= 1)
 		return 0;
-	/* 49152 is a multiple of every queue count up to 16 but 5, 7, 9..:
-	 * count in the worker's own residue class. */
+	/* The first port >= 49152 with port % queues == queue, then every
+	 * queues-th one; round again after 65535. */
 	if (next == 0)
-		next = 49152u + (dp.queue + dp.nq - 49152u % dp.nq) % dp.nq;
+		next = EPHEMERAL_FIRST + (dp.queue + dp.nq - EPHEMERAL_FIRST % dp.nq) % dp.nq;
 	p = next;
 	next += dp.nq;
-	if (next >= 49152u + span)
+	if (next > UINT16_MAX)
 		next = 0;
 	return (uint16_t)p;
 }

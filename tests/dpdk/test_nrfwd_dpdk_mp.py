@@ -94,6 +94,11 @@ def mp(fab, r):
         m = metrics(fab, a)
         for k in (0, 1):
             D.expect_eq(m.get('nrfwd_worker_up{worker="%d"}' % k), 1.0, 'worker %d up' % k)
+            # net_tap offers IPv4+TCP checksum offload: the workers use what
+            # the primary configured on the port.
+            D.expect(re.search(r'w%d/tp-dpdk: worker on DPDK port \d+ queue %d of 2 \(net_tap\).*'
+                               r'checksum offload rx ip\+tcp tx ip\+tcp' % (k, k), fwd.log())
+                     is not None, 'worker %d checksum offloads:\n%s' % (k, fwd.log()[-2000:]))
 
     def spread():
         # 10 000 client connections, two requests each, in rounds of 500
