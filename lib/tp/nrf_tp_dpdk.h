@@ -98,7 +98,8 @@ enum nrf_tp_dpdk_role {
 	/** Decide after the EAL started: PRIMARY when the core list has two or
 	 *  more worker lcores, else SINGLE (see nrf_tp_dpdk_role()). */
 	NRF_TP_DPDK_AUTO,
-	/** Owns the port with one queue pair per worker, the packet pool and
+	/** Owns the port with one queue pair per worker lcore of the EAL core
+	 *  list (at least one; at most NRF_TP_DPDK_MAX_QUEUES), the packet pool and
 	 *  the ARP rings; runs no TCP/IP stack and no loop (loop_create() fails
 	 *  with NRF_EINVAL). Needs shared memory: hugepages with a hugetlbfs
 	 *  mount and no --in-memory / --no-shconf. */
@@ -113,9 +114,6 @@ enum nrf_tp_dpdk_role {
 struct nrf_tp_dpdk_conf {
 	/** Role of this process (default SINGLE). */
 	enum nrf_tp_dpdk_role role;
-	/** PRIMARY: queue pairs to configure, 1..NRF_TP_DPDK_MAX_QUEUES; 0: one
-	 *  per worker lcore of the EAL core list. */
-	uint16_t queues;
 	/** SECONDARY: the queue pair this worker polls. */
 	uint16_t queue;
 	/** DPDK port id; -1: the only available port (several: NRF_EINVAL). */

@@ -786,7 +786,7 @@ nrf_tp_dpdk_init(int argc, char **argv, const struct nrf_tp_dpdk_conf *conf)
 	if (dp.role == NRF_TP_DPDK_PRIMARY) {
 		unsigned int nw = rte_lcore_count() - 1;
 
-		dp.nq = (uint16_t)(conf->queues != 0 ? conf->queues : NRF_MAX(nw, 1u));
+		dp.nq = (uint16_t)NRF_MAX(nw, 1u);
 		if (conf->role == NRF_TP_DPDK_AUTO && (f.in_memory || f.no_huge || f.no_shconf))
 			rc = NRF_EINVAL;
 		else if (dp.nq > NRF_TP_DPDK_MAX_QUEUES)
