@@ -100,7 +100,7 @@ enum nrf_tp_dpdk_role {
 	NRF_TP_DPDK_AUTO,
 	/** Owns the port with one queue pair per worker lcore of the EAL core
 	 *  list (at least one; at most NRF_TP_DPDK_MAX_QUEUES), the packet pool and
-	 *  the ARP rings; runs no TCP/IP stack and no loop (loop_create() fails
+	 *  the workers' rings; runs no TCP/IP stack and no loop (loop_create() fails
 	 *  with NRF_EINVAL). Needs shared memory: hugepages with a hugetlbfs
 	 *  mount and no --in-memory / --no-shconf. */
 	NRF_TP_DPDK_PRIMARY,
