@@ -105,6 +105,73 @@ h2_check_name(const uint8_t *p, size_t len)
 	return all_in(name_ok, p, len);
 }
 
+#if defined(__SSE2__)
+/* Bytes of @p x that nghttp2_check_header_value() refuses: CTL (0x00-0x1f)
+ * except HT, and DEL; as signed bytes, 0x80-0xff are negative and allowed. */
+static inline int
+value_bad16(__m128i x)
+{
+	const __m128i sp = _mm_set1_epi8(0x20);
+	const __m128i ht = _mm_set1_epi8(0x09);
+	const __m128i del = _mm_set1_epi8(0x7f);
+	const __m128i neg1 = _mm_set1_epi8(-1);
+	__m128i ctl = _mm_and_si128(_mm_cmplt_epi8(x, sp), _mm_cmpgt_epi8(x, neg1));
+
+	return _mm_movemask_epi8(_mm_or_si128(_mm_andnot_si128(_mm_cmpeq_epi8(x, ht), ctl),
+		_mm_cmpeq_epi8(x, del)));
+}
+
+/* nghttp2_check_path()'s refusals: CTL, SP and DEL (0x80-0xff allowed). */
+static inline int
+path_bad16(__m128i x)
+{
+	const __m128i excl = _mm_set1_epi8(0x21);
+	const __m128i del = _mm_set1_epi8(0x7f);
+	const __m128i neg1 = _mm_set1_epi8(-1);
+
+	return _mm_movemask_epi8(_mm_or_si128(
+		_mm_and_si128(_mm_cmplt_epi8(x, excl), _mm_cmpgt_epi8(x, neg1)),
+		_mm_cmpeq_epi8(x, del)));
+}
+
+static inline __m128i
+load16(const uint8_t *p)
+{
+	return _mm_loadu_si128((const __m128i *)(const void *)p);
+}
+
+/* Bytes [0, 8) and [len - 8, len) of a value of 8 to 15 bytes, overlapping:
+ * every byte is in one of the halves. */
+static inline __m128i
+load8x2(const uint8_t *p, size_t len)
+{
+	uint64_t a, b;
+
+	memcpy(&a, p, sizeof(a));
+	memcpy(&b, p + len - 8, sizeof(b));
+	return _mm_set_epi64x((long long)b, (long long)a);
+}
+
+/*
+ * Every byte of p[0, len) passes @p bad16 (16 at a time; the last vector
+ * ends with the value and may overlap the one before; 8 to 15 bytes in
+ * two overlapping halves), else the table @p tab for fewer than 8.
+ */
+#define CHECK16(bad16, tab, p, len) do {					\
+	size_t i_;								\
+										\
+	if ((len) >= 16) {							\
+		for (i_ = 0; i_ + 16 <= (len); i_ += 16)			\
+			if (bad16(load16((p) + i_)) != 0)			\
+				return false;					\
+		return i_ == (len) || bad16(load16((p) + (len) - 16)) == 0;	\
+	}									\
+	if ((len) >= 8)								\
+		return bad16(load8x2((p), (len))) == 0;				\
+	return all_in((tab), (p), (len));					\
+} while (0)
+#endif
+
 /*
  * nghttp2_check_header_value(): every byte but CTL (0x00-0x1f except HT)
  * and DEL. As signed bytes, 0x80-0xff are negative and allowed.
@@ -112,49 +179,22 @@ h2_check_name(const uint8_t *p, size_t len)
 bool
 h2_check_value(const uint8_t *p, size_t len)
 {
-	size_t i = 0;
-
 #if defined(__SSE2__)
-	const __m128i sp = _mm_set1_epi8(0x20);
-	const __m128i ht = _mm_set1_epi8(0x09);
-	const __m128i del = _mm_set1_epi8(0x7f);
-	const __m128i neg1 = _mm_set1_epi8(-1);
-
-	for (; simd_value && i + 16 <= len; i += 16) {
-		__m128i x = _mm_loadu_si128((const __m128i *)(const void *)(p + i));
-		__m128i ctl = _mm_and_si128(_mm_cmplt_epi8(x, sp), _mm_cmpgt_epi8(x, neg1));
-		__m128i bad = _mm_or_si128(_mm_andnot_si128(_mm_cmpeq_epi8(x, ht), ctl),
-			_mm_cmpeq_epi8(x, del));
-
-		if (_mm_movemask_epi8(bad) != 0)
-			return false;
-	}
+	if (simd_value)
+		CHECK16(value_bad16, value_ok, p, len);
 #endif
-	return all_in(value_ok, p + i, len - i);
+	return all_in(value_ok, p, len);
 }
 
 /* nghttp2_check_path(): no CTL, SP or DEL (0x80-0xff allowed). */
 static bool
 path_check(const uint8_t *p, size_t len)
 {
-	size_t i = 0;
-
 #if defined(__SSE2__)
-	const __m128i excl = _mm_set1_epi8(0x21);
-	const __m128i del = _mm_set1_epi8(0x7f);
-	const __m128i neg1 = _mm_set1_epi8(-1);
-
-	for (; simd_path && i + 16 <= len; i += 16) {
-		__m128i x = _mm_loadu_si128((const __m128i *)(const void *)(p + i));
-		__m128i bad = _mm_or_si128(
-			_mm_and_si128(_mm_cmplt_epi8(x, excl), _mm_cmpgt_epi8(x, neg1)),
-			_mm_cmpeq_epi8(x, del));
-
-		if (_mm_movemask_epi8(bad) != 0)
-			return false;
-	}
+	if (simd_path)
+		CHECK16(path_bad16, path_ok, p, len);
 #endif
-	return all_in(path_ok, p + i, len - i);
+	return all_in(path_ok, p, len);
 }
 
 /* nghttp2_check_header_value_rfc9113(): also no leading/trailing SP/HT. */
@@ -183,6 +223,13 @@ scheme_ok(const uint8_t *p, size_t len)
 			return false;
 	}
 	return true;
+}
+
+/* @p n is a constant at every call: the compiler compares in words. */
+static inline bool
+eqn(const uint8_t *p, const char *s, size_t n)
+{
+	return memcmp(p, s, n) == 0;
 }
 
 static bool
@@ -241,107 +288,148 @@ once(struct nrf_h2_reqchk *rc, uint32_t flag, size_t vlen)
 	return H2_CHK_OK;
 }
 
+/* What a field name is to the rules below. */
+enum field_kind {
+	FK_OTHER,      /* any other regular field */
+	FK_METHOD,
+	FK_PATH,
+	FK_SCHEME,
+	FK_AUTHORITY,
+	FK_PSEUDO_BAD, /* any other pseudo-header, or a bad one */
+	FK_HOST,
+	FK_TE,
+	FK_CLEN,       /* content-length */
+	FK_CONN,       /* connection-specific: never in HTTP/2 */
+};
+
+/* By length first, then one comparison: names are short and most fields
+ * are none of these. */
+static inline enum field_kind
+field_kind(const uint8_t *name, size_t nlen)
+{
+	if (name[0] == ':') {
+		switch (nlen) {
+		case 5:
+			return eqn(name, ":path", 5) ? FK_PATH : FK_PSEUDO_BAD;
+		case 7:
+			if (eqn(name, ":method", 7))
+				return FK_METHOD;
+			return eqn(name, ":scheme", 7) ? FK_SCHEME : FK_PSEUDO_BAD;
+		case 10:
+			return eqn(name, ":authority", 10) ? FK_AUTHORITY : FK_PSEUDO_BAD;
+		default:
+			/* :protocol too: extended CONNECT is not enabled */
+			return FK_PSEUDO_BAD;
+		}
+	}
+	switch (nlen) {
+	case 2:
+		return eqn(name, "te", 2) ? FK_TE : FK_OTHER;
+	case 4:
+		return eqn(name, "host", 4) ? FK_HOST : FK_OTHER;
+	case 7:
+		return eqn(name, "upgrade", 7) ? FK_CONN : FK_OTHER;
+	case 10:
+		return eqn(name, "connection", 10) || eqn(name, "keep-alive", 10) ? FK_CONN : FK_OTHER;
+	case 14:
+		return eqn(name, "content-length", 14) ? FK_CLEN : FK_OTHER;
+	case 16:
+		return eqn(name, "proxy-connection", 16) ? FK_CONN : FK_OTHER;
+	case 17:
+		return eqn(name, "transfer-encoding", 17) ? FK_CONN : FK_OTHER;
+	default:
+		return FK_OTHER;
+	}
+}
+
 int
 h2_check_field(struct nrf_h2_reqchk *rc, const uint8_t *name, size_t nlen, const uint8_t *value,
 	size_t vlen, bool trailer)
 {
-	bool pseudo = nlen > 0 && name[0] == ':';
-	bool ok;
+	return h2_check_field_known(rc, name, nlen, value, vlen, trailer, 0);
+}
 
-	if (!h2_check_name(name, nlen))
+/*
+ * The outcome is nghttp2's (nghttp2_http_on_header, server side): any bad
+ * name or value byte, and every rule of http_request_on_header, is
+ * H2_CHK_BAD, and regular fields follow the same rules in trailers. Only
+ * the order of the tests differs, which changes nothing: a request is
+ * malformed by its first bad field, whatever made it bad.
+ * A name one of the kinds above matched exactly is a valid name already.
+ */
+int
+h2_check_field_known(struct nrf_h2_reqchk *rc, const uint8_t *name, size_t nlen,
+	const uint8_t *value, size_t vlen, bool trailer, unsigned int known)
+{
+	bool vk = (known & H2_KNOWN_VALUE) != 0;
+	enum field_kind k;
+
+	if (nlen == 0)
 		return H2_CHK_BAD;
-	/* Value checks by field (nghttp2_http_on_header, server side). */
-	if (pseudo && lit(name, nlen, ":method", 7))
-		ok = vlen > 0 && all_in(meth_ok, value, vlen);
-	else if (pseudo && lit(name, nlen, ":path", 5))
-		ok = path_check(value, vlen);
-	else if ((pseudo && lit(name, nlen, ":authority", 10)) || lit(name, nlen, "host", 4))
-		ok = all_in(auth_ok, value, vlen);
-	else if (pseudo && lit(name, nlen, ":scheme", 7))
-		ok = scheme_ok(value, vlen);
-	else
-		ok = value_rfc9113(value, vlen);
-	if (!ok)
+	k = field_kind(name, nlen);
+	switch (k) {
+	case FK_OTHER:
+		if (!(known & H2_KNOWN_NAME) && !h2_check_name(name, nlen))
+			return H2_CHK_BAD;
+		rc->fl |= H2_HF_NO_PSEUDO;
+		return vk || value_rfc9113(value, vlen) ? H2_CHK_OK : H2_CHK_BAD;
+	case FK_PSEUDO_BAD:
+	case FK_CONN:
 		return H2_CHK_BAD;
-	/* http_request_on_header */
-	if (pseudo) {
-		if (trailer || (rc->fl & H2_HF_NO_PSEUDO))
+	case FK_HOST:
+		if (!vk && !all_in(auth_ok, value, vlen))
 			return H2_CHK_BAD;
-		switch (nlen) {
-		case 5: /* :path */
-			if (!lit(name, nlen, ":path", 5) || once(rc, H2_HF_PATH, vlen) != 0)
-				return H2_CHK_BAD;
-			if (vlen > 0 && value[0] == '/')
-				rc->fl |= H2_HF_PATH_REGULAR;
-			else if (vlen == 1 && value[0] == '*')
-				rc->fl |= H2_HF_PATH_ASTERISK;
-			return H2_CHK_OK;
-		case 7:
-			if (lit(name, nlen, ":method", 7)) {
-				if (once(rc, H2_HF_METHOD, vlen) != 0)
-					return H2_CHK_BAD;
-				if (lit(value, vlen, "CONNECT", 7))
-					rc->fl |= H2_HF_CONNECT;
-				else if (lit(value, vlen, "OPTIONS", 7))
-					rc->fl |= H2_HF_OPTIONS;
-				return H2_CHK_OK;
-			}
-			if (lit(name, nlen, ":scheme", 7)) {
-				if (once(rc, H2_HF_SCHEME, vlen) != 0)
-					return H2_CHK_BAD;
-				if (lit_ci(value, vlen, "http", 4) || lit_ci(value, vlen, "https", 5))
-					rc->fl |= H2_HF_SCHEME_HTTP;
-				return H2_CHK_OK;
-			}
+		rc->fl |= H2_HF_NO_PSEUDO;
+		return once(rc, H2_HF_HOST, vlen);
+	case FK_TE:
+		if (!vk && !value_rfc9113(value, vlen))
 			return H2_CHK_BAD;
-		case 10:
-			if (!lit(name, nlen, ":authority", 10))
-				return H2_CHK_BAD;
-			return once(rc, H2_HF_AUTHORITY, vlen);
-		default:
-			/* :protocol too: extended CONNECT is not enabled */
+		rc->fl |= H2_HF_NO_PSEUDO;
+		return lit_ci(value, vlen, "trailers", 8) ? H2_CHK_OK : H2_CHK_BAD;
+	case FK_CLEN:
+		if (!vk && !value_rfc9113(value, vlen))
 			return H2_CHK_BAD;
-		}
-	}
-	rc->fl |= H2_HF_NO_PSEUDO;
-	switch (nlen) {
-	case 2:
-		if (lit(name, nlen, "te", 2) && !lit_ci(value, vlen, "trailers", 8))
+		rc->fl |= H2_HF_NO_PSEUDO;
+		if (rc->clen != -1)
 			return H2_CHK_BAD;
-		break;
-	case 4:
-		if (lit(name, nlen, "host", 4))
-			return once(rc, H2_HF_HOST, vlen);
-		break;
-	case 7:
-		if (lit(name, nlen, "upgrade", 7))
-			return H2_CHK_BAD;
-		break;
-	case 10:
-		if (lit(name, nlen, "connection", 10) || lit(name, nlen, "keep-alive", 10))
-			return H2_CHK_BAD;
-		break;
-	case 14:
-		if (lit(name, nlen, "content-length", 14)) {
-			if (rc->clen != -1)
-				return H2_CHK_BAD;
-			rc->clen = parse_uint(value, vlen);
-			if (rc->clen == -1)
-				return H2_CHK_BAD;
-		}
-		break;
-	case 16:
-		if (lit(name, nlen, "proxy-connection", 16))
-			return H2_CHK_BAD;
-		break;
-	case 17:
-		if (lit(name, nlen, "transfer-encoding", 17))
-			return H2_CHK_BAD;
-		break;
+		rc->clen = parse_uint(value, vlen);
+		return rc->clen == -1 ? H2_CHK_BAD : H2_CHK_OK;
 	default:
 		break;
 	}
-	return H2_CHK_OK;
+	/* The four pseudo-headers a request may have. */
+	if (trailer || (rc->fl & H2_HF_NO_PSEUDO))
+		return H2_CHK_BAD;
+	switch (k) {
+	case FK_PATH:
+		if ((!vk && !path_check(value, vlen)) || once(rc, H2_HF_PATH, vlen) != 0)
+			return H2_CHK_BAD;
+		if (value[0] == '/')
+			rc->fl |= H2_HF_PATH_REGULAR;
+		else if (vlen == 1 && value[0] == '*')
+			rc->fl |= H2_HF_PATH_ASTERISK;
+		return H2_CHK_OK;
+	case FK_METHOD:
+		if ((!vk && !all_in(meth_ok, value, vlen)) || once(rc, H2_HF_METHOD, vlen) != 0)
+			return H2_CHK_BAD;
+		if (lit(value, vlen, "CONNECT", 7))
+			rc->fl |= H2_HF_CONNECT;
+		else if (lit(value, vlen, "OPTIONS", 7))
+			rc->fl |= H2_HF_OPTIONS;
+		return H2_CHK_OK;
+	case FK_SCHEME:
+		if ((!vk && !scheme_ok(value, vlen)) || once(rc, H2_HF_SCHEME, vlen) != 0)
+			return H2_CHK_BAD;
+		if (lit_ci(value, vlen, "http", 4) || lit_ci(value, vlen, "https", 5))
+			rc->fl |= H2_HF_SCHEME_HTTP;
+		return H2_CHK_OK;
+	case FK_AUTHORITY:
+		if (!vk && !all_in(auth_ok, value, vlen))
+			return H2_CHK_BAD;
+		return once(rc, H2_HF_AUTHORITY, vlen);
+	default:
+		return H2_CHK_BAD;
+	}
 }
 
 int

@@ -106,22 +106,14 @@ static int
 check_request_head(struct nrf_h2_conn *c, struct nrf_h2_stream *st)
 {
 	const struct nrf_h2_msg *m = &st->msg;
-	struct nrf_slice cl;
 
 	if (st->flags & NRF_H2_SF_HDR_OVER)
 		return NRF_EPARSE;
 	if (m->path.len == 0 || m->method.len == 0 || nrf_slice_eq(m->method, "CONNECT"))
 		return NRF_EPARSE;
-	cl = nrf_h2_msg_get(m, "content-length");
-	if (cl.len > 0) {
-		uint64_t v = 0;
-		size_t i;
-
-		for (i = 0; i < cl.len && v <= c->ctx->lim.max_body_bytes; i++)
-			v = v * 10 + (uint64_t)(cl.p[i] - '0');
-		if (v > c->ctx->lim.max_body_bytes)
-			return NRF_ETOOBIG;
-	}
+	/* content-length as h2_check_field() parsed it (-1: none) */
+	if (st->chk.clen > 0 && (uint64_t)st->chk.clen > c->ctx->lim.max_body_bytes)
+		return NRF_ETOOBIG;
 	return 0;
 }
 
@@ -148,12 +140,20 @@ on_begin_headers(nghttp2_session *sess, const nghttp2_frame *frame, void *ud)
 	return 0;
 }
 
+/*
+ * One received field. nghttp2 hands it over as rcbufs, which tell whether
+ * the bytes come from HPACK's static table: those need no byte check
+ * (h2_check_field_known()) and no copy (the table is nghttp2's constant
+ * data; h2_msg_store()).
+ */
 static int
-on_header(nghttp2_session *sess, const nghttp2_frame *frame, const uint8_t *name,
-	size_t nlen, const uint8_t *value, size_t vlen, uint8_t flags, void *ud)
+on_header2(nghttp2_session *sess, const nghttp2_frame *frame, nghttp2_rcbuf *name_rc,
+	nghttp2_rcbuf *value_rc, uint8_t flags, void *ud)
 {
 	struct nrf_h2_conn *c = ud;
 	struct nrf_h2_stream *st;
+	nghttp2_vec n, v;
+	unsigned int known = 0;
 	int rc;
 
 	(void)flags;
@@ -168,11 +168,19 @@ on_header(nghttp2_session *sess, const nghttp2_frame *frame, const uint8_t *name
 	}
 	if (st == NULL)
 		return 0; /* a forgotten stream */
+	n = nghttp2_rcbuf_get_buf(name_rc);
+	v = nghttp2_rcbuf_get_buf(value_rc);
+	if (nghttp2_rcbuf_is_static(name_rc)) {
+		known |= H2_KNOWN_NAME;
+		if (nghttp2_rcbuf_is_static(value_rc))
+			known |= H2_KNOWN_VALUE;
+	}
 	if (c->server) {
 		/* HTTP rules (nghttp2's are off on front sessions) */
 		if (st->flags & NRF_H2_SF_MALFORMED)
 			return 0;
-		rc = h2_check_field(&st->chk, name, nlen, value, vlen, st->hdr_phase != 0);
+		rc = h2_check_field_known(&st->chk, n.base, n.len, v.base, v.len,
+			st->hdr_phase != 0, known);
 		if (rc != H2_CHK_OK) {
 			st->flags |= NRF_H2_SF_MALFORMED;
 			return 0;
@@ -180,7 +188,7 @@ on_header(nghttp2_session *sess, const nghttp2_frame *frame, const uint8_t *name
 	}
 	if (st->hdr_phase != 0 || (st->flags & NRF_H2_SF_HDR_OVER))
 		return 0; /* trailers, or already over */
-	rc = h2_msg_store(c->ctx, &st->msg, name, nlen, value, vlen);
+	rc = h2_msg_store_known(c->ctx, &st->msg, n.base, n.len, v.base, v.len, known);
 	if (rc == 0)
 		return 0;
 	if (!c->server)
@@ -488,7 +496,7 @@ make_callbacks(void)
 	if (nghttp2_session_callbacks_new(&cb) != 0)
 		return NULL;
 	nghttp2_session_callbacks_set_on_begin_headers_callback(cb, on_begin_headers);
-	nghttp2_session_callbacks_set_on_header_callback(cb, on_header);
+	nghttp2_session_callbacks_set_on_header_callback2(cb, on_header2);
 	nghttp2_session_callbacks_set_on_frame_recv_callback(cb, on_frame_recv);
 	nghttp2_session_callbacks_set_on_data_chunk_recv_callback(cb, on_data_chunk);
 	nghttp2_session_callbacks_set_on_stream_close_callback(cb, on_stream_close);

@@ -313,9 +313,18 @@ int
 h2_msg_store(struct nrf_h2_ctx *ctx, struct nrf_h2_msg *m, const uint8_t *name,
 	size_t nlen, const uint8_t *value, size_t vlen)
 {
+	return h2_msg_store_known(ctx, m, name, nlen, value, vlen, 0);
+}
+
+int
+h2_msg_store_known(struct nrf_h2_ctx *ctx, struct nrf_h2_msg *m, const uint8_t *name,
+	size_t nlen, const uint8_t *value, size_t vlen, unsigned int known)
+{
 	uint32_t cap = ctx->lim.max_header_bytes;
 	size_t cost = nlen + vlen + 32;
-	char *np, *vp;
+	size_t copy = (known & H2_KNOWN_NAME ? 0 : nlen) + (known & H2_KNOWN_VALUE ? 0 : vlen);
+	const char *np, *vp;
+	char *w;
 
 	if (cost > cap || m->list_size + cost > cap)
 		return NRF_ETOOBIG;
@@ -327,11 +336,23 @@ h2_msg_store(struct nrf_h2_ctx *ctx, struct nrf_h2_msg *m, const uint8_t *name,
 		m->hdrs = (struct nrf_h2_hdr *)(void *)m->block;
 	}
 	m->list_size += (uint32_t)cost;
-	m->block_top -= (uint32_t)(nlen + vlen);
-	np = m->block + m->block_top;
-	vp = np + nlen;
-	memcpy(np, name, nlen);
-	memcpy(vp, value, vlen);
+	/* Bytes of HPACK's static table are nghttp2's constant data: kept
+	 * where they are, the rest is copied into the block. */
+	m->block_top -= (uint32_t)copy;
+	w = m->block + m->block_top;
+	if (known & H2_KNOWN_NAME) {
+		np = (const char *)name;
+	} else {
+		memcpy(w, name, nlen);
+		np = w;
+		w += nlen;
+	}
+	if (known & H2_KNOWN_VALUE) {
+		vp = (const char *)value;
+	} else {
+		memcpy(w, value, vlen);
+		vp = w;
+	}
 	if (nlen > 0 && name[0] == ':') {
 		struct nrf_slice v = {vp, vlen};
 
