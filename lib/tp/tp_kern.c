@@ -60,6 +60,15 @@ struct nrf_tp_conn {
 	struct nrf_tp_loop *loop;
 	bool connecting;  /* no event seen yet since connect() */
 	int connect_err;  /* result, taken before any read can clear SO_ERROR */
+	/*
+	 * A read returned less than asked: the socket was empty then, and
+	 * edge-triggered epoll reports the next arrival, so until then a read
+	 * is EAGAIN without a recv() (one syscall fewer per wake). Not once
+	 * the peer's FIN, a hang-up or an error was reported: its edge is
+	 * gone, and the read that returns 0 or the error must still happen.
+	 */
+	bool drained;
+	bool ended;
 };
 
 struct nrf_tp_listener {
@@ -230,6 +239,10 @@ kern_poll(struct nrf_tp_loop *loop, int timeout_ms)
 		if (s->kind == SRC_CONN) {
 			struct nrf_tp_conn *c = (struct nrf_tp_conn *)s;
 
+			if (ev & NRF_TP_EV_IN)
+				c->drained = false;
+			if (e & (EPOLLRDHUP | EPOLLHUP | EPOLLERR))
+				c->ended = true;
 			if (c->connecting) {
 				int soe = 0;
 				socklen_t len = sizeof(soe);
@@ -434,11 +447,16 @@ kern_read(struct nrf_tp_conn *c, void *buf, size_t cap)
 {
 	ssize_t n;
 
+	if (c->drained)
+		return NRF_EAGAIN;
 	do {
 		n = recv(c->s.fd, buf, cap, 0);
 	} while (n < 0 && errno == EINTR);
-	if (n > 0)
+	if (n > 0) {
+		if ((size_t)n < cap && !c->ended)
+			c->drained = true;
 		return n;
+	}
 	if (n == 0)
 		return NRF_ECLOSED;
 	return errno_to_nrf(errno);
