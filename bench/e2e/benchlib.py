@@ -3,6 +3,7 @@
 
 free_port(), wait_port(): start-up of the systems under test on loopback;
 cpu_seconds(): utime+stime of a process and its live descendants, from /proc
+cpu_seconds_ns(): the same from schedstat, to the nanosecond
 (nghttpx forks a worker; the others are single processes);
 parse_h2load(): the summary of one h2load run;
 write_section(): replace one marked section of docs/benchmarks.md.
@@ -55,6 +56,20 @@ def cpu_seconds(pid):
     except OSError:
         return 0.0
     return total + sum(cpu_seconds(c) for c in children(pid))
+
+
+def cpu_seconds_ns(pid):
+    """On-CPU time of @pid's live threads and live descendants, from
+    /proc/PID/task/TID/schedstat (nanoseconds): no 10 ms tick rounding, which
+    is 4-5 % of a 0.2 s sample. Falls back to cpu_seconds() without it."""
+    total = 0
+    try:
+        for tid in os.listdir(f"/proc/{pid}/task"):
+            with open(f"/proc/{pid}/task/{tid}/schedstat") as f:
+                total += int(f.read().split()[0])
+    except (OSError, ValueError, IndexError):
+        return cpu_seconds(pid)
+    return total / 1e9 + sum(cpu_seconds_ns(c) for c in children(pid))
 
 
 def write_section(path, key, text):

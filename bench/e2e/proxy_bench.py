@@ -34,7 +34,7 @@ import tempfile
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from benchlib import cpu_seconds, free_port, parse_h2load, wait_port, write_section  # noqa: E402
+from benchlib import cpu_seconds_ns, free_port, parse_h2load, wait_port, write_section  # noqa: E402
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 VIA = "2.0 nrf-x.seg9.example.com:8080, 2.0 nrf-y.seg8.example.com:8080, 2.0 nrf-z.seg7.example.com:8080"
@@ -170,12 +170,15 @@ backend be
             self_b = SELF.split(":")[0] + f":{p_base}"
             extra = [("baseline nrfwd (forwarded)", nrfwd_b, p_base, VIA),
                      ("baseline nrfwd (508 loop detected)", nrfwd_b, p_base, VIA + ", 2.0 " + self_b)]
+        # Compared pairs run back to back in each round (HAProxy, then the
+        # forwarded request, then the 508), so that a change of the shared
+        # machine's speed between runs reaches both sides of a ratio alike.
         systems = [
-            ("nrfwd (forwarded)", nrfwd, p_nrfwd, VIA),
             ("HAProxy 2.6", hap, p_hap, VIA),
-            ("nghttpx", ngx, p_ngx, VIA),
-            ("nrfwd (forwarded after local 404)", nrfwd_l, p_nrfwd_l, VIA),
+            ("nrfwd (forwarded)", nrfwd, p_nrfwd, VIA),
             ("nrfwd (508 loop detected)", nrfwd, p_nrfwd, VIA + ", 2.0 " + SELF),
+            ("nrfwd (forwarded after local 404)", nrfwd_l, p_nrfwd_l, VIA),
+            ("nghttpx", ngx, p_ngx, VIA),
         ] + extra
         results = {name: [] for name, *_ in systems}
         # Warm-up: connections, pools, caches.
@@ -184,10 +187,10 @@ backend be
         load0 = open("/proc/loadavg").read().split()[:3]
         for r in range(args.rounds):
             for name, proc, port, via in systems:
-                c0 = cpu_seconds(proc.pid)
+                c0 = cpu_seconds_ns(proc.pid)
                 res = h2load(port, args.requests, args.clients, args.streams, via,
                              os.path.join(tmp, "lat.log"))
-                res["cpu"] = cpu_seconds(proc.pid) - c0
+                res["cpu"] = cpu_seconds_ns(proc.pid) - c0
                 results[name].append(res)
                 print(f"round {r + 1}/{args.rounds} {name}: {res['rps']:.0f} req/s, "
                       f"cpu {res['cpu']:.2f}s, done {res['done']} failed {res['failed']} "
@@ -266,8 +269,9 @@ backend be
         "",
         f"h2load (`-n {args.requests} -c {args.clients} -m {args.streams} -t 1`, core 0) → proxy (core 1, one "
         "worker/thread) → nrfstub (core 0, recording off). GET NFDiscover with a 3-member Via. "
-        f"{args.rounds} rounds, systems interleaved in each round; medians with (min..max). CPU is the "
-        "proxy's utime+stime over the run. The upstream shares core 0 with h2load, so requests/s is "
+        f"{args.rounds} rounds, systems interleaved in each round (HAProxy, nrfwd forwarded and nrfwd 508 "
+        "back to back, the pairs the ratios compare); medians with (min..max). CPU is the "
+        "proxy's on-CPU time over the run (schedstat of its threads, in ns). The upstream shares core 0 with h2load, so requests/s is "
         "bounded by the client side for every system: compare CPU per request.",
         "",
         "Rows: **nrfwd (forwarded)** is the pure forwarder (no `localNrf`): front exchange + one exchange "

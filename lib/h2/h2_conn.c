@@ -62,6 +62,19 @@ stream_of(nghttp2_session *sess, int32_t id)
 	return nghttp2_session_get_stream_user_data(sess, id);
 }
 
+/*
+ * The stream of a frame just received: most often the one whose header
+ * block was just decoded (c->hdr_st, cleared when that stream closes), else
+ * nghttp2's map.
+ */
+static inline struct nrf_h2_stream *
+frame_stream(struct nrf_h2_conn *c, int32_t id)
+{
+	if (c->hdr_st != NULL && c->hdr_id == id)
+		return c->hdr_st;
+	return stream_of(c->sess, id);
+}
+
 static void
 stream_link(struct nrf_h2_conn *c, struct nrf_h2_stream *st)
 {
@@ -218,7 +231,7 @@ server_frame_recv(struct nrf_h2_conn *c, const nghttp2_frame *frame)
 
 	if (frame->hd.type != NGHTTP2_HEADERS && frame->hd.type != NGHTTP2_DATA)
 		return;
-	st = stream_of(c->sess, frame->hd.stream_id);
+	st = frame_stream(c, frame->hd.stream_id);
 	if (st == NULL)
 		return;
 	/* The HTTP rules at the end of a header block and at END_STREAM,
@@ -262,7 +275,7 @@ client_frame_recv(struct nrf_h2_conn *c, const nghttp2_frame *frame)
 	}
 	if (frame->hd.type != NGHTTP2_HEADERS && frame->hd.type != NGHTTP2_DATA)
 		return;
-	st = stream_of(c->sess, frame->hd.stream_id);
+	st = frame_stream(c, frame->hd.stream_id);
 	if (st == NULL)
 		return;
 	if (frame->hd.type == NGHTTP2_HEADERS && st->hdr_phase == 0) {
