@@ -5,7 +5,7 @@ h2load (pinned to core 0) -> proxy (pinned to core 1, one worker/thread)
 -> nrfstub upstream (core 0, recording off). Request: GET NFDiscover with a
 3-member Via. Systems are interleaved inside each round; each figure is the
 median over the rounds, with min..max. Reported per system: requests/s,
-proxy CPU seconds per 100 000 requests (utime+stime from /proc/<pid>/stat),
+proxy CPU seconds per 100 000 requests (on-CPU time from the threads' schedstat),
 requests per proxy-CPU-second, p50/p99 latency (h2load --log-file).
 A fourth row sends the same request through a second nrfwd (same build and
 options, also on core 1, idle while the others run) configured as SPEC's main
@@ -14,11 +14,15 @@ deployment: a local NRF (an nrfstub on core 0 answering every request 404,
 the request goes to the same upstream. A fifth row sends requests that nrfwd
 answers 508 by loop detection (on the pure forwarder: loop detection comes
 before the local NRF, so the 508 path is the same in both configurations).
+With --pairs N, N short pairs (forwarded, then 508) follow on the same
+nrfwd (and on the baseline): the 508 ratio as the median of pair ratios,
+robust against a shared machine whose speed changes by 2x within minutes.
 
 Writes the table into docs/benchmarks.md between markers, with the command.
 Not part of the test command. Usage:
   python3 bench/e2e/proxy_bench.py [--build-dir build] [--requests 100000]
       [--rounds 5] [--clients 8] [--streams 32] [--no-write]
+      [--baseline-build DIR [--baseline-label TEXT]] [--pairs N [--pair-requests K]]
 """
 import argparse
 import json
@@ -77,6 +81,10 @@ def main():
                     help="another build dir: its nrfwd (pure forwarder) adds a forwarded and a "
                          "508 row, measured in the same rounds (before/after comparisons)")
     ap.add_argument("--baseline-label", default=None, help="what the baseline build is (for the text)")
+    ap.add_argument("--pairs", type=int, default=0,
+                    help="after the rounds: this many short pairs (forwarded, then 508) on each nrfwd, "
+                         "back to back; the 508 ratio as the median of the pairs' ratios")
+    ap.add_argument("--pair-requests", type=int, default=30000, help="requests per run of a pair")
     args = ap.parse_args()
     build = os.path.abspath(args.build_dir)
     tmp = tempfile.mkdtemp(prefix="nrfwd-bench-")
@@ -195,6 +203,24 @@ backend be
                 print(f"round {r + 1}/{args.rounds} {name}: {res['rps']:.0f} req/s, "
                       f"cpu {res['cpu']:.2f}s, done {res['done']} failed {res['failed']} "
                       f"errored {res['errored']} status {res['status']}", flush=True)
+        # Short pairs: a forwarded run and a 508 run a few hundred ms apart,
+        # so that the speed changes of a shared machine (2x within minutes
+        # here) fall on both halves of a ratio.
+        pairs = {}
+        pair_sets = [("nrfwd", nrfwd, p_nrfwd, SELF)]
+        if args.baseline_build:
+            pair_sets.append(("baseline nrfwd", nrfwd_b, p_base, self_b))
+        for i in range(args.pairs):
+            for label, proc, port, ident in pair_sets:
+                pr = []
+                for via in (VIA, VIA + ", 2.0 " + ident):
+                    c0 = cpu_seconds_ns(proc.pid)
+                    res = h2load(port, args.pair_requests, args.clients, args.streams, via,
+                                 os.path.join(tmp, "pair.log"))
+                    pr.append((cpu_seconds_ns(proc.pid) - c0) / max(res["done"], 1) * 1e6)
+                pairs.setdefault(label, []).append(pr)
+            if (i + 1) % 5 == 0 or i + 1 == args.pairs:
+                print(f"pairs {i + 1}/{args.pairs}", flush=True)
     finally:
         for p in procs:
             if p.poll() is None:
@@ -254,6 +280,17 @@ backend be
             f"{rr_f[1]:.2f}..{rr_f[2]:.2f}), 508 **{per_cpu['nrfwd (508 loop detected)'] / per_cpu[b5]:.2f}×** "
             f"(per round: median {rr_5[0]:.2f}, {rr_5[1]:.2f}..{rr_5[2]:.2f})",
         ]
+    pair_lines = []
+    for label, v in pairs.items():
+        fw = [a for a, _ in v]
+        lp = [b for _, b in v]
+        r = sorted(a / b for a, b in v if b > 0)
+        q = statistics.quantiles(r, n=4) if len(r) >= 2 else [r[0], r[0], r[0]]
+        pair_lines.append(
+            f"- {label}, {len(v)} pairs of {args.pair_requests} requests (forwarded then 508, back to back): "
+            f"forwarded {statistics.median(fw):.2f} µs CPU per request ({min(fw):.2f}..{max(fw):.2f}), "
+            f"508 {statistics.median(lp):.2f} ({min(lp):.2f}..{max(lp):.2f}); 508 cheaper by "
+            f"**{statistics.median(r):.2f}×** (median of the pairs' ratios; quartiles {q[0]:.2f}..{q[2]:.2f})")
     cpu_model = ""
     try:
         cpu_model = [l.split(":", 1)[1].strip() for l in open("/proc/cpuinfo") if l.startswith("model name")][0]
@@ -295,6 +332,7 @@ backend be
         f"**{ratio_508_l:.2f}× cheaper** (per round: median {rr_508_l[0]:.2f}, {rr_508_l[1]:.2f}..{rr_508_l[2]:.2f})",
         f"- forwarded after a local 404 costs {ratio_l:.2f}× the CPU of a pure-forwarder forwarded request",
         *base_lines,
+        *pair_lines,
         "",
         READING,
         "",
