@@ -156,20 +156,23 @@ load8x2(const uint8_t *p, size_t len)
  * Every byte of p[0, len) passes @p bad16 (16 at a time; the last vector
  * ends with the value and may overlap the one before; 8 to 15 bytes in
  * two overlapping halves), else the table @p tab for fewer than 8.
+ * Inlined, so each caller gets its own copy with @p bad16 known.
  */
-#define CHECK16(bad16, tab, p, len) do {					\
-	size_t i_;								\
-										\
-	if ((len) >= 16) {							\
-		for (i_ = 0; i_ + 16 <= (len); i_ += 16)			\
-			if (bad16(load16((p) + i_)) != 0)			\
-				return false;					\
-		return i_ == (len) || bad16(load16((p) + (len) - 16)) == 0;	\
-	}									\
-	if ((len) >= 8)								\
-		return bad16(load8x2((p), (len))) == 0;				\
-	return all_in((tab), (p), (len));					\
-} while (0)
+static inline __attribute__((always_inline)) bool
+check16(int (*bad16)(__m128i), const uint8_t *tab, const uint8_t *p, size_t len)
+{
+	size_t i;
+
+	if (len >= 16) {
+		for (i = 0; i + 16 <= len; i += 16)
+			if (bad16(load16(p + i)) != 0)
+				return false;
+		return i == len || bad16(load16(p + len - 16)) == 0;
+	}
+	if (len >= 8)
+		return bad16(load8x2(p, len)) == 0;
+	return all_in(tab, p, len);
+}
 #endif
 
 /*
@@ -181,7 +184,7 @@ h2_check_value(const uint8_t *p, size_t len)
 {
 #if defined(__SSE2__)
 	if (simd_value)
-		CHECK16(value_bad16, value_ok, p, len);
+		return check16(value_bad16, value_ok, p, len);
 #endif
 	return all_in(value_ok, p, len);
 }
@@ -192,7 +195,7 @@ path_check(const uint8_t *p, size_t len)
 {
 #if defined(__SSE2__)
 	if (simd_path)
-		CHECK16(path_bad16, path_ok, p, len);
+		return check16(path_bad16, path_ok, p, len);
 #endif
 	return all_in(path_ok, p, len);
 }
@@ -342,13 +345,6 @@ field_kind(const uint8_t *name, size_t nlen)
 	}
 }
 
-int
-h2_check_field(struct nrf_h2_reqchk *rc, const uint8_t *name, size_t nlen, const uint8_t *value,
-	size_t vlen, bool trailer)
-{
-	return h2_check_field_known(rc, name, nlen, value, vlen, trailer, 0);
-}
-
 /*
  * The outcome is nghttp2's (nghttp2_http_on_header, server side): any bad
  * name or value byte, and every rule of http_request_on_header, is
@@ -358,7 +354,7 @@ h2_check_field(struct nrf_h2_reqchk *rc, const uint8_t *name, size_t nlen, const
  * A name one of the kinds above matched exactly is a valid name already.
  */
 int
-h2_check_field_known(struct nrf_h2_reqchk *rc, const uint8_t *name, size_t nlen,
+h2_check_field(struct nrf_h2_reqchk *rc, const uint8_t *name, size_t nlen,
 	const uint8_t *value, size_t vlen, bool trailer, unsigned int known)
 {
 	bool vk = (known & H2_KNOWN_VALUE) != 0;

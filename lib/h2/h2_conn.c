@@ -156,7 +156,7 @@ on_begin_headers(nghttp2_session *sess, const nghttp2_frame *frame, void *ud)
 /*
  * One received field. nghttp2 hands it over as rcbufs, which tell whether
  * the bytes come from HPACK's static table: those need no byte check
- * (h2_check_field_known()) and no copy (the table is nghttp2's constant
+ * (h2_check_field()) and no copy (the table is nghttp2's constant
  * data; h2_msg_store()).
  */
 static int
@@ -192,7 +192,7 @@ on_header2(nghttp2_session *sess, const nghttp2_frame *frame, nghttp2_rcbuf *nam
 		/* HTTP rules (nghttp2's are off on front sessions) */
 		if (st->flags & NRF_H2_SF_MALFORMED)
 			return 0;
-		rc = h2_check_field_known(&st->chk, n.base, n.len, v.base, v.len,
+		rc = h2_check_field(&st->chk, n.base, n.len, v.base, v.len,
 			st->hdr_phase != 0, known);
 		if (rc != H2_CHK_OK) {
 			st->flags |= NRF_H2_SF_MALFORMED;
@@ -201,7 +201,7 @@ on_header2(nghttp2_session *sess, const nghttp2_frame *frame, nghttp2_rcbuf *nam
 	}
 	if (st->hdr_phase != 0 || (st->flags & NRF_H2_SF_HDR_OVER))
 		return 0; /* trailers, or already over */
-	rc = h2_msg_store_known(c->ctx, &st->msg, n.base, n.len, v.base, v.len, known);
+	rc = h2_msg_store(c->ctx, &st->msg, n.base, n.len, v.base, v.len, known);
 	if (rc == 0)
 		return 0;
 	if (!c->server)

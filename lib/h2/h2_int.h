@@ -182,19 +182,17 @@ void h2_check_init(void);
 bool h2_check_name(const uint8_t *p, size_t len);
 bool h2_check_value(const uint8_t *p, size_t len);
 void h2_reqchk_init(struct nrf_h2_reqchk *rc);
-/* One received field (@p trailer: in the trailer block): H2_CHK_*. */
-int h2_check_field(struct nrf_h2_reqchk *rc, const uint8_t *name, size_t nlen,
-	const uint8_t *value, size_t vlen, bool trailer);
 /*
  * What nghttp2 tells of a field's bytes (nghttp2_rcbuf_is_static()): the
  * name, or the name and the value, come from HPACK's static table, whose
  * names are valid and whose values are valid for their names. Their bytes
- * need no check; every rule about the field still applies.
+ * need no check and no copy; every rule about the field still applies.
  */
 #define H2_KNOWN_NAME 0x1u
 #define H2_KNOWN_VALUE 0x2u
-/* h2_check_field() for a field whose bytes are partly @p known. */
-int h2_check_field_known(struct nrf_h2_reqchk *rc, const uint8_t *name, size_t nlen,
+/* One received field (@p trailer: in the trailer block; @p known:
+ * H2_KNOWN_*, 0 for bytes of unknown origin): H2_CHK_*. */
+int h2_check_field(struct nrf_h2_reqchk *rc, const uint8_t *name, size_t nlen,
 	const uint8_t *value, size_t vlen, bool trailer, unsigned int known);
 /* End of the request header block. */
 int h2_check_head(const struct nrf_h2_reqchk *rc);
@@ -209,12 +207,10 @@ void h2_block_put(struct nrf_h2_ctx *ctx, char *b);
 struct nrf_h2_stream *h2_stream_get(struct nrf_h2_ctx *ctx);
 void h2_stream_put(struct nrf_h2_ctx *ctx, struct nrf_h2_stream *st);
 void h2_pools_fini(struct nrf_h2_ctx *ctx);
-/* Store one received field; pseudo-headers fill the named slices. */
+/* Store one received field; pseudo-headers fill the named slices. Bytes
+ * @p known to be in HPACK's static table (H2_KNOWN_*) are referenced, the
+ * others copied into the block. */
 int h2_msg_store(struct nrf_h2_ctx *ctx, struct nrf_h2_msg *m, const uint8_t *name,
-	size_t nlen, const uint8_t *value, size_t vlen);
-/* h2_msg_store() of a field whose name, or name and value, are in HPACK's
- * static table (H2_KNOWN_*): those bytes are referenced, not copied. */
-int h2_msg_store_known(struct nrf_h2_ctx *ctx, struct nrf_h2_msg *m, const uint8_t *name,
 	size_t nlen, const uint8_t *value, size_t vlen, unsigned int known);
 /* Forget the fields (for an interim 1xx response); keeps the block. */
 void h2_msg_reset_fields(struct nrf_h2_ctx *ctx, struct nrf_h2_msg *m);

@@ -311,13 +311,6 @@ name_is(const uint8_t *name, size_t nlen, const char *lit)
 
 int
 h2_msg_store(struct nrf_h2_ctx *ctx, struct nrf_h2_msg *m, const uint8_t *name,
-	size_t nlen, const uint8_t *value, size_t vlen)
-{
-	return h2_msg_store_known(ctx, m, name, nlen, value, vlen, 0);
-}
-
-int
-h2_msg_store_known(struct nrf_h2_ctx *ctx, struct nrf_h2_msg *m, const uint8_t *name,
 	size_t nlen, const uint8_t *value, size_t vlen, unsigned int known)
 {
 	uint32_t cap = ctx->lim.max_header_bytes;

@@ -36,7 +36,7 @@ protected:
 	int Store(nrf_h2_msg *m, const std::string &n, const std::string &v)
 	{
 		return h2_msg_store(ctx_, m, (const uint8_t *)n.data(), n.size(),
-			(const uint8_t *)v.data(), v.size());
+			(const uint8_t *)v.data(), v.size(), 0);
 	}
 	static std::string S(nrf_slice s) { return std::string(s.p ? s.p : "", s.len); }
 
