@@ -95,6 +95,32 @@ on_listen(void *arg, unsigned)
 	tp->set_handler(c, on_conn, &a->side);
 }
 
+/* A listener on a free loopback port, accepting into @p acc; its address
+ * in *bound. */
+void
+Listen(nrf_tp_loop *l, Acceptor *acc, nrf_tp_addr *bound)
+{
+	nrf_tp_addr a;
+	int err = 0;
+
+	ASSERT_EQ(nrf_tp_addr_parse("127.0.0.1", 0, &a), 0);
+	acc->l = tp->listen(l, &a, 16, on_listen, acc, &err);
+	ASSERT_NE(acc->l, nullptr) << nrf_strerror(err);
+	ASSERT_EQ(tp->listener_addr(acc->l, bound), 0);
+	ASSERT_NE(bound->port, 0);
+}
+
+/* A connection to @p bound, handled by on_conn() with @p side. */
+void
+Dial(nrf_tp_loop *l, const nrf_tp_addr *bound, Side *side)
+{
+	int err = 0;
+
+	side->c = tp->connect(l, bound, &err);
+	ASSERT_NE(side->c, nullptr) << nrf_strerror(err);
+	tp->set_handler(side->c, on_conn, side);
+}
+
 } // namespace
 
 TEST(TpAddr, ParsesNumericAddressesOnly)
@@ -120,17 +146,10 @@ TEST(TpKern, ConnectAcceptAndExchangeBytesBothWays)
 	LoopPtr loop = NewLoop();
 	Acceptor acc;
 	Side cli;
-	nrf_tp_addr a, bound;
-	int err;
+	nrf_tp_addr bound;
 
-	ASSERT_EQ(nrf_tp_addr_parse("127.0.0.1", 0, &a), 0);
-	acc.l = tp->listen(loop.get(), &a, 16, on_listen, &acc, &err);
-	ASSERT_NE(acc.l, nullptr) << nrf_strerror(err);
-	ASSERT_EQ(tp->listener_addr(acc.l, &bound), 0);
-	ASSERT_NE(bound.port, 0);
-	cli.c = tp->connect(loop.get(), &bound, &err);
-	ASSERT_NE(cli.c, nullptr) << nrf_strerror(err);
-	tp->set_handler(cli.c, on_conn, &cli);
+	ASSERT_NO_FATAL_FAILURE(Listen(loop.get(), &acc, &bound));
+	ASSERT_NO_FATAL_FAILURE(Dial(loop.get(), &bound, &cli));
 	ASSERT_TRUE(PollUntil(loop.get(), [&] { return (cli.events & NRF_TP_EV_OUT) && acc.accepted; }));
 	EXPECT_EQ(tp->connect_result(cli.c), 0);
 
@@ -171,16 +190,10 @@ TEST(TpKern, AfterAShortReadEveryLaterByteAndTheEndStillArrive)
 	LoopPtr loop = NewLoop();
 	Acceptor acc;
 	Side cli;
-	nrf_tp_addr a, bound;
-	int err;
+	nrf_tp_addr bound;
 
-	nrf_tp_addr_parse("127.0.0.1", 0, &a);
-	acc.l = tp->listen(loop.get(), &a, 16, on_listen, &acc, &err);
-	ASSERT_NE(acc.l, nullptr);
-	tp->listener_addr(acc.l, &bound);
-	cli.c = tp->connect(loop.get(), &bound, &err);
-	ASSERT_NE(cli.c, nullptr);
-	tp->set_handler(cli.c, on_conn, &cli);
+	ASSERT_NO_FATAL_FAILURE(Listen(loop.get(), &acc, &bound));
+	ASSERT_NO_FATAL_FAILURE(Dial(loop.get(), &bound, &cli));
 	ASSERT_TRUE(PollUntil(loop.get(), [&] { return (cli.events & NRF_TP_EV_OUT) && acc.accepted; }));
 
 	/* One byte at a time, each read short: each one still arrives. */
@@ -213,17 +226,11 @@ TEST(TpKern, CloseInsideItsOwnHandlerIsSafe)
 	LoopPtr loop = NewLoop();
 	Acceptor acc;
 	Side cli;
-	nrf_tp_addr a, bound;
-	int err;
+	nrf_tp_addr bound;
 
-	nrf_tp_addr_parse("127.0.0.1", 0, &a);
-	acc.l = tp->listen(loop.get(), &a, 16, on_listen, &acc, &err);
-	ASSERT_NE(acc.l, nullptr);
-	tp->listener_addr(acc.l, &bound);
-	cli.c = tp->connect(loop.get(), &bound, &err);
-	ASSERT_NE(cli.c, nullptr);
+	ASSERT_NO_FATAL_FAILURE(Listen(loop.get(), &acc, &bound));
 	cli.close_in_handler = true;
-	tp->set_handler(cli.c, on_conn, &cli);
+	ASSERT_NO_FATAL_FAILURE(Dial(loop.get(), &bound, &cli));
 	ASSERT_TRUE(PollUntil(loop.get(), [&] { return cli.c == nullptr && acc.accepted; }));
 	ASSERT_TRUE(PollUntil(loop.get(), [&] { return acc.side.eof; }));
 	tp->close(acc.side.c);
