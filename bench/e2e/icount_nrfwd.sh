@@ -1,0 +1,68 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
+#
+# User-space instructions per request of one nrfwd worker, counted by
+# callgrind (exact and repeatable, unlike CPU time on a shared machine):
+# h2load -c 8 -m 32 through nrfwd (kernel sockets, one worker) to nrfstub,
+# instrumentation switched on after a 2000-request warm-up.
+#
+#   bench/e2e/icount_nrfwd.sh [BUILD_DIR] [REQUESTS]
+#
+# Prints "forwarded N" and "508 N": the pure forwarder's request with a
+# 3-member Via, and the same with nrfwd's own identity appended.
+set -euo pipefail
+b=${1:-build}
+n=${2:-20000}
+cd "$(dirname "$0")/../.."
+tmp=$(mktemp -d /tmp/nrfwd-icount.XXXXXX)
+pids=()
+cleanup() {
+	for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done
+	wait 2>/dev/null || true
+	rm -rf "$tmp"
+}
+trap cleanup EXIT
+# two free ports (SO_REUSEPORT would let a second nrfwd share a fixed one)
+read -r up port < <(python3 -c 'import socket
+s = [socket.socket() for _ in range(2)]
+for x in s: x.bind(("127.0.0.1", 0))
+print(*[x.getsockname()[1] for x in s])')
+cat > "$tmp/cfg.json" <<J
+{"generalOptions":{"ocnrfHost":"nrf-bench.seg1.example.com","ocnrfPort":$port},
+ "forwardingOptions":{"featureStatus":"ENABLED","nrfHostConfig":[{"fqdn":"nrf-up.example.com","ipv4Address":"127.0.0.1","port":$up}]},
+ "runtime":{"listen":[{"address":"127.0.0.1","port":$port}],"management":{"port":0},"limits":{"maxConcurrentStreams":256}}}
+J
+"$b/app/nrfstub/nrfstub" --listen 127.0.0.1:$up --profiles conf/stub-profiles-a.json \
+	--no-record --log-level error 2>/dev/null &
+pids+=($!)
+wait_port() { # nrfwd starts slowly under valgrind
+	for _ in $(seq 300); do
+		(echo >/dev/tcp/127.0.0.1/"$1") 2>/dev/null && return 0
+		sleep 0.1
+	done
+	echo "nothing listens on port $1" >&2
+	exit 1
+}
+wait_port $up
+url="http://127.0.0.1:$port/nnrf-disc/v1/nf-instances?target-nf-type=AMF&requester-nf-type=SMF"
+fw="2.0 nrf-x.seg9.example.com:8080, 2.0 nrf-y.seg8.example.com:8080, 2.0 nrf-z.seg7.example.com:8080"
+for kind in forwarded 508; do
+	via=$fw
+	[ "$kind" = 508 ] && via="$fw, 2.0 nrf-bench.seg1.example.com:$port"
+	valgrind --tool=callgrind --instr-atstart=no --callgrind-out-file="$tmp/cg.$kind" \
+		"$b/app/nrfwd/nrfwd" --config "$tmp/cfg.json" --workers 1 --log-level error 2>/dev/null &
+	np=$!
+	pids+=($np)
+	wait_port $port
+	h2load -n 2000 -c 8 -m 32 -H "via: $via" "$url" >/dev/null
+	callgrind_control -i on $np >/dev/null 2>&1
+	h2load -n "$n" -c 8 -m 32 -H "via: $via" "$url" >/dev/null
+	callgrind_control -d $np >/dev/null 2>&1
+	callgrind_control -i off $np >/dev/null 2>&1
+	kill -TERM $np
+	wait $np 2>/dev/null || true
+	# the dump taken while instrumented (the file written at exit holds
+	# only what ran after instrumentation was off)
+	total=$(awk '/^summary:/ { print $2 }' "$tmp/cg.$kind.1")
+	echo "$kind $((total / n))"
+done
