@@ -132,7 +132,8 @@ enum nrf_fwd_verdict {
 enum nrf_fwd_skip_reason {
 	NRF_FWD_SKIP_VIA_HOST = 0, /**< the peer's identity is in Via */
 	NRF_FWD_SKIP_VIA_SET,      /**< another host of its set is in Via (scope SET) */
-	NRF_FWD_SKIP_DOWN,         /**< marked down by health tracking */
+	NRF_FWD_SKIP_DOWN,         /**< held down by health tracking, and not
+				    *   needed as a last resort (see decide) */
 };
 
 /** "via-host", "via-set", "down". */
@@ -159,6 +160,8 @@ struct nrf_fwd_plan {
 	enum nrf_cfg_mode error_mode;  /**< whose errorResponses apply */
 	uint16_t n_cand;               /**< <= maxForwardAttempts */
 	uint16_t cand[NRF_CFG_MAX_ATTEMPTS]; /**< peer indices, try in order */
+	uint16_t cand_down;            /**< bit i: cand[i] is held down, tried
+					*   anyway as a last resort */
 	uint16_t n_skip;               /**< recorded skips (<= NRF_FWD_MAX_SKIPS) */
 	struct nrf_fwd_skip skip[NRF_FWD_MAX_SKIPS];
 	uint32_t n_skip_via;           /**< all loop-prevention skips, incl. unrecorded */
@@ -174,9 +177,14 @@ struct nrf_fwd_plan {
  * ascending priority, then forwarding peers (if enabled) by ascending
  * priority; peers of equal priority in one list rotated by @p rotation.
  * Peers whose identity is in Via are skipped (with SET scope, every host of
- * a set one of whose hosts is in Via), then peers marked in @p down. The walk
- * stops after maxForwardAttempts candidates; skips are recorded only up to
- * that point.
+ * a set one of whose hosts is in Via). Peers marked in @p down are a hint,
+ * not a verdict: they go after every healthy candidate, as a last resort
+ * (their bit set in cand_down), and are recorded as NRF_FWD_SKIP_DOWN only
+ * when maxForwardAttempts leaves no room for them. The walk stops after
+ * maxForwardAttempts healthy candidates; skips are recorded only up to that
+ * point. plan.error is the answer when no candidate is left at all:
+ * LOOP_PREVENTION when every one was skipped by Via, else NOT_REACHABLE
+ * (the request path uses nrf_fwd_final(), which also knows what failed).
  *
  * @param via       scan result of the request's Via lines.
  * @param op        from nrf_fwd_classify().
@@ -208,8 +216,91 @@ enum nrf_fwd_action nrf_fwd_local_action(const struct nrf_cfg *cfg,
 /**
  * A peer answered @p status: NEXT when it matches
  * nrfRerouteOnResponseHttpStatusCodes (a 508 is always relayed), else RELAY.
+ * The status-only part of nrf_fwd_peer_answer().
  */
 enum nrf_fwd_action nrf_fwd_peer_action(const struct nrf_cfg *cfg, int status);
+
+/* ------------------------------------------------------------------------ */
+/* The answer rule: failures are never absence (docs/failures.md)           */
+
+/** How the local NRF's try of one request ended. */
+enum nrf_fwd_local {
+	NRF_FWD_LOCAL_NONE = 0, /**< no local NRF configured */
+	NRF_FWD_LOCAL_PENDING,  /**< being asked, no outcome yet */
+	NRF_FWD_LOCAL_ABSENT,   /**< answered with a forwarding trigger (404, an
+				 *   empty discovery result, …); answer kept */
+	NRF_FWD_LOCAL_FAILED,   /**< no answer: refused, reset, connection lost,
+				 *   per-try timeout, held down, not tried */
+};
+
+/**
+ * What happened to one request so far: the input of the answer rule. Kept
+ * by lib/rt per request; zero-initialise, then set @c local before the
+ * first try.
+ */
+struct nrf_fwd_ledger {
+	uint8_t local;      /**< enum nrf_fwd_local */
+	bool hop_limit;     /**< a candidate was left, but
+			     *   3gpp-Sbi-Max-Forward-Hops was 0 */
+	uint16_t tried;     /**< candidate (peer) tries started */
+	uint16_t failed;    /**< of those: no usable answer (connect, reset,
+			     *   connection lost, timeout, reroute status, or
+			     *   cut short by the request timeout) */
+};
+
+/** What to do next with a request (the rule's verdict). */
+enum nrf_fwd_next {
+	NRF_FWD_DO_RELAY = 0, /**< relay the answer at hand */
+	NRF_FWD_DO_LOCAL,     /**< relay the kept local answer */
+	NRF_FWD_DO_NEXT,      /**< try the next candidate */
+	NRF_FWD_DO_ERROR,     /**< answer the error condition given */
+};
+
+/**
+ * True when @p status (and, for a 200 NFDiscover answer, @p body) claims
+ * absence under @p cfg: it matches forwardingTriggers (the status
+ * pattern, or emptyDiscoveryResult and an empty "nfInstances"). Whether
+ * the operation is enabled for forwarding does not matter here.
+ */
+bool nrf_fwd_claims_absence(const struct nrf_cfg *cfg, enum nrf_fwd_op op, int status,
+	const char *body, size_t body_len);
+
+/**
+ * True when nrf_fwd_peer_answer() for this @p status must see the whole
+ * body before it can decide (a 200 NFDiscover answer after a failed local
+ * try, with emptyDiscoveryResult on).
+ */
+bool nrf_fwd_peer_needs_body(const struct nrf_cfg *cfg, const struct nrf_fwd_plan *plan,
+	const struct nrf_fwd_ledger *lg, int status);
+
+/**
+ * A peer answered (headers, and the body when nrf_fwd_peer_needs_body()):
+ *  - 508: RELAY (a loop verdict of the peer is never rerouted);
+ *  - a reroute status: NEXT (the caller counts the try as failed);
+ *  - an answer claiming absence while the local NRF failed: ERROR with
+ *    NRF_COND_LOCAL_UNAVAILABLE (the absence is not the whole truth);
+ *  - anything else: RELAY.
+ * @p cond is written for ERROR only.
+ */
+enum nrf_fwd_next nrf_fwd_peer_answer(const struct nrf_cfg *cfg,
+	const struct nrf_fwd_plan *plan, const struct nrf_fwd_ledger *lg, int status,
+	const char *body, size_t body_len, enum nrf_cfg_cond *cond);
+
+/**
+ * Nothing more will be tried (candidates exhausted, hop limit reached, or
+ * the request timeout): the answer, from @p plan and @p lg.
+ *  - local ABSENT and no candidate try failed: LOCAL (every NRF that
+ *    should have been asked was asked, or has already processed it);
+ *  - local FAILED: ERROR NRF_COND_LOCAL_UNAVAILABLE;
+ *  - a candidate try failed: ERROR NRF_COND_NOT_REACHABLE;
+ *  - the hop limit stopped forwarding: ERROR NRF_COND_HOP_LIMIT;
+ *  - every candidate skipped by loop prevention and nothing failed:
+ *    ERROR NRF_COND_LOOP_PREVENTION (local ABSENT: LOCAL, above);
+ *  - otherwise ERROR NRF_COND_NOT_REACHABLE.
+ * @p cond is written for ERROR only. Never RELAY or NEXT.
+ */
+enum nrf_fwd_next nrf_fwd_final(const struct nrf_fwd_plan *plan,
+	const struct nrf_fwd_ledger *lg, enum nrf_cfg_cond *cond);
 
 /**
  * True when @p body (JSON) has a top-level "nfInstances" member that is an
