@@ -301,6 +301,8 @@ on_frame_recv(nghttp2_session *sess, const nghttp2_frame *frame, void *ud)
 	struct nrf_h2_conn *c = ud;
 
 	(void)sess;
+	if (frame->hd.type == NGHTTP2_SETTINGS && c->server)
+		h2_tmo_settings(c, frame->hd.flags);
 	if (frame->hd.type == NGHTTP2_PING && (frame->hd.flags & NGHTTP2_FLAG_ACK) &&
 		(c->fl & CF_NOTICE) &&
 		memcmp(frame->ping.opaque_data, drain_ping, sizeof(drain_ping)) == 0) {
@@ -437,6 +439,8 @@ front_read(nghttp2_session *sess, int32_t id, uint8_t *buf, size_t length,
 	(void)sess;
 	(void)id;
 	n = h2_body_take(c->ctx, &st->out, buf, length);
+	if (n > 0)
+		h2_tmo_progress(st);
 	if (st->out.len == 0 && (st->flags & NRF_H2_SF_OUT_EOF)) {
 		*data_flags |= NGHTTP2_DATA_FLAG_EOF;
 	} else if (n == 0) {
@@ -461,6 +465,7 @@ inline_read(nghttp2_session *sess, int32_t id, uint8_t *buf, size_t length,
 	(void)id;
 	memcpy(buf, st->inl + st->inl_off, n);
 	st->inl_off += (uint16_t)n;
+	h2_tmo_progress(st);
 	if (st->inl_off == st->inl_len)
 		*data_flags |= NGHTTP2_DATA_FLAG_EOF;
 	if (n > 0 && st->user != NULL && c->cbs->on_sent != NULL)
@@ -755,6 +760,7 @@ conn_event(void *arg, unsigned int events)
 	}
 	if (events & NRF_TP_EV_OUT) {
 		c->fl &= ~CF_WBLOCK;
+		h2_tmo_writable(c);
 		mark_dirty(c);
 	}
 	if (events & (NRF_TP_EV_IN | NRF_TP_EV_ERR))
@@ -789,7 +795,8 @@ conn_teardown(struct nrf_h2_conn *c)
 	int err = c->err;
 
 	link_del(&c->dead);
-	if (err == 0 || err == NRF_EPROTO) {
+	/* A GOAWAY may be queued (protocol error, timeout): one last try. */
+	if (err == 0 || err == NRF_EPROTO || err == NRF_ETIMEDOUT) {
 		int saved = c->err;
 
 		final_flush(c);

@@ -724,4 +724,5 @@ const struct nrf_h2_cbs rt_peer_cbs = {
 	.on_conn_stream_gone = peer_stream_gone,
 	.on_conn_goaway = peer_conn_goaway,
 	.on_conn_close = peer_conn_close,
+	.on_conn_idle = rt_pconn_idle,
 };

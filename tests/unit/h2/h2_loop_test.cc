@@ -108,7 +108,7 @@ on_server_conn_close(nrf_h2_conn *, int)
 
 const nrf_h2_cbs server_cbs = {
 	on_request, nullptr, nullptr, nullptr, nullptr, nullptr, nullptr, nullptr,
-	on_server_conn_close,
+	on_server_conn_close, nullptr,
 };
 
 void
@@ -160,7 +160,7 @@ on_client_close(nrf_h2_conn *, int err)
 
 const nrf_h2_cbs client_cbs = {
 	nullptr, nullptr, on_response, on_data, on_close, on_ready, on_gone, nullptr,
-	on_client_close,
+	on_client_close, nullptr,
 };
 
 void
