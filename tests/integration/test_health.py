@@ -198,6 +198,32 @@ class TestPeer(Base):
         st, hd, _ = H.curl(fwd.url(PROFILE + ID_UDM1))
         self.assertEqual((st, hd.get('x-nrfstub')), (200, ['nrf-e']))
 
+    def test_a_held_down_peer_tried_as_a_last_resort_is_reached_once_back(self):
+        # No background probe for 10 s: only the forced try can find out.
+        port = H.free_port()
+        name = 'nrf-e.test:%d' % port
+        fwd = self.start(local=None, peers=[H.peer('nrf-e.test', port)],
+                         health={'probeIntervalMs': 10000, 'probeIntervalMaxMs': 10000})
+        st, _, _ = H.curl(fwd.url(PROFILE + ID_UDM1))
+        self.assertEqual(st, 504)  # refused: held down
+        self.assertEqual(self.up(fwd, name, 'peer'), 0)
+        # Still down: the last resort fails as a connect failure, at once.
+        t0 = time.monotonic()
+        st, _, _ = H.curl(fwd.url(PROFILE + ID_UDM1))
+        self.assertEqual(st, 504)
+        self.assertLess(time.monotonic() - t0, 0.5)
+        self.assertEqual(H.metric_value(H.metrics(fwd), 'nrfwd_try_failures_total',
+                                        peer=name, reason='connect'), 2)
+        pe = self.h.start_stub('nrf-e', 'stub-profiles-e.json', port=port)
+        time.sleep(0.2)
+        self.assertEqual(self.up(fwd, name, 'peer'), 0)  # no probe of its own yet
+        # Back: the only candidate is held down and tried anyway; its
+        # connection's PING is answered and the request goes through.
+        st, hd, _ = H.curl(fwd.url(PROFILE + ID_UDM1))
+        self.assertEqual((st, hd.get('x-nrfstub')), (200, ['nrf-e']))
+        self.assertEqual(len(H.stub_requests(pe.port)), 1)
+        self.assertEqual(self.up(fwd, name, 'peer'), 1)
+
     def test_probe_interval_is_changed_live(self):
         port = H.free_port()
         name = 'nrf-e.test:%d' % port
