@@ -252,7 +252,8 @@ class Harness:
         """Start nrfstub @name (profiles: a file under conf/ or a path) on
         127.0.0.1; @fault e.g. 'delay:3000', 'status:503', 'reset', 'close',
         'blackhole', 'drop', 'bigdrop:16384:300'. @port: a given port (a
-        restart on the port of a stopped stub). Waits until it listens. Returns a Proc (.port, .url())."""
+        restart on the port of a stopped stub). Waits until it listens.
+        Returns a Proc (.port, .url())."""
         port = port or free_port()
         prof = profiles if os.path.isabs(profiles) else conf(profiles)
         cmd = [binary('nrfstub'), '--listen', '127.0.0.1:%d' % port, '--profiles', prof,
