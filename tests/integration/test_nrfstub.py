@@ -770,10 +770,8 @@ class RestartTest(StubCase):
         self.assertEqual(s.stop(), 0)   # the stub closes first: TIME_WAIT on its side
         for c in conns:
             c.close()
-        for i in range(3):
-            t0 = time.monotonic()
-            s2 = self.start(name='nrf-r', port=port)
-            self.assertLess(time.monotonic() - t0, 1.0)
+        for _ in range(3):
+            s2 = self.start(name='nrf-r', port=port)   # raises when bind fails
             self.assertEqual(curl(s2.url('/nnrf-nfm/v1/nf-instances/' + ID_AMF1)).status, 200)
             self.assertEqual(s2.stop(), 0)
 
