@@ -371,6 +371,21 @@ class TestLocalOnlyAndRetries(Topology):
                      data=json.dumps({'nfStatusNotificationUri': 'http://c.test/n'}),
                      expect=201)
 
+    def test_a_profile_get_dropped_mid_answer_once_is_retried_locally(self):
+        # "a profile request behaves the same" (docs/failures.md): the local
+        # answer is not a discovery result, but a GET lost mid-answer must
+        # still be retried, not relayed broken off after its headers
+        self.retried('drop', 1, path=PROFILE + ID_AMF1)
+
+    def test_a_profile_get_dropped_mid_answer_every_time_is_answered_by_the_peer(self):
+        H.stub_fault(self.local.port, 'drop', 1)
+        try:
+            got = self.ask('data', PROFILE + ID_AMF1)
+        finally:
+            H.stub_fault(self.local.port, 'none')
+        self.expect('data', got, (200, 'peer', None))
+        self.assertEqual(json.loads(got[2])['nfInstanceId'], ID_AMF1)
+
     def test_a_post_lost_with_its_connection_is_not_retried(self):
         # The connection closes when the request arrives (no GOAWAY): it
         # may have been processed and POST is not safe, so one failed local
