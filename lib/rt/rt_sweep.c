@@ -54,8 +54,11 @@ rt_sweep_conf(struct rt_worker *w)
 
 /*
  * The local NRF's last connection stays: every request goes there first,
- * and it is what tells whether the local NRF is up. Peers' connections and
- * the local NRF's extra ones go after upstreamIdleMs without a stream.
+ * and it is what tells whether the local NRF is up (health keeps it
+ * connected anyway: closing it would only make it reconnect). A connection
+ * whose PING is not answered yet, or of a held-down pool, is health's
+ * business (its own timeouts). Peers' connections and the local NRF's
+ * extra ones go after upstreamIdleMs without a stream.
  */
 bool
 rt_pconn_idle(struct nrf_h2_conn *c)
@@ -63,5 +66,7 @@ rt_pconn_idle(struct nrf_h2_conn *c)
 	const struct rt_pconn *pc = nrf_h2_conn_user(c);
 	const struct rt_pool *p = pc->pool;
 
+	if (!pc->alive || p->down)
+		return false;
 	return !(p->local && !p->retired && p->n_conns <= 1);
 }
