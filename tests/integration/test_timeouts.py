@@ -61,8 +61,8 @@ def request_block(method, path, extra=()):
 class Raw:
     """A raw HTTP/2 client: frames out, frames in (HPACK decoded)."""
 
-    def __init__(self, port, ack=True, tls=False):
-        self.s = socket.create_connection(('127.0.0.1', port), timeout=5)
+    def __init__(self, port, ack=True, tls=False, host='127.0.0.1'):
+        self.s = socket.create_connection((host, port), timeout=5)
         if tls:  # h2 over TLS; the test certificate is not checked
             ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)
             ctx.check_hostname = False
