@@ -83,6 +83,7 @@ goaway_idle(struct nrf_h2_conn *c)
 	static const char why[] = "idle timeout";
 
 	c->fl |= CF_SHUTDOWN;
+	c->tmo_idle = 0; /* from now: how long it lingers (linger()) */
 	nghttp2_submit_goaway(c->sess, NGHTTP2_FLAG_NONE,
 		nghttp2_session_get_last_proc_stream_id(c->sess), NGHTTP2_NO_ERROR,
 		(const uint8_t *)why, sizeof(why) - 1);
@@ -180,6 +181,18 @@ sweep_answer(struct nrf_h2_conn *c, struct nrf_h2_stream *st, uint64_t now,
 	nrf_h2_reset(st, NRF_H2_CANCEL);
 }
 
+/*
+ * A connection that sent its GOAWAY (idle timeout, graceful stop) and has
+ * no stream left closes as soon as the GOAWAY is written. One still there
+ * another @p ms later is closed outright.
+ */
+static void
+linger(struct nrf_h2_conn *c, uint64_t now, uint32_t ms)
+{
+	if (over(&c->tmo_idle, now, ms))
+		nrf_h2_conn_close(c, NRF_ETIMEDOUT);
+}
+
 static void
 sweep_server(struct nrf_h2_conn *c, uint64_t now, uint64_t *counts)
 {
@@ -213,9 +226,13 @@ sweep_server(struct nrf_h2_conn *c, uint64_t now, uint64_t *counts)
 	if (c->n_streams == 0) {
 		int32_t mark = nghttp2_session_get_last_proc_stream_id(c->sess);
 
+		if (c->fl & CF_SHUTDOWN) {
+			linger(c, now, t->idle_ms);
+			return;
+		}
 		if ((c->fl & (CF_PREFACE | CF_ACKED)) != (CF_PREFACE | CF_ACKED) ||
-			(c->fl & (CF_SHUTDOWN | CF_NOTICE))) {
-			c->tmo_idle = 0;
+			(c->fl & CF_NOTICE)) {
+			c->tmo_idle = 0; /* a drain's notice: its own timer */
 			return;
 		}
 		if (c->tmo_idle != 0 && mark != c->tmo_idle_id)
@@ -259,6 +276,10 @@ sweep_client(struct nrf_h2_conn *c, uint64_t now, uint64_t *counts)
 	}
 	mark = nghttp2_session_get_next_stream_id(c->sess) > INT32_MAX ? INT32_MAX
 		: (int32_t)nghttp2_session_get_next_stream_id(c->sess);
+	if (c->n_streams == 0 && (c->fl & CF_SHUTDOWN)) {
+		linger(c, now, t->upstream_idle_ms);
+		return;
+	}
 	if (c->n_streams != 0 || !nrf_h2_conn_usable(c) || t->upstream_idle_ms == 0) {
 		c->tmo_idle = 0;
 		return;
