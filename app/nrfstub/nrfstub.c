@@ -354,10 +354,13 @@ stream_submit(struct loop *lp, struct conn *c, struct stream *s)
 	prd.source.ptr = s;
 	prd.read_callback = body_read;
 	/* A HEAD answer carries the headers of the GET answer, never a body
-	 * (RFC 9110 §9.3.2); nghttp2 treats DATA on it as a protocol error. */
+	 * (RFC 9110 §9.3.2); nghttp2 treats DATA on it as a protocol error.
+	 * --head-body sends it anyway, as some servers do (tests of proxies). */
 	rv = nghttp2_submit_response(c->sess, s->id, nva, n,
 		s->rbody != NULL && s->rbody->len > 0 &&
-				!(s->method.len == 4 && strcmp(stream_str(s, s->method), "HEAD") == 0)
+				(lp->st.head_body ||
+					!(s->method.len == 4 &&
+						strcmp(stream_str(s, s->method), "HEAD") == 0))
 			? &prd
 			: NULL);
 	if (rv != 0) {
@@ -1015,13 +1018,16 @@ usage(FILE *f)
 	fprintf(f,
 		"usage: nrfstub --listen ADDR:PORT --profiles FILE [--name NAME]\n"
 		"               [--fault MODE[:ARG]] [--log-level LEVEL] [--no-record]\n"
+		"               [--head-body]\n"
 		"  --listen ADDR:PORT  h2c listen address: 127.0.0.1:8080, [::1]:8080\n"
 		"  --profiles FILE     {\"nfProfiles\": [...], \"accessToken\": {...}}\n"
 		"  --name NAME         sent in x-nrfstub on every answer (default nrfstub)\n"
 		"  --fault MODE[:ARG]  none, delay:MS, reset[:H2CODE], close[:1=RST],\n"
 		"                      status:CODE, garbage, blackhole\n"
 		"  --log-level LEVEL   error, warn, info (default), debug\n"
-		"  --no-record         do not record requests (GET /_stub/requests is empty)\n");
+		"  --no-record         do not record requests (GET /_stub/requests is empty)\n"
+		"  --head-body         send the body on HEAD answers too (RFC 9110 forbids\n"
+		"                      it; some servers do it: a test of clients and proxies)\n");
 }
 
 /* Parse "host:port" / "[v6]:port" and open a listening socket. */
@@ -1193,6 +1199,7 @@ main(int argc, char **argv)
 		{"fault", required_argument, NULL, 'f'},
 		{"log-level", required_argument, NULL, 'L'},
 		{"no-record", no_argument, NULL, 'R'},
+		{"head-body", no_argument, NULL, 'B'},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
@@ -1234,6 +1241,9 @@ main(int argc, char **argv)
 			break;
 		case 'R':
 			record = 0;
+			break;
+		case 'B':
+			lp->st.head_body = true;
 			break;
 		case 'h':
 			usage(stdout);

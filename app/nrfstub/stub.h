@@ -14,6 +14,7 @@
  */
 
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -256,6 +257,7 @@ struct stub {
 	struct fault fault;
 	struct stub_stats stats;
 	int64_t now_ms;		/* wall clock at the top of the loop turn */
+	bool head_body;		/* --head-body: DATA on HEAD answers too */
 };
 
 /* Route a non-control request and set its response. */

@@ -840,6 +840,10 @@ api_handle(struct stub *st, struct stream *s)
 		return;
 	}
 	m = stream_str(s, s->method);
+	/* HEAD is served wherever GET is (RFC 9110 §9.3.2): the same status
+	 * and fields; stream_submit() leaves the body out. */
+	if (strcmp(m, "HEAD") == 0)
+		m = "GET";
 	p = stream_str(s, s->path);
 	q = memchr(p, '?', s->path.len);
 	pl = q != NULL ? (size_t)(q - p) : s->path.len;
