@@ -795,6 +795,8 @@ static const struct field general_fields[] = {
 		.required = true, .min = 1, .max = 65535},
 	{FLD("nrfSetId", F_STR, struct nrf_cfg_general, nrf_set_id), .def_str = ""},
 	{.name = "aliases", .type = F_CUSTOM, .load = load_aliases, .emit = emit_aliases},
+	{FLD("viaOnResponses", F_BOOL, struct nrf_cfg_general, via_on_responses),
+		.def = true},
 	{NULL},
 };
 

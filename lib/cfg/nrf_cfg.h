@@ -140,6 +140,10 @@ struct nrf_cfg_general {
 	struct nrf_cfg_hostport aliases[NRF_CFG_MAX_ALIASES];
 	uint16_t n_aliases;
 	const char *self_name;     /**< "host:port" as appended to Via */
+	/** viaOnResponses (default true): answers relayed from the local NRF
+	 *  or a peer get `via: 2.0 <self_name>` as their last field line
+	 *  (RFC 9110 §7.6.3); nrfwd's own answers never carry it. */
+	bool via_on_responses;
 };
 
 /** forwardingOptions */

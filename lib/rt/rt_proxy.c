@@ -214,6 +214,31 @@ answer_error(struct rt_xact *x, enum nrf_cfg_cond cond)
 	x->outcome = send_error(x->w, x->front, x->snap, x->plan.error_mode, cond);
 }
 
+/*
+ * Answer the front stream with the status and fields of upstream answer
+ * @p m (its body follows through nrf_h2_append() when @p more). A relayed
+ * answer gets nrfwd's own Via member as its last field line, after any the
+ * upstream sent (RFC 9110 §7.6.3; generalOptions.viaOnResponses): the
+ * fields are listed in the worker's scratch (slices, no copy of bytes, no
+ * allocation: a message has fewer than hdrs_cap fields, as its header
+ * block holds 32 bytes per field). Answers nrfwd gives itself do not carry
+ * it (docs/via.md).
+ */
+static int
+relay_respond(struct rt_xact *x, const struct nrf_h2_msg *m, bool more)
+{
+	struct rt_worker *w = x->w;
+
+	if (!x->snap->cfg->general.via_on_responses || w->via_member[0] == '\0' ||
+		m->n_hdrs + 1 > w->hdrs_cap)
+		return nrf_h2_respond(x->front, m->status, m->hdrs, m->n_hdrs, NULL, 0, more);
+	if (m->n_hdrs > 0)
+		memcpy(w->hdrs, m->hdrs, m->n_hdrs * sizeof(*m->hdrs));
+	w->hdrs[m->n_hdrs].name = nrf_slice_str("via");
+	w->hdrs[m->n_hdrs].value = nrf_slice_str(w->via_member);
+	return nrf_h2_respond(x->front, m->status, w->hdrs, m->n_hdrs + 1, NULL, 0, more);
+}
+
 /* Step 8 with the local answer kept: relay it whole. */
 static void
 answer_local(struct rt_xact *x)
@@ -225,7 +250,7 @@ answer_local(struct rt_xact *x)
 	x->answered = true;
 	x->outcome = NRF_RT_OUT_LOCAL;
 	RT_STAT(x->w, answered_local, 1);
-	rc = nrf_h2_respond(x->front, m->status, m->hdrs, m->n_hdrs, NULL, 0, body);
+	rc = relay_respond(x, m, body);
 	if (rc == 0 && body) {
 		nrf_h2_append(x->front, &m->body);
 		rc = nrf_h2_end(x->front);
@@ -435,11 +460,9 @@ relay_start(struct rt_xact *x)
 		RT_STAT(x->w, answered_peer, 1);
 	if (end && ps->msg.body.len == 0) {
 		t->eof_sent = true;
-		rc = nrf_h2_respond(x->front, ps->msg.status, ps->msg.hdrs, ps->msg.n_hdrs,
-			NULL, 0, false);
+		rc = relay_respond(x, &ps->msg, false);
 	} else {
-		rc = nrf_h2_respond(x->front, ps->msg.status, ps->msg.hdrs, ps->msg.n_hdrs,
-			NULL, 0, true);
+		rc = relay_respond(x, &ps->msg, true);
 		if (rc == 0) {
 			nrf_h2_append(x->front, &ps->msg.body);
 			if (end) {
