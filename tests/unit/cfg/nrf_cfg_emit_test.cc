@@ -35,7 +35,8 @@ Emit(const nrf_cfg *c, nrf_cfg_group g, int indent = 0)
 const char *kRich = R"({
   "generalOptions": {
     "ocnrfHost": "2001:db8::a", "ocnrfPort": 8443, "nrfSetId": "set1",
-    "aliases": ["nrf-a.example.com:8443", "[2001:db8::b]:8443", "10.0.0.1:80"]
+    "aliases": ["nrf-a.example.com:8443", "[2001:db8::b]:8443", "10.0.0.1:80"],
+    "viaOnResponses": false
   },
   "forwardingOptions": {
     "featureStatus": "ENABLED", "discoveryStatus": "DISABLED",
@@ -126,7 +127,7 @@ TEST(CfgEmit, FillsEveryDefault)
 	Loaded l = Load(kMinimal);
 	ASSERT_NE(l.cfg, nullptr);
 	const char *want = R"({"generalOptions":{"ocnrfHost":"nrf-a.seg1.example.com","ocnrfPort":8080,)"
-		R"("nrfSetId":"","aliases":[]},)"
+		R"("nrfSetId":"","aliases":[],"viaOnResponses":true},)"
 		R"("forwardingOptions":{"featureStatus":"DISABLED","discoveryStatus":"ENABLED",)"
 		R"("profileRetrievalStatus":"ENABLED","subscriptionStatus":"ENABLED","accessTokenStatus":"ENABLED",)"
 		R"("forwardingTriggers":{"statusCodes":{"pattern":"^404$"},"emptyDiscoveryResult":true},)"
@@ -305,6 +306,7 @@ TEST(CfgEqual, SeesEveryKindOfDifference)
 		{"/generalOptions/nrfSetId", R"("set9")"},
 		{"/generalOptions/aliases/2", R"("10.0.0.1:81")"},
 		{"/generalOptions/aliases", R"(["nrf-a.example.com:8443"])"},
+		{"/generalOptions/viaOnResponses", "true"},
 		{"/forwardingOptions/featureStatus", R"("DISABLED")"},
 		{"/forwardingOptions/discoveryStatus", R"("ENABLED")"},
 		{"/forwardingOptions/profileRetrievalStatus", R"("DISABLED")"},
