@@ -580,6 +580,84 @@ class TestLimits(Base):
         return json.loads(body)['streams_active'] - 1  # minus this request
 
 
+class TestExplainMatchesTheDataPath(Base):
+    """`nrfwd-ctl explain` renders what the client gets when NRFs fail
+    (decision.branches): a real nrfwd must answer exactly that, status,
+    header fields in wire order and body bytes."""
+
+    ERR = [{'errorCondition': 'NRF_Local_Unavailable', 'errorCode': 503,
+            'errorTitle': 'Local "down"', 'errorDetail': 'l\u00e0-bas \\ /', 'retryAfter': '3'},
+           {'errorCondition': 'NRF_Not_Reachable', 'errorCode': 504,
+            'errorCause': 'NO_NRF', 'errorDetail': '\u00fcberall still'}]
+
+    def explain(self, cfg, path):
+        cfgfile = os.path.join(self.h.tmpdir, 'explain-%d.json' % cfg['generalOptions']['ocnrfPort'])
+        with open(cfgfile, 'w') as f:
+            json.dump(cfg, f)
+        ex = subprocess.run([H.binary('nrfwd-ctl'), 'explain', cfgfile, '--path', path],
+                            capture_output=True, timeout=10, check=True)
+        doc = json.loads(ex.stdout)
+        return {b['local']: b for b in doc['decision']['branches']}
+
+    def expect(self, url, want):
+        st, fields, body = raw_answer(url)
+        self.assertEqual(want['kind'], 'error', want)
+        self.assertEqual(st, want['status'])
+        expect = [('content-type', want['headers']['content-type']),
+                  ('content-length', str(len(body)))]
+        if 'retry-after' in want['headers']:
+            expect.append(('retry-after', want['headers']['retry-after']))
+        self.assertEqual(fields, expect)
+        self.assertEqual(body, json.dumps(want['problemDetails'], separators=(',', ':'),
+                                          ensure_ascii=False).encode())
+
+    def test_local_nrf_down(self):
+        pe = self.h.start_stub('nrf-e', 'stub-profiles-e.json')
+        dead_local, dead_peer = H.free_port(), H.free_port()
+        cases = [
+            # (name, peers, path, branch, pick)
+            ('no peer, local-only answer', [], PROFILE + ID_AMF1, 'down',
+             lambda b: b['answer']),
+            ('the only candidate down', [H.peer('nrf-x.test', dead_peer)], PROFILE + ID_AMF1,
+             'down', lambda b: b['everyCandidateDown']),
+            ('the candidate claims absence', [H.peer('nrf-e.test', pe.port)], PROFILE + ID_AMF1,
+             'down', lambda b: b['candidates'][0]['claimsAbsence']),
+            ('both candidates down, held down or not', [H.peer('nrf-x.test', dead_peer),
+                                                        H.peer('nrf-y.test', H.free_port(),
+                                                               priority=2)],
+             DISC_UDM, 'down', lambda b: b['everyCandidateDown']),
+        ]
+        for name, peers, path, local, pick in cases:
+            with self.subTest(name):
+                cfg = H.nrfwd_config(SELF, local=dead_local, peers=peers,
+                                     error_responses=self.ERR)
+                nrfwd = self.h.start_nrfwd(cfg)
+                want = pick(self.explain(cfg, path)[local])
+                self.assertEqual(want['condition'], 'NRF_Local_Unavailable')
+                for _ in range(2):  # the local NRF refusing, then held down
+                    self.expect(nrfwd.url(path), want)
+        # a peer's data is relayed, with its fields and nrfwd's Via member
+        cfg = H.nrfwd_config(SELF, local=dead_local, peers=[H.peer('nrf-e.test', pe.port)],
+                             error_responses=self.ERR)
+        nrfwd = self.h.start_nrfwd(cfg)
+        want = self.explain(cfg, PROFILE + ID_UDM1)['down']['candidates'][0]['answersData']
+        self.assertEqual((want['kind'], want['from']), ('relay', 'nrf-e.test:%d' % pe.port))
+        st, fields, _ = raw_answer(nrfwd.url(PROFILE + ID_UDM1))
+        self.assertEqual(st, 200)
+        self.assertIn(('x-nrfstub', 'nrf-e'), fields)
+        self.assertEqual(fields[-1], ('via', want['via']))
+        self.assertEqual(want['via'], '2.0 %s:%d' % (SELF, nrfwd.port))
+
+    def test_local_nrf_claims_absence_and_every_candidate_is_down(self):
+        loc = self.h.start_stub('local', 'stub-profiles-empty.json')
+        cfg = H.nrfwd_config(SELF, local=loc.port, peers=[H.peer('nrf-x.test', H.free_port())],
+                             error_responses=self.ERR)
+        nrfwd = self.h.start_nrfwd(cfg)
+        want = self.explain(cfg, PROFILE + ID_UDM1)['claimsAbsence']['everyCandidateDown']
+        self.assertEqual(want['condition'], 'NRF_Not_Reachable')
+        self.expect(nrfwd.url(PROFILE + ID_UDM1), want)
+
+
 class TestHttpDetails(Base):
     def test_head_answered_with_a_body_ends_at_its_headers(self):
         """An upstream that sends a body on HEAD (nrfstub --head-body) must
