@@ -307,6 +307,10 @@ client_frame_recv(struct nrf_h2_conn *c, const nghttp2_frame *frame)
 				mark_dirty(c);
 			}
 		}
+		/* A complete answer says so at once: the owner can relay it
+		 * with END_STREAM on its HEADERS, not an empty DATA frame. */
+		if (end)
+			st->flags |= NRF_H2_SF_END;
 		if (st->user != NULL && c->cbs->on_response != NULL)
 			c->cbs->on_response(st);
 	}

@@ -294,7 +294,11 @@ struct nrf_h2_cbs {
 	void (*on_request)(struct nrf_h2_stream *st, int err);
 	/** Front: @p n bytes of the response body were framed (flow control). */
 	void (*on_sent)(struct nrf_h2_stream *st, size_t n);
-	/** Peer: final response headers received (1xx are skipped). */
+	/**
+	 * Peer: final response headers received (1xx are skipped).
+	 * NRF_H2_SF_END is already set when they ended the stream (an answer
+	 * without a body, or the answer to HEAD); on_data follows then.
+	 */
 	void (*on_response)(struct nrf_h2_stream *st);
 	/** Peer: body bytes were added to st->msg.body, or END_STREAM seen. */
 	void (*on_data)(struct nrf_h2_stream *st);

@@ -685,6 +685,21 @@ class TestHttpDetails(Base):
                                  ['GET', 'HEAD', 'HEAD', 'GET'])
                 self.h.cleanup()
 
+    def test_an_answer_without_a_body_is_relayed_with_end_stream_on_its_headers(self):
+        for name, peer in (('local', False), ('peer', True)):
+            with self.subTest(name):
+                pe = self.h.start_stub('nrf-e', 'stub-profiles-e.json', fault='status:204')
+                loc = self.h.start_stub('local', 'stub-profiles-a.json',
+                                        fault='status:404' if peer else 'status:204')
+                nrfwd = self.h.start_nrfwd(H.nrfwd_config(
+                    SELF, local=loc.port, peers=[H.peer('nrf-e.test', pe.port)]))
+                frames, rc = nghttp_frames(nrfwd.url(PROFILE + ID_UDM1))
+                self.assertEqual(rc, 0, frames)
+                self.assertEqual(frames, [('HEADERS', 0x05)])  # no empty DATA frame
+                st, hd, _ = H.curl(nrfwd.url(PROFILE + ID_UDM1))
+                self.assertEqual((st, hd.get('x-nrfstub')), (204, ['nrf-e' if peer else 'local']))
+                self.h.cleanup()
+
     def test_head_answers_nrfwd_gives_itself_have_no_body(self):
         nrfwd, loc = self.fwd()
         url = nrfwd.url(PROFILE + ID_AMF1)
