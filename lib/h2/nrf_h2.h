@@ -455,10 +455,10 @@ void nrf_h2_reset(struct nrf_h2_stream *st, uint32_t h2_code);
  * Peer: send a request on client connection @p c. @p hdrs holds the
  * pseudo-headers (":method", ":scheme", ":authority", ":path") first, then
  * the regular fields; all copied. A HEAD request's stream gets
- * NRF_H2_SF_HEAD: its answer ends with its final headers. @p body (may be NULL or empty) is sent
- * from its start and only read, never consumed, so the caller can send it
- * again elsewhere; it must stay unchanged until the stream closes or
- * nrf_h2_cancel() is called.
+ * NRF_H2_SF_HEAD: its answer ends with its final headers. @p body (may be
+ * NULL or empty) is sent from its start and only read, never consumed, so
+ * the caller can send it again elsewhere; it must stay unchanged until the
+ * stream closes or nrf_h2_cancel() is called.
  * @return the stream (user = @p user), or NULL with @p err = NRF_EINVAL
  *   (connection not usable), NRF_ENOMEM, NRF_EPROTO (nghttp2 refused, e.g.
  *   stream ids exhausted: the connection stops being usable).
