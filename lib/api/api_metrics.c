@@ -365,6 +365,9 @@ api_metrics_render(struct api_buf *b, const struct api_metrics_in *in)
 	scalar(b, "nrfwd_reroutes_total", "counter",
 		"Peer answers with a reroute status that moved on to the next candidate.",
 		st->reroutes);
+	scalar(b, "nrfwd_retries_total", "counter",
+		"Upstream streams lost with their connection (or refused) before an answer and "
+		"sent again once on a fresh connection.", st->retries);
 	scalar(b, "nrfwd_request_timeouts_total", "counter",
 		"Requests ended by runtime.timeouts.requestMs.", st->request_timeouts);
 	scalar(b, "nrfwd_client_resets_total", "counter",

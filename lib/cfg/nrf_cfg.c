@@ -779,6 +779,7 @@ static const char *const cond_names[] = {
 	"NRF_Forwarding_Hop_Limit",
 	"NRF_Not_Reachable",
 	"NRF_Forwarding_Overload",
+	"NRF_Local_Unavailable",
 	NULL,
 };
 
@@ -1583,6 +1584,7 @@ static const struct {
 	uint16_t status;
 	const char *cause;
 	const char *detail;
+	const char *retry_after;
 } cond_defaults[NRF_COND_COUNT] = {
 	[NRF_COND_LOOP_DETECTION] = {508, "LOOP_DETECTED",
 		"The request already passed through this NRF."},
@@ -1594,6 +1596,10 @@ static const struct {
 		"No NRF could be reached to serve the request."},
 	[NRF_COND_OVERLOAD] = {503, "NF_CONGESTION",
 		"The NRF is too busy to forward the request."},
+	/* Retry-After 1: health probes bring an upstream back within about a
+	 * second of its return (runtime.health). */
+	[NRF_COND_LOCAL_UNAVAILABLE] = {503, "NF_SERVICE_FAILURE",
+		"The local NRF could not be reached; no other NRF had the answer.", "1"},
 };
 
 static const struct {
@@ -1653,7 +1659,8 @@ resolve_errors(struct load_ctx *c)
 				r->cause = cond_defaults[k].cause;
 				r->title = status_title(r->status);
 				r->detail = cond_defaults[k].detail;
-				r->retry_after = "";
+				r->retry_after = cond_defaults[k].retry_after != NULL
+					? cond_defaults[k].retry_after : "";
 				r->redirect_url = "";
 				continue;
 			}

@@ -60,6 +60,9 @@ enum nrf_cfg_cond {
 	NRF_COND_HOP_LIMIT,          /**< NRF_Forwarding_Hop_Limit */
 	NRF_COND_NOT_REACHABLE,      /**< NRF_Not_Reachable */
 	NRF_COND_OVERLOAD,           /**< NRF_Forwarding_Overload */
+	NRF_COND_LOCAL_UNAVAILABLE,  /**< NRF_Local_Unavailable: the local NRF
+				      *   failed and no peer had a positive
+				      *   answer (docs/failures.md) */
 	NRF_COND_COUNT
 };
 

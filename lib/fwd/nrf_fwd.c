@@ -425,6 +425,9 @@ nrf_fwd_decide(const struct nrf_fwd_table *t, const struct nrf_via_result *via,
 	const struct nrf_cfg *cfg;
 	enum nrf_cfg_mode last_mode;
 	uint32_t max_cand;
+	uint16_t down_peers[NRF_CFG_MAX_ATTEMPTS];
+	uint16_t down_cov = 0;
+	uint16_t n_down;
 
 	if (t == NULL || via == NULL || plan == NULL)
 		return NRF_EINVAL;
@@ -433,6 +436,8 @@ nrf_fwd_decide(const struct nrf_fwd_table *t, const struct nrf_via_result *via,
 		op = NRF_OP_OTHER;
 	plan->op = op;
 	plan->n_cand = 0;
+	plan->cand_down = 0;
+	plan->cand_covered = 0;
 	plan->n_skip = 0;
 	plan->n_skip_via = 0;
 	plan->n_skip_down = 0;
@@ -457,6 +462,7 @@ nrf_fwd_decide(const struct nrf_fwd_table *t, const struct nrf_via_result *via,
 	plan->verdict = NRF_FWD_FORWARD;
 	max_cand = NRF_MIN(cfg->fwd.max_forward_attempts, NRF_CFG_MAX_ATTEMPTS);
 	last_mode = t->primary_mode;
+	n_down = 0;
 	for (uint16_t li = 0; li < t->n_lists && plan->n_cand < max_cand; li++) {
 		const struct cand_list *l = &t->lists[li];
 		bool whole_set = l->mode == NRF_MODE_GROWTH &&
@@ -474,11 +480,33 @@ nrf_fwd_decide(const struct nrf_fwd_table *t, const struct nrf_via_result *via,
 					record_skip(plan, p, NRF_FWD_SKIP_VIA_HOST);
 				else if (whole_set)
 					record_skip(plan, p, NRF_FWD_SKIP_VIA_SET);
+				else if (down != NULL && bit_test(down, p) &&
+					 n_down < NRF_CFG_MAX_ATTEMPTS) {
+					if (l->mode == NRF_MODE_GROWTH && set_in_via(via, l))
+						down_cov |= (uint16_t)(1u << n_down);
+					down_peers[n_down++] = p; /* last resort */
+				}
 				else if (down != NULL && bit_test(down, p))
 					record_skip(plan, p, NRF_FWD_SKIP_DOWN);
-				else
+				else {
+					if (l->mode == NRF_MODE_GROWTH && set_in_via(via, l))
+						plan->cand_covered |=
+							(uint16_t)(1u << plan->n_cand);
 					plan->cand[plan->n_cand++] = p;
+				}
 			}
+		}
+	}
+	/* Held-down peers are a hint, not a verdict: after every healthy
+	 * candidate, in the same order, while attempts are left. */
+	for (uint16_t i = 0; i < n_down; i++) {
+		if (plan->n_cand < max_cand) {
+			if ((down_cov >> i) & 1)
+				plan->cand_covered |= (uint16_t)(1u << plan->n_cand);
+			plan->cand_down |= (uint16_t)(1u << plan->n_cand);
+			plan->cand[plan->n_cand++] = down_peers[i];
+		} else {
+			record_skip(plan, down_peers[i], NRF_FWD_SKIP_DOWN);
 		}
 	}
 	plan->error_mode = last_mode;
@@ -606,4 +634,91 @@ nrf_fwd_peer_action(const struct nrf_cfg *cfg, int status)
 		return NRF_FWD_RELAY;
 	return nrf_cfg_status_match(&cfg->fwd.reroute, status) ? NRF_FWD_NEXT
 								: NRF_FWD_RELAY;
+}
+
+/* ------------------------------------------------------------------------ */
+/* The answer rule (docs/failures.md)                                        */
+
+bool
+nrf_fwd_claims_absence(const struct nrf_cfg *cfg, enum nrf_fwd_op op, int status,
+	const char *body, size_t body_len)
+{
+	if (nrf_cfg_status_match(&cfg->fwd.triggers, status))
+		return true;
+	return op == NRF_OP_NF_DISCOVER && status == 200 && cfg->fwd.empty_discovery_result &&
+		nrf_fwd_discovery_empty(body, body_len);
+}
+
+bool
+nrf_fwd_peer_needs_body(const struct nrf_cfg *cfg, const struct nrf_fwd_plan *plan,
+	const struct nrf_fwd_ledger *lg, int status)
+{
+	return lg->local == NRF_FWD_LOCAL_FAILED && plan->op == NRF_OP_NF_DISCOVER &&
+		status == 200 && cfg->fwd.empty_discovery_result &&
+		!nrf_cfg_status_match(&cfg->fwd.triggers, status);
+}
+
+enum nrf_fwd_next
+nrf_fwd_peer_answer(const struct nrf_cfg *cfg, const struct nrf_fwd_plan *plan,
+	const struct nrf_fwd_ledger *lg, int status, const char *body, size_t body_len,
+	enum nrf_cfg_cond *cond)
+{
+	if (nrf_fwd_peer_action(cfg, status) == NRF_FWD_NEXT)
+		return NRF_FWD_DO_NEXT;
+	/* A peer's absence is the whole truth only when the local NRF said
+	 * the same (or there is none). */
+	if (status != 508 && lg->local == NRF_FWD_LOCAL_FAILED &&
+		nrf_fwd_claims_absence(cfg, plan->op, status, body, body_len)) {
+		*cond = NRF_COND_LOCAL_UNAVAILABLE;
+		return NRF_FWD_DO_ERROR;
+	}
+	return NRF_FWD_DO_RELAY;
+}
+
+void
+nrf_fwd_ledger_fail(const struct nrf_fwd_plan *plan, struct nrf_fwd_ledger *lg, int cand)
+{
+	if (cand < 0) {
+		lg->local = NRF_FWD_LOCAL_FAILED;
+		return;
+	}
+	lg->failed++;
+	if (cand >= NRF_CFG_MAX_ATTEMPTS || !((plan->cand_covered >> cand) & 1))
+		lg->uncovered++;
+}
+
+enum nrf_fwd_next
+nrf_fwd_final(const struct nrf_fwd_plan *plan, const struct nrf_fwd_ledger *lg,
+	enum nrf_cfg_cond *cond)
+{
+	if (lg->local == NRF_FWD_LOCAL_FAILED || lg->local == NRF_FWD_LOCAL_PENDING) {
+		*cond = NRF_COND_LOCAL_UNAVAILABLE;
+		return NRF_FWD_DO_ERROR;
+	}
+	if (lg->local == NRF_FWD_LOCAL_ABSENT) {
+		if (lg->uncovered > 0 || plan->n_skip_down > 0) {
+			/* A peer that should have been asked was not. */
+			*cond = NRF_COND_NOT_REACHABLE;
+			return NRF_FWD_DO_ERROR;
+		}
+		if (lg->hop_limit) {
+			*cond = NRF_COND_HOP_LIMIT;
+			return NRF_FWD_DO_ERROR;
+		}
+		return NRF_FWD_DO_LOCAL;
+	}
+	if (lg->failed > 0) {
+		*cond = NRF_COND_NOT_REACHABLE;
+		return NRF_FWD_DO_ERROR;
+	}
+	if (lg->hop_limit) {
+		*cond = NRF_COND_HOP_LIMIT;
+		return NRF_FWD_DO_ERROR;
+	}
+	if (lg->tried == 0 && plan->n_skip_via > 0 && plan->n_skip_down == 0) {
+		*cond = NRF_COND_LOOP_PREVENTION;
+		return NRF_FWD_DO_ERROR;
+	}
+	*cond = NRF_COND_NOT_REACHABLE;
+	return NRF_FWD_DO_ERROR;
 }

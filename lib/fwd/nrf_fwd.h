@@ -162,6 +162,11 @@ struct nrf_fwd_plan {
 	uint16_t cand[NRF_CFG_MAX_ATTEMPTS]; /**< peer indices, try in order */
 	uint16_t cand_down;            /**< bit i: cand[i] is held down, tried
 					*   anyway as a last resort */
+	uint16_t cand_covered;         /**< bit i: cand[i] is a host of a growth
+					*   set another host of which is in Via
+					*   (scope HOST): its set has already
+					*   answered, so its failure leaves no
+					*   hole (nrf_fwd_ledger_fail()) */
 	uint16_t n_skip;               /**< recorded skips (<= NRF_FWD_MAX_SKIPS) */
 	struct nrf_fwd_skip skip[NRF_FWD_MAX_SKIPS];
 	uint32_t n_skip_via;           /**< all loop-prevention skips, incl. unrecorded */
@@ -246,7 +251,16 @@ struct nrf_fwd_ledger {
 	uint16_t failed;    /**< of those: no usable answer (connect, reset,
 			     *   connection lost, timeout, reroute status, or
 			     *   cut short by the request timeout) */
+	uint16_t uncovered; /**< of those: candidates whose data nobody else
+			     *   has given (not covered, see cand_covered) */
 };
+
+/**
+ * Book a failed try into @p lg: @p cand is the index into plan.cand[] of
+ * the candidate whose try failed, or -1 for the local NRF. Request side.
+ */
+void nrf_fwd_ledger_fail(const struct nrf_fwd_plan *plan, struct nrf_fwd_ledger *lg,
+	int cand);
 
 /** What to do next with a request (the rule's verdict). */
 enum nrf_fwd_next {
@@ -289,8 +303,10 @@ enum nrf_fwd_next nrf_fwd_peer_answer(const struct nrf_cfg *cfg,
 /**
  * Nothing more will be tried (candidates exhausted, hop limit reached, or
  * the request timeout): the answer, from @p plan and @p lg.
- *  - local ABSENT and no candidate try failed: LOCAL (every NRF that
- *    should have been asked was asked, or has already processed it);
+ *  - local ABSENT and no candidate try failed but those of covered
+ *    candidates (plan.cand_covered), no held-down peer left untried:
+ *    LOCAL (every NRF that should have been asked was asked, or has
+ *    already processed the request);
  *  - local FAILED: ERROR NRF_COND_LOCAL_UNAVAILABLE;
  *  - a candidate try failed: ERROR NRF_COND_NOT_REACHABLE;
  *  - the hop limit stopped forwarding: ERROR NRF_COND_HOP_LIMIT;

@@ -225,6 +225,7 @@ enum nrf_rt_outcome {
 	NRF_RT_OUT_LOOP_PREVENTED,   /**< NRF_Forwarding_Loop_Prevention */
 	NRF_RT_OUT_NOT_REACHABLE,    /**< NRF_Not_Reachable */
 	NRF_RT_OUT_OVERLOAD,         /**< NRF_Forwarding_Overload */
+	NRF_RT_OUT_LOCAL_UNAVAILABLE, /**< NRF_Local_Unavailable */
 	NRF_RT_OUT_BAD_REQUEST,      /**< 400 / 413 answered by nrfwd */
 	NRF_RT_OUT_NOT_IMPLEMENTED,  /**< 501: local-only operation, no local NRF */
 	NRF_RT_OUT_INTERNAL,         /**< 500 */
@@ -277,6 +278,9 @@ struct nrf_rt_stats {
 	uint64_t answered_error;      /**< nrfwd ProblemDetails (508/504/503/501...) */
 	uint64_t not_reachable;
 	uint64_t overload;
+	uint64_t local_unavailable;   /**< NRF_Local_Unavailable answers */
+	uint64_t retries;             /**< streams lost with their connection (or
+				       *   refused) and sent again, once */
 	uint64_t forwards;            /**< tries sent to peers (not the local NRF) */
 	uint64_t reroutes;            /**< peer answers that moved to the next */
 	uint64_t try_failures;        /**< connect, reset, GOAWAY, timeout */

@@ -498,6 +498,7 @@ static const char *const outcome_names[NRF_RT_OUT_COUNT] = {
 	[NRF_RT_OUT_LOOP_PREVENTED] = "loop_prevented",
 	[NRF_RT_OUT_NOT_REACHABLE] = "not_reachable",
 	[NRF_RT_OUT_OVERLOAD] = "overload",
+	[NRF_RT_OUT_LOCAL_UNAVAILABLE] = "local_unavailable",
 	[NRF_RT_OUT_BAD_REQUEST] = "bad_request",
 	[NRF_RT_OUT_NOT_IMPLEMENTED] = "not_implemented",
 	[NRF_RT_OUT_INTERNAL] = "internal_error",

@@ -203,6 +203,8 @@ struct rt_try {
 	bool need_body;          /* 200 NFDiscover: decide on the body */
 	bool hold;               /* peer answer kept whole before it is relayed */
 	bool eof_sent;           /* relay: front body ended */
+	bool force;              /* held down, tried anyway as a last resort */
+	bool retried;            /* sent again once after its stream was lost */
 	struct rt_timer timer;   /* per-try timeout */
 };
 
@@ -216,6 +218,8 @@ struct rt_xact {
 	struct rt_try t;           /* the try in progress (one at a time) */
 	struct nrf_h2_msg local;   /* local NRF answer kept for step 8 */
 	bool have_local;
+	struct nrf_fwd_ledger lg;  /* what happened so far: the rule's input */
+	int32_t max_hops;          /* 3gpp-Sbi-Max-Forward-Hops; -1: absent */
 	struct rt_timer rtimer;    /* request timeout */
 	uint64_t t0;               /* complete request received (ns) */
 	uint8_t outcome;           /* enum nrf_rt_outcome of the answer given */

@@ -698,6 +698,8 @@ rt_outcome_of_cond(enum nrf_cfg_cond cond)
 		return NRF_RT_OUT_NOT_REACHABLE;
 	case NRF_COND_OVERLOAD:
 		return NRF_RT_OUT_OVERLOAD;
+	case NRF_COND_LOCAL_UNAVAILABLE:
+		return NRF_RT_OUT_LOCAL_UNAVAILABLE;
 	default:
 		return NRF_RT_OUT_INTERNAL;
 	}

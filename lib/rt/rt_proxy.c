@@ -30,6 +30,7 @@
 #define KEEP_XACTS 4096
 
 static void next_candidate(struct rt_xact *x);
+static void answer_final(struct rt_xact *x);
 static void try_timeout(struct rt_timer *t, void *arg);
 static void request_timeout(struct rt_timer *t, void *arg);
 
@@ -191,6 +192,9 @@ send_error(struct rt_worker *w, struct nrf_h2_stream *st, const struct nrf_rt_sn
 	case NRF_COND_OVERLOAD:
 		RT_STAT(w, overload, 1);
 		break;
+	case NRF_COND_LOCAL_UNAVAILABLE:
+		RT_STAT(w, local_unavailable, 1);
+		break;
 	default:
 		break;
 	}
@@ -250,12 +254,14 @@ try_abort(struct rt_try *t)
 }
 
 static int
-try_start(struct rt_xact *x, struct rt_pool *p, bool local)
+try_start(struct rt_xact *x, struct rt_pool *p, bool local, bool force)
 {
 	struct rt_try *t = &x->t;
 	int rc;
 
 	t->local = local;
+	t->force = force;
+	t->retried = false;
 	t->need_body = false;
 	t->hold = false;
 	t->eof_sent = false;
@@ -283,13 +289,55 @@ rt_try_failed(struct rt_try *t, enum nrf_rt_fail reason, const char *why)
 	RT_STAT(w, try_failures, 1);
 	rt_count_fail(t->pool, reason);
 	NRF_LOG_RL(WARN, MOD, "worker %u: try to %s failed: %s", w->id, t->pool->ep.name, why);
+	nrf_fwd_ledger_fail(&x->plan, &x->lg, t->local ? -1 : (int)x->next - 1);
 	if (x->answered)
 		return;
 	if (t->local && x->plan.verdict != NRF_FWD_FORWARD) {
-		answer_error(x, NRF_COND_NOT_REACHABLE);
+		answer_final(x);
 		return;
 	}
 	next_candidate(x);
+}
+
+/*
+ * RFC 9113 §8.7: a stream refused (REFUSED_STREAM, or above a GOAWAY's
+ * last-stream-id) was not processed, and a safe method may be sent again
+ * anyway. Either is sent once more, on a fresh connection to the same
+ * upstream (the lost one is no longer usable), before it counts as a
+ * failed try: one connection lost to a big answer must not fail every
+ * other stream that was on it. @return true when the try is under way
+ * again.
+ */
+static bool
+try_retry(struct rt_try *t)
+{
+	struct rt_xact *x = t->x;
+	struct rt_worker *w = x->w;
+	int rc;
+
+	if (t->retried || x->answered || w->exiting)
+		return false;
+	rt_timer_cancel(&w->timers, &t->timer);
+	t->retried = true;
+	t->need_body = false;
+	t->hold = false;
+	t->eof_sent = false;
+	t->ps = NULL;
+	t->state = T_IDLE;
+	rc = rt_pool_submit(t->pool, t);
+	if (rc != 0) {
+		t->state = T_IDLE;
+		return false;
+	}
+	rt_timer_arm(&w->timers, &t->timer, x->snap->cfg->rt.per_try_ms);
+	RT_STAT(w, retries, 1);
+	return true;
+}
+
+static bool
+method_is_safe(struct nrf_slice m)
+{
+	return nrf_slice_eq(m, "GET") || nrf_slice_eq(m, "HEAD");
 }
 
 static void
@@ -312,6 +360,7 @@ rt_try_send(struct rt_try *t, struct nrf_h2_conn *c)
 	const struct rt_ep *ep = &t->pool->ep;
 	struct nrf_h2_hdr *h = w->hdrs;
 	size_t n = 0, i;
+	char hops[12];
 	int err;
 
 	h[n].name = nrf_slice_str(":method");
@@ -343,7 +392,8 @@ rt_try_send(struct rt_try *t, struct nrf_h2_conn *c)
 
 		if (nrf_slice_eq(f->name, "host"))
 			continue;
-		if (!t->local && nrf_slice_eq(f->name, "3gpp-sbi-target-apiroot"))
+		if (!t->local && (nrf_slice_eq(f->name, "3gpp-sbi-target-apiroot") ||
+					 nrf_slice_eq(f->name, "3gpp-sbi-max-forward-hops")))
 			continue;
 		h[n++] = *f; /* via lines stay, in order; hop-by-hop dropped by h2 */
 	}
@@ -352,6 +402,12 @@ rt_try_send(struct rt_try *t, struct nrf_h2_conn *c)
 		h[n++].value = nrf_slice_str(ep->api_root);
 		h[n].name = nrf_slice_str("via");
 		h[n++].value = nrf_slice_str(w->via_member);
+		if (x->max_hops > 0) {
+			/* TS 29.500 §6.10.10: one hop less; nghttp2 copies it. */
+			snprintf(hops, sizeof(hops), "%d", (int)x->max_hops - 1);
+			h[n].name = nrf_slice_str("3gpp-sbi-max-forward-hops");
+			h[n++].value = nrf_slice_str(hops);
+		}
 	}
 	t->ps = nrf_h2_request(c, h, n, &r->body, t, &err);
 	if (t->ps == NULL)
@@ -418,8 +474,31 @@ local_complete(struct rt_xact *x)
 	/* Forwarding trigger: keep the answer for step 8, go to the peers. */
 	nrf_h2_msg_move(&x->local, &ps->msg);
 	x->have_local = true;
+	x->lg.local = NRF_FWD_LOCAL_ABSENT;
 	try_abort(t);
 	next_candidate(x);
+}
+
+/* A peer's answer is complete while being held: the body may decide. */
+static void
+peer_complete(struct rt_xact *x)
+{
+	struct rt_try *t = &x->t;
+	struct nrf_h2_stream *ps = t->ps;
+	const struct nrf_cfg *cfg = x->snap->cfg;
+	enum nrf_cfg_cond cond = NRF_COND_NOT_REACHABLE;
+
+	if (nrf_fwd_peer_needs_body(cfg, &x->plan, &x->lg, ps->msg.status)) {
+		struct nrf_slice b = nrf_h2_body_flat(&ps->msg.body, x->w->flat, x->w->flat_cap);
+
+		if (nrf_fwd_peer_answer(cfg, &x->plan, &x->lg, ps->msg.status, b.p, b.len,
+			    &cond) == NRF_FWD_DO_ERROR) {
+			try_abort(t);
+			answer_error(x, cond);
+			return;
+		}
+	}
+	relay_start(x);
 }
 
 void
@@ -432,14 +511,25 @@ rt_peer_on_response(struct nrf_h2_stream *ps)
 
 	rt_count_status(t->pool, status);
 	if (!t->local) {
-		if (nrf_fwd_peer_action(cfg, status) == NRF_FWD_NEXT) {
+		enum nrf_cfg_cond cond = NRF_COND_NOT_REACHABLE;
+
+		switch (nrf_fwd_peer_answer(cfg, &x->plan, &x->lg, status, NULL, 0, &cond)) {
+		case NRF_FWD_DO_NEXT:
 			RT_STAT(x->w, reroutes, 1);
 			rt_count_fail(t->pool, NRF_RT_FAIL_REROUTE);
 			NRF_LOG_RL(INFO, MOD, "worker %u: %s answered %d: rerouting", x->w->id,
 				t->pool->ep.name, status);
+			nrf_fwd_ledger_fail(&x->plan, &x->lg, (int)x->next - 1);
 			try_abort(t);
 			next_candidate(x);
 			return;
+		case NRF_FWD_DO_ERROR:
+			/* Absence from a peer while the local NRF failed. */
+			try_abort(t);
+			answer_error(x, cond);
+			return;
+		default:
+			break;
 		}
 		/* Keep the answer until it is complete (up to maxBodyBytes): a
 		 * peer that breaks off mid-answer is then one more failed try and
@@ -451,7 +541,7 @@ rt_peer_on_response(struct nrf_h2_stream *ps)
 			rt_peer_on_data(ps);
 			return;
 		}
-		relay_start(x);
+		peer_complete(x);
 		return;
 	}
 	if (x->plan.verdict != NRF_FWD_FORWARD) {
@@ -494,7 +584,7 @@ rt_peer_on_data(struct nrf_h2_stream *ps)
 			return;
 		}
 		if ((ps->flags & NRF_H2_SF_END) && t->hold)
-			relay_start(x);
+			peer_complete(x);
 		else if (ps->flags & NRF_H2_SF_END)
 			local_complete(x);
 		break;
@@ -524,6 +614,13 @@ rt_peer_on_close(struct nrf_h2_stream *ps, uint32_t code, int err)
 		}
 		return;
 	}
+	if (((err == 0 && code == NRF_H2_REFUSED_STREAM) ||
+		    (err != 0 && method_is_safe(x->req.method))) &&
+		try_retry(t)) {
+		NRF_LOG_RL(INFO, MOD, "worker %u: stream to %s %s: sent again", x->w->id,
+			t->pool->ep.name, err != 0 ? "lost with its connection" : "refused");
+		return;
+	}
 	reason = err != 0 ? NRF_RT_FAIL_CONN_LOST
 		: code == NRF_H2_REFUSED_STREAM ? NRF_RT_FAIL_REFUSED : NRF_RT_FAIL_RESET;
 	if (err != 0)
@@ -538,14 +635,17 @@ rt_peer_on_close(struct nrf_h2_stream *ps, uint32_t code, int err)
 /* ------------------------------------------------------------------------ */
 /* Pipeline                                                                  */
 
+/* Nothing more to try: the rule (lib/fwd) says what the client gets. */
 static void
 answer_final(struct rt_xact *x)
 {
-	if (x->have_local) {
+	enum nrf_cfg_cond cond = NRF_COND_NOT_REACHABLE;
+
+	if (nrf_fwd_final(&x->plan, &x->lg, &cond) == NRF_FWD_DO_LOCAL && x->have_local) {
 		answer_local(x);
 		return;
 	}
-	answer_error(x, x->plan.n_cand == 0 ? x->plan.error : NRF_COND_NOT_REACHABLE);
+	answer_error(x, cond);
 }
 
 static void
@@ -554,13 +654,20 @@ next_candidate(struct rt_xact *x)
 	struct rt_worker *w = x->w;
 
 	while (x->next < x->plan.n_cand) {
-		uint16_t peer = x->plan.cand[x->next++];
+		uint16_t i = x->next++;
+		uint16_t peer = x->plan.cand[i];
 		struct rt_pool *p = rt_xact_pool(x, peer);
 		int rc;
 
 		if (p == NULL)
 			continue;
-		rc = try_start(x, p, false);
+		if (x->max_hops == 0) {
+			/* TS 29.500 §6.10.10: no hop left to forward with. */
+			x->lg.hop_limit = true;
+			break;
+		}
+		x->lg.tried++;
+		rc = try_start(x, p, false, (x->plan.cand_down >> i) & 1);
 		if (rc == 0)
 			return;
 		rt_count_fail(p, rc == NRF_EFULL ? NRF_RT_FAIL_OVERLOAD : NRF_RT_FAIL_UNAVAILABLE);
@@ -568,6 +675,7 @@ next_candidate(struct rt_xact *x)
 			answer_error(x, NRF_COND_OVERLOAD);
 			return;
 		}
+		nrf_fwd_ledger_fail(&x->plan, &x->lg, i);
 		RT_STAT(w, try_failures, 1);
 		NRF_LOG_RL(WARN, MOD, "worker %u: peer %s not tried: %s", w->id,
 			p->ep.name, nrf_strerror(rc));
@@ -583,12 +691,14 @@ request_timeout(struct rt_timer *tm, void *arg)
 
 	RT_STAT(w, request_timeouts, 1);
 	NRF_LOG_RL(WARN, MOD, "worker %u: request timeout", w->id);
+	if (!x->answered && x->t.state != T_IDLE) {
+		/* The try under way is cut short: a failed try for the rule. */
+		rt_count_fail(x->t.pool, NRF_RT_FAIL_TIMEOUT);
+		nrf_fwd_ledger_fail(&x->plan, &x->lg, x->t.local ? -1 : (int)x->next - 1);
+	}
 	try_abort(&x->t);
 	if (!x->answered) {
-		if (x->have_local)
-			answer_local(x);
-		else
-			answer_error(x, NRF_COND_NOT_REACHABLE);
+		answer_final(x);
 		return;
 	}
 	/* An answer had begun and did not finish in time. */
@@ -658,6 +768,44 @@ answer_at_once(struct rt_worker *w, struct nrf_h2_stream *st, const struct nrf_r
 	return true;
 }
 
+/*
+ * 3gpp-Sbi-Max-Forward-Hops (TS 29.500 §5.2.3.2.14): a non-negative
+ * integer; absent leaves x->max_hops at -1 (never added). @return false
+ * when present but malformed (several field lines, not digits, too big).
+ */
+static bool
+parse_max_hops(struct rt_xact *x)
+{
+	const struct nrf_h2_msg *r = &x->req;
+	struct nrf_slice v = {NULL, 0};
+	uint32_t n = 0;
+	size_t i, k = 0;
+
+	for (i = 0; i < r->n_hdrs; i++) {
+		if (nrf_slice_eq(r->hdrs[i].name, "3gpp-sbi-max-forward-hops")) {
+			v = r->hdrs[i].value;
+			k++;
+		}
+	}
+	if (k == 0)
+		return true;
+	while (v.len > 0 && (v.p[0] == ' ' || v.p[0] == '\t')) {
+		v.p++;
+		v.len--;
+	}
+	while (v.len > 0 && (v.p[v.len - 1] == ' ' || v.p[v.len - 1] == '\t'))
+		v.len--;
+	if (k > 1 || v.len == 0 || v.len > 9)
+		return false;
+	for (i = 0; i < v.len; i++) {
+		if (v.p[i] < '0' || v.p[i] > '9')
+			return false;
+		n = n * 10 + (uint32_t)(v.p[i] - '0');
+	}
+	x->max_hops = (int32_t)n;
+	return true;
+}
+
 /* The rest of the pipeline for a request with a transaction and a plan. */
 static void
 start(struct rt_xact *x)
@@ -685,6 +833,12 @@ start(struct rt_xact *x)
 	case NRF_FWD_FORWARD:
 		break;
 	}
+	x->max_hops = -1;
+	if (x->plan.verdict == NRF_FWD_FORWARD && !parse_max_hops(x)) {
+		answer_rendered(x, 400, "Bad Request", "INVALID_MSG_FORMAT",
+			"malformed 3gpp-Sbi-Max-Forward-Hops header");
+		return;
+	}
 	/* From here on the answer depends on upstreams: bound it. Requests
 	 * answered at once never touch the timer heap. */
 	rt_timer_arm(&w->timers, &x->rtimer, s->cfg->rt.request_ms);
@@ -692,10 +846,13 @@ start(struct rt_xact *x)
 		next_candidate(x);
 		return;
 	}
-	/* Local NRF first (LOCAL_ONLY, or FORWARD with a local NRF). */
-	rc = try_start(x, rt_xact_local(x), true);
+	/* Local NRF first (LOCAL_ONLY, or FORWARD with a local NRF). A held
+	 * down local NRF is a failed try at once (docs/failures.md). */
+	x->lg.local = NRF_FWD_LOCAL_PENDING;
+	rc = try_start(x, rt_xact_local(x), true, false);
 	if (rc == 0)
 		return;
+	nrf_fwd_ledger_fail(&x->plan, &x->lg, -1);
 	rt_count_fail(rt_xact_local(x), rc == NRF_EFULL ? NRF_RT_FAIL_OVERLOAD
 		: NRF_RT_FAIL_UNAVAILABLE);
 	if (rc == NRF_EFULL) {
@@ -707,7 +864,7 @@ start(struct rt_xact *x)
 	if (x->plan.verdict == NRF_FWD_FORWARD)
 		next_candidate(x);
 	else
-		answer_error(x, NRF_COND_NOT_REACHABLE);
+		answer_final(x);
 }
 
 /* ------------------------------------------------------------------------ */

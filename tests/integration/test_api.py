@@ -383,10 +383,11 @@ class TestMetrics(Base):
         cfg = H.nrfwd_config(SELF, local=loc.port, peers=[H.peer('nrf-d.test', dead)])
         fwd = self.h.start_nrfwd(cfg, management=True)
         st, _, _ = H.curl(fwd.url(PROFILE + ID_UDM1))
-        self.assertEqual(st, 404)  # the kept local answer
+        self.assertEqual(st, 504)  # the only peer failed: not the local 404
         m = H.metrics(fwd)
         self.assertEqual(H.metric_value(m, 'nrfwd_try_failures_total',
                                         peer='nrf-d.test:%d' % dead, reason='connect'), 1)
+        self.assertEqual(H.metric_value(m, 'nrfwd_requests_total', outcome='not_reachable'), 1)
 
 
 class TestCtl(Base):

@@ -210,6 +210,54 @@ class TestLoops(Base):
         self.assertEqual(self.problem(body)['cause'], 'MAX_HOPS_REACHED')
         self.assertEqual(H.stub_requests(loc.port), [])
 
+    def test_max_forward_hops_is_decremented_on_every_forward(self):
+        # TS 29.500 §6.10.10: one hop less on the forwarded request; the
+        # local NRF gets the request as the client sent it.
+        pe = self.h.start_stub('nrf-e', 'stub-profiles-e.json')
+        nrfwd, loc = self.fwd(peers=[H.peer('nrf-e.test', pe.port)])
+        st, hd, body = H.curl(nrfwd.url(PROFILE + ID_UDM1),
+                              headers=['3gpp-Sbi-Max-Forward-Hops: 3'])
+        self.assertEqual(st, 200, body)
+        self.assertEqual(hd.get('x-nrfstub'), ['nrf-e'])
+        fwd = {k: v for k, v in H.stub_requests(pe.port)[0]['headers']}
+        self.assertEqual(fwd.get('3gpp-sbi-max-forward-hops'), '2')
+        lh = [v for k, v in H.stub_requests(loc.port)[0]['headers']
+              if k == '3gpp-sbi-max-forward-hops']
+        self.assertEqual(lh, ['3'])
+
+    def test_max_forward_hops_is_never_added_when_absent(self):
+        pe = self.h.start_stub('nrf-e', 'stub-profiles-e.json')
+        nrfwd, _ = self.fwd(peers=[H.peer('nrf-e.test', pe.port)])
+        st, _, _ = H.curl(nrfwd.url(PROFILE + ID_UDM1))
+        self.assertEqual(st, 200)
+        names = [k for k, _ in H.stub_requests(pe.port)[0]['headers']]
+        self.assertNotIn('3gpp-sbi-max-forward-hops', names)
+
+    def test_max_forward_hops_at_zero_is_the_hop_limit_not_a_forward(self):
+        pe = self.h.start_stub('nrf-e', 'stub-profiles-e.json')
+        nrfwd, loc = self.fwd(peers=[H.peer('nrf-e.test', pe.port)])
+        st, _, body = H.curl(nrfwd.url(PROFILE + ID_UDM1),
+                             headers=['3gpp-Sbi-Max-Forward-Hops: 0'])
+        self.assertEqual(st, 508, body)
+        self.assertEqual(self.problem(body)['cause'], 'MAX_HOPS_REACHED')
+        self.assertEqual(len(H.stub_requests(loc.port)), 1)  # the local NRF is asked
+        self.assertEqual(H.stub_requests(pe.port), [])
+        # A local answer needs no forward: hops 0 does not matter then.
+        st, hd, _ = H.curl(nrfwd.url(PROFILE + ID_AMF1),
+                           headers=['3gpp-Sbi-Max-Forward-Hops: 0'])
+        self.assertEqual(st, 200)
+        self.assertEqual(hd.get('x-nrfstub'), ['local'])
+
+    def test_malformed_max_forward_hops_gives_400(self):
+        pe = self.h.start_stub('nrf-e', 'stub-profiles-e.json')
+        nrfwd, loc = self.fwd(peers=[H.peer('nrf-e.test', pe.port)])
+        for bad in ('-1', 'two', '1, 2', '99999999999'):
+            st, _, body = H.curl(nrfwd.url(PROFILE + ID_UDM1),
+                                 headers=['3gpp-Sbi-Max-Forward-Hops: ' + bad])
+            self.assertEqual(st, 400, bad)
+            self.assertEqual(self.problem(body)['cause'], 'INVALID_MSG_FORMAT')
+        self.assertEqual(H.stub_requests(loc.port), [])
+
     def test_every_peer_skipped_by_via_gives_the_local_answer(self):
         pe = self.h.start_stub('nrf-e', 'stub-profiles-e.json')
         nrfwd, loc = self.fwd(peers=[H.peer('nrf-e.test', pe.port)])
@@ -381,14 +429,17 @@ class TestFailover(Base):
         self.assertEqual(self.problem(body)['cause'], 'TARGET_NF_NOT_REACHABLE')
         self.assertEqual(hd.get('content-type'), ['application/problem+json'])
 
-    def test_all_failing_with_local_nrf_gives_the_local_answer(self):
+    def test_local_absence_with_every_peer_failing_is_504_not_the_local_404(self):
+        # docs/failures.md: the local 404 is not the whole truth when the
+        # peers that should have been asked could not be.
         p1 = self.h.start_stub('nrf-e', 'stub-profiles-e.json', fault='status:503')
         dead = H.free_port()
         nrfwd, _ = self.fwd(peers=[H.peer('nrf-e.test', p1.port, priority=1),
                                    H.peer('nrf-f.test', dead, priority=2)])
-        st, hd, _ = H.curl(nrfwd.url(PROFILE + ID_UDM1))
-        self.assertEqual(st, 404)
-        self.assertEqual(hd.get('x-nrfstub'), ['local'])
+        st, hd, body = H.curl(nrfwd.url(PROFILE + ID_UDM1))
+        self.assertEqual(st, 504, body)
+        self.assertEqual(self.problem(body)['cause'], 'TARGET_NF_NOT_REACHABLE')
+        self.assertNotIn('x-nrfstub', hd)
 
     def test_peer_black_hole_ends_in_504_within_request_timeout(self):
         p1 = self.h.start_stub('nrf-e', 'stub-profiles-e.json', fault='blackhole')
@@ -404,12 +455,14 @@ class TestFailover(Base):
         self.assertLess(took, 2.0)
         self.assertIn('request timeout', nrfwd.log())
 
-    def test_local_nrf_down_for_a_local_only_request_gives_504(self):
+    def test_local_nrf_down_for_a_local_only_request_gives_503_local_unavailable(self):
         dead = H.free_port()
         cfg = H.nrfwd_config(SELF, local=dead)
         nrfwd = self.h.start_nrfwd(cfg)
-        st, _, body = H.curl(nrfwd.url('/nnrf-nfm/v1/nf-instances'))
-        self.assertEqual(st, 504, body)
+        st, hd, body = H.curl(nrfwd.url('/nnrf-nfm/v1/nf-instances'))
+        self.assertEqual(st, 503, body)
+        self.assertEqual(self.problem(body)['cause'], 'NF_SERVICE_FAILURE')
+        self.assertEqual(hd.get('retry-after'), ['1'])
 
     def test_local_only_operation_without_local_nrf_gives_501(self):
         pe = self.h.start_stub('nrf-e', 'stub-profiles-e.json')

@@ -2,6 +2,7 @@
 
 #include <jansson.h>
 
+#include <cstring>
 #include <string>
 
 #include "fwd_test_util.h"
@@ -134,6 +135,7 @@ TEST(FwdProblem, DefaultsFollowTheSpecTable)
 		{NRF_COND_HOP_LIMIT, 508, "MAX_HOPS_REACHED"},
 		{NRF_COND_NOT_REACHABLE, 504, "TARGET_NF_NOT_REACHABLE"},
 		{NRF_COND_OVERLOAD, 503, "NF_CONGESTION"},
+		{NRF_COND_LOCAL_UNAVAILABLE, 503, "NF_SERVICE_FAILURE"},
 	};
 	for (int m = 0; m < NRF_MODE_COUNT; m++) {
 		for (auto &w : want) {
@@ -145,7 +147,10 @@ TEST(FwdProblem, DefaultsFollowTheSpecTable)
 			EXPECT_EQ(json_integer_value(json_object_get(j, "status")), w.status);
 			EXPECT_STREQ(json_string_value(json_object_get(j, "cause")), w.cause);
 			EXPECT_NE(json_string_value(json_object_get(j, "title")), nullptr);
-			EXPECT_STREQ(p->retry_after, "");
+			/* Local_Unavailable: health probes bring the NRF back
+			 * within about a second. */
+			EXPECT_STREQ(p->retry_after,
+				w.cond == NRF_COND_LOCAL_UNAVAILABLE ? "1" : "");
 			EXPECT_STREQ(p->location, "");
 			json_decref(j);
 		}
@@ -203,4 +208,212 @@ TEST(FwdProblem, RenderRefusesATooSmallBuffer)
 		NRF_ETOOBIG);
 	EXPECT_STREQ(buf, "");
 	EXPECT_EQ(nrf_fwd_problem_render(nullptr, 0, 400, "", "", ""), NRF_ETOOBIG);
+}
+
+/* ------------------------------------------------------------------------ */
+/* The answer rule (docs/failures.md): failures are never absence.          */
+
+namespace {
+
+const char *kEmpty = R"({"validityPeriod":10,"nfInstances":[]})";
+const char *kFull = R"({"nfInstances":[{"nfInstanceId":"x","nfType":"AMF"}]})";
+
+nrf_fwd_plan
+Plan(nrf_fwd_op op = NRF_OP_NF_DISCOVER)
+{
+	nrf_fwd_plan p;
+	memset(&p, 0, sizeof(p));
+	p.verdict = NRF_FWD_FORWARD;
+	p.op = op;
+	p.error = NRF_COND_NOT_REACHABLE;
+	return p;
+}
+
+nrf_fwd_ledger
+Ledger(nrf_fwd_local local, uint16_t tried = 0, uint16_t failed = 0)
+{
+	nrf_fwd_ledger l{};
+	l.local = (uint8_t)local;
+	l.tried = tried;
+	l.failed = failed;
+	l.uncovered = failed;
+	return l;
+}
+
+nrf_fwd_next
+Peer(const nrf_cfg *c, const nrf_fwd_plan &p, const nrf_fwd_ledger &l, int status,
+	const char *body, nrf_cfg_cond *cond)
+{
+	return nrf_fwd_peer_answer(c, &p, &l, status, body, body ? strlen(body) : 0, cond);
+}
+
+nrf_fwd_next
+Final(const nrf_fwd_plan &p, const nrf_fwd_ledger &l, nrf_cfg_cond *cond)
+{
+	return nrf_fwd_final(&p, &l, cond);
+}
+
+} // namespace
+
+TEST(FwdRule, APeersAbsenceIsRelayedWhenTheLocalNrfSaidTheSame)
+{
+	CfgPtr c = LoadCfg(Doc(""));
+	nrf_cfg_cond cond = NRF_COND_COUNT;
+	nrf_fwd_plan p = Plan();
+	for (nrf_fwd_local l : {NRF_FWD_LOCAL_ABSENT, NRF_FWD_LOCAL_NONE}) {
+		EXPECT_EQ(Peer(c.get(), p, Ledger(l, 1), 404, nullptr, &cond), NRF_FWD_DO_RELAY);
+		EXPECT_EQ(Peer(c.get(), p, Ledger(l, 1), 200, kEmpty, &cond), NRF_FWD_DO_RELAY);
+		nrf_fwd_ledger lg = Ledger(l, 1);
+		EXPECT_FALSE(nrf_fwd_peer_needs_body(c.get(), &p, &lg, 200));
+	}
+	EXPECT_EQ(cond, NRF_COND_COUNT); /* written for ERROR only */
+}
+
+TEST(FwdRule, APeersAbsenceAfterALocalFailureIsLocalUnavailable)
+{
+	CfgPtr c = LoadCfg(Doc(""));
+	nrf_cfg_cond cond = NRF_COND_COUNT;
+	nrf_fwd_plan p = Plan();
+	nrf_fwd_ledger l = Ledger(NRF_FWD_LOCAL_FAILED, 1);
+	EXPECT_EQ(Peer(c.get(), p, l, 404, nullptr, &cond), NRF_FWD_DO_ERROR);
+	EXPECT_EQ(cond, NRF_COND_LOCAL_UNAVAILABLE);
+	cond = NRF_COND_COUNT;
+	EXPECT_TRUE(nrf_fwd_peer_needs_body(c.get(), &p, &l, 200));
+	EXPECT_EQ(Peer(c.get(), p, l, 200, kEmpty, &cond), NRF_FWD_DO_ERROR);
+	EXPECT_EQ(cond, NRF_COND_LOCAL_UNAVAILABLE);
+}
+
+TEST(FwdRule, APeersPositiveAnswerAfterALocalFailureIsRelayed)
+{
+	CfgPtr c = LoadCfg(Doc(""));
+	nrf_cfg_cond cond = NRF_COND_COUNT;
+	nrf_fwd_ledger l = Ledger(NRF_FWD_LOCAL_FAILED, 1);
+	EXPECT_EQ(Peer(c.get(), Plan(), l, 200, kFull, &cond), NRF_FWD_DO_RELAY);
+	EXPECT_EQ(Peer(c.get(), Plan(NRF_OP_NF_PROFILE_RETRIEVAL), l, 200, "{}", &cond),
+		NRF_FWD_DO_RELAY);
+	EXPECT_EQ(Peer(c.get(), Plan(NRF_OP_NF_STATUS_SUBSCRIBE), l, 201, "{}", &cond),
+		NRF_FWD_DO_RELAY);
+	EXPECT_EQ(Peer(c.get(), Plan(NRF_OP_ACCESS_TOKEN), l, 400, "{}", &cond),
+		NRF_FWD_DO_RELAY); /* not absence: the client's own error */
+	/* An empty body only matters to discovery. */
+	nrf_fwd_plan prof = Plan(NRF_OP_NF_PROFILE_RETRIEVAL);
+	EXPECT_FALSE(nrf_fwd_peer_needs_body(c.get(), &prof, &l, 200));
+	EXPECT_EQ(cond, NRF_COND_COUNT);
+}
+
+TEST(FwdRule, PeerReroutesAndLoopsKeepTheirMeaning)
+{
+	CfgPtr c = LoadCfg(Doc(""));
+	nrf_cfg_cond cond = NRF_COND_COUNT;
+	for (nrf_fwd_local l : {NRF_FWD_LOCAL_NONE, NRF_FWD_LOCAL_ABSENT, NRF_FWD_LOCAL_FAILED}) {
+		EXPECT_EQ(Peer(c.get(), Plan(), Ledger(l, 1), 503, nullptr, &cond), NRF_FWD_DO_NEXT);
+		EXPECT_EQ(Peer(c.get(), Plan(), Ledger(l, 1), 508, nullptr, &cond), NRF_FWD_DO_RELAY);
+	}
+}
+
+TEST(FwdRule, ConfiguredTriggersDefineAbsence)
+{
+	CfgPtr c = LoadCfg(Doc(R"("forwardingTriggers": {"statusCodes": {"pattern": "^(404|410)$"},
+		"emptyDiscoveryResult": false},)"));
+	nrf_cfg_cond cond = NRF_COND_COUNT;
+	nrf_fwd_ledger l = Ledger(NRF_FWD_LOCAL_FAILED, 1);
+	EXPECT_EQ(Peer(c.get(), Plan(), l, 410, nullptr, &cond), NRF_FWD_DO_ERROR);
+	nrf_fwd_plan disc = Plan();
+	EXPECT_FALSE(nrf_fwd_peer_needs_body(c.get(), &disc, &l, 200));
+	EXPECT_EQ(Peer(c.get(), Plan(), l, 200, kEmpty, &cond), NRF_FWD_DO_RELAY);
+	EXPECT_TRUE(nrf_fwd_claims_absence(c.get(), NRF_OP_OTHER, 404, nullptr, 0));
+	EXPECT_FALSE(nrf_fwd_claims_absence(c.get(), NRF_OP_NF_DISCOVER, 200, kEmpty,
+		strlen(kEmpty)));
+}
+
+TEST(FwdRule, FinalAnswersFollowTheTable)
+{
+	nrf_fwd_plan p = Plan();
+	nrf_fwd_plan via = Plan(); /* every candidate skipped by Via */
+	via.n_skip_via = 2;
+	via.error = NRF_COND_LOOP_PREVENTION;
+	struct {
+		const char *what;
+		const nrf_fwd_plan *plan;
+		nrf_fwd_ledger lg;
+		nrf_fwd_next next;
+		nrf_cfg_cond cond;
+	} rows[] = {
+		{"local absent, no candidates", &p, Ledger(NRF_FWD_LOCAL_ABSENT), NRF_FWD_DO_LOCAL,
+			NRF_COND_COUNT},
+		{"local absent, all in Via", &via, Ledger(NRF_FWD_LOCAL_ABSENT), NRF_FWD_DO_LOCAL,
+			NRF_COND_COUNT},
+		{"local absent, a try failed", &p, Ledger(NRF_FWD_LOCAL_ABSENT, 1, 1),
+			NRF_FWD_DO_ERROR, NRF_COND_NOT_REACHABLE},
+		{"local failed, no candidates", &p, Ledger(NRF_FWD_LOCAL_FAILED), NRF_FWD_DO_ERROR,
+			NRF_COND_LOCAL_UNAVAILABLE},
+		{"local failed, all in Via", &via, Ledger(NRF_FWD_LOCAL_FAILED), NRF_FWD_DO_ERROR,
+			NRF_COND_LOCAL_UNAVAILABLE},
+		{"local failed, peers failed", &p, Ledger(NRF_FWD_LOCAL_FAILED, 2, 2),
+			NRF_FWD_DO_ERROR, NRF_COND_LOCAL_UNAVAILABLE},
+		{"local cut short by the request timeout", &p, Ledger(NRF_FWD_LOCAL_PENDING),
+			NRF_FWD_DO_ERROR, NRF_COND_LOCAL_UNAVAILABLE},
+		{"no local, all in Via", &via, Ledger(NRF_FWD_LOCAL_NONE), NRF_FWD_DO_ERROR,
+			NRF_COND_LOOP_PREVENTION},
+		{"no local, Via skips and a failure", &via, Ledger(NRF_FWD_LOCAL_NONE, 1, 1),
+			NRF_FWD_DO_ERROR, NRF_COND_NOT_REACHABLE},
+		{"no local, all failed", &p, Ledger(NRF_FWD_LOCAL_NONE, 2, 2), NRF_FWD_DO_ERROR,
+			NRF_COND_NOT_REACHABLE},
+		{"no local, no candidates", &p, Ledger(NRF_FWD_LOCAL_NONE), NRF_FWD_DO_ERROR,
+			NRF_COND_NOT_REACHABLE},
+	};
+	for (auto &r : rows) {
+		nrf_cfg_cond cond = NRF_COND_COUNT;
+		EXPECT_EQ(Final(*r.plan, r.lg, &cond), r.next) << r.what;
+		EXPECT_EQ(cond, r.cond) << r.what;
+	}
+}
+
+TEST(FwdRule, TheHopLimitEndsForwardingUnlessTheLocalNrfFailed)
+{
+	nrf_fwd_plan p = Plan();
+	nrf_cfg_cond cond = NRF_COND_COUNT;
+	nrf_fwd_ledger l = Ledger(NRF_FWD_LOCAL_ABSENT);
+	l.hop_limit = true;
+	EXPECT_EQ(Final(p, l, &cond), NRF_FWD_DO_ERROR);
+	EXPECT_EQ(cond, NRF_COND_HOP_LIMIT);
+	l.local = NRF_FWD_LOCAL_NONE;
+	EXPECT_EQ(Final(p, l, &cond), NRF_FWD_DO_ERROR);
+	EXPECT_EQ(cond, NRF_COND_HOP_LIMIT);
+	l.local = NRF_FWD_LOCAL_FAILED;
+	EXPECT_EQ(Final(p, l, &cond), NRF_FWD_DO_ERROR);
+	EXPECT_EQ(cond, NRF_COND_LOCAL_UNAVAILABLE);
+}
+
+TEST(FwdRule, HeldDownPeersLeftUntriedAreNotAbsence)
+{
+	nrf_fwd_plan p = Plan();
+	p.n_skip_down = 1;
+	nrf_cfg_cond cond = NRF_COND_COUNT;
+	EXPECT_EQ(Final(p, Ledger(NRF_FWD_LOCAL_ABSENT), &cond), NRF_FWD_DO_ERROR);
+	EXPECT_EQ(cond, NRF_COND_NOT_REACHABLE);
+}
+
+TEST(FwdRule, AFailedHostOfASetThatAlreadyAnsweredLeavesNoHole)
+{
+	nrf_fwd_plan p = Plan();
+	p.n_cand = 2;
+	p.cand_covered = 0x1; /* cand[0]: its set is in Via (scope HOST) */
+	nrf_fwd_ledger l = Ledger(NRF_FWD_LOCAL_ABSENT, 2);
+	nrf_fwd_ledger_fail(&p, &l, 0);
+	EXPECT_EQ(l.failed, 1);
+	EXPECT_EQ(l.uncovered, 0);
+	nrf_cfg_cond cond = NRF_COND_COUNT;
+	EXPECT_EQ(Final(p, l, &cond), NRF_FWD_DO_LOCAL);
+	nrf_fwd_ledger_fail(&p, &l, 1);
+	EXPECT_EQ(l.uncovered, 1);
+	EXPECT_EQ(Final(p, l, &cond), NRF_FWD_DO_ERROR);
+	EXPECT_EQ(cond, NRF_COND_NOT_REACHABLE);
+	/* Without a local answer a covered failure is still a failure. */
+	nrf_fwd_ledger n = Ledger(NRF_FWD_LOCAL_NONE, 1);
+	nrf_fwd_ledger_fail(&p, &n, 0);
+	EXPECT_EQ(Final(p, n, &cond), NRF_FWD_DO_ERROR);
+	EXPECT_EQ(cond, NRF_COND_NOT_REACHABLE);
+	nrf_fwd_ledger_fail(&p, &n, -1);
+	EXPECT_EQ(n.local, NRF_FWD_LOCAL_FAILED);
 }

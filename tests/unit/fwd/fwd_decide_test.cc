@@ -212,7 +212,7 @@ TEST_F(FwdDecide, SetScopeSkipsTheWholeSet)
 	EXPECT_EQ(p.skip[1].reason, NRF_FWD_SKIP_VIA_SET);
 }
 
-TEST_F(FwdDecide, DownPeersAreSkippedAfterLoopPrevention)
+TEST_F(FwdDecide, HeldDownPeersComeLastAsALastResortAfterLoopPrevention)
 {
 	Load(Doc("", "", "ENABLED", "DISABLED"));
 	uint64_t down[NRF_CFG_MAX_PEERS / 64] = {};
@@ -220,12 +220,41 @@ TEST_F(FwdDecide, DownPeersAreSkippedAfterLoopPrevention)
 	down[e >> 6] |= 1ull << (e & 63);
 	down[f >> 6] |= 1ull << (f & 63);
 	nrf_fwd_plan p = Decide(ViaWith({e}), NRF_OP_NF_DISCOVER, 0, down);
-	std::vector<std::string> want = {"nrf-h.seg3.example.com"};
+	std::vector<std::string> want = {"nrf-h.seg3.example.com", "nrf-f.seg2.example.com"};
 	EXPECT_EQ(CandNames(cfg.get(), p), want);
-	ASSERT_EQ(p.n_skip, 2);
+	EXPECT_EQ(p.cand_down, 0x2); /* f is held down: tried anyway, after h */
+	ASSERT_EQ(p.n_skip, 1);
 	EXPECT_EQ(p.skip[0].reason, NRF_FWD_SKIP_VIA_HOST); /* in Via and down: Via wins */
-	EXPECT_EQ(p.skip[1].reason, NRF_FWD_SKIP_DOWN);
+	EXPECT_EQ(p.n_skip_down, 0u);
+}
+
+TEST_F(FwdDecide, HeldDownPeersBeyondTheAttemptLimitAreSkipped)
+{
+	Load(Doc("", "", "ENABLED", "DISABLED", 2));
+	uint64_t down[NRF_CFG_MAX_PEERS / 64] = {};
+	int e = Idx("nrf-e.seg2.example.com");
+	down[e >> 6] |= 1ull << (e & 63);
+	nrf_fwd_plan p = Decide(ViaWith({}), NRF_OP_NF_DISCOVER, 0, down);
+	std::vector<std::string> want = {"nrf-f.seg2.example.com", "nrf-h.seg3.example.com"};
+	EXPECT_EQ(CandNames(cfg.get(), p), want);
+	EXPECT_EQ(p.cand_down, 0);
+	ASSERT_EQ(p.n_skip, 1);
+	EXPECT_EQ(p.skip[0].peer, e);
+	EXPECT_EQ(p.skip[0].reason, NRF_FWD_SKIP_DOWN);
 	EXPECT_EQ(p.n_skip_down, 1u);
+}
+
+TEST_F(FwdDecide, TheOnlyCandidateHeldDownIsStillACandidate)
+{
+	Load(R"({"generalOptions": {"ocnrfHost": "a", "ocnrfPort": 1},
+		"forwardingOptions": {"featureStatus": "ENABLED",
+		  "nrfHostConfig": [{"fqdn": "nrf-e", "port": 8080}]}})");
+	uint64_t down[NRF_CFG_MAX_PEERS / 64] = {1};
+	nrf_fwd_plan p = Decide(ViaWith({}), NRF_OP_NF_DISCOVER, 0, down);
+	ASSERT_EQ(p.n_cand, 1);
+	EXPECT_EQ(p.cand[0], 0);
+	EXPECT_EQ(p.cand_down, 1);
+	EXPECT_EQ(p.n_skip, 0);
 }
 
 TEST_F(FwdDecide, EveryCandidateInViaMeansLoopPrevention)
@@ -240,7 +269,18 @@ TEST_F(FwdDecide, EveryCandidateInViaMeansLoopPrevention)
 	EXPECT_EQ(p.error_mode, NRF_MODE_FORWARDING);
 }
 
-TEST_F(FwdDecide, SkippedByViaAndDownTogetherIsNotReachable)
+TEST_F(FwdDecide, HostsOfASetAlreadyInViaAreMarkedCoveredWithScopeHost)
+{
+	Load(Doc("", "", "DISABLED", "ENABLED"));
+	int g1 = Idx("nrf-g1.set2.example.com");
+	nrf_fwd_plan p = Decide(ViaWith({g1}));
+	std::vector<std::string> want = {"nrf-g2.set2.example.com", "nrf-k1.set3.example.com"};
+	EXPECT_EQ(CandNames(cfg.get(), p), want);
+	EXPECT_EQ(p.cand_covered, 0x1); /* g2: set2 answered through g1 */
+	EXPECT_EQ(Decide(ViaWith({})).cand_covered, 0);
+}
+
+TEST_F(FwdDecide, SkippedByViaWithAHeldDownPeerLeftTriesThatPeer)
 {
 	Load(Doc("", "", "ENABLED", "DISABLED"));
 	uint64_t down[NRF_CFG_MAX_PEERS / 64] = {};
@@ -248,8 +288,9 @@ TEST_F(FwdDecide, SkippedByViaAndDownTogetherIsNotReachable)
 	down[0] |= 1ull << h;
 	nrf_fwd_plan p = Decide(ViaWith({Idx("nrf-e.seg2.example.com"),
 		Idx("nrf-f.seg2.example.com")}, 2), NRF_OP_NF_DISCOVER, 0, down);
-	EXPECT_EQ(p.n_cand, 0);
-	EXPECT_EQ(p.error, NRF_COND_NOT_REACHABLE);
+	ASSERT_EQ(p.n_cand, 1);
+	EXPECT_EQ(p.cand[0], h);
+	EXPECT_EQ(p.cand_down, 1);
 }
 
 TEST_F(FwdDecide, NoPeersAtAllIsNotReachable)
