@@ -1015,13 +1015,16 @@ usage(FILE *f)
 	fprintf(f,
 		"usage: nrfstub --listen ADDR:PORT --profiles FILE [--name NAME]\n"
 		"               [--fault MODE[:ARG]] [--log-level LEVEL] [--no-record]\n"
+		"               [--link-host HOST[:PORT]]\n"
 		"  --listen ADDR:PORT  h2c listen address: 127.0.0.1:8080, [::1]:8080\n"
 		"  --profiles FILE     {\"nfProfiles\": [...], \"accessToken\": {...}}\n"
 		"  --name NAME         sent in x-nrfstub on every answer (default nrfstub)\n"
 		"  --fault MODE[:ARG]  none, delay:MS, reset[:H2CODE], close[:1=RST],\n"
 		"                      status:CODE, garbage, blackhole\n"
 		"  --log-level LEVEL   error, warn, info (default), debug\n"
-		"  --no-record         do not record requests (GET /_stub/requests is empty)\n");
+		"  --no-record         do not record requests (GET /_stub/requests is empty)\n"
+		"  --link-host H[:P]   Location and _links name http://H[:P] instead of the\n"
+		"                      request's :authority (an NRF with its own apiRoot)\n");
 }
 
 /* Parse "host:port" / "[v6]:port" and open a listening socket. */
@@ -1127,6 +1130,19 @@ check_name(const char *name)
 }
 
 static int
+link_host_ok(const char *h)
+{
+	size_t i, n = strlen(h);
+
+	if (n == 0 || n > 255)
+		return 0;
+	for (i = 0; i < n; i++)
+		if (h[i] < 0x21 || h[i] > 0x7e || h[i] == '/' || h[i] == '"' || h[i] == '\\')
+			return 0;
+	return 1;
+}
+
+static int
 setup_callbacks(struct loop *lp)
 {
 	nghttp2_session_callbacks *cb;
@@ -1193,6 +1209,7 @@ main(int argc, char **argv)
 		{"fault", required_argument, NULL, 'f'},
 		{"log-level", required_argument, NULL, 'L'},
 		{"no-record", no_argument, NULL, 'R'},
+		{"link-host", required_argument, NULL, 'H'},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
@@ -1235,6 +1252,9 @@ main(int argc, char **argv)
 		case 'R':
 			record = 0;
 			break;
+		case 'H':
+			lp->st.link_host = optarg;
+			break;
 		case 'h':
 			usage(stdout);
 			free(lp);
@@ -1251,6 +1271,9 @@ main(int argc, char **argv)
 	if (profiles == NULL)
 		usage_error("--profiles FILE is required (see --help)");
 	check_name(lp->st.name);
+	if (lp->st.link_host != NULL && !link_host_ok(lp->st.link_host))
+		usage_error("--link-host '%s': a host[:port], printable ASCII without "
+			"spaces, '/', '\"' or '\\'", lp->st.link_host);
 	for (i = 0; lp->st.name[i] != '\0' && i + 1 < sizeof(lp->st.idname); i++) {
 		char ch = lp->st.name[i];
 

@@ -225,6 +225,13 @@ answer_local(struct rt_xact *x)
 	x->answered = true;
 	x->outcome = NRF_RT_OUT_LOCAL;
 	RT_STAT(x->w, answered_local, 1);
+	if (NRF_UNLIKELY(rt_links_on(x, true))) {
+		rc = rt_links_respond(x, m, true, true);
+		if (rc < 0)
+			nrf_h2_reset(x->front, NRF_H2_INTERNAL_ERROR);
+		if (rc != 0)
+			return;
+	}
 	rc = nrf_h2_respond(x->front, m->status, m->hdrs, m->n_hdrs, NULL, 0, body);
 	if (rc == 0 && body) {
 		nrf_h2_append(x->front, &m->body);
@@ -433,6 +440,17 @@ relay_start(struct rt_xact *x)
 		RT_STAT(x->w, answered_local, 1);
 	else
 		RT_STAT(x->w, answered_peer, 1);
+	if (NRF_UNLIKELY(rt_links_on(x, t->local))) {
+		rc = rt_links_respond(x, &ps->msg, t->local, end);
+		if (rc != 0) {
+			t->eof_sent = end;
+			if (rc < 0) {
+				nrf_h2_reset(x->front, NRF_H2_INTERNAL_ERROR);
+				try_abort(t);
+			}
+			return;
+		}
+	}
 	if (end && ps->msg.body.len == 0) {
 		t->eof_sent = true;
 		rc = nrf_h2_respond(x->front, ps->msg.status, ps->msg.hdrs, ps->msg.n_hdrs,
@@ -452,6 +470,25 @@ relay_start(struct rt_xact *x)
 		nrf_h2_reset(x->front, NRF_H2_INTERNAL_ERROR);
 		try_abort(t);
 	}
+}
+
+/*
+ * The local NRF's answer is the one: streamed as it comes, or, when its
+ * links are to be rewritten, held whole first (decision 0013).
+ */
+static void
+local_relay(struct rt_xact *x, struct nrf_h2_stream *ps)
+{
+	struct rt_try *t = &x->t;
+
+	if (NRF_UNLIKELY(rt_links_on(x, true)) && !(ps->flags & NRF_H2_SF_END) &&
+		rt_links_body(&ps->msg)) {
+		t->hold = true;
+		t->state = T_BUFFER;
+		rt_peer_on_data(ps);
+		return;
+	}
+	relay_start(x);
 }
 
 /* The local answer is complete while being kept: decide what it means. */
@@ -545,7 +582,7 @@ rt_peer_on_response(struct nrf_h2_stream *ps)
 		return;
 	}
 	if (x->plan.verdict != NRF_FWD_FORWARD) {
-		relay_start(x);
+		local_relay(x, ps);
 		return;
 	}
 	if (x->plan.op == NRF_OP_NF_DISCOVER && status == 200 && cfg->fwd.empty_discovery_result &&
@@ -553,7 +590,7 @@ rt_peer_on_response(struct nrf_h2_stream *ps)
 		!nrf_cfg_status_match(&cfg->fwd.triggers, status)) {
 		t->need_body = true; /* empty nfInstances? needs the body */
 	} else if (nrf_fwd_local_action(cfg, x->plan.op, status, NULL, 0) == NRF_FWD_RELAY) {
-		relay_start(x);
+		local_relay(x, ps);
 		return;
 	}
 	t->state = T_BUFFER;
@@ -583,9 +620,13 @@ rt_peer_on_data(struct nrf_h2_stream *ps)
 			relay_start(x);
 			return;
 		}
-		if ((ps->flags & NRF_H2_SF_END) && t->hold)
+		if (!(ps->flags & NRF_H2_SF_END))
+			break;
+		if (t->hold && t->local)
+			relay_start(x); /* held only to rewrite its links */
+		else if (t->hold)
 			peer_complete(x);
-		else if (ps->flags & NRF_H2_SF_END)
+		else
 			local_complete(x);
 		break;
 	default:
