@@ -137,13 +137,13 @@ class TestLocalNrf(Base):
 
 
 class TestForwarded(Base):
-    def forwarded(self, rewrite):
+    def forwarded(self, rewrite, management=False):
         """Local NRF answering 404 to everything, one peer (a plain stub)."""
         loc = self.h.start_stub('local', 'stub-profiles-empty.json', fault='status:404')
         pe = self.h.start_stub('nrf-e', 'stub-profiles-e.json')
         cfg = H.nrfwd_config(SELF, local=loc.port,
                              peers=[H.peer('nrf-e.test', pe.port, rewriteLinks=rewrite)])
-        return self.h.start_nrfwd(cfg), pe
+        return self.h.start_nrfwd(cfg, management=management), pe
 
     def subscription(self, pe):
         peer = 'http://nrf-e.test:%d' % pe.port
@@ -183,6 +183,22 @@ class TestForwarded(Base):
         doc = json.loads(body)
         self.assertEqual(hd.get('location'), ['%s%s/%s' % (peer, SUBS, doc['subscriptionId'])])
         self.assertEqual(doc['_links']['self']['href'], peer + SUBS)
+
+    def test_rewrite_links_changes_live(self):
+        nrfwd, pe = self.forwarded(False, management=True)
+        peer, sub = self.subscription(pe)
+        for rewrite, origin in ((True, self.front(nrfwd)), (False, peer)):
+            st, _, f = H.api(nrfwd, 'PATCH', '/nrf-configuration/v1/forwardingOptions',
+                             {'nrfHostConfig': [H.peer('nrf-e.test', pe.port,
+                                                       rewriteLinks=rewrite)]})
+            self.assertEqual(st, 200, f)
+            self.assertIs(f['nrfHostConfig'][0]['rewriteLinks'], rewrite)
+            st, hd, body = self.call(nrfwd, SUBS, method='POST', data=sub)
+            self.assertEqual(st, 201, body)
+            self.assertTrue(hd['location'][0].startswith(origin + SUBS + '/'), hd)
+            self.assertEqual(json.loads(body)['_links']['self']['href'], origin + SUBS)
+        # the peer's connection pool was kept: the option is not its address
+        self.assertNotIn('no longer configured', nrfwd.log())
 
     def test_a_link_of_another_host_is_left_alone(self):
         nrfwd, pe = self.forwarded(True)
