@@ -258,6 +258,16 @@ struct nrf_cfg_runtime {
 	uint32_t max_header_bytes;        /**< default 16384 */
 	uint32_t max_body_bytes;          /**< default 1048576 */
 	uint32_t peer_queue_depth;        /**< default 1024 */
+	/* runtime.health (docs/failures.md "Health"): how a held-down
+	 * upstream is probed back. Live. */
+	uint32_t probe_interval_ms;       /**< probeIntervalMs: first probe after a
+					   *   failure, default 250 */
+	uint32_t probe_interval_max_ms;   /**< probeIntervalMaxMs: the interval
+					   *   doubles per failed probe up to
+					   *   this, default 500 */
+	uint32_t probe_timeout_ms;        /**< probeTimeoutMs: connect + PING ACK
+					   *   of a probe; PING ACK of any new
+					   *   connection, default 500 */
 	enum nrf_cfg_transport transport; /**< default kernel */
 	struct nrf_cfg_dpdk dpdk;         /**< the DPDK port (transport dpdk) */
 	struct nrf_cfg_tls tls;           /**< TLS listeners (server side) */

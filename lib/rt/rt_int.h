@@ -84,7 +84,11 @@ struct rt_pconn {
 	struct rt_pool *pool;
 	struct nrf_h2_conn *h2;
 	bool ready;              /* connected */
-	struct rt_timer ctimer;  /* connect timeout */
+	bool alive;              /* its first PING was answered: the upstream's
+				  * HTTP/2 layer is there (health) */
+	bool probe;              /* opened while the pool was held down */
+	uint64_t opened;         /* nrf_now_ns() at open */
+	struct rt_timer ctimer;  /* connect timeout, then PING ACK timeout */
 	struct rt_pconn *prev;
 	struct rt_pconn *next;
 };
@@ -101,6 +105,13 @@ struct rt_pstats {
 	_Atomic uint16_t codes[NRF_RT_PEER_CODES]; /* 0: slot free */
 	uint64_t code_n[NRF_RT_PEER_CODES];
 	uint64_t code_other;
+	/* Health (readiness, nrfwd_upstream_up): pools of this name that are
+	 * configured (not retired) and, of them, held down; down_since is the
+	 * nrf_now_ns() when the first of them went down, 0 while none is.
+	 * pools and down_since are read by the control thread (relaxed). */
+	uint32_t pools;
+	uint32_t n_down;         /* worker only */
+	uint64_t down_since;
 };
 
 #define RT_PSTATS_CHUNK 64
@@ -123,10 +134,10 @@ struct rt_pool {
 	struct rt_try *qhead;
 	struct rt_try *qtail;
 	uint32_t qlen;
-	bool down;
+	bool down;               /* held down: probed until a PING is answered */
 	bool ever_up;
-	uint32_t backoff_ms;
-	struct rt_timer hold;    /* end of hold-down */
+	uint32_t backoff_ms;     /* current probe interval (0: no failure) */
+	struct rt_timer hold;    /* next probe */
 };
 
 /* A worker's pools for one snapshot: pools[i] serves snapshot peer i. */
@@ -140,12 +151,21 @@ struct rt_view {
 
 /* Send @p t through @p p: on an open connection with room, else queued.
  * 0 (t->state SENT or QUEUED), NRF_EFULL (queue full), other < 0: cannot
- * be tried now (down, no address, TLS, connect failed at once). */
+ * be tried now (NRF_EAGAIN held down or worker exiting, NRF_ENOENT no
+ * address, NRF_EINVAL TLS, or the connect failed at once).
+ * A held-down pool takes a try only when t->force is set: it is queued
+ * behind the probe under way (one is started when none is), sent once that
+ * probe's PING is answered (the pool is up again), and failed through
+ * rt_try_failed(t, NRF_RT_FAIL_CONNECT, ...) when the probe fails. */
 int rt_pool_submit(struct rt_pool *p, struct rt_try *t);
 /* Take a queued try out of its pool's queue. */
 void rt_pool_dequeue(struct rt_try *t);
 /* Before the h2 context closes its connections (worker exit). */
 void rt_pool_fini(struct rt_pool *p);
+/* Keep the local NRF's pool of the current view connected: open one
+ * connection when it has none and is not held down (worker start, new
+ * snapshot), so its health is known before the first request asks. */
+void rt_pool_warm(struct rt_worker *w);
 
 /* Build the worker's view of @p s: pools of the current views whose
  * upstream is unchanged are shared, new upstreams get new pools. Also sets
@@ -204,7 +224,8 @@ struct rt_try {
 	bool need_body;          /* 200 NFDiscover: decide on the body */
 	bool hold;               /* peer answer kept whole before it is relayed */
 	bool eof_sent;           /* relay: front body ended */
-	bool force;              /* held down, tried anyway as a last resort */
+	bool force;              /* held down, tried anyway as a last resort:
+				  * see rt_pool_submit() */
 	bool retried;            /* sent again once after its stream was lost */
 	struct rt_timer timer;   /* per-try timeout */
 };

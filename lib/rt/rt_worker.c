@@ -133,6 +133,7 @@ worker_switch(struct rt_worker *w, struct nrf_rt_snap *s)
 	w->snap = s;
 	w->max_front = max_front(w->rt, s->cfg);
 	own_member(w);
+	rt_pool_warm(w); /* a new local NRF: learn its health now */
 	RT_STAT(w, snapshot_switches, 1);
 	NRF_LOG(DEBUG, MOD, "worker %u: snapshot %llu", w->id, (unsigned long long)s->gen);
 }
@@ -185,6 +186,7 @@ rt_worker_main(void *arg)
 	/* Signals belong to the control thread. */
 	sigfillset(&all);
 	pthread_sigmask(SIG_BLOCK, &all, NULL);
+	rt_pool_warm(w);
 	for (;;) {
 		struct nrf_rt_snap *s = atomic_load_explicit(&rt->snap, memory_order_acquire);
 		int timeout;
