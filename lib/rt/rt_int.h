@@ -26,6 +26,11 @@
 
 #define MOD "rt"
 
+/* Answers are held whole up to this many body bytes (and maxBodyBytes)
+ * before they are relayed, so an upstream that breaks off mid-answer is a
+ * failed try, not a client stream reset (docs/failures.md). */
+#define RT_HOLD_MAX_BYTES (64u * 1024u)
+
 /* ------------------------------------------------------------------------ */
 /* Snapshot                                                                  */
 

@@ -472,25 +472,6 @@ relay_start(struct rt_xact *x)
 	}
 }
 
-/*
- * The local NRF's answer is the one: streamed as it comes, or, when its
- * links are to be rewritten, held whole first (decision 0013).
- */
-static void
-local_relay(struct rt_xact *x, struct nrf_h2_stream *ps)
-{
-	struct rt_try *t = &x->t;
-
-	if (NRF_UNLIKELY(rt_links_on(x, true)) && !(ps->flags & NRF_H2_SF_END) &&
-		rt_links_body(&ps->msg)) {
-		t->hold = true;
-		t->state = T_BUFFER;
-		rt_peer_on_data(ps);
-		return;
-	}
-	relay_start(x);
-}
-
 /* The local answer is complete while being kept: decide what it means. */
 static void
 local_complete(struct rt_xact *x)
@@ -568,7 +549,7 @@ rt_peer_on_response(struct nrf_h2_stream *ps)
 		default:
 			break;
 		}
-		/* Keep the answer until it is complete (up to maxBodyBytes): a
+		/* Keep the answer until it is complete (up to hold_cap()): a
 		 * peer that breaks off mid-answer is then one more failed try and
 		 * the next candidate answers, instead of a client stream reset
 		 * after its headers. NRF answers are small; bigger ones stream. */
@@ -581,20 +562,40 @@ rt_peer_on_response(struct nrf_h2_stream *ps)
 		peer_complete(x);
 		return;
 	}
-	if (x->plan.verdict != NRF_FWD_FORWARD) {
-		local_relay(x, ps);
-		return;
-	}
-	if (x->plan.op == NRF_OP_NF_DISCOVER && status == 200 && cfg->fwd.empty_discovery_result &&
+	if (x->plan.verdict == NRF_FWD_FORWARD && x->plan.op == NRF_OP_NF_DISCOVER &&
+		status == 200 && cfg->fwd.empty_discovery_result &&
 		nrf_fwd_op_enabled(cfg, x->plan.op) &&
 		!nrf_cfg_status_match(&cfg->fwd.triggers, status)) {
 		t->need_body = true; /* empty nfInstances? needs the body */
-	} else if (nrf_fwd_local_action(cfg, x->plan.op, status, NULL, 0) == NRF_FWD_RELAY) {
-		local_relay(x, ps);
-		return;
+	} else if (x->plan.verdict != NRF_FWD_FORWARD ||
+		   nrf_fwd_local_action(cfg, x->plan.op, status, NULL, 0) == NRF_FWD_RELAY) {
+		/* The local answer is the one. Held until complete like a
+		 * peer's: a local NRF that breaks off mid-answer is then a
+		 * failed try (sent again once, or forwarded), not a client
+		 * stream reset after its headers. */
+		if (ps->flags & NRF_H2_SF_END) {
+			relay_start(x);
+			return;
+		}
+		t->hold = true;
 	}
 	t->state = T_BUFFER;
 	rt_peer_on_data(ps);
+}
+
+/*
+ * How much of an answer is held before it is relayed (peer answers, local
+ * answers, the local answer kept for step 8): up to maxBodyBytes, at most
+ * RT_HOLD_MAX_BYTES. Beyond that the answer streams with flow control.
+ */
+static size_t
+hold_cap(const struct rt_xact *x)
+{
+	/* An upstream with rewriteLinks: held up to maxBodyBytes, so that a
+	 * big answer (a long NFListRetrieval) has its links rewritten too. */
+	if (NRF_UNLIKELY(rt_links_on(x, x->t.local)))
+		return x->snap->cfg->rt.max_body_bytes;
+	return NRF_MIN((size_t)x->snap->cfg->rt.max_body_bytes, (size_t)RT_HOLD_MAX_BYTES);
 }
 
 void
@@ -615,18 +616,16 @@ rt_peer_on_data(struct nrf_h2_stream *ps)
 	case T_BUFFER:
 		/* Kept, not relayed: take it out of flow control now. */
 		nrf_h2_consume(ps, ps->unconsumed);
-		if (ps->msg.body.len > x->snap->cfg->rt.max_body_bytes) {
+		if (ps->msg.body.len > hold_cap(x)) {
 			/* Too big to keep for later: relay it as it is. */
 			relay_start(x);
 			return;
 		}
-		if (!(ps->flags & NRF_H2_SF_END))
-			break;
-		if (t->hold && t->local)
-			relay_start(x); /* held only to rewrite its links */
-		else if (t->hold)
+		if ((ps->flags & NRF_H2_SF_END) && t->hold && t->local)
+			relay_start(x);
+		else if ((ps->flags & NRF_H2_SF_END) && t->hold)
 			peer_complete(x);
-		else
+		else if (ps->flags & NRF_H2_SF_END)
 			local_complete(x);
 		break;
 	default:

@@ -62,9 +62,9 @@ class Base(unittest.TestCase):
 
 
 class TestLocalNrf(Base):
-    def local(self, rewrite, limits=None):
+    def local(self, rewrite, limits=None, profiles='stub-profiles-a.json'):
         port = H.free_port()
-        loc = self.h.start_stub('local', 'stub-profiles-a.json', port=port,
+        loc = self.h.start_stub('local', profiles, port=port,
                                 extra=['--link-host', '127.0.0.1:%d' % port])
         cfg = H.nrfwd_config(SELF, local=loc.port, limits=limits)
         if rewrite is not None:
@@ -116,6 +116,20 @@ class TestLocalNrf(Base):
         st, hd, body = self.call(nrfwd, hd['location'][0][len(self.front(nrfwd)):])
         self.assertEqual(st, 200, body)
         self.assertEqual(json.loads(body)['nfInstanceId'], NEW_ID)
+
+    def test_a_list_longer_than_64k_is_held_and_rewritten_whole(self):
+        # Answers are held up to 64 KiB, those of an upstream with
+        # rewriteLinks up to maxBodyBytes (1 MiB here).
+        big = H.write_big_profiles(os.path.join(self.h.tmpdir, 'big.json'), extra_amf=1000)
+        nrfwd, loc = self.local(True, profiles=big)
+        st, hd, body = self.call(nrfwd, NFI)
+        self.assertEqual(st, 200, body[:200])
+        self.assertGreater(len(body), 64 * 1024)
+        self.assert_length(hd, body)
+        hrefs = self.hrefs(json.loads(body))
+        self.assertEqual(len(hrefs), 1004)
+        for href in hrefs:
+            self.assertTrue(href.startswith(self.front(nrfwd) + NFI), href)
 
     def test_an_answer_over_max_body_bytes_is_relayed_as_it_is(self):
         nrfwd, loc = self.local(True, limits={'maxBodyBytes': 128})
