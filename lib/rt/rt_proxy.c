@@ -591,11 +591,18 @@ rt_peer_on_response(struct nrf_h2_stream *ps)
 static size_t
 hold_cap(const struct rt_xact *x)
 {
-	/* An upstream with rewriteLinks: held up to maxBodyBytes, so that a
-	 * big answer (a long NFListRetrieval) has its links rewritten too. */
-	if (NRF_UNLIKELY(rt_links_on(x, x->t.local)))
-		return x->snap->cfg->rt.max_body_bytes;
 	return NRF_MIN((size_t)x->snap->cfg->rt.max_body_bytes, (size_t)RT_HOLD_MAX_BYTES);
+}
+
+/*
+ * An answer over hold_cap() of an upstream with rewriteLinks is held on,
+ * up to maxBodyBytes, so that a long one (NFListRetrieval) has its links
+ * rewritten too (decision 0013). Asked only past hold_cap().
+ */
+static bool
+hold_for_links(const struct rt_xact *x, size_t len)
+{
+	return rt_links_on(x, x->t.local) && len <= x->snap->cfg->rt.max_body_bytes;
 }
 
 void
@@ -616,7 +623,7 @@ rt_peer_on_data(struct nrf_h2_stream *ps)
 	case T_BUFFER:
 		/* Kept, not relayed: take it out of flow control now. */
 		nrf_h2_consume(ps, ps->unconsumed);
-		if (ps->msg.body.len > hold_cap(x)) {
+		if (ps->msg.body.len > hold_cap(x) && !hold_for_links(x, ps->msg.body.len)) {
 			/* Too big to keep for later: relay it as it is. */
 			relay_start(x);
 			return;
