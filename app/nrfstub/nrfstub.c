@@ -1090,7 +1090,7 @@ usage(FILE *f)
 	fprintf(f,
 		"usage: nrfstub --listen ADDR:PORT --profiles FILE [--name NAME]\n"
 		"               [--fault MODE[:ARG]] [--log-level LEVEL] [--no-record]\n"
-		"               [--head-body]\n"
+		"               [--head-body] [--link-host HOST[:PORT]]\n"
 		"  --listen ADDR:PORT  h2c listen address: 127.0.0.1:8080, [::1]:8080\n"
 		"  --profiles FILE     {\"nfProfiles\": [...], \"accessToken\": {...}}\n"
 		"  --name NAME         sent in x-nrfstub on every answer (default nrfstub)\n"
@@ -1100,7 +1100,9 @@ usage(FILE *f)
 		"  --log-level LEVEL   error, warn, info (default), debug\n"
 		"  --no-record         do not record requests (GET /_stub/requests is empty)\n"
 		"  --head-body         send the body on HEAD answers too (RFC 9110 forbids\n"
-		"                      it; some servers do it: a test of clients and proxies)\n");
+		"                      it; some servers do it: a test of clients and proxies)\n"
+		"  --link-host H[:P]   Location and _links name http://H[:P] instead of the\n"
+		"                      request's :authority (an NRF with its own apiRoot)\n");
 }
 
 /* Parse "host:port" / "[v6]:port" and open a listening socket. */
@@ -1206,6 +1208,19 @@ check_name(const char *name)
 }
 
 static int
+link_host_ok(const char *h)
+{
+	size_t i, n = strlen(h);
+
+	if (n == 0 || n > 255)
+		return 0;
+	for (i = 0; i < n; i++)
+		if (h[i] < 0x21 || h[i] > 0x7e || h[i] == '/' || h[i] == '"' || h[i] == '\\')
+			return 0;
+	return 1;
+}
+
+static int
 setup_callbacks(struct loop *lp)
 {
 	nghttp2_session_callbacks *cb;
@@ -1273,6 +1288,7 @@ main(int argc, char **argv)
 		{"log-level", required_argument, NULL, 'L'},
 		{"no-record", no_argument, NULL, 'R'},
 		{"head-body", no_argument, NULL, 'B'},
+		{"link-host", required_argument, NULL, 'H'},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
@@ -1318,6 +1334,9 @@ main(int argc, char **argv)
 		case 'B':
 			lp->st.head_body = true;
 			break;
+		case 'H':
+			lp->st.link_host = optarg;
+			break;
 		case 'h':
 			usage(stdout);
 			free(lp);
@@ -1334,6 +1353,9 @@ main(int argc, char **argv)
 	if (profiles == NULL)
 		usage_error("--profiles FILE is required (see --help)");
 	check_name(lp->st.name);
+	if (lp->st.link_host != NULL && !link_host_ok(lp->st.link_host))
+		usage_error("--link-host '%s': a host[:port], printable ASCII without "
+			"spaces, '/', '\"' or '\\'", lp->st.link_host);
 	for (i = 0; lp->st.name[i] != '\0' && i + 1 < sizeof(lp->st.idname); i++) {
 		char ch = lp->st.name[i];
 

@@ -260,6 +260,7 @@ struct stub {
 	const char *name;
 	char idname[64];	/* name restricted to [A-Za-z0-9-] for ids */
 	char listen_str[80];
+	const char *link_host;	/* --link-host: Location/_links host; NULL: :authority */
 	struct store store;
 	struct recorder rec;
 	struct fault fault;

@@ -259,10 +259,13 @@ method_not_allowed(struct stream *s, const char *allow)
 	s->allow = allow;
 }
 
-/* Host (and port) the client addressed, for Location and _links. */
+/* Host (and port) the client addressed, for Location and _links; the one
+ * --link-host names instead, as an NRF configured with its own apiRoot. */
 static const char *
 req_host(const struct stub *st, const struct stream *s)
 {
+	if (st->link_host != NULL)
+		return st->link_host;
 	if (s->authority.len > 0)
 		return stream_str(s, s->authority);
 	if (s->host.len > 0)

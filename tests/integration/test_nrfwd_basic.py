@@ -738,6 +738,21 @@ class TestHttpDetails(Base):
         self.assertEqual(st, 508)
         self.assertEqual([f for f in fields if f[0] == 'via'], [])
 
+    def test_answers_relayed_with_rewritten_links_carry_own_via_member_too(self):
+        port = H.free_port()
+        loc = self.h.start_stub('local', 'stub-profiles-a.json', port=port,
+                                extra=['--link-host', '127.0.0.1:%d' % port])
+        cfg = H.nrfwd_config(SELF, local=loc.port)
+        cfg['runtime']['localNrf']['rewriteLinks'] = True
+        nrfwd = self.h.start_nrfwd(cfg)
+        st, fields, body = raw_answer(nrfwd.url('/nnrf-nfm/v1/nf-instances'))
+        self.assertEqual(st, 200, body)
+        self.assertIn(nrfwd.url('/nnrf-nfm/v1/nf-instances'), body.decode())  # rewritten
+        self.assertIn(('content-length', str(len(body))), fields)
+        self.assertEqual([f for f in fields if f[0] == 'via'],
+                         [('via', '2.0 %s:%d' % (SELF, nrfwd.port))])
+        self.assertEqual(fields[-1][0], 'via')
+
     def test_via_on_responses_switched_off_live(self):
         loc = self.h.start_stub('local', 'stub-profiles-a.json')
         nrfwd = self.h.start_nrfwd(H.nrfwd_config(SELF, local=loc.port), management=True)
