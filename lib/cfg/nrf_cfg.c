@@ -795,6 +795,8 @@ static const struct field general_fields[] = {
 		.required = true, .min = 1, .max = 65535},
 	{FLD("nrfSetId", F_STR, struct nrf_cfg_general, nrf_set_id), .def_str = ""},
 	{.name = "aliases", .type = F_CUSTOM, .load = load_aliases, .emit = emit_aliases},
+	{FLD("viaOnResponses", F_BOOL, struct nrf_cfg_general, via_on_responses),
+		.def = true},
 	{NULL},
 };
 
@@ -835,6 +837,7 @@ static const struct field peer_fields[] = {
 		.check = check_api_prefix},
 	{FLD("priority", F_U32, struct nrf_cfg_peer, priority),
 		.min = 0, .max = 65535, .def = 1},
+	{FLD("rewriteLinks", F_BOOL, struct nrf_cfg_peer, rewrite_links), .def = false},
 	{NULL},
 };
 
@@ -923,6 +926,7 @@ static const struct field endpoint_fields[] = {
 		.def_str = "", .check = check_host},
 	/* 0 = by scheme, resolved in load_local_nrf() */
 	{FLD("port", F_U16, struct nrf_cfg_endpoint, port), .min = 1, .max = 65535},
+	{FLD("rewriteLinks", F_BOOL, struct nrf_cfg_endpoint, rewrite_links), .def = false},
 	{NULL},
 };
 

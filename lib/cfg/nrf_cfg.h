@@ -119,6 +119,9 @@ struct nrf_cfg_peer {
 	uint16_t port;               /**< 1..65535; default 80 (http) / 443 (https) */
 	const char *api_prefix;      /**< "" or "/prefix" without trailing slash */
 	uint32_t priority;           /**< lower is preferred; default 1 */
+	bool rewrite_links;          /**< rewriteLinks: its links in answers point
+				      *   at the apiRoot the client used (default
+				      *   false; decision 0013) */
 	const char *name;            /**< display identity: first of fqdn, ipv4, [ipv6] with ":port" */
 	const char *pointer;         /**< JSON pointer of this peer in the document */
 	/** Identities of this peer (fqdn, ipv4, ipv6 — those configured). */
@@ -140,6 +143,10 @@ struct nrf_cfg_general {
 	struct nrf_cfg_hostport aliases[NRF_CFG_MAX_ALIASES];
 	uint16_t n_aliases;
 	const char *self_name;     /**< "host:port" as appended to Via */
+	/** viaOnResponses (default true): answers relayed from the local NRF
+	 *  or a peer get `via: 2.0 <self_name>` as their last field line
+	 *  (RFC 9110 §7.6.3); nrfwd's own answers never carry it. */
+	bool via_on_responses;
 };
 
 /** forwardingOptions */
@@ -179,6 +186,7 @@ struct nrf_cfg_endpoint {
 	enum nrf_cfg_scheme scheme;
 	const char *address;
 	uint16_t port;
+	bool rewrite_links;  /**< rewriteLinks: as nrf_cfg_peer.rewrite_links */
 };
 
 /** runtime.transport: how nrfwd moves bytes (restart-only). */

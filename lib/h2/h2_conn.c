@@ -102,6 +102,12 @@ stream_unlink(struct nrf_h2_conn *c, struct nrf_h2_stream *st)
 /* ------------------------------------------------------------------------ */
 /* nghttp2 callbacks                                                         */
 
+static inline bool
+is_head(struct nrf_slice method)
+{
+	return method.len == 4 && memcmp(method.p, "HEAD", 4) == 0;
+}
+
 static void
 deliver(struct nrf_h2_conn *c, struct nrf_h2_stream *st, int err)
 {
@@ -250,6 +256,8 @@ server_frame_recv(struct nrf_h2_conn *c, const nghttp2_frame *frame)
 		int err = check_request_head(c, st);
 
 		st->hdr_phase = 1;
+		if (is_head(st->msg.method))
+			st->flags |= NRF_H2_SF_HEAD;
 		if (err != 0) {
 			deliver(c, st, err);
 			return;
@@ -285,6 +293,24 @@ client_frame_recv(struct nrf_h2_conn *c, const nghttp2_frame *frame)
 		}
 		st->hdr_phase = 1;
 		st->flags |= NRF_H2_SF_HEADERS;
+		if ((st->flags & NRF_H2_SF_HEAD) && !end) {
+			/* The answer to HEAD is complete with its headers. An
+			 * upstream that goes on (a body, which nghttp2 would
+			 * answer with PROTOCOL_ERROR, or an empty DATA frame)
+			 * is not needed any more: CANCEL, and nghttp2 drops
+			 * whatever still comes on the stream (CLOSING). */
+			end = true;
+			if (!(st->flags & NRF_H2_SF_RESET)) {
+				st->flags |= NRF_H2_SF_RESET;
+				nghttp2_submit_rst_stream(c->sess, NGHTTP2_FLAG_NONE, st->id,
+					NGHTTP2_CANCEL);
+				mark_dirty(c);
+			}
+		}
+		/* A complete answer says so at once: the owner can relay it
+		 * with END_STREAM on its HEADERS, not an empty DATA frame. */
+		if (end)
+			st->flags |= NRF_H2_SF_END;
 		if (st->user != NULL && c->cbs->on_response != NULL)
 			c->cbs->on_response(st);
 	}
@@ -1121,6 +1147,10 @@ nrf_h2_respond(struct nrf_h2_stream *st, int status, const struct nrf_h2_hdr *hd
 		nv_set(&ctx->nv[n++], hdrs[i].name.p, hdrs[i].name.len, hdrs[i].value.p,
 			hdrs[i].value.len);
 	}
+	if (st->flags & NRF_H2_SF_HEAD) {
+		len = 0; /* no content (RFC 9110 §9.3.2): END_STREAM on HEADERS */
+		more = false;
+	}
 	if (len > 0 && nrf_h2_body_append(ctx, &st->out, body, len) != 0)
 		return NRF_ENOMEM;
 	if (!more)
@@ -1152,6 +1182,10 @@ nrf_h2_respond_inline(struct nrf_h2_stream *st, int status, const struct nrf_h2_
 	if (!c->server || (c->fl & CF_DEAD) || (st->flags & (NRF_H2_SF_RESPONDED | NRF_H2_SF_RESET)) ||
 		status < 100 || status > 999)
 		return NRF_EINVAL;
+	if (st->flags & NRF_H2_SF_HEAD) {
+		need -= len; /* headers alone (RFC 9110 §9.3.2) */
+		len = 0;
+	}
 	for (i = 0; i < n_hdrs; i++)
 		need += hdrs[i].value.len;
 	if (need > NRF_H2_INLINE_BYTES || nv_reserve(ctx, n_hdrs + 1) != 0)
@@ -1208,7 +1242,8 @@ nrf_h2_append(struct nrf_h2_stream *st, struct nrf_h2_body *b)
 	if (!(st->flags & NRF_H2_SF_RESPONDED) || (st->flags & NRF_H2_SF_OUT_EOF) ||
 		(st->conn->fl & CF_DEAD)) {
 		nrf_h2_body_release(st->conn->ctx, b);
-		return NRF_EINVAL;
+		return (st->flags & NRF_H2_SF_HEAD) && (st->flags & NRF_H2_SF_RESPONDED)
+			? 0 : NRF_EINVAL;
 	}
 	if (b->len == 0)
 		return 0;
@@ -1271,6 +1306,8 @@ nrf_h2_request(struct nrf_h2_conn *c, const struct nrf_h2_hdr *hdrs, size_t n_hd
 	}
 	st->conn = c;
 	st->user = user;
+	if (n_hdrs > 0 && nrf_slice_eq(hdrs[0].name, ":method") && is_head(hdrs[0].value))
+		st->flags |= NRF_H2_SF_HEAD;
 	if (body != NULL && body->len > 0) {
 		st->src = body;
 		st->src_chunk = body->head;

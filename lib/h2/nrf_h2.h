@@ -352,6 +352,15 @@ struct nrf_h2_stream {
 #define NRF_H2_SF_RESET 0x0100u
 /** Response fully framed (END_STREAM sent). */
 #define NRF_H2_SF_OUT_DONE 0x0200u
+/**
+ * The request's method is HEAD, whose answer has no content (RFC 9110
+ * §9.3.2). Front: responses on the stream are sent as their headers alone
+ * (END_STREAM on HEADERS); any body given is dropped. Peer: the answer is
+ * complete with its final headers (NRF_H2_SF_END is set then); when the
+ * upstream did not end the stream there, the stream is reset with CANCEL
+ * at once, and a body it sends is never delivered.
+ */
+#define NRF_H2_SF_HEAD 0x1000u
 /** Front: the request did not arrive in time (nrf_h2_ctx_sweep()). */
 #define NRF_H2_SF_TIMEDOUT 0x8000u
 
@@ -377,7 +386,11 @@ struct nrf_h2_cbs {
 	void (*on_request)(struct nrf_h2_stream *st, int err);
 	/** Front: @p n bytes of the response body were framed (flow control). */
 	void (*on_sent)(struct nrf_h2_stream *st, size_t n);
-	/** Peer: final response headers received (1xx are skipped). */
+	/**
+	 * Peer: final response headers received (1xx are skipped).
+	 * NRF_H2_SF_END is already set when they ended the stream (an answer
+	 * without a body, or the answer to HEAD); on_data follows then.
+	 */
 	void (*on_response)(struct nrf_h2_stream *st);
 	/** Peer: body bytes were added to st->msg.body, or END_STREAM seen. */
 	void (*on_data)(struct nrf_h2_stream *st);
@@ -499,7 +512,10 @@ void nrf_h2_ctx_close_all(struct nrf_h2_ctx *ctx);
  * Front: answer stream @p st. @p status 100..999; @p hdrs regular fields
  * (hop-by-hop ones are dropped), copied; @p body of @p len bytes copied into
  * the response body. @p more: more body follows through nrf_h2_append()
- * and nrf_h2_end(); otherwise the response ends with @p body.
+ * and nrf_h2_end(); otherwise the response ends with @p body. The answer to
+ * a HEAD request (NRF_H2_SF_HEAD) is its headers alone, sent with
+ * END_STREAM whatever @p body and @p more say (content-length, if given,
+ * is kept: it is the length of the GET answer).
  * @return 0, NRF_EINVAL (already answered, peer stream, stream gone),
  *   NRF_ENOMEM, NRF_EPROTO (nghttp2 refused).
  */
@@ -521,7 +537,11 @@ int nrf_h2_respond(struct nrf_h2_stream *st, int status, const struct nrf_h2_hdr
 int nrf_h2_respond_inline(struct nrf_h2_stream *st, int status,
 	const struct nrf_h2_hdr *hdrs, size_t n_hdrs, const void *body, size_t len);
 
-/** Front: move @p b's chunks to the end of the response body; resumes sending. */
+/**
+ * Front: move @p b's chunks to the end of the response body; resumes sending.
+ * On a HEAD stream the chunks are returned to the pool instead (the answer
+ * has no content) and 0 is returned.
+ */
 int nrf_h2_append(struct nrf_h2_stream *st, struct nrf_h2_body *b);
 
 /** Front: the response body is complete. */
@@ -533,10 +553,11 @@ void nrf_h2_reset(struct nrf_h2_stream *st, uint32_t h2_code);
 /**
  * Peer: send a request on client connection @p c. @p hdrs holds the
  * pseudo-headers (":method", ":scheme", ":authority", ":path") first, then
- * the regular fields; all copied. @p body (may be NULL or empty) is sent
- * from its start and only read, never consumed, so the caller can send it
- * again elsewhere; it must stay unchanged until the stream closes or
- * nrf_h2_cancel() is called.
+ * the regular fields; all copied. A HEAD request's stream gets
+ * NRF_H2_SF_HEAD: its answer ends with its final headers. @p body (may be
+ * NULL or empty) is sent from its start and only read, never consumed, so
+ * the caller can send it again elsewhere; it must stay unchanged until the
+ * stream closes or nrf_h2_cancel() is called.
  * @return the stream (user = @p user), or NULL with @p err = NRF_EINVAL
  *   (connection not usable), NRF_ENOMEM, NRF_EPROTO (nghttp2 refused, e.g.
  *   stream ids exhausted: the connection stops being usable).

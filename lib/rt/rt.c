@@ -93,8 +93,11 @@ nrf_rt_snap_create(struct nrf_cfg *cfg, int *err)
 		*err = NRF_ENOMEM;
 		goto fail;
 	}
-	for (i = 0; i < cfg->n_peers; i++)
+	for (i = 0; i < cfg->n_peers; i++) {
 		resolve_peer(&s->peers[i], &cfg->peers[i]);
+		s->links |= cfg->peers[i].rewrite_links;
+	}
+	s->links |= cfg->rt.local_nrf.present && cfg->rt.local_nrf.rewrite_links;
 	if (cfg->rt.local_nrf.present) {
 		const struct nrf_cfg_endpoint *l = &cfg->rt.local_nrf;
 		char auth[280];

@@ -270,7 +270,12 @@ rt_worker_create(struct nrf_rt *rt, unsigned int id, struct nrf_rt_snap *snap,
 	w->hdrs = calloc(w->hdrs_cap, sizeof(*w->hdrs));
 	w->path = malloc(w->path_cap);
 	w->flat = malloc(w->flat_cap > 0 ? w->flat_cap : 1);
-	if (w->via == NULL || w->hdrs == NULL || w->path == NULL || w->flat == NULL) {
+	/* Rewritten links may lengthen a held answer; pages are touched only
+	 * when an upstream has rewriteLinks (decision 0013). */
+	w->links_cap = w->flat_cap + w->flat_cap / 2 + 4096;
+	w->links = malloc(w->links_cap);
+	if (w->via == NULL || w->hdrs == NULL || w->path == NULL || w->flat == NULL ||
+		w->links == NULL) {
 		*err = NRF_ENOMEM;
 		goto fail;
 	}
@@ -345,6 +350,7 @@ rt_worker_free(struct rt_worker *w)
 	free(w->hdrs);
 	free(w->path);
 	free(w->flat);
+	free(w->links);
 	nrf_tp_tls_loop_free(w->tls_loop);
 	if (w->loop != NULL)
 		w->tp->loop_free(w->loop);
