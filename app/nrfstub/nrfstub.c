@@ -52,6 +52,7 @@ enum kill_mode {
 	KILL_FIN,
 	KILL_RST,
 	KILL_GARBAGE,
+	KILL_DROP,	/* FIN after what is produced so far; no GOAWAY */
 };
 
 struct loop;
@@ -297,9 +298,15 @@ body_read(nghttp2_session *sess, int32_t id, uint8_t *buf, size_t length,
 	(void)ud;
 	if (s->cut > 0) {
 		/* FAULT_TRUNCATE: nghttp2 resets the stream (INTERNAL_ERROR) when
-		 * the source fails, after the bytes already given. */
-		if (s->roff >= s->cut - 1)
-			return NGHTTP2_ERR_TEMPORAL_CALLBACK_FAILURE;
+		 * the source fails, after the bytes already given. FAULT_DROP:
+		 * the stream waits and conn_flush() closes the connection once
+		 * the bytes already given are out. */
+		if (s->roff >= s->cut - 1) {
+			if (!(s->flags & STREAM_F_CUT_DROP))
+				return NGHTTP2_ERR_TEMPORAL_CALLBACK_FAILURE;
+			s->conn->kill = KILL_DROP;
+			return NGHTTP2_ERR_DEFERRED;
+		}
 		n = NRF_MIN(n, s->cut - 1 - s->roff);
 	}
 	memcpy(buf, s->rbody->data + s->roff, n);
@@ -371,6 +378,27 @@ stream_submit(struct loop *lp, struct conn *c, struct stream *s)
 	lp->st.stats.status[st]++;
 }
 
+/*
+ * FAULT_BIGDROP: build the answer to learn its size. Returns 1 when it is
+ * over the limit (the answer is thrown away: the connection will be
+ * dropped instead), else 0 with the answer in place and @p hold_ms set to
+ * the time it waits (only until the first drop).
+ */
+static int
+bigdrop_check(struct stub *st, struct stream *s, long *hold_ms)
+{
+	api_handle(st, s);
+	if (s->rbody == NULL || s->rbody->len <= (size_t)st->fault.arg) {
+		*hold_ms = st->fault.dropped ? 0 : st->fault.hold;
+		return 0;
+	}
+	stream_respond(s, 0, NULL, NULL);
+	free(s->location);
+	s->location = NULL;
+	s->allow = NULL;
+	return 1;
+}
+
 /* A request is complete: answer it, record it, apply the fault mode. */
 static int
 on_request(struct loop *lp, struct conn *c, struct stream *s)
@@ -378,7 +406,8 @@ on_request(struct loop *lp, struct conn *c, struct stream *s)
 	struct stub *st = &lp->st;
 	enum fault_mode mode;
 	struct blob *fbody;
-	long arg;
+	long arg, hold_ms = 0;
+	int answered = 0;
 
 	s->flags |= STREAM_F_DONE;
 	if (s->flags & STREAM_F_CONTROL) {
@@ -391,6 +420,14 @@ on_request(struct loop *lp, struct conn *c, struct stream *s)
 	mode = st->fault.mode;
 	arg = st->fault.arg;
 	fbody = blob_get(st->fault.body);
+	if (mode == FAULT_BIGDROP) {
+		/* only the answers over the limit are faulted (and counted) */
+		answered = 1;
+		if (bigdrop_check(st, s, &hold_ms) == 0)
+			mode = FAULT_NONE;
+		else
+			st->fault.dropped = 1;
+	}
 	if (mode != FAULT_NONE) {
 		st->stats.faults[mode]++;
 		if (st->fault.count > 0 && --st->fault.count == 0) {
@@ -402,11 +439,15 @@ on_request(struct loop *lp, struct conn *c, struct stream *s)
 	switch (mode) {
 	case FAULT_NONE:
 	case FAULT_DELAY:
-		api_handle(st, s);
+		if (!answered)
+			api_handle(st, s);
 		break;
 	case FAULT_TRUNCATE:
+	case FAULT_DROP:
 		api_handle(st, s);
 		s->cut = (size_t)arg + 1;
+		if (mode == FAULT_DROP)
+			s->flags |= STREAM_F_CUT_DROP;
 		break;
 	case FAULT_STATUS:
 		stream_respond(s, (int)arg, fbody != NULL ?
@@ -421,8 +462,15 @@ on_request(struct loop *lp, struct conn *c, struct stream *s)
 
 	switch (mode) {
 	case FAULT_NONE:
+		if (hold_ms > 0) {
+			s->deadline_ns = nrf_now_ns() + (uint64_t)hold_ms * 1000000ull;
+			timer_add(lp, s);
+			break;
+		}
+		/* fall through */
 	case FAULT_STATUS:
 	case FAULT_TRUNCATE:
+	case FAULT_DROP:
 		stream_submit(lp, c, s);
 		break;
 	case FAULT_DELAY:
@@ -439,6 +487,12 @@ on_request(struct loop *lp, struct conn *c, struct stream *s)
 	case FAULT_GARBAGE:
 		c->kill = KILL_GARBAGE;
 		return NGHTTP2_ERR_CALLBACK_FAILURE;
+	case FAULT_BIGDROP:
+		/* The rest of this read is still served (answers already made
+		 * go out), then conn_read() drops the connection: the streams
+		 * still held or open die with it. */
+		c->kill = KILL_DROP;
+		break;
 	case FAULT_BLACKHOLE:
 	default:
 		break;
@@ -742,6 +796,8 @@ conn_flush(struct loop *lp, struct conn *c)
 	if (lp->wlen > 0 && out_send(c, lp->wbuf, lp->wlen) < 0)
 		return -1;
 	lp->wlen = 0;
+	if (c->kill == KILL_DROP)
+		return -1;	/* FAULT_DROP/BIGDROP: what was made is out; close */
 	if (pend_size(c) == 0 && !nghttp2_session_want_read(c->sess) &&
 	    !nghttp2_session_want_write(c->sess))
 		return -1;
@@ -764,6 +820,17 @@ conn_close(struct loop *lp, struct conn *c)
 				c->id, strerror(errno));
 		shutdown(c->fd, SHUT_WR);
 		break;
+	case KILL_DROP: {
+		int i;
+
+		/* A FIN after the bytes already sent: closing with unread input
+		 * would make the kernel send a RST and discard them. */
+		shutdown(c->fd, SHUT_WR);
+		for (i = 0; i < 64 && recv(c->fd, lp->rbuf, sizeof(lp->rbuf), 0) > 0; i++)
+			;
+		NRF_LOG_RL(INFO, STUB_MODULE, "conn %u: dropped (fault)", c->id);
+		break;
+	}
 	default:
 		break;
 	}
@@ -858,6 +925,11 @@ conn_read(struct loop *lp, struct conn *c)
 		}
 		rv = nghttp2_session_mem_recv(c->sess, (const uint8_t *)lp->rbuf,
 			(size_t)n);
+		if (rv >= 0 && c->kill == KILL_DROP) {
+			/* FAULT_BIGDROP: send the answers made, then close */
+			(void)conn_flush(lp, c);
+			return -1;
+		}
 		if (rv < 0) {
 			if (c->kill == KILL_NONE) {
 				NRF_LOG_RL(INFO, STUB_MODULE, "conn %u: %s", c->id,
@@ -1015,13 +1087,17 @@ usage(FILE *f)
 	fprintf(f,
 		"usage: nrfstub --listen ADDR:PORT --profiles FILE [--name NAME]\n"
 		"               [--fault MODE[:ARG]] [--log-level LEVEL] [--no-record]\n"
+		"               [--link-host HOST[:PORT]]\n"
 		"  --listen ADDR:PORT  h2c listen address: 127.0.0.1:8080, [::1]:8080\n"
 		"  --profiles FILE     {\"nfProfiles\": [...], \"accessToken\": {...}}\n"
 		"  --name NAME         sent in x-nrfstub on every answer (default nrfstub)\n"
 		"  --fault MODE[:ARG]  none, delay:MS, reset[:H2CODE], close[:1=RST],\n"
-		"                      status:CODE, garbage, blackhole\n"
+		"                      status:CODE, garbage, blackhole, truncate[:BYTES],\n"
+		"                      drop[:BYTES], bigdrop[:SIZE[:HOLD_MS]]\n"
 		"  --log-level LEVEL   error, warn, info (default), debug\n"
-		"  --no-record         do not record requests (GET /_stub/requests is empty)\n");
+		"  --no-record         do not record requests (GET /_stub/requests is empty)\n"
+		"  --link-host H[:P]   Location and _links name http://H[:P] instead of the\n"
+		"                      request's :authority (an NRF with its own apiRoot)\n");
 }
 
 /* Parse "host:port" / "[v6]:port" and open a listening socket. */
@@ -1127,6 +1203,19 @@ check_name(const char *name)
 }
 
 static int
+link_host_ok(const char *h)
+{
+	size_t i, n = strlen(h);
+
+	if (n == 0 || n > 255)
+		return 0;
+	for (i = 0; i < n; i++)
+		if (h[i] < 0x21 || h[i] > 0x7e || h[i] == '/' || h[i] == '"' || h[i] == '\\')
+			return 0;
+	return 1;
+}
+
+static int
 setup_callbacks(struct loop *lp)
 {
 	nghttp2_session_callbacks *cb;
@@ -1193,6 +1282,7 @@ main(int argc, char **argv)
 		{"fault", required_argument, NULL, 'f'},
 		{"log-level", required_argument, NULL, 'L'},
 		{"no-record", no_argument, NULL, 'R'},
+		{"link-host", required_argument, NULL, 'H'},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
@@ -1235,6 +1325,9 @@ main(int argc, char **argv)
 		case 'R':
 			record = 0;
 			break;
+		case 'H':
+			lp->st.link_host = optarg;
+			break;
 		case 'h':
 			usage(stdout);
 			free(lp);
@@ -1251,6 +1344,9 @@ main(int argc, char **argv)
 	if (profiles == NULL)
 		usage_error("--profiles FILE is required (see --help)");
 	check_name(lp->st.name);
+	if (lp->st.link_host != NULL && !link_host_ok(lp->st.link_host))
+		usage_error("--link-host '%s': a host[:port], printable ASCII without "
+			"spaces, '/', '\"' or '\\'", lp->st.link_host);
 	for (i = 0; lp->st.name[i] != '\0' && i + 1 < sizeof(lp->st.idname); i++) {
 		char ch = lp->st.name[i];
 

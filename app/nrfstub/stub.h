@@ -113,6 +113,8 @@ enum fault_mode {
 	FAULT_GARBAGE,
 	FAULT_BLACKHOLE,
 	FAULT_TRUNCATE,		/* the answer's headers and arg body bytes, then RST_STREAM */
+	FAULT_DROP,		/* the answer's headers and arg body bytes, then TCP close */
+	FAULT_BIGDROP,		/* an answer over arg bytes: TCP close instead */
 	FAULT__N
 };
 
@@ -120,11 +122,16 @@ struct fault {
 	enum fault_mode mode;
 	long arg;
 	long count;		/* requests left to fault; -1 = until changed */
+	long hold;		/* FAULT_BIGDROP: ms the other answers wait */
+	int dropped;		/* FAULT_BIGDROP: a connection was dropped */
 	struct blob *body;	/* ProblemDetails for FAULT_STATUS */
 };
 
 const char *fault_name(enum fault_mode m);
-/* Parse "MODE[:ARG]" into @p f; -1 with a message in @p err on error. */
+/*
+ * Parse "MODE[:ARG]" (or "bigdrop[:ARG[:HOLD]]") into @p f; -1 with a
+ * message in @p err on error.
+ */
 int fault_parse(const char *s, struct fault *f, char *err, size_t errsz);
 /* Check mode/arg, fill defaults and the status body; -1 + message. */
 int fault_finish(struct fault *f, char *err, size_t errsz);
@@ -134,6 +141,7 @@ int fault_finish(struct fault *f, char *err, size_t errsz);
 #define STREAM_F_RECORDED 0x04
 #define STREAM_F_TIMER 0x08	/* on the delay list */
 #define STREAM_F_ANSWERED 0x10	/* response submitted */
+#define STREAM_F_CUT_DROP 0x20	/* at the cut: drop the connection, not the stream */
 
 struct conn;
 
@@ -175,7 +183,7 @@ struct stream {
 	const char *rctype;
 	struct blob *rbody;
 	size_t roff;
-	size_t cut;		/* FAULT_TRUNCATE: body bytes + 1 to send, then reset; 0: all */
+	size_t cut;		/* FAULT_TRUNCATE/DROP: body bytes + 1 to send; 0: all */
 	char *location;
 	const char *allow;
 	uint64_t deadline_ns;
@@ -251,6 +259,7 @@ struct stub {
 	const char *name;
 	char idname[64];	/* name restricted to [A-Za-z0-9-] for ids */
 	char listen_str[80];
+	const char *link_host;	/* --link-host: Location/_links host; NULL: :authority */
 	struct store store;
 	struct recorder rec;
 	struct fault fault;

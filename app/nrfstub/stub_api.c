@@ -259,10 +259,13 @@ method_not_allowed(struct stream *s, const char *allow)
 	s->allow = allow;
 }
 
-/* Host (and port) the client addressed, for Location and _links. */
+/* Host (and port) the client addressed, for Location and _links; the one
+ * --link-host names instead, as an NRF configured with its own apiRoot. */
 static const char *
 req_host(const struct stub *st, const struct stream *s)
 {
+	if (st->link_host != NULL)
+		return st->link_host;
 	if (s->authority.len > 0)
 		return stream_str(s, s->authority);
 	if (s->host.len > 0)
@@ -889,15 +892,21 @@ not_found:
 static json_t *
 fault_json(const struct fault *f)
 {
-	return json_pack("{s:s, s:I, s:I}", "mode", fault_name(f->mode),
+	json_t *o = json_pack("{s:s, s:I, s:I}", "mode", fault_name(f->mode),
 		"arg", (json_int_t)f->arg, "count", (json_int_t)f->count);
+
+	if (o != NULL && f->mode == FAULT_BIGDROP) {
+		json_object_set_new(o, "hold", json_integer((json_int_t)f->hold));
+		json_object_set_new(o, "dropped", json_boolean(f->dropped));
+	}
+	return o;
 }
 
 static void
 ctl_fault_put(struct stub *st, struct stream *s)
 {
 	struct fault f = {0};
-	json_t *j, *jm, *ja, *jc;
+	json_t *j, *jm, *ja, *jc, *jh;
 	char err[160];
 	const char *mode;
 
@@ -905,22 +914,27 @@ ctl_fault_put(struct stub *st, struct stream *s)
 	jm = json_object_get(j, "mode");
 	ja = json_object_get(j, "arg");
 	jc = json_object_get(j, "count");
+	jh = json_object_get(j, "hold");
 	mode = json_string_value(jm);
 	if (!json_is_object(j) || mode == NULL ||
 	    (ja != NULL && !json_is_integer(ja)) ||
-	    (jc != NULL && !json_is_integer(jc))) {
+	    (jc != NULL && !json_is_integer(jc)) ||
+	    (jh != NULL && !json_is_integer(jh))) {
 		json_decref(j);
 		stream_problem(s, 400, "Bad Request", "INVALID_MSG_FORMAT",
 			"expected {\"mode\": string, \"arg\": integer, "
-			"\"count\": integer}");
+			"\"count\": integer, \"hold\": integer}");
 		return;
 	}
 	if (fault_parse(mode, &f, err, sizeof(err)) < 0)
 		goto bad;
-	if (ja != NULL) {
-		f.arg = (long)json_integer_value(ja);
-		if (f.arg < 0) {
-			snprintf(err, sizeof(err), "arg must not be negative");
+	if (ja != NULL || jh != NULL) {
+		if (ja != NULL)
+			f.arg = (long)json_integer_value(ja);
+		if (jh != NULL)
+			f.hold = (long)json_integer_value(jh);
+		if (f.arg < 0 || f.hold < 0) {
+			snprintf(err, sizeof(err), "arg and hold must not be negative");
 			goto bad;
 		}
 		if (fault_finish(&f, err, sizeof(err)) < 0)
@@ -932,8 +946,8 @@ ctl_fault_put(struct stub *st, struct stream *s)
 	json_decref(j);
 	blob_put(st->fault.body);
 	st->fault = f;
-	NRF_LOG(INFO, STUB_MODULE, "fault set to %s arg %ld count %ld",
-		fault_name(f.mode), f.arg, f.count);
+	NRF_LOG(INFO, STUB_MODULE, "fault set to %s arg %ld count %ld hold %ld",
+		fault_name(f.mode), f.arg, f.count, f.hold);
 	respond_json(s, 200, fault_json(&st->fault));
 	return;
 bad:

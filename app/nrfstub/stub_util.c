@@ -374,6 +374,8 @@ static const char *const fault_names[FAULT__N] = {
 	[FAULT_GARBAGE] = "garbage",
 	[FAULT_BLACKHOLE] = "blackhole",
 	[FAULT_TRUNCATE] = "truncate",
+	[FAULT_DROP] = "drop",
+	[FAULT_BIGDROP] = "bigdrop",
 };
 
 const char *
@@ -399,22 +401,34 @@ fault_parse(const char *s, struct fault *f, char *err, size_t errsz)
 	const char *colon = strchr(s, ':');
 	size_t n = colon != NULL ? (size_t)(colon - s) : strlen(s);
 	int m = fault_mode_of(s, n);
+	char *end;
 
 	f->mode = FAULT_NONE;
 	f->arg = -1;
 	f->count = -1;
+	f->hold = 0;
+	f->dropped = 0;
 	f->body = NULL;
 	if (m < 0) {
 		snprintf(err, errsz, "unknown fault mode '%.*s' (none, delay, reset, "
-			"close, status, garbage, blackhole, truncate)", (int)n, s);
+			"close, status, garbage, blackhole, truncate, drop, bigdrop)",
+			(int)n, s);
 		return -1;
 	}
 	f->mode = (enum fault_mode)m;
 	if (colon != NULL) {
-		char *end;
-
 		errno = 0;
 		f->arg = strtol(colon + 1, &end, 10);
+		if (errno == 0 && *end == ':' && end != colon + 1 &&
+		    f->mode == FAULT_BIGDROP) {
+			const char *h = end + 1;
+
+			f->hold = strtol(h, &end, 10);
+			if (end == h || f->hold < 0) {
+				snprintf(err, errsz, "bad hold '%s'", h);
+				return -1;
+			}
+		}
 		if (errno != 0 || end == colon + 1 || *end != '\0' || f->arg < 0) {
 			snprintf(err, errsz, "bad fault argument '%s'", colon + 1);
 			return -1;
@@ -430,6 +444,11 @@ fault_finish(struct fault *f, char *err, size_t errsz)
 
 	blob_put(f->body);
 	f->body = NULL;
+	f->dropped = 0;
+	if (f->hold != 0 && f->mode != FAULT_BIGDROP) {
+		snprintf(err, errsz, "hold only applies to bigdrop");
+		return -1;
+	}
 	switch (f->mode) {
 	case FAULT_NONE:
 	case FAULT_GARBAGE:
@@ -453,10 +472,25 @@ fault_finish(struct fault *f, char *err, size_t errsz)
 		}
 		break;
 	case FAULT_TRUNCATE:
+	case FAULT_DROP:
 		if (f->arg < 0)
 			f->arg = 1;
 		if (f->arg > 1000000) {
-			snprintf(err, errsz, "truncate after %ld bytes out of range 0..1000000", f->arg);
+			snprintf(err, errsz, "%s after %ld bytes out of range 0..1000000",
+				fault_name(f->mode), f->arg);
+			return -1;
+		}
+		break;
+	case FAULT_BIGDROP:
+		if (f->arg < 0)
+			f->arg = 16384;
+		if (f->arg > 100000000) {
+			snprintf(err, errsz, "bigdrop size %ld out of range 0..100000000",
+				f->arg);
+			return -1;
+		}
+		if (f->hold < 0 || f->hold > 3600000) {
+			snprintf(err, errsz, "hold %ld ms out of range 0..3600000", f->hold);
 			return -1;
 		}
 		break;

@@ -490,11 +490,14 @@ main(int argc, char **argv)
 	}
 	NRF_LOG(INFO, MOD, "nrfwd stopping (%s): draining for up to %u ms", strsignal(sig),
 		drain_ms);
-	nrf_api_free(api); /* no configuration change while draining */
+	/* /readyz says "draining" and configuration changes are refused until
+	 * the workers are done; the API goes only after they are. */
+	nrf_api_drain(api);
 	if (primary)
 		nrfwd_mp_stop(mp, drain_ms);
 	nrf_rt_stop(rt, drain_ms);
 	nrf_rt_join(rt);
+	nrf_api_free(api);
 	log_stats(rt);
 	if (primary)
 		log_workers(rt);

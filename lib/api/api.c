@@ -14,13 +14,13 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <netinet/in.h>
-#include <poll.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <microhttpd.h>
@@ -34,8 +34,6 @@
 #define CT_PROBLEM "application/problem+json"
 #define CT_MERGE "application/merge-patch+json"
 #define CT_METRICS "text/plain; version=0.0.4; charset=utf-8"
-#define PROBE_CACHE_NS 1000000000ull
-#define PROBE_TIMEOUT_MS 300
 #define MAX_TOKEN 4096
 #define DISCARD_MAX (16u * 1024 * 1024)
 
@@ -56,9 +54,7 @@ struct nrf_api {
 	uint64_t prev_cpu[NRF_RT_MAX_WORKERS];
 	double busy[NRF_RT_MAX_WORKERS];
 	double last_apply[3];
-	/* readiness probe of the local NRF, cached */
-	uint64_t probe_at;
-	bool probe_ok;
+	atomic_bool draining;     /* nrf_api_drain(): the process is stopping */
 };
 
 /* One request (MHD's per-request context). */
@@ -245,70 +241,116 @@ sockaddr_of(const struct nrf_tp_addr *a, struct sockaddr_storage *ss, socklen_t 
 	}
 }
 
-/* A TCP connect to the local NRF within PROBE_TIMEOUT_MS. */
-static bool
-probe(const struct nrf_tp_addr *a)
+/* RFC 3339 UTC text of the moment @p mono_ns (CLOCK_MONOTONIC, in the
+ * past): the wall clock now minus the time since then. */
+static void
+since_text(uint64_t mono_ns, uint64_t now_ns, char *buf, size_t cap)
 {
-	struct sockaddr_storage ss;
-	struct pollfd pfd;
-	socklen_t len;
-	int fd, soerr = 0;
-	socklen_t sl = sizeof(soerr);
-	bool ok = false;
+	struct timespec rt;
+	struct tm tm;
+	uint64_t ago = now_ns > mono_ns ? now_ns - mono_ns : 0, real;
+	time_t t;
 
-	sockaddr_of(a, &ss, &len);
-	fd = socket(ss.ss_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
-	if (fd < 0)
-		return false;
-	if (connect(fd, (struct sockaddr *)&ss, len) == 0) {
-		ok = true;
-	} else if (errno == EINPROGRESS) {
-		pfd.fd = fd;
-		pfd.events = POLLOUT;
-		if (poll(&pfd, 1, PROBE_TIMEOUT_MS) == 1 &&
-			getsockopt(fd, SOL_SOCKET, SO_ERROR, &soerr, &sl) == 0 && soerr == 0)
-			ok = true;
-	}
-	close(fd);
-	return ok;
+	clock_gettime(CLOCK_REALTIME, &rt);
+	real = (uint64_t)rt.tv_sec * 1000000000ull + (uint64_t)rt.tv_nsec;
+	real = real > ago ? real - ago : 0;
+	t = (time_t)(real / 1000000000ull);
+	gmtime_r(&t, &tm);
+	snprintf(buf, cap, "%04d-%02d-%02dT%02d:%02d:%02d.%03uZ", tm.tm_year + 1900,
+		tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec,
+		(unsigned int)(real / 1000000ull % 1000));
 }
 
+/*
+ * Readiness is what the data path will do, read from the workers' own
+ * health state (no probe of our own: a TCP connect from here proved less
+ * than the workers' PINGs, and could say "ready" while every request
+ * failed). Not ready: draining, workers not running, configuration not in
+ * use everywhere, or the local NRF held down in every worker (the data
+ * path then answers NRF_Local_Unavailable at once).
+ */
 static enum MHD_Result
 serve_ready(struct nrf_api *api, struct MHD_Connection *c, struct api_req *rq)
 {
+	bool draining = atomic_load(&api->draining);
 	bool listeners = nrf_rt_running(api->rt);
 	bool config = nrf_rt_generation_seen(api->rt, nrf_rt_generation(api->rt));
-	const char *local;
-	struct nrf_tp_addr a;
-	bool local_ok;
-	char body[512];
-	int rc = nrf_rt_local_nrf(api->rt, &a);
+	struct nrf_rt_peer_stats *peers = NULL;
+	const char *local = "up", *reason = NULL;
+	bool local_ok = true, ready;
+	uint64_t now = nrf_now_ns();
+	char name[280], since[80];
+	json_t *doc, *checks, *held;
+	size_t n = 0, i;
+	char *text;
+	int rc = nrf_rt_local_name(api->rt, name, sizeof(name));
 
+	if (nrf_rt_peer_stats_get(api->rt, &peers, &n) != 0)
+		return reply_problem(api, c, rq, 500, "Internal Server Error", "SYSTEM_FAILURE",
+			"out of memory", NULL, NULL);
 	if (rc == NRF_ENOENT) {
 		local = "not configured";
-		local_ok = true;
 	} else if (rc != 0) {
 		local = "no address";
 		local_ok = false;
 	} else {
-		uint64_t now = nrf_now_ns();
+		for (i = 0; i < n; i++) {
+			const struct nrf_rt_peer_stats *p = &peers[i];
 
-		pthread_mutex_lock(&api->lock);
-		if (api->probe_at == 0 || now - api->probe_at >= PROBE_CACHE_NS || !api->probe_ok) {
-			api->probe_ok = probe(&a);
-			api->probe_at = now;
+			if (p->local && strcmp(p->name, name) == 0 && p->workers > 0 &&
+				p->workers_down == p->workers) {
+				local = "held down";
+				local_ok = false;
+			}
 		}
-		local_ok = api->probe_ok;
-		pthread_mutex_unlock(&api->lock);
-		local = local_ok ? "reachable" : "unreachable";
 	}
-	snprintf(body, sizeof(body),
-		"{\"status\":\"%s\",\"checks\":{\"listeners\":%s,\"configuration\":%s,"
-		"\"localNrf\":\"%s\"},\"generation\":%llu}\n",
-		listeners && config && local_ok ? "ready" : "not ready",
-		listeners ? "true" : "false", config ? "true" : "false", local,
-		(unsigned long long)nrf_rt_generation(api->rt));
-	return reply(api, c, rq, listeners && config && local_ok ? 200 : 503, CT_JSON, body, NULL);
+	ready = !draining && listeners && config && local_ok;
+	if (draining)
+		reason = "draining: the process is stopping";
+	else if (!listeners)
+		reason = "the workers are not running";
+	else if (!config)
+		reason = "the configuration is not yet in use by every worker";
+	else if (rc != 0 && rc != NRF_ENOENT)
+		reason = "the local NRF has no address";
+	else if (!local_ok)
+		reason = "the local NRF is held down in every worker";
+
+	doc = json_object();
+	checks = json_object();
+	held = json_array();
+	json_object_set_new(doc, "status",
+		json_string(draining ? "draining" : ready ? "ready" : "not ready"));
+	if (reason != NULL)
+		json_object_set_new(doc, "reason", json_string(reason));
+	json_object_set_new(checks, "listeners", json_boolean(listeners));
+	json_object_set_new(checks, "configuration", json_boolean(config));
+	json_object_set_new(checks, "localNrf", json_string(local));
+	json_object_set_new(doc, "checks", checks);
+	for (i = 0; i < n; i++) {
+		const struct nrf_rt_peer_stats *p = &peers[i];
+		json_t *e;
+
+		if (p->workers_down == 0)
+			continue;
+		since_text(p->down_since_ns, now, since, sizeof(since));
+		e = json_pack("{s:s, s:s, s:I, s:I, s:s, s:I}", "upstream", p->name,
+			"role", p->local ? "localNrf" : "peer",
+			"workers", (json_int_t)p->workers_down, "of", (json_int_t)p->workers,
+			"since", since,
+			"forMs", (json_int_t)((now - NRF_MIN(now, p->down_since_ns)) / 1000000ull));
+		json_array_append_new(held, e);
+	}
+	json_object_set_new(doc, "heldDown", held);
+	json_object_set_new(doc, "generation",
+		json_integer((json_int_t)nrf_rt_generation(api->rt)));
+	free(peers);
+	text = json_dumps(doc, JSON_COMPACT);
+	json_decref(doc);
+	if (text == NULL)
+		return reply_problem(api, c, rq, 500, "Internal Server Error", "SYSTEM_FAILURE",
+			"out of memory", NULL, NULL);
+	return reply_json_owned(api, c, rq, ready ? 200 : 503, text);
 }
 
 /* ------------------------------------------------------------------------ */
@@ -351,6 +393,9 @@ apply(struct nrf_api *api, struct MHD_Connection *c, struct api_req *rq)
 	char why[512];
 	int rc, err = 0;
 
+	if (atomic_load(&api->draining))
+		return refuse(api, c, rq, g, 503, "Service Unavailable", "NF_SERVICE_FAILURE",
+			"nrfwd is stopping: no configuration change while draining", NULL);
 	body = json_loadb(rq->body != NULL ? rq->body : "", rq->len,
 		JSON_REJECT_DUPLICATES | JSON_ALLOW_NUL, &je);
 	if (body == NULL) {
@@ -728,6 +773,13 @@ nrf_api_addr(const struct nrf_api *api, struct nrf_tp_addr *out)
 		return NRF_EINVAL;
 	*out = api->addr;
 	return 0;
+}
+
+void
+nrf_api_drain(struct nrf_api *api)
+{
+	if (api != NULL)
+		atomic_store(&api->draining, true);
 }
 
 void

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "api_int.h"
+#include "nrf_common.h"
 #include "nrf_fwd.h"
 
 void
@@ -196,6 +197,18 @@ peers(struct api_buf *b, const struct api_metrics_in *in)
 			api_buf_printf(b, "nrfwd_try_failures_total{peer=\"%s\",role=\"%s\",reason=\"%s\"} "
 				"%llu\n", e, p->local ? "local" : "peer",
 				nrf_rt_fail_name((enum nrf_rt_fail)k), (unsigned long long)p->fail[k]);
+	}
+	head(b, "nrfwd_upstream_up", "gauge",
+		"Workers that do not hold the upstream down (summed over workers; "
+		"configured upstreams only).");
+	for (i = 0; i < in->n_peers; i++) {
+		const struct nrf_rt_peer_stats *p = &in->peers[i];
+
+		if (p->name[0] == '\0' || p->workers == 0)
+			continue;
+		api_buf_printf(b, "nrfwd_upstream_up{peer=\"%s\",role=\"%s\"} %u\n",
+			esc(p->name, e, sizeof(e)), p->local ? "local" : "peer",
+			p->workers - NRF_MIN(p->workers_down, p->workers));
 	}
 }
 

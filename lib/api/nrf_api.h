@@ -17,6 +17,15 @@
  *   GET, PUT, PATCH   /nrf-configuration/v1/runtime   (restart-only parts refused)
  *   GET               /metrics, /healthz, /readyz
  *
+ * Readiness (/readyz) reports what the data path will do: 200 while it can
+ * serve (local NRF not held down in every worker, or none configured,
+ * configuration in use, workers running); 503 when the local NRF is held
+ * down in every worker (requests then get NRF_Local_Unavailable), while
+ * draining (nrf_api_drain()), or before the workers run. The JSON body
+ * says why and lists every held-down upstream with since when. Worker
+ * state is read from the upstream counters (nrf_rt_peer_stats_get():
+ * relaxed loads, no lock on the data path).
+ *
  * A PUT replaces a group, a PATCH merges into it (RFC 7396,
  * application/merge-patch+json). The change is applied to the whole running
  * document and loaded with the same loader as the file (nrf_cfg_load); a
@@ -82,6 +91,16 @@ struct nrf_api *nrf_api_create(const struct nrf_api_params *p, struct nrf_rt *rt
 
 /** The bound address (port 0 resolved). @return 0 or NRF_EINVAL. */
 int nrf_api_addr(const struct nrf_api *api, struct nrf_tp_addr *out);
+
+/**
+ * The process is stopping (SIGTERM): from now on GET /readyz answers 503
+ * with status "draining" (load balancers stop sending before the
+ * listeners close), and PUT/PATCH are refused with 503 (no configuration
+ * change while draining). Everything else is still served, so keep the
+ * API until the runtime has drained (nrf_rt_join()), then free it. Any
+ * thread; idempotent; NULL-safe.
+ */
+void nrf_api_drain(struct nrf_api *api);
 
 /** Stop the listener (requests in progress finish first) and free. NULL-safe. */
 void nrf_api_free(struct nrf_api *api);

@@ -835,6 +835,7 @@ static const struct field peer_fields[] = {
 		.check = check_api_prefix},
 	{FLD("priority", F_U32, struct nrf_cfg_peer, priority),
 		.min = 0, .max = 65535, .def = 1},
+	{FLD("rewriteLinks", F_BOOL, struct nrf_cfg_peer, rewrite_links), .def = false},
 	{NULL},
 };
 
@@ -923,6 +924,7 @@ static const struct field endpoint_fields[] = {
 		.def_str = "", .check = check_host},
 	/* 0 = by scheme, resolved in load_local_nrf() */
 	{FLD("port", F_U16, struct nrf_cfg_endpoint, port), .min = 1, .max = 65535},
+	{FLD("rewriteLinks", F_BOOL, struct nrf_cfg_endpoint, rewrite_links), .def = false},
 	{NULL},
 };
 
@@ -955,6 +957,19 @@ static const struct field limit_fields[] = {
 		.min = 0, .max = 1073741824, .def = 1048576},
 	{FLD("peerQueueDepth", F_U32, struct nrf_cfg_runtime, peer_queue_depth),
 		.min = 1, .max = 1048576, .def = 1024},
+	{NULL},
+};
+
+/* runtime.health: a held-down upstream comes back within
+ * probeIntervalMaxMs (+ one round trip) of its return; the interval rule
+ * is in check_timeouts(). */
+static const struct field health_fields[] = {
+	{FLD("probeIntervalMs", F_U32, struct nrf_cfg_runtime, probe_interval_ms),
+		.min = 10, .max = 60000, .def = 250},
+	{FLD("probeIntervalMaxMs", F_U32, struct nrf_cfg_runtime, probe_interval_max_ms),
+		.min = 10, .max = 600000, .def = 500},
+	{FLD("probeTimeoutMs", F_U32, struct nrf_cfg_runtime, probe_timeout_ms),
+		.min = 10, .max = 60000, .def = 500},
 	{NULL},
 };
 
@@ -1021,6 +1036,7 @@ static const struct field runtime_fields[] = {
 	{.name = "management", .type = F_OBJECT, .sub = mgmt_fields},
 	{.name = "timeouts", .type = F_OBJECT, .sub = timeout_fields},
 	{.name = "limits", .type = F_OBJECT, .sub = limit_fields},
+	{.name = "health", .type = F_OBJECT, .sub = health_fields},
 	{FLD("transport", F_ENUM, struct nrf_cfg_runtime, transport),
 		.names = transport_names, .def = NRF_TRANSPORT_KERNEL},
 	{FLD("dpdk", F_OBJECT, struct nrf_cfg_runtime, dpdk), .sub = dpdk_fields},
@@ -1842,6 +1858,10 @@ check_timeouts(struct load_ctx *c)
 		problem_at(c, "/runtime/timeouts/connectMs",
 			"out of range: connectMs %u exceeds requestMs %u",
 			rt->connect_ms, rt->request_ms);
+	if (rt->probe_interval_max_ms < rt->probe_interval_ms)
+		problem_at(c, "/runtime/health/probeIntervalMaxMs",
+			"out of range: probeIntervalMaxMs %u is below probeIntervalMs %u",
+			rt->probe_interval_max_ms, rt->probe_interval_ms);
 }
 
 static bool

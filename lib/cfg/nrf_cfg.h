@@ -119,6 +119,9 @@ struct nrf_cfg_peer {
 	uint16_t port;               /**< 1..65535; default 80 (http) / 443 (https) */
 	const char *api_prefix;      /**< "" or "/prefix" without trailing slash */
 	uint32_t priority;           /**< lower is preferred; default 1 */
+	bool rewrite_links;          /**< rewriteLinks: its links in answers point
+				      *   at the apiRoot the client used (default
+				      *   false; decision 0013) */
 	const char *name;            /**< display identity: first of fqdn, ipv4, [ipv6] with ":port" */
 	const char *pointer;         /**< JSON pointer of this peer in the document */
 	/** Identities of this peer (fqdn, ipv4, ipv6 — those configured). */
@@ -179,6 +182,7 @@ struct nrf_cfg_endpoint {
 	enum nrf_cfg_scheme scheme;
 	const char *address;
 	uint16_t port;
+	bool rewrite_links;  /**< rewriteLinks: as nrf_cfg_peer.rewrite_links */
 };
 
 /** runtime.transport: how nrfwd moves bytes (restart-only). */
@@ -254,6 +258,16 @@ struct nrf_cfg_runtime {
 	uint32_t max_header_bytes;        /**< default 16384 */
 	uint32_t max_body_bytes;          /**< default 1048576 */
 	uint32_t peer_queue_depth;        /**< default 1024 */
+	/* runtime.health (docs/failures.md "Health"): how a held-down
+	 * upstream is probed back. Live. */
+	uint32_t probe_interval_ms;       /**< probeIntervalMs: first probe after a
+					   *   failure, default 250 */
+	uint32_t probe_interval_max_ms;   /**< probeIntervalMaxMs: the interval
+					   *   doubles per failed probe up to
+					   *   this, default 500 */
+	uint32_t probe_timeout_ms;        /**< probeTimeoutMs: connect + PING ACK
+					   *   of a probe; PING ACK of any new
+					   *   connection, default 500 */
 	enum nrf_cfg_transport transport; /**< default kernel */
 	struct nrf_cfg_dpdk dpdk;         /**< the DPDK port (transport dpdk) */
 	struct nrf_cfg_tls tls;           /**< TLS listeners (server side) */

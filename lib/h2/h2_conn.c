@@ -301,10 +301,19 @@ on_frame_recv(nghttp2_session *sess, const nghttp2_frame *frame, void *ud)
 	struct nrf_h2_conn *c = ud;
 
 	(void)sess;
-	if (frame->hd.type == NGHTTP2_PING && (frame->hd.flags & NGHTTP2_FLAG_ACK) &&
-		(c->fl & CF_NOTICE) &&
-		memcmp(frame->ping.opaque_data, drain_ping, sizeof(drain_ping)) == 0) {
-		nrf_h2_conn_shutdown(c, true);
+	if (frame->hd.type == NGHTTP2_PING && (frame->hd.flags & NGHTTP2_FLAG_ACK)) {
+		const uint8_t *d = frame->ping.opaque_data;
+		uint64_t token = 0;
+		unsigned int i;
+
+		if ((c->fl & CF_NOTICE) && memcmp(d, drain_ping, sizeof(drain_ping)) == 0) {
+			nrf_h2_conn_shutdown(c, true);
+			return 0;
+		}
+		for (i = 0; i < 8; i++)
+			token = token << 8 | d[i];
+		if (c->cbs->on_conn_ping_ack != NULL)
+			c->cbs->on_conn_ping_ack(c, token);
 		return 0;
 	}
 	if (c->server)
@@ -1001,6 +1010,24 @@ uint32_t
 nrf_h2_conn_streams(const struct nrf_h2_conn *c)
 {
 	return c->n_streams;
+}
+
+int
+nrf_h2_conn_ping(struct nrf_h2_conn *c, uint64_t token)
+{
+	uint8_t d[8];
+	unsigned int i;
+
+	if (c == NULL || (c->fl & CF_DEAD))
+		return NRF_EINVAL;
+	for (i = 0; i < 8; i++)
+		d[i] = (uint8_t)(token >> (56 - 8 * i));
+	if (nghttp2_submit_ping(c->sess, NGHTTP2_FLAG_NONE, d) != 0)
+		return NRF_ENOMEM;
+	/* A connecting client writes nothing yet (conn_flush waits for
+	 * CONN_OPEN); the PING follows the preface and SETTINGS then. */
+	mark_dirty(c);
+	return 0;
 }
 
 void

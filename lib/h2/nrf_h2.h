@@ -314,6 +314,12 @@ struct nrf_h2_cbs {
 	 * NRF_EPROTO protocol error, NRF_ECLOSED peer closed).
 	 */
 	void (*on_conn_close)(struct nrf_h2_conn *c, int err);
+	/**
+	 * Either role: a PING ACK arrived, the answer to
+	 * nrf_h2_conn_ping(c, @p token) (@p token read from its opaque
+	 * data). Not called for the PING of nrf_h2_conn_shutdown().
+	 */
+	void (*on_conn_ping_ack)(struct nrf_h2_conn *c, uint64_t token);
 };
 
 /**
@@ -345,6 +351,23 @@ uint32_t nrf_h2_conn_remote_max_streams(const struct nrf_h2_conn *c);
 
 /** Open streams of @p c (those this module still tracks). */
 uint32_t nrf_h2_conn_streams(const struct nrf_h2_conn *c);
+
+/**
+ * Send a PING on @p c (either role; a client connection may still be
+ * connecting: the PING then follows the connection preface). Its ACK calls
+ * the owner's on_conn_ping_ack(c, @p token): one round trip through the
+ * other end's HTTP/2 layer, which a TCP connect alone does not prove (a
+ * server that accepts and never speaks HTTP/2 never answers it). The
+ * token travels as the PING's 8 bytes of opaque data (big-endian) and is
+ * read back from the ACK; several PINGs may be outstanding, so the owner
+ * chooses tokens it can tell apart. The caller runs the timeout
+ * (e.g. nrf_h2_conn_close(c, NRF_ETIMEDOUT) when no ACK came).
+ * Worker thread of @p c's context; callable from callbacks.
+ * @return 0, NRF_EINVAL (@p c is NULL or being torn down: closed or
+ *   failed, no callback will follow), NRF_ENOMEM (nghttp2 could not queue
+ *   the frame).
+ */
+int nrf_h2_conn_ping(struct nrf_h2_conn *c, uint64_t token);
 
 /**
  * Graceful shutdown of a front connection, in two steps (RFC 9113 §6.8):

@@ -136,7 +136,8 @@ int nrf_rt_start(struct nrf_rt *rt);
  * Live: everything in generalOptions, forwardingOptions and nrfGrowth
  * (own identity, peers added, removed, reordered or readdressed, priorities,
  * switches, error responses), runtime.localNrf, runtime.timeouts,
- * runtime.limits.maxConnections and runtime.limits.peerQueueDepth. Each
+ * runtime.limits.maxConnections, runtime.limits.peerQueueDepth and
+ * runtime.health (a new probe interval applies from the next failure). Each
  * worker keeps one connection pool per upstream; a pool whose upstream is
  * gone (or whose address, scheme, authority or apiPrefix changed) serves
  * the requests that still use it and is closed once the last one is done;
@@ -177,11 +178,14 @@ char *nrf_rt_emit(struct nrf_rt *rt, enum nrf_cfg_group group, int indent,
 	uint64_t *gen, int *err);
 
 /**
- * Address of the local NRF of the running snapshot (for readiness probes).
- * @return 0, NRF_ENOENT (no local NRF: a pure forwarder) or NRF_EINVAL (its
- *   address is unknown). Control thread.
+ * The local NRF of the running snapshot, for readiness: its name in the
+ * upstream counters (struct nrf_rt_peer_stats with local set), "host:port"
+ * ("[v6]:port"), written to @p name (@p cap bytes, cut to fit).
+ * @return 0, NRF_ENOENT (no local NRF: a pure forwarder; @p name "") or
+ *   NRF_EINVAL (its address is unknown, every try fails; @p name written).
+ *   Control thread.
  */
-int nrf_rt_local_nrf(struct nrf_rt *rt, struct nrf_tp_addr *out);
+int nrf_rt_local_name(struct nrf_rt *rt, char *name, size_t cap);
 
 /**
  * True when every worker uses generation @p gen or a newer one (the change
@@ -319,6 +323,15 @@ struct nrf_rt_peer_stats {
 	uint64_t code_n[NRF_RT_PEER_CODES]; /**< ... and how often */
 	unsigned int n_codes;
 	uint64_t code_other;              /**< answers with further codes */
+	/** Health, as the data path sees it now (docs/failures.md "Health"):
+	 *  workers that have this upstream in their configuration ... */
+	uint32_t workers;
+	/** ... and of those, workers that hold it down (its connects or
+	 *  PINGs failed; probed until one is answered). */
+	uint32_t workers_down;
+	/** Earliest hold-down start among those workers, nrf_now_ns() clock
+	 *  (CLOCK_MONOTONIC, the same in every process); 0 when none. */
+	uint64_t down_since_ns;
 };
 
 /**
@@ -330,7 +343,8 @@ struct nrf_rt_peer_stats {
  * Add the counters of @p e into the array @p *v (@p *n entries, room for
  * @p *cap; start with NULL, 0, 0) under @p e's name and role, appending an
  * entry when it is new: how the counters of several runtimes (worker
- * processes) are summed. The caller free()s @p *v.
+ * processes) are summed (workers and workers_down add up, down_since_ns is
+ * the earliest). The caller free()s @p *v.
  * @return 0 or NRF_ENOMEM (@p *v and its entries kept). Any thread.
  */
 int nrf_rt_peer_stats_merge(struct nrf_rt_peer_stats **v, size_t *n, size_t *cap,

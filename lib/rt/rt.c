@@ -93,8 +93,11 @@ nrf_rt_snap_create(struct nrf_cfg *cfg, int *err)
 		*err = NRF_ENOMEM;
 		goto fail;
 	}
-	for (i = 0; i < cfg->n_peers; i++)
+	for (i = 0; i < cfg->n_peers; i++) {
 		resolve_peer(&s->peers[i], &cfg->peers[i]);
+		s->links |= cfg->peers[i].rewrite_links;
+	}
+	s->links |= cfg->rt.local_nrf.present && cfg->rt.local_nrf.rewrite_links;
 	if (cfg->rt.local_nrf.present) {
 		const struct nrf_cfg_endpoint *l = &cfg->rt.local_nrf;
 		char auth[280];
@@ -351,14 +354,17 @@ nrf_rt_emit(struct nrf_rt *rt, enum nrf_cfg_group group, int indent, uint64_t *g
 }
 
 int
-nrf_rt_local_nrf(struct nrf_rt *rt, struct nrf_tp_addr *out)
+nrf_rt_local_name(struct nrf_rt *rt, char *name, size_t cap)
 {
 	int rc = NRF_ENOENT;
 
 	pthread_mutex_lock(&rt->ctl_lock);
+	if (cap > 0)
+		name[0] = '\0';
 	if (rt->cur->cfg->rt.local_nrf.present) {
 		rc = rt->cur->local.ok ? 0 : NRF_EINVAL;
-		*out = rt->cur->local.addr;
+		if (cap > 0)
+			snprintf(name, cap, "%s", rt->cur->local.name);
 	}
 	pthread_mutex_unlock(&rt->ctl_lock);
 	return rc;
@@ -538,8 +544,18 @@ ld(const uint64_t *p)
 static void
 pstats_add(struct nrf_rt_peer_stats *o, const struct rt_pstats *e)
 {
+	uint32_t pools = __atomic_load_n(&e->pools, __ATOMIC_RELAXED);
+	uint64_t since = ld(&e->down_since);
 	unsigned int k, j;
 
+	if (pools > 0) { /* configured in this worker */
+		o->workers++;
+		if (since != 0) {
+			o->workers_down++;
+			if (o->down_since_ns == 0 || since < o->down_since_ns)
+				o->down_since_ns = since;
+		}
+	}
 	o->tries += ld(&e->tries);
 	o->loop_prevented += ld(&e->loop_prevented);
 	for (k = 0; k < NRF_RT_FAIL_COUNT; k++)
@@ -640,6 +656,10 @@ nrf_rt_peer_stats_merge(struct nrf_rt_peer_stats **v, size_t *n, size_t *cap,
 	for (k = 0; k < NRF_RT_FAIL_COUNT; k++)
 		o->fail[k] += e->fail[k];
 	o->code_other += e->code_other;
+	o->workers += e->workers;
+	o->workers_down += e->workers_down;
+	if (e->down_since_ns != 0 && (o->down_since_ns == 0 || e->down_since_ns < o->down_since_ns))
+		o->down_since_ns = e->down_since_ns;
 	for (k = 0; k < e->n_codes && k < NRF_RT_PEER_CODES; k++) {
 		for (c = 0; c < o->n_codes && o->codes[c] != e->codes[k]; c++)
 			;

@@ -26,6 +26,11 @@
 
 #define MOD "rt"
 
+/* Answers are held whole up to this many body bytes (and maxBodyBytes)
+ * before they are relayed, so an upstream that breaks off mid-answer is a
+ * failed try, not a client stream reset (docs/failures.md). */
+#define RT_HOLD_MAX_BYTES (64u * 1024u)
+
 /* ------------------------------------------------------------------------ */
 /* Snapshot                                                                  */
 
@@ -54,6 +59,7 @@ struct nrf_rt_snap {
 	uint64_t gen;
 	struct rt_ep *peers;     /* [cfg->n_peers] */
 	struct rt_ep local;      /* local.ok == false: no local NRF */
+	bool links;              /* some upstream has rewriteLinks (rt_links.c) */
 	struct nrf_tp_tls_ctx *tls_srv; /* TLS listeners (rt_tls.c); NULL: none */
 	struct nrf_tp_tls_ctx *tls_cli; /* https upstreams; NULL: none */
 	/* Requests holding this snapshot, per worker (written by that worker). */
@@ -83,7 +89,11 @@ struct rt_pconn {
 	struct rt_pool *pool;
 	struct nrf_h2_conn *h2;
 	bool ready;              /* connected */
-	struct rt_timer ctimer;  /* connect timeout */
+	bool alive;              /* its first PING was answered: the upstream's
+				  * HTTP/2 layer is there (health) */
+	bool probe;              /* opened while the pool was held down */
+	uint64_t opened;         /* nrf_now_ns() at open */
+	struct rt_timer ctimer;  /* connect timeout, then PING ACK timeout */
 	struct rt_pconn *prev;
 	struct rt_pconn *next;
 };
@@ -100,6 +110,13 @@ struct rt_pstats {
 	_Atomic uint16_t codes[NRF_RT_PEER_CODES]; /* 0: slot free */
 	uint64_t code_n[NRF_RT_PEER_CODES];
 	uint64_t code_other;
+	/* Health (readiness, nrfwd_upstream_up): pools of this name that are
+	 * configured (not retired) and, of them, held down; down_since is the
+	 * nrf_now_ns() when the first of them went down, 0 while none is.
+	 * pools and down_since are read by the control thread (relaxed). */
+	uint32_t pools;
+	uint32_t n_down;         /* worker only */
+	uint64_t down_since;
 };
 
 #define RT_PSTATS_CHUNK 64
@@ -122,10 +139,10 @@ struct rt_pool {
 	struct rt_try *qhead;
 	struct rt_try *qtail;
 	uint32_t qlen;
-	bool down;
+	bool down;               /* held down: probed until a PING is answered */
 	bool ever_up;
-	uint32_t backoff_ms;
-	struct rt_timer hold;    /* end of hold-down */
+	uint32_t backoff_ms;     /* current probe interval (0: no failure) */
+	struct rt_timer hold;    /* next probe */
 };
 
 /* A worker's pools for one snapshot: pools[i] serves snapshot peer i. */
@@ -139,12 +156,21 @@ struct rt_view {
 
 /* Send @p t through @p p: on an open connection with room, else queued.
  * 0 (t->state SENT or QUEUED), NRF_EFULL (queue full), other < 0: cannot
- * be tried now (down, no address, TLS, connect failed at once). */
+ * be tried now (NRF_EAGAIN held down or worker exiting, NRF_ENOENT no
+ * address, NRF_EINVAL TLS, or the connect failed at once).
+ * A held-down pool takes a try only when t->force is set: it is queued
+ * behind the probe under way (one is started when none is), sent once that
+ * probe's PING is answered (the pool is up again), and failed through
+ * rt_try_failed(t, NRF_RT_FAIL_CONNECT, ...) when the probe fails. */
 int rt_pool_submit(struct rt_pool *p, struct rt_try *t);
 /* Take a queued try out of its pool's queue. */
 void rt_pool_dequeue(struct rt_try *t);
 /* Before the h2 context closes its connections (worker exit). */
 void rt_pool_fini(struct rt_pool *p);
+/* Keep the local NRF's pool of the current view connected: open one
+ * connection when it has none and is not held down (worker start, new
+ * snapshot), so its health is known before the first request asks. */
+void rt_pool_warm(struct rt_worker *w);
 
 /* Build the worker's view of @p s: pools of the current views whose
  * upstream is unchanged are shared, new upstreams get new pools. Also sets
@@ -203,7 +229,8 @@ struct rt_try {
 	bool need_body;          /* 200 NFDiscover: decide on the body */
 	bool hold;               /* peer answer kept whole before it is relayed */
 	bool eof_sent;           /* relay: front body ended */
-	bool force;              /* held down, tried anyway as a last resort */
+	bool force;              /* held down, tried anyway as a last resort:
+				  * see rt_pool_submit() */
 	bool retried;            /* sent again once after its stream was lost */
 	struct rt_timer timer;   /* per-try timeout */
 };
@@ -242,6 +269,36 @@ int rt_try_send(struct rt_try *t, struct nrf_h2_conn *c);
 /* A queued or sent try could not be completed (pool side failure). */
 void rt_try_failed(struct rt_try *t, enum nrf_rt_fail reason, const char *why);
 void rt_xact_pool_fini(struct rt_worker *w);
+
+/* Links past nrfwd (rt_links.c, decision 0013). */
+
+/* True when the upstream of the current try of @p x (@p local: the local
+ * NRF) has rewriteLinks in the request's snapshot. */
+static inline bool
+rt_links_on(const struct rt_xact *x, bool local)
+{
+	const struct nrf_cfg *cfg = x->snap->cfg;
+
+	if (NRF_LIKELY(!x->snap->links))
+		return false;
+	if (local)
+		return cfg->rt.local_nrf.rewrite_links;
+	return x->next > 0 && cfg->peers[x->plan.cand[x->next - 1]].rewrite_links;
+}
+
+/* True when the body of @p m is one whose links are rewritten (JSON, not
+ * content-encoded): worth holding whole. */
+bool rt_links_body(const struct nrf_h2_msg *m);
+
+/*
+ * Answer the front stream of @p x with @p m (an answer of the local NRF
+ * when @p local, else of the current candidate), its links rewritten.
+ * @p end: m's body is complete. Body chunks are moved to the front stream
+ * or released. @return 0 when nothing was to be rewritten (nothing done:
+ * relay @p m as usual), 1 answered, < 0 answering failed (the caller
+ * resets the stream).
+ */
+int rt_links_respond(struct rt_xact *x, struct nrf_h2_msg *m, bool local, bool end);
 
 /* ------------------------------------------------------------------------ */
 /* Worker                                                                    */
@@ -294,6 +351,8 @@ struct rt_worker {
 	size_t path_cap;
 	char *flat;
 	size_t flat_cap;
+	char *links;              /* rewritten answer bodies (rt_links.c) */
+	size_t links_cap;
 	char via_member[320];
 
 	atomic_int stop;

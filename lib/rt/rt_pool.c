@@ -5,13 +5,24 @@
  * A pool keeps up to NRF_RT_POOL_CONNS HTTP/2 connections and honours each
  * one's SETTINGS_MAX_CONCURRENT_STREAMS; tries beyond that wait in a bounded
  * FIFO (runtime.limits.peerQueueDepth), and a full FIFO is the overload
- * signal. Connections are opened on demand; a connect failure or timeout
- * marks the peer down for a hold-down that doubles with each consecutive
- * failure (reconnect backoff), during which nrf_fwd_decide() skips it
- * (health bitset) and tries to it fail at once. At the end of a hold-down
- * a background connect probes the peer; only its success brings the peer
- * back (and resets the backoff), so requests never pay for probing a peer
- * that is still down.
+ * signal. Connections are opened on demand.
+ *
+ * Health: a connection proves its upstream up only when its first PING is
+ * answered (a TCP connect alone does not: a server may accept and never
+ * speak HTTP/2). A connection that fails to connect, times out, or closes
+ * before that answer, when it was the pool's last, holds the upstream down
+ * (health bitset: nrf_fwd_decide() puts it last; tries fail at once unless
+ * forced). A held-down upstream is probed in the background on its own
+ * timer, with or without traffic: connect + PING within
+ * runtime.health.probeTimeoutMs, first after probeIntervalMs, the interval
+ * doubling per failed probe up to probeIntervalMaxMs. Only the probe's PING
+ * ACK brings the upstream back (and resets the interval); the probe's
+ * connection then stays in the pool. Forced tries (last resorts) wait on
+ * the probe instead of failing at once. The local NRF's pool is also kept
+ * connected (rt_pool_warm(), and a reconnect when its last connection is
+ * lost), so its health is known without traffic: that is what /readyz
+ * reports. Each pool's state is published in its counters entry
+ * (struct rt_pstats) for the control thread.
  *
  * Live peer changes: a pool belongs to the worker, not to a snapshot. For
  * each snapshot it uses, a worker keeps a view (snapshot peer index -> pool);
@@ -36,14 +47,14 @@
 #include "nrf_log.h"
 #include "rt_int.h"
 
-#define HOLD_MIN_MS 250
-#define HOLD_MAX_MS 8000
+/* Opaque data of the PING every new connection sends ("nrfhealt"). */
+#define HEALTH_PING 0x6e72666865616c74ull
 
 /* Single-writer counter of an upstream entry. */
 #define PS_ADD(e, field, n)                                                    \
 	__atomic_store_n(&(e)->field, (e)->field + (uint64_t)(n), __ATOMIC_RELAXED)
 
-static int pconn_open(struct rt_pool *p);
+static int pconn_open(struct rt_pool *p, bool probe);
 static void pool_free(struct rt_pool *p);
 
 static const char *
@@ -52,8 +63,32 @@ pool_kind(const struct rt_pool *p)
 	return p->local ? "local NRF" : "peer";
 }
 
-/* End of a hold-down: probe with a background connect; the peer is up
- * again (health bit cleared) only once it connects. */
+/* Publish a pool's held-down state in its counters entry: the control
+ * thread reads pools and down_since (relaxed) for /readyz and metrics. */
+static void
+state_publish(struct rt_pool *p, bool down)
+{
+	struct rt_pstats *e = p->stats;
+
+	if (down) {
+		if (e->n_down++ == 0)
+			__atomic_store_n(&e->down_since, nrf_now_ns(), __ATOMIC_RELAXED);
+	} else if (e->n_down > 0 && --e->n_down == 0) {
+		__atomic_store_n(&e->down_since, 0, __ATOMIC_RELAXED);
+	}
+}
+
+static void
+pools_count(struct rt_pool *p, int d)
+{
+	struct rt_pstats *e = p->stats;
+
+	__atomic_store_n(&e->pools, e->pools + (uint32_t)d, __ATOMIC_RELAXED);
+}
+
+/* Probe timer of a held-down pool: connect + PING in the background. A
+ * connection under way (a forced try's) is the probe already. Also the
+ * delayed reconnect of a local NRF pool that is up (peer_conn_close()). */
 static void
 pool_hold_end(struct rt_timer *t, void *arg)
 {
@@ -62,22 +97,45 @@ pool_hold_end(struct rt_timer *t, void *arg)
 
 	if (w->exiting || p->retired || p->n_conns > 0)
 		return;
-	pconn_open(p); /* failure at once: mark_down() re-arms the hold-down */
+	pconn_open(p, true); /* failure at once: mark_down() re-arms the timer */
 }
 
 static void
 mark_down(struct rt_pool *p, int err)
 {
 	struct rt_worker *w = p->w;
+	const struct nrf_cfg_runtime *rc = &w->snap->cfg->rt;
 
-	p->backoff_ms = p->backoff_ms == 0 ? HOLD_MIN_MS : NRF_MIN(p->backoff_ms * 2, HOLD_MAX_MS);
+	/* Read at every failure: runtime.health changes live. */
+	p->backoff_ms = p->backoff_ms == 0 ? rc->probe_interval_ms
+		: NRF_MIN(NRF_MAX(p->backoff_ms * 2, rc->probe_interval_ms),
+			rc->probe_interval_max_ms);
 	if (!p->down) {
-		NRF_LOG(WARN, MOD, "worker %u: %s %s down (%s), hold-down %u ms", w->id,
+		NRF_LOG(WARN, MOD, "worker %u: %s %s down (%s), probing in %u ms", w->id,
 			pool_kind(p), p->ep.name, nrf_strerror(err), p->backoff_ms);
+		p->down = true;
+		state_publish(p, true);
 	}
-	p->down = true;
 	rt_worker_set_down(w, p->peer, true);
 	rt_timer_arm(&w->timers, &p->hold, p->backoff_ms);
+}
+
+/* A PING was answered: the upstream is up (again). */
+static void
+mark_up(struct rt_pool *p)
+{
+	struct rt_worker *w = p->w;
+
+	if (!p->ever_up || p->down)
+		NRF_LOG(INFO, MOD, "worker %u: %s %s up", w->id, pool_kind(p), p->ep.name);
+	p->ever_up = true;
+	p->backoff_ms = 0;
+	if (p->down) {
+		rt_timer_cancel(&w->timers, &p->hold);
+		p->down = false;
+		state_publish(p, false);
+		rt_worker_set_down(w, p->peer, false);
+	}
 }
 
 static bool
@@ -149,6 +207,8 @@ dispatch(struct rt_pool *p)
 {
 	struct rt_pconn *pc;
 
+	if (p->down)
+		return; /* forced tries wait for the probe's PING ACK */
 	while (p->qhead != NULL && (pc = pick(p)) != NULL) {
 		struct rt_try *t = p->qhead;
 
@@ -164,11 +224,15 @@ connect_timeout(struct rt_timer *t, void *arg)
 	struct rt_pconn *pc = RT_CONTAINER(t, struct rt_pconn, ctimer);
 
 	(void)arg;
-	nrf_h2_conn_close(pc->h2, NRF_ETIMEDOUT);
+	if (!pc->alive)
+		nrf_h2_conn_close(pc->h2, NRF_ETIMEDOUT);
 }
 
+/* @p probe: opened while the pool is held down (one timer for connect and
+ * PING ACK: probeTimeoutMs); else connectMs for the connect, then
+ * probeTimeoutMs for the ACK (peer_conn_ready()). */
 static int
-pconn_open(struct rt_pool *p)
+pconn_open(struct rt_pool *p, bool probe)
 {
 	struct rt_worker *w = p->w;
 	struct rt_pconn *pc = calloc(1, sizeof(*pc));
@@ -177,6 +241,8 @@ pconn_open(struct rt_pool *p)
 	if (pc == NULL)
 		return NRF_ENOMEM;
 	pc->pool = p;
+	pc->probe = probe;
+	pc->opened = nrf_now_ns();
 	rt_timer_init(&pc->ctimer, connect_timeout);
 	RT_STAT(w, peer_connects, 1);
 	/* https: the next connect is a TLS one (SNI, name check, resumption) */
@@ -195,7 +261,12 @@ pconn_open(struct rt_pool *p)
 		p->conns->prev = pc;
 	p->conns = pc;
 	p->n_conns++;
-	rt_timer_arm(&w->timers, &pc->ctimer, w->snap->cfg->rt.connect_ms);
+	/* Sent behind the preface; its ACK is the proof of health. Out of
+	 * memory here: the connection fails like any other. */
+	if (nrf_h2_conn_ping(pc->h2, HEALTH_PING) != 0)
+		nrf_h2_conn_close(pc->h2, NRF_ENOMEM);
+	rt_timer_arm(&w->timers, &pc->ctimer,
+		probe ? w->snap->cfg->rt.probe_timeout_ms : w->snap->cfg->rt.connect_ms);
 	return 0;
 }
 
@@ -206,6 +277,8 @@ maybe_open(struct rt_pool *p)
 	struct rt_pconn *pc;
 	uint32_t usable = 0;
 
+	if (p->down)
+		return 0; /* the probe under way is the only connection */
 	for (pc = p->conns; pc != NULL; pc = pc->next) {
 		if (!pc->ready)
 			return 0; /* one connect at a time */
@@ -214,7 +287,7 @@ maybe_open(struct rt_pool *p)
 	}
 	if (usable >= NRF_RT_POOL_CONNS || p->n_conns >= 2 * NRF_RT_POOL_CONNS)
 		return 0;
-	return pconn_open(p);
+	return pconn_open(p, false);
 }
 
 int
@@ -229,8 +302,21 @@ rt_pool_submit(struct rt_pool *p, struct rt_try *t)
 		return NRF_ENOENT;
 	if (p->ep.tls && p->ep.tlsc == NULL)
 		return NRF_EINVAL;
-	if (p->down || w->exiting)
+	if (w->exiting || (p->down && !t->force))
 		return NRF_EAGAIN;
+	if (p->down) {
+		/* A last resort: wait on the probe under way, or start one
+		 * now rather than at the end of the interval. */
+		if (p->qlen >= w->snap->cfg->rt.peer_queue_depth)
+			return NRF_EFULL;
+		if (p->n_conns == 0) {
+			rc = pconn_open(p, true);
+			if (rc != 0)
+				return rc;
+		}
+		enqueue(p, t);
+		return 0;
+	}
 	if (p->qhead == NULL) {
 		pc = pick(p);
 		if (pc != NULL)
@@ -265,16 +351,33 @@ peer_conn_ready(struct nrf_h2_conn *c)
 	struct rt_worker *w = p->w;
 
 	pc->ready = true;
-	rt_timer_cancel(&w->timers, &pc->ctimer);
-	if (!p->ever_up || p->backoff_ms != 0)
-		NRF_LOG(INFO, MOD, "worker %u: %s %s up", w->id, pool_kind(p), p->ep.name);
-	p->ever_up = true;
-	p->backoff_ms = 0;
-	if (p->down) {
-		rt_timer_cancel(&w->timers, &p->hold);
-		p->down = false;
-		rt_worker_set_down(w, p->peer, false);
+	if (!pc->probe) {
+		rt_timer_cancel(&w->timers, &pc->ctimer);
+		if (!pc->alive)
+			rt_timer_arm(&w->timers, &pc->ctimer, w->snap->cfg->rt.probe_timeout_ms);
 	}
+	/* Up pool: send at once, the PING's answer follows (a connection
+	 * that never answers it fails and takes its streams along). Held
+	 * down: forced tries wait for that answer. */
+	dispatch(p);
+	if (p->qhead != NULL)
+		maybe_open(p);
+}
+
+static void
+peer_conn_ping_ack(struct nrf_h2_conn *c, uint64_t token)
+{
+	struct rt_pconn *pc = nrf_h2_conn_user(c);
+	struct rt_pool *p = pc->pool;
+	struct rt_worker *w = p->w;
+
+	if (token != HEALTH_PING || pc->alive)
+		return;
+	pc->alive = true;
+	rt_timer_cancel(&w->timers, &pc->ctimer);
+	if (w->exiting || p->retired)
+		return;
+	mark_up(p);
 	dispatch(p);
 	if (p->qhead != NULL)
 		maybe_open(p);
@@ -297,6 +400,14 @@ peer_stream_gone(struct nrf_h2_conn *c)
 	dispatch(pc->pool);
 }
 
+static const char *
+fail_why(bool ready, int err)
+{
+	if (!ready)
+		return err == NRF_ETIMEDOUT ? "connect timeout" : "connect failed";
+	return err == NRF_ETIMEDOUT ? "no answer to PING" : "closed before answering PING";
+}
+
 static void
 peer_conn_close(struct nrf_h2_conn *c, int err)
 {
@@ -304,6 +415,8 @@ peer_conn_close(struct nrf_h2_conn *c, int err)
 	struct rt_pool *p = pc->pool;
 	struct rt_worker *w = p->w;
 	bool was_ready = pc->ready;
+	bool was_alive = pc->alive;
+	uint64_t lived_ns = nrf_now_ns() - pc->opened;
 
 	rt_timer_cancel(&w->timers, &pc->ctimer);
 	pconn_unlink(p, pc);
@@ -315,20 +428,46 @@ peer_conn_close(struct nrf_h2_conn *c, int err)
 			pool_free(p);
 		return;
 	}
-	if (!was_ready) {
+	if (!was_alive) {
 		RT_STAT(w, peer_connect_failures, 1);
 		if (p->n_conns == 0) {
-			mark_down(p, err);
-			fail_queue(p, NRF_RT_FAIL_CONNECT,
-				err == NRF_ETIMEDOUT ? "connect timeout" : "connect failed");
+			mark_down(p, err != 0 ? err : NRF_ECLOSED);
+			fail_queue(p, NRF_RT_FAIL_CONNECT, fail_why(was_ready, err));
 		}
 		return;
 	}
 	if (err != 0 && err != NRF_ECLOSED)
 		NRF_LOG_RL(WARN, MOD, "worker %u: connection to %s lost: %s", w->id, p->ep.name,
 			nrf_strerror(err));
-	if (p->qhead != NULL && !w->exiting && maybe_open(p) != 0 && p->n_conns == 0)
-		fail_queue(p, NRF_RT_FAIL_CONNECT, "reconnect failed");
+	if (p->qhead != NULL) {
+		if (maybe_open(p) != 0 && p->n_conns == 0)
+			fail_queue(p, NRF_RT_FAIL_CONNECT, "reconnect failed");
+		return;
+	}
+	/* The local NRF's last connection: reconnect at once, so a local NRF
+	 * that went away is held down (and /readyz says so) without waiting
+	 * for a request to find out. One that closes connections as soon as
+	 * they are up is reconnected once per probe interval, not in a loop
+	 * (pool_hold_end() opens that connection). */
+	if (p->n_conns == 0 && w->view != NULL && p == w->view->local && !w->draining) {
+		uint32_t iv = w->snap->cfg->rt.probe_interval_ms;
+
+		if (lived_ns >= (uint64_t)iv * 1000000ull)
+			pconn_open(p, false);
+		else
+			rt_timer_arm(&w->timers, &p->hold, iv);
+	}
+}
+
+void
+rt_pool_warm(struct rt_worker *w)
+{
+	struct rt_pool *p = w->view != NULL ? w->view->local : NULL;
+
+	if (p == NULL || !p->ep.ok || (p->ep.tls && p->ep.tlsc == NULL) || p->n_conns > 0 ||
+		p->down || p->retired || w->draining || w->exiting)
+		return;
+	pconn_open(p, false);
 }
 
 void
@@ -357,6 +496,7 @@ pool_new(struct rt_worker *w, const struct rt_ep *ep, bool local)
 		free(p);
 		return NULL;
 	}
+	pools_count(p, 1);
 	p->w = w;
 	p->peer = -1;
 	p->local = local;
@@ -377,6 +517,11 @@ pool_free(struct rt_pool *p)
 	struct rt_worker *w = p->w;
 
 	rt_timer_cancel(&w->timers, &p->hold);
+	if (!p->retired) { /* pool_retire() did this already */
+		if (p->down)
+			state_publish(p, false);
+		pools_count(p, -1);
+	}
 	if (p->all_prev != NULL)
 		p->all_prev->all_next = p->all_next;
 	else
@@ -396,6 +541,10 @@ pool_retire(struct rt_pool *p)
 	p->retired = true;
 	p->peer = -1;
 	rt_timer_cancel(&p->w->timers, &p->hold);
+	/* No longer configured: out of readiness and metrics now. */
+	if (p->down)
+		state_publish(p, false);
+	pools_count(p, -1);
 	fail_queue(p, NRF_RT_FAIL_OTHER, "upstream removed"); /* empty: no requests */
 	if (p->n_conns == 0) {
 		pool_free(p);
@@ -724,4 +873,5 @@ const struct nrf_h2_cbs rt_peer_cbs = {
 	.on_conn_stream_gone = peer_stream_gone,
 	.on_conn_goaway = peer_conn_goaway,
 	.on_conn_close = peer_conn_close,
+	.on_conn_ping_ack = peer_conn_ping_ack,
 };

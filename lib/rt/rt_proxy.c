@@ -225,6 +225,13 @@ answer_local(struct rt_xact *x)
 	x->answered = true;
 	x->outcome = NRF_RT_OUT_LOCAL;
 	RT_STAT(x->w, answered_local, 1);
+	if (NRF_UNLIKELY(rt_links_on(x, true))) {
+		rc = rt_links_respond(x, m, true, true);
+		if (rc < 0)
+			nrf_h2_reset(x->front, NRF_H2_INTERNAL_ERROR);
+		if (rc != 0)
+			return;
+	}
 	rc = nrf_h2_respond(x->front, m->status, m->hdrs, m->n_hdrs, NULL, 0, body);
 	if (rc == 0 && body) {
 		nrf_h2_append(x->front, &m->body);
@@ -433,6 +440,17 @@ relay_start(struct rt_xact *x)
 		RT_STAT(x->w, answered_local, 1);
 	else
 		RT_STAT(x->w, answered_peer, 1);
+	if (NRF_UNLIKELY(rt_links_on(x, t->local))) {
+		rc = rt_links_respond(x, &ps->msg, t->local, end);
+		if (rc != 0) {
+			t->eof_sent = end;
+			if (rc < 0) {
+				nrf_h2_reset(x->front, NRF_H2_INTERNAL_ERROR);
+				try_abort(t);
+			}
+			return;
+		}
+	}
 	if (end && ps->msg.body.len == 0) {
 		t->eof_sent = true;
 		rc = nrf_h2_respond(x->front, ps->msg.status, ps->msg.hdrs, ps->msg.n_hdrs,
@@ -531,7 +549,7 @@ rt_peer_on_response(struct nrf_h2_stream *ps)
 		default:
 			break;
 		}
-		/* Keep the answer until it is complete (up to maxBodyBytes): a
+		/* Keep the answer until it is complete (up to hold_cap()): a
 		 * peer that breaks off mid-answer is then one more failed try and
 		 * the next candidate answers, instead of a client stream reset
 		 * after its headers. NRF answers are small; bigger ones stream. */
@@ -544,20 +562,47 @@ rt_peer_on_response(struct nrf_h2_stream *ps)
 		peer_complete(x);
 		return;
 	}
-	if (x->plan.verdict != NRF_FWD_FORWARD) {
-		relay_start(x);
-		return;
-	}
-	if (x->plan.op == NRF_OP_NF_DISCOVER && status == 200 && cfg->fwd.empty_discovery_result &&
+	if (x->plan.verdict == NRF_FWD_FORWARD && x->plan.op == NRF_OP_NF_DISCOVER &&
+		status == 200 && cfg->fwd.empty_discovery_result &&
 		nrf_fwd_op_enabled(cfg, x->plan.op) &&
 		!nrf_cfg_status_match(&cfg->fwd.triggers, status)) {
 		t->need_body = true; /* empty nfInstances? needs the body */
-	} else if (nrf_fwd_local_action(cfg, x->plan.op, status, NULL, 0) == NRF_FWD_RELAY) {
-		relay_start(x);
-		return;
+	} else if (x->plan.verdict != NRF_FWD_FORWARD ||
+		   nrf_fwd_local_action(cfg, x->plan.op, status, NULL, 0) == NRF_FWD_RELAY) {
+		/* The local answer is the one. Held until complete like a
+		 * peer's: a local NRF that breaks off mid-answer is then a
+		 * failed try (sent again once, or forwarded), not a client
+		 * stream reset after its headers. */
+		if (ps->flags & NRF_H2_SF_END) {
+			relay_start(x);
+			return;
+		}
+		t->hold = true;
 	}
 	t->state = T_BUFFER;
 	rt_peer_on_data(ps);
+}
+
+/*
+ * How much of an answer is held before it is relayed (peer answers, local
+ * answers, the local answer kept for step 8): up to maxBodyBytes, at most
+ * RT_HOLD_MAX_BYTES. Beyond that the answer streams with flow control.
+ */
+static size_t
+hold_cap(const struct rt_xact *x)
+{
+	return NRF_MIN((size_t)x->snap->cfg->rt.max_body_bytes, (size_t)RT_HOLD_MAX_BYTES);
+}
+
+/*
+ * An answer over hold_cap() of an upstream with rewriteLinks is held on,
+ * up to maxBodyBytes, so that a long one (NFListRetrieval) has its links
+ * rewritten too (decision 0013). Asked only past hold_cap().
+ */
+static bool
+hold_for_links(const struct rt_xact *x, size_t len)
+{
+	return rt_links_on(x, x->t.local) && len <= x->snap->cfg->rt.max_body_bytes;
 }
 
 void
@@ -578,12 +623,14 @@ rt_peer_on_data(struct nrf_h2_stream *ps)
 	case T_BUFFER:
 		/* Kept, not relayed: take it out of flow control now. */
 		nrf_h2_consume(ps, ps->unconsumed);
-		if (ps->msg.body.len > x->snap->cfg->rt.max_body_bytes) {
+		if (ps->msg.body.len > hold_cap(x) && !hold_for_links(x, ps->msg.body.len)) {
 			/* Too big to keep for later: relay it as it is. */
 			relay_start(x);
 			return;
 		}
-		if ((ps->flags & NRF_H2_SF_END) && t->hold)
+		if ((ps->flags & NRF_H2_SF_END) && t->hold && t->local)
+			relay_start(x);
+		else if ((ps->flags & NRF_H2_SF_END) && t->hold)
 			peer_complete(x);
 		else if (ps->flags & NRF_H2_SF_END)
 			local_complete(x);

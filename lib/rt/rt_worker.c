@@ -133,6 +133,7 @@ worker_switch(struct rt_worker *w, struct nrf_rt_snap *s)
 	w->snap = s;
 	w->max_front = max_front(w->rt, s->cfg);
 	own_member(w);
+	rt_pool_warm(w); /* a new local NRF: learn its health now */
 	RT_STAT(w, snapshot_switches, 1);
 	NRF_LOG(DEBUG, MOD, "worker %u: snapshot %llu", w->id, (unsigned long long)s->gen);
 }
@@ -185,6 +186,7 @@ rt_worker_main(void *arg)
 	/* Signals belong to the control thread. */
 	sigfillset(&all);
 	pthread_sigmask(SIG_BLOCK, &all, NULL);
+	rt_pool_warm(w);
 	for (;;) {
 		struct nrf_rt_snap *s = atomic_load_explicit(&rt->snap, memory_order_acquire);
 		int timeout;
@@ -266,7 +268,12 @@ rt_worker_create(struct nrf_rt *rt, unsigned int id, struct nrf_rt_snap *snap,
 	w->hdrs = calloc(w->hdrs_cap, sizeof(*w->hdrs));
 	w->path = malloc(w->path_cap);
 	w->flat = malloc(w->flat_cap > 0 ? w->flat_cap : 1);
-	if (w->via == NULL || w->hdrs == NULL || w->path == NULL || w->flat == NULL) {
+	/* Rewritten links may lengthen a held answer; pages are touched only
+	 * when an upstream has rewriteLinks (decision 0013). */
+	w->links_cap = w->flat_cap + w->flat_cap / 2 + 4096;
+	w->links = malloc(w->links_cap);
+	if (w->via == NULL || w->hdrs == NULL || w->path == NULL || w->flat == NULL ||
+		w->links == NULL) {
 		*err = NRF_ENOMEM;
 		goto fail;
 	}
@@ -341,6 +348,7 @@ rt_worker_free(struct rt_worker *w)
 	free(w->hdrs);
 	free(w->path);
 	free(w->flat);
+	free(w->links);
 	nrf_tp_tls_loop_free(w->tls_loop);
 	if (w->loop != NULL)
 		w->tp->loop_free(w->loop);

@@ -1,14 +1,23 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: BSD-3-Clause
-"""Failover, reroute on 503 and "all failing -> 504" with nrfwd on DPDK.
+"""Failover, reroute on 503 and "all failing -> 504" with nrfwd on DPDK;
+a subset of the fault matrix of docs/failures.md.
 
 Usage: python3 tests/dpdk/test_nrfwd_dpdk_faults.py --build-dir BUILD
 
-The TestFailover cases of tests/integration/test_nrfwd_basic.py on a fabric
-of network namespaces (nrfwd_dpdk_harness.py): three nrfwd on DPDK ports
-(net_af_packet) side by side, peers are nrfstub processes in a namespace of
-their own (one healthy, one answering 503, one slow) and a "dead" address
-where nothing listens (the kernel answers the SYN with a reset).
+Part "faults": the TestFailover cases of tests/integration/test_nrfwd_basic.py
+on a fabric of network namespaces (nrfwd_dpdk_harness.py): four nrfwd on
+DPDK ports (net_af_packet) side by side, peers are nrfstub processes in a
+namespace of their own (one healthy, one answering 503, one slow) and a
+"dead" address where nothing listens (the kernel answers the SYN with a
+reset).
+
+Part "matrix": three cells of the fault matrix (tests/integration/
+test_faults.py has all of them on kernel sockets), on a fabric of its own:
+local NRF refuses connections + peer has data -> 200 from the peer; local
+refuses + peer empty -> 503 NF_SERVICE_FAILURE; local answers 404 + peer
+down -> 504 TARGET_NF_NOT_REACHABLE. Failures are never absence, on the
+DPDK transport too.
 
 Exit status: 0 passed, 1 failed, 77 skipped (no root / namespaces).
 """
@@ -92,5 +101,66 @@ def faults(fab, r):
     r.check('faults: per-try timeout moves to the next peer', per_try_timeout)
 
 
+DISC = '/nnrf-disc/v1/nf-instances?target-nf-type=AMF&requester-nf-type=SMF'
+
+
+class Nothing:
+    """A local NRF address where nothing listens (the kernel refuses)."""
+
+    def __init__(self, host, port):
+        self.host = host
+        self.port = port
+
+
+def matrix(fab, r):
+    n1, n2, n3 = (fab.host(k) for k in ('n1', 'n2', 'n3'))
+    peers = fab.host('p')
+    c = fab.host('c')       # the client; nothing listens here: the "down" peer
+    data = fab.start_stub(peers, 'peer-data', 'stub-profiles-a.json', port=8081)
+    empty = fab.start_stub(peers, 'peer-empty', 'stub-profiles-empty.json', port=8082)
+    loc404 = fab.start_stub(n3, 'local', 'stub-profiles-a.json', fault='status:404')
+    tmo = {'timeouts': {'connectMs': 300, 'perTryMs': 800, 'requestMs': 3000}}
+
+    def cfg(local, p):
+        return D.config(SELF, PORT, local=local, peers=[p], **tmo)
+
+    f1, f2, f3 = fab.start_all([
+        (n1, cfg(Nothing(n1.ip, 8089), D.peer('nrf-e.test', data.host, data.port)),
+         {'name': 'nrfwd-refused-data'}),
+        (n2, cfg(Nothing(n2.ip, 8089), D.peer('nrf-e.test', empty.host, empty.port)),
+         {'name': 'nrfwd-refused-empty'}),
+        (n3, cfg(loc404, D.peer('nrf-e.test', c.ip, PORT)), {'name': 'nrfwd-404-down'}),
+    ])
+
+    def ask(fwd):
+        st, hd, body = fab.curl(c, fwd.url(DISC))
+        return st, hd, body, ' (%s %r)\n%s' % (hd.get('x-nrfstub'), body[:200],
+                                                fwd.log()[-1200:])
+
+    def problem(fwd, status, cause, retry_after=None):
+        st, hd, body, ctx = ask(fwd)
+        D.expect_eq(st, status, 'status' + ctx)
+        D.expect_eq(hd.get('x-nrfstub'), None, 'answered by an upstream' + ctx)
+        D.expect_eq(hd.get('content-type'), ['application/problem+json'], 'content-type' + ctx)
+        D.expect_eq(json.loads(body).get('cause'), cause, 'cause' + ctx)
+        if retry_after is not None:
+            D.expect_eq(hd.get('retry-after'), [retry_after], 'Retry-After' + ctx)
+
+    def refused_data():
+        st, hd, body, ctx = ask(f1)
+        D.expect_eq(st, 200, 'status' + ctx)
+        D.expect_eq(hd.get('x-nrfstub'), ['peer-data'], 'answered by' + ctx)
+        D.expect(json.loads(body)['nfInstances'], 'nfInstances empty' + ctx)
+
+    r.check('matrix: local refuses, peer has data: 200 from the peer', refused_data)
+    r.check('matrix: local refuses, peer empty: 503 NF_SERVICE_FAILURE',
+            problem, f2, 503, 'NF_SERVICE_FAILURE', '1')
+    def local404_down():
+        problem(f3, 504, 'TARGET_NF_NOT_REACHABLE')
+        D.expect_eq(len(fab.stub_requests(loc404)), 1, 'tries at the local NRF')
+
+    r.check('matrix: local 404, peer down: 504 TARGET_NF_NOT_REACHABLE', local404_down)
+
+
 if __name__ == '__main__':
-    sys.exit(D.test_main(sys.argv, [('faults', faults, 'x')]))
+    sys.exit(D.test_main(sys.argv, [('faults', faults, 'x'), ('matrix', matrix, 'm')]))

@@ -251,7 +251,9 @@ class Harness:
                    extra=(), timeout=10.0):
         """Start nrfstub @name (profiles: a file under conf/ or a path) on
         127.0.0.1; @fault e.g. 'delay:3000', 'status:503', 'reset', 'close',
-        'blackhole'. Waits until it listens. Returns a Proc (.port, .url())."""
+        'blackhole', 'drop', 'bigdrop:16384:300'. @port: a given port (a
+        restart on the port of a stopped stub). Waits until it listens.
+        Returns a Proc (.port, .url())."""
         port = port or free_port()
         prof = profiles if os.path.isabs(profiles) else conf(profiles)
         cmd = [binary('nrfstub'), '--listen', '127.0.0.1:%d' % port, '--profiles', prof,
@@ -364,6 +366,25 @@ def curl(url, method='GET', headers=(), data=None, timeout=10.0, http2=True, pre
         return status, hdrs, body
 
 
+def write_big_profiles(path, extra_amf=24, base='stub-profiles-a.json'):
+    """Write a profiles file to @path: @base (under conf/) plus @extra_amf
+    copies of its first AMF profile with new ids. With the A set, an AMF
+    discovery answer is then about 30 KB (over nrfstub's bigdrop limit of
+    16 KiB) while `limit=1`, SMF discovery and profile answers stay near
+    1.3 KB. Returns @path."""
+    with open(conf(base)) as f:
+        doc = json.load(f)
+    amf = next(p for p in doc['nfProfiles'] if p['nfType'] == 'AMF')
+    for i in range(extra_amf):
+        p = json.loads(json.dumps(amf))
+        p['nfInstanceId'] = '5a1f0b6e-6f0a-4c1e-9a01-0000000b%04d' % i
+        p['nfInstanceName'] = 'amf-big-%d' % i
+        doc['nfProfiles'].append(p)
+    with open(path, 'w') as f:
+        json.dump(doc, f)
+    return path
+
+
 def stub_requests(port, since=0, limit=0):
     """Requests recorded by the nrfstub on @port (list of dicts, oldest first)."""
     q = []
@@ -383,13 +404,16 @@ def stub_clear(port):
     curl('http://127.0.0.1:%d/_stub/requests' % port, method='DELETE')
 
 
-def stub_fault(port, mode, arg=None, count=None):
-    """Set the fault mode of the nrfstub on @port (PUT /_stub/fault)."""
+def stub_fault(port, mode, arg=None, count=None, hold=None):
+    """Set the fault mode of the nrfstub on @port (PUT /_stub/fault);
+    @hold: bigdrop's hold in ms."""
     doc = {'mode': mode}
     if arg is not None:
         doc['arg'] = arg
     if count is not None:
         doc['count'] = count
+    if hold is not None:
+        doc['hold'] = hold
     status, _, body = curl('http://127.0.0.1:%d/_stub/fault' % port, method='PUT',
                            headers=['content-type: application/json'],
                            data=json.dumps(doc))

@@ -15,6 +15,7 @@ import os
 import signal
 import subprocess
 import sys
+import time
 import unittest
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -89,7 +90,8 @@ class TestResources(Base):
         st, _, doc = self.api('GET', '/readyz')
         self.assertEqual(st, 200, doc)
         self.assertEqual(doc['checks'], {'listeners': True, 'configuration': True,
-                                         'localNrf': 'reachable'})
+                                         'localNrf': 'up'})
+        self.assertEqual((doc['status'], doc['heldDown']), ('ready', []))
         st, hd, text = self.api('GET', '/metrics')
         self.assertEqual(st, 200)
         self.assertTrue(hd['content-type'].startswith('text/plain; version=0.0.4'))
@@ -99,9 +101,16 @@ class TestResources(Base):
     def test_readyz_fails_when_the_local_nrf_is_gone(self):
         self.start()
         self.loc.stop()
-        st, _, doc = self.api('GET', '/readyz')
+        # the workers see their connection go, reconnect, are refused and
+        # hold the local NRF down: no request needed
+        deadline = time.monotonic() + 2.0
+        while True:
+            st, _, doc = self.api('GET', '/readyz')
+            if st != 200 or time.monotonic() > deadline:
+                break
+            time.sleep(0.02)
         self.assertEqual(st, 503, doc)
-        self.assertEqual(doc['checks']['localNrf'], 'unreachable')
+        self.assertEqual(doc['checks']['localNrf'], 'held down')
 
     def test_put_and_patch_every_group(self):
         self.start()

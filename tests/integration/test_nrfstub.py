@@ -65,9 +65,9 @@ class Stub:
     """One nrfstub process; stderr goes to a file read for the ready line."""
 
     def __init__(self, tmpdir, profiles='stub-profiles-a.json', name='nrf-a',
-                 host='127.0.0.1', extra=()):
+                 host='127.0.0.1', extra=(), port=None):
         family = socket.AF_INET6 if ':' in host else socket.AF_INET
-        self.port = free_port(family, host)
+        self.port = port or free_port(family, host)
         self.name = name
         hp = '[%s]' % host if ':' in host else host
         self.base = 'http://%s:%d' % (hp, self.port)
@@ -162,6 +162,30 @@ def curl(url, method=None, data=None, data_file=None, headers=(), max_time=5):
             with open(body_path, 'rb') as f:
                 body = f.read()
         return Resp(p.returncode, status, hdrs, body, elapsed)
+
+
+def write_big_profiles(path, extra_amf=24):
+    """The A profile set plus @extra_amf more AMF profiles: an AMF discovery
+    answer of about 30 KB (over the bigdrop default of 16 KiB), while
+    `limit=1`, SMF and profile answers stay near 1 KB."""
+    with open(conf('stub-profiles-a.json')) as f:
+        doc = json.load(f)
+    amf = doc['nfProfiles'][0]
+    for i in range(extra_amf):
+        p = json.loads(json.dumps(amf))
+        p['nfInstanceId'] = '5a1f0b6e-6f0a-4c1e-9a01-0000000b%04d' % i
+        p['nfInstanceName'] = 'amf-big-%d' % i
+        doc['nfProfiles'].append(p)
+    with open(path, 'w') as f:
+        json.dump(doc, f)
+    return path
+
+
+def nghttp_codes(out):
+    """{path: status} of the streams nghttp -s completed."""
+    return {m.group(2): int(m.group(1)) for m in
+            re.finditer(r'^\s*\d+\s+\S+\s+\S+\s+\S+\s+(\d{3})\s+\S+\s+(\S+)\s*$', out,
+                        re.M)}
 
 
 def run(cmd, timeout=60):
@@ -612,6 +636,144 @@ class FaultTest(StubCase):
     def test_fault_from_command_line(self):
         s = self.start(name='nrf-slow', extra=['--fault', 'status:503'])
         self.assertEqual(curl(s.url(self.URL)).status, 503)
+
+    def test_drop_sends_part_of_the_answer_then_closes_the_connection(self):
+        full = curl(self.s.url(self.URL))
+        self.assertGreater(len(full.body), 100)
+        self.set_fault(self.s, 'drop', 100)
+        r = curl(self.s.url(self.URL))
+        self.assertEqual(r.status, 200)      # the headers came
+        self.assertEqual(r.rc, 18)           # partial file: the body was cut
+        self.assertEqual(r.body, full.body[:100])
+        # every stream of the connection dies with it
+        out = run(['nghttp', '-n', '-s', self.s.url(self.URL),
+                   self.s.url('/nnrf-nfm/v1/nf-instances/' + ID_SMF1)], 30)
+        self.assertEqual(nghttp_codes(out), {}, out)
+        # an answer not longer than ARG is not cut; the connection stays
+        self.set_fault(self.s, 'drop', 1000000)
+        self.assertEqual(curl(self.s.url(self.URL)).rc, 0)
+        st = self.stats(self.s)
+        self.assertEqual(st['faults']['drop'], 4)
+        self.assertGreaterEqual(st['connections']['accepted'], 5)
+
+    def test_drop_once_then_normal_answers(self):
+        self.set_fault(self.s, 'drop', 0, count=1)
+        r = curl(self.s.url(self.URL))
+        self.assertEqual((r.status, r.rc), (200, 18))
+        self.assertEqual(r.body, b'')
+        self.assertEqual(curl(self.s.url(self.URL)).rc, 0)
+        self.assertEqual(curl(self.s.url('/_stub/fault')).json()['mode'], 'none')
+        rec = self.records(self.s)
+        self.assertEqual([x['fault'] for x in rec], ['drop', 'none'])
+
+
+class BigDropTest(StubCase):
+    """bigdrop: a real NRF that drops its whole connection (no GOAWAY) when
+    one answer is over 16 KiB, while other streams are in flight."""
+    DISC = '/nnrf-disc/v1/nf-instances?target-nf-type=AMF'
+
+    def setUp(self):
+        super().setUp()
+        prof = write_big_profiles(os.path.join(self.tmp, 'big.json'))
+        self.s = self.start(profiles=prof, name='nrf-big')
+
+    def test_only_an_answer_over_the_limit_drops_the_connection(self):
+        big = curl(self.s.url(self.DISC))
+        small = curl(self.s.url(self.DISC + '&limit=1'))
+        self.assertGreater(len(big.body), 16384)
+        self.assertLess(len(small.body), 4096)
+        self.assertEqual(self.set_fault(self.s, 'bigdrop'),
+                         {'mode': 'bigdrop', 'arg': 16384, 'count': -1, 'hold': 0,
+                          'dropped': False})
+        curl(self.s.url('/_stub/requests'), 'DELETE')
+        r = curl(self.s.url(self.DISC + '&limit=1'))
+        self.assertEqual((r.rc, r.status), (0, 200))
+        self.assertEqual(r.body, small.body)
+        r = curl(self.s.url(self.DISC))
+        self.assertNotEqual(r.rc, 0)
+        self.assertEqual(r.status, 0)   # no headers: the answer was never sent
+        self.assertEqual(curl(self.s.url('/nnrf-nfm/v1/nf-instances/' + ID_SMF1)).status, 200)
+        rec = self.records(self.s)
+        self.assertEqual([(x['fault'], x['status']) for x in rec],
+                         [('none', 200), ('bigdrop', None), ('none', 200)])
+        st = self.stats(self.s)
+        self.assertEqual(st['faults']['bigdrop'], 1)
+        self.assertTrue(st['fault']['dropped'])
+        # a lower limit catches the small answers too
+        self.set_fault(self.s, 'bigdrop', 100)
+        self.assertEqual(curl(self.s.url(self.DISC + '&limit=1')).status, 0)
+
+    def test_streams_held_at_the_first_drop_die_with_the_connection(self):
+        self.set_fault(self.s, 'bigdrop', 16384)
+        # hold: the small answers wait, so they are in flight at the drop
+        r = curl(self.s.url('/_stub/fault'), 'PUT',
+                 json.dumps({'mode': 'bigdrop', 'hold': 3000}))
+        self.assertEqual(r.json()['hold'], 3000)
+        urls = [self.s.url(self.DISC + '&limit=1'), self.s.url(self.DISC + '&limit=2'),
+                self.s.url(self.DISC)]
+        t0 = time.monotonic()
+        out = run(['nghttp', '-n', '-s'] + urls, 30)
+        self.assertLess(time.monotonic() - t0, 2.0)  # not held up by the hold
+        self.assertEqual(nghttp_codes(out), {}, out)
+        st = self.stats(self.s)
+        self.assertEqual(st['faults']['bigdrop'], 1)
+        self.assertTrue(st['fault']['dropped'])
+        # after the first drop nothing is held: the small answers go out at
+        # once, and answers made before the drop are sent before the FIN
+        t0 = time.monotonic()
+        out = run(['nghttp', '-n', '-s'] + urls, 30)
+        self.assertLess(time.monotonic() - t0, 2.0)
+        codes = nghttp_codes(out)
+        self.assertEqual(sorted(codes.values()), [200, 200], out)
+        self.assertNotIn('/nnrf-disc/v1/nf-instances?target-nf-type=AMF', codes)
+        self.assertEqual(self.stats(self.s)['faults']['bigdrop'], 2)
+
+    def test_count_limits_the_drops_not_the_small_answers(self):
+        r = curl(self.s.url('/_stub/fault'), 'PUT',
+                 json.dumps({'mode': 'bigdrop', 'count': 1}))
+        self.assertEqual(r.status, 200)
+        for _ in range(3):
+            self.assertEqual(curl(self.s.url(self.DISC + '&limit=1')).status, 200)
+        self.assertEqual(curl(self.s.url(self.DISC)).status, 0)
+        self.assertEqual(curl(self.s.url(self.DISC)).status, 200)
+        self.assertEqual(curl(self.s.url('/_stub/fault')).json()['mode'], 'none')
+
+    def test_command_line_and_bad_arguments(self):
+        s = self.start(profiles=os.path.join(self.tmp, 'big.json'), name='nrf-big2',
+                       extra=['--fault', 'bigdrop:20000:50'])
+        self.assertEqual(curl(s.url('/_stub/fault')).json(),
+                         {'mode': 'bigdrop', 'arg': 20000, 'count': -1, 'hold': 50,
+                          'dropped': False})
+        r = curl(s.url(self.DISC + '&limit=1'))
+        self.assertEqual(r.status, 200)
+        self.assertGreaterEqual(r.elapsed, 0.04)
+        for arg in ('bigdrop:1:x', 'bigdrop:x', 'delay:1:2', 'bigdrop:1:-1'):
+            p = subprocess.run([stub_bin(), '--listen', '127.0.0.1:%d' % free_port(),
+                                '--profiles', conf('stub-profiles-a.json'), '--fault', arg],
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=10)
+            self.assertEqual(p.returncode, 2, arg)
+        for body in ('{"mode":"delay","hold":5}', '{"mode":"bigdrop","hold":-1}',
+                     '{"mode":"bigdrop","hold":"1"}'):
+            self.assertProblem(curl(s.url('/_stub/fault'), 'PUT', body), 400)
+
+
+class RestartTest(StubCase):
+    def test_a_stub_restarts_on_the_same_port_at_once(self):
+        """Restart tests stop a stub with connections open and start it again
+        on the same port: SO_REUSEADDR lets it bind despite TIME_WAIT."""
+        s = self.start(name='nrf-r')
+        port = s.port
+        conns = [socket.create_connection(('127.0.0.1', port)) for _ in range(4)]
+        for c in conns:
+            c.sendall(PREFACE)
+        time.sleep(0.1)
+        self.assertEqual(s.stop(), 0)   # the stub closes first: TIME_WAIT on its side
+        for c in conns:
+            c.close()
+        for _ in range(3):
+            s2 = self.start(name='nrf-r', port=port)   # raises when bind fails
+            self.assertEqual(curl(s2.url('/nnrf-nfm/v1/nf-instances/' + ID_AMF1)).status, 200)
+            self.assertEqual(s2.stop(), 0)
 
 
 def h2_frame(ftype, flags, sid, payload=b''):

@@ -499,11 +499,14 @@ class TestLimits(Base):
 
 
     def test_full_peer_queue_answers_overload(self):
-        # While the first connection to the local NRF is being opened, tries
+        # While the first connection to a peer is being opened (peers are
+        # connected on demand; the local NRF is connected at start), tries
         # wait in its queue; with peerQueueDepth 1 the rest of a burst is
         # answered NRF_Forwarding_Overload (503).
-        nrfwd, _ = self.fwd(limits={'peerQueueDepth': 1})
-        r = H.h2load(nrfwd.url(PROFILE + ID_AMF1), n=20, c=1, m=20)
+        pe = self.h.start_stub('nrf-e', 'stub-profiles-e.json')
+        nrfwd, _ = self.fwd(local=False, peers=[H.peer('nrf-e.test', pe.port)],
+                            limits={'peerQueueDepth': 1})
+        r = H.h2load(nrfwd.url(PROFILE + ID_UDM1), n=20, c=1, m=20)
         self.assertEqual(r.get('status_2xx', 0) + r.get('status_5xx', 0), 20, r['raw'])
         self.assertGreater(r.get('status_5xx', 0), 0, r['raw'])
         self.assertEqual(nrfwd.stop(), 0)

@@ -384,14 +384,23 @@ TEST_F(ApiServer, HealthReadinessAndMetrics)
 	EXPECT_EQ(r.status, 200) << r.body;
 	EXPECT_NE(r.body.find("\"localNrf\":\"not configured\""), std::string::npos);
 
-	/* A local NRF that does not answer: not ready. */
+	/* A local NRF that refuses connections: the worker holds it down at
+	 * once (it connects to a new local NRF without waiting for traffic),
+	 * and readiness says so. */
 	uint16_t dead = FreePort();
 	std::string patch = "{\"localNrf\":{\"address\":\"127.0.0.1\",\"port\":" +
 		std::to_string(dead) + "}}";
 	ASSERT_EQ(Http("PATCH", "/nrf-configuration/v1/runtime", patch, kMerge).status, 200);
-	r = Http("GET", "/readyz");
+	for (uint64_t until = nrf_now_ns() + 3000000000ull;; usleep(20000)) {
+		r = Http("GET", "/readyz");
+		if (r.status != 200 || nrf_now_ns() > until)
+			break;
+	}
 	EXPECT_EQ(r.status, 503) << r.body;
-	EXPECT_NE(r.body.find("\"localNrf\":\"unreachable\""), std::string::npos);
+	EXPECT_NE(r.body.find("\"localNrf\":\"held down\""), std::string::npos) << r.body;
+	EXPECT_NE(r.body.find("\"upstream\":\"127.0.0.1:" + std::to_string(dead) +
+			      "\",\"role\":\"localNrf\",\"workers\":1,\"of\":1,\"since\":\""),
+		std::string::npos) << r.body;
 
 	r = Http("GET", "/metrics");
 	ASSERT_EQ(r.status, 200);
@@ -400,4 +409,17 @@ TEST_F(ApiServer, HealthReadinessAndMetrics)
 	EXPECT_NE(r.body.find("\nnrfwd_config_reloads_total 1\n"), std::string::npos);
 	EXPECT_NE(r.body.find("nrfwd_worker_config_generation{worker=\"0\"} 2\n"),
 		std::string::npos);
+	EXPECT_NE(r.body.find("\nnrfwd_upstream_up{peer=\"127.0.0.1:" + std::to_string(dead) +
+			      "\",role=\"local\"} 0\n"),
+		std::string::npos) << r.body;
+
+	/* Draining: not ready, and no configuration change. */
+	nrf_api_drain(api_);
+	r = Http("GET", "/readyz");
+	EXPECT_EQ(r.status, 503);
+	EXPECT_NE(r.body.find("\"status\":\"draining\""), std::string::npos) << r.body;
+	r = Http("PATCH", "/nrf-configuration/v1/forwardingOptions", "{\"maxViaMembers\":7}",
+		kMerge);
+	EXPECT_EQ(r.status, 503) << r.body;
+	EXPECT_EQ(nrf_rt_generation(rt_), 2u);
 }

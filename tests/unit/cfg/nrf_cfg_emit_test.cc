@@ -46,7 +46,7 @@ const char *kRich = R"({
     "maxForwardAttempts": 5, "maxViaMembers": 32,
     "nrfHostConfig": [
       {"scheme": "https", "fqdn": "nrf-e.example.com", "ipv6Address": "2001:db8::e", "apiPrefix": "/p/", "priority": 3},
-      {"apiVersion": "v2", "ipv4Address": "10.0.2.2", "port": 8080, "priority": 0}
+      {"apiVersion": "v2", "ipv4Address": "10.0.2.2", "port": 8080, "priority": 0, "rewriteLinks": true}
     ],
     "errorResponses": [
       {"errorCondition": "NRF_Forwarding_Overload", "errorCode": 429, "retryAfter": "10"},
@@ -56,14 +56,14 @@ const char *kRich = R"({
   "nrfGrowth": {"nrfForwardingOptions": {
     "featureStatus": "ENABLED", "loopPreventionScope": "SET",
     "nrfHostConfig": {"staticNrfConfigList": [
-      {"nrfSetId": "set2", "nrfHostConfigList": [{"fqdn": "g1.example.com"}, {"fqdn": "g2.example.com", "port": 81}]},
+      {"nrfSetId": "set2", "nrfHostConfigList": [{"fqdn": "g1.example.com"}, {"fqdn": "g2.example.com", "port": 81, "rewriteLinks": true}]},
       {"nrfSetId": "set3", "nrfHostConfigList": [{"ipv6Address": "2001:db8::3", "scheme": "https"}]}
     ]},
     "errorResponses": [{"errorCondition": "NRF_Forwarding_Loop_Prevention", "errorCode": 508, "errorTitle": "Looped"}]
   }},
   "runtime": {
     "listen": [{"address": "::", "port": 8443, "tls": true}, {"port": 8080}],
-    "localNrf": {"scheme": "https", "address": "local-nrf.example.com"},
+    "localNrf": {"scheme": "https", "address": "local-nrf.example.com", "rewriteLinks": true},
     "management": {"address": "::1", "port": 0},
     "timeouts": {"connectMs": 10, "perTryMs": 20, "requestMs": 30},
     "limits": {"maxConnections": 1, "maxConcurrentStreams": 2, "maxHeaderBytes": 2048,
@@ -138,7 +138,9 @@ TEST(CfgEmit, FillsEveryDefault)
 		R"("management":{"address":"127.0.0.1","port":9090},)"
 		R"("timeouts":{"connectMs":1000,"perTryMs":2000,"requestMs":5000},)"
 		R"("limits":{"maxConnections":10000,"maxConcurrentStreams":128,"maxHeaderBytes":16384,)"
-		R"("maxBodyBytes":1048576,"peerQueueDepth":1024},"transport":"kernel",)"
+		R"("maxBodyBytes":1048576,"peerQueueDepth":1024},)"
+		R"("health":{"probeIntervalMs":250,"probeIntervalMaxMs":500,"probeTimeoutMs":500},)"
+		R"("transport":"kernel",)"
 		R"("dpdk":{"ipv4Address":"","prefixLength":24,"gateway":"","portId":null,)"
 		R"("rxDescriptors":1024,"txDescriptors":1024,"mbufs":8191,"mbufCache":256,"burst":32,)"
 		R"("idleSpin":512,"idleSleepUs":100,"idleSleepMaxUs":1000,"arpProbeMs":300,)"
@@ -160,7 +162,8 @@ TEST(CfgEmit, FillsPeerAndErrorResponseDefaults)
 	ASSERT_NE(l.cfg, nullptr) << l.Dump();
 	std::string fwd = Emit(l.cfg.get(), NRF_CFG_FORWARDING);
 	EXPECT_NE(fwd.find(R"("nrfHostConfig":[{"apiVersion":"v1","scheme":"https","fqdn":"a.example.com",)"
-			   R"("ipv4Address":"","ipv6Address":"","port":443,"apiPrefix":"","priority":1}])"),
+			   R"("ipv4Address":"","ipv6Address":"","port":443,"apiPrefix":"","priority":1,)"
+			   R"("rewriteLinks":false}])"),
 		std::string::npos)
 		<< fwd;
 	EXPECT_NE(fwd.find(R"("errorResponses":[{"errorCondition":"NRF_Not_Reachable","errorCode":504,)"
@@ -223,7 +226,8 @@ TEST(CfgEmit, WritesDerivedAndNormalisedValues)
 	EXPECT_NE(fwd.find(R"("apiPrefix":"/p")"), std::string::npos) << fwd;
 	EXPECT_NE(fwd.find(R"("port":443)"), std::string::npos) << fwd;
 	std::string rt = Emit(l.cfg.get(), NRF_CFG_RUNTIME);
-	EXPECT_NE(rt.find(R"("localNrf":{"scheme":"https","address":"local-nrf.example.com","port":443})"),
+	EXPECT_NE(rt.find(R"("localNrf":{"scheme":"https","address":"local-nrf.example.com","port":443,)"
+			  R"("rewriteLinks":true})"),
 		std::string::npos)
 		<< rt;
 	EXPECT_NE(rt.find(R"({"address":"0.0.0.0","port":8080,"tls":false})"), std::string::npos) << rt;
@@ -324,6 +328,8 @@ TEST(CfgEqual, SeesEveryKindOfDifference)
 		{"/forwardingOptions/nrfHostConfig/1/apiVersion", R"("v1")"},
 		{"/forwardingOptions/nrfHostConfig/0/apiPrefix", R"("/q")"},
 		{"/forwardingOptions/nrfHostConfig/0/priority", "4"},
+		{"/forwardingOptions/nrfHostConfig/0/rewriteLinks", "true"},
+		{"/forwardingOptions/nrfHostConfig/1/rewriteLinks", "false"},
 		{"/forwardingOptions/nrfHostConfig/-", R"({"fqdn": "new.example.com"})"},
 		{"/forwardingOptions/errorResponses/0/errorCode", "430"},
 		{"/forwardingOptions/errorResponses/0/retryAfter", R"("11")"},
@@ -337,6 +343,10 @@ TEST(CfgEqual, SeesEveryKindOfDifference)
 		{"/nrfGrowth/nrfForwardingOptions/nrfHostConfig/staticNrfConfigList/0/nrfSetId", R"("set4")"},
 		{"/nrfGrowth/nrfForwardingOptions/nrfHostConfig/staticNrfConfigList/0/nrfHostConfigList/1/port",
 			"82"},
+		{"/nrfGrowth/nrfForwardingOptions/nrfHostConfig/staticNrfConfigList/0/nrfHostConfigList/1/rewriteLinks",
+			"false"},
+		{"/nrfGrowth/nrfForwardingOptions/nrfHostConfig/staticNrfConfigList/1/nrfHostConfigList/0/rewriteLinks",
+			"true"},
 		{"/nrfGrowth/nrfForwardingOptions/nrfHostConfig/staticNrfConfigList/0/nrfHostConfigList/-",
 			R"({"fqdn": "g3.example.com"})"},
 		{"/nrfGrowth/nrfForwardingOptions/errorResponses/0/errorTitle", R"("Other")"},
@@ -346,6 +356,7 @@ TEST(CfgEqual, SeesEveryKindOfDifference)
 		{"/runtime/localNrf", "null"},
 		{"/runtime/localNrf/port", "444"},
 		{"/runtime/localNrf/scheme", R"("http")"},
+		{"/runtime/localNrf/rewriteLinks", "false"},
 		{"/runtime/management/address", R"("127.0.0.1")"},
 		{"/runtime/management/port", "1"},
 		{"/runtime/timeouts/connectMs", "11"},
@@ -356,6 +367,9 @@ TEST(CfgEqual, SeesEveryKindOfDifference)
 		{"/runtime/limits/maxHeaderBytes", "2049"},
 		{"/runtime/limits/maxBodyBytes", "1"},
 		{"/runtime/limits/peerQueueDepth", "5"},
+		{"/runtime/health/probeIntervalMs", "100"},
+		{"/runtime/health/probeIntervalMaxMs", "2000"},
+		{"/runtime/health/probeTimeoutMs", "300"},
 	};
 	Loaded base = Load(kRich);
 	ASSERT_NE(base.cfg, nullptr) << base.Dump();

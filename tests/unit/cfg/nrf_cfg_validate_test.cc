@@ -264,6 +264,9 @@ TEST(CfgValidate, RejectsNumbersOutsideTheirBounds)
 		{"/runtime/limits/maxHeaderBytes", {1024, 1048576}, {1023, 1048577}},
 		{"/runtime/limits/maxBodyBytes", {0, 1073741824}, {-1, 1073741825}},
 		{"/runtime/limits/peerQueueDepth", {1, 1048576}, {0, 1048577}},
+		{"/runtime/health/probeIntervalMs", {10, 500}, {9, 60001}},
+		{"/runtime/health/probeIntervalMaxMs", {500, 600000}, {9, 600001}},
+		{"/runtime/health/probeTimeoutMs", {10, 60000}, {9, 60001}},
 	};
 	for (const auto &c : cases) {
 		for (long long v : c.good)
@@ -286,6 +289,18 @@ TEST(CfgValidate, RejectsTimeoutsLongerThanTheRequestTimeout)
 		"/runtime/timeouts/connectMs", "requestMs");
 	ExpectValid(With(kMinimal, "/runtime/timeouts",
 		R"({"connectMs": 5000, "perTryMs": 5000, "requestMs": 5000})"));
+}
+
+TEST(CfgValidate, RejectsAProbeIntervalCapBelowTheFirstInterval)
+{
+	ExpectProblem(With(kMinimal, "/runtime/health",
+			      R"({"probeIntervalMs": 1000, "probeIntervalMaxMs": 999})"),
+		"/runtime/health/probeIntervalMaxMs", "below probeIntervalMs 1000");
+	// the default cap (500) is below a first interval of 600 as well
+	ExpectProblem(With(kMinimal, "/runtime/health/probeIntervalMs", "600"),
+		"/runtime/health/probeIntervalMaxMs", "below probeIntervalMs 600");
+	ExpectValid(With(kMinimal, "/runtime/health",
+		R"({"probeIntervalMs": 700, "probeIntervalMaxMs": 700, "probeTimeoutMs": 10})"));
 }
 
 TEST(CfgValidate, RejectsUnknownEnumStrings)

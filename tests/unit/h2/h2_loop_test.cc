@@ -57,6 +57,12 @@ struct Fixture {
 	/* client side */
 	Got got;
 	nrf_h2_body req_body_src = {};
+
+	/* PING ACKs received, by side */
+	std::vector<uint64_t> client_acks, server_acks;
+	/* further client connections of a test (extra_cbs) */
+	int extra_ready = 0;
+	int extra_closes = 0;
 };
 
 void
@@ -106,9 +112,15 @@ on_server_conn_close(nrf_h2_conn *, int)
 	cur->conn_closes++;
 }
 
+void
+on_server_ping_ack(nrf_h2_conn *, uint64_t token)
+{
+	cur->server_acks.push_back(token);
+}
+
 const nrf_h2_cbs server_cbs = {
 	on_request, nullptr, nullptr, nullptr, nullptr, nullptr, nullptr, nullptr,
-	on_server_conn_close,
+	on_server_conn_close, on_server_ping_ack,
 };
 
 void
@@ -158,9 +170,21 @@ on_client_close(nrf_h2_conn *, int err)
 	cur->client_close_err = err;
 }
 
+void
+on_client_ping_ack(nrf_h2_conn *, uint64_t token)
+{
+	cur->client_acks.push_back(token);
+}
+
 const nrf_h2_cbs client_cbs = {
 	nullptr, nullptr, on_response, on_data, on_close, on_ready, on_gone, nullptr,
-	on_client_close,
+	on_client_close, on_client_ping_ack,
+};
+
+const nrf_h2_cbs extra_cbs = {
+	nullptr, nullptr, nullptr, nullptr, nullptr,
+	[](nrf_h2_conn *) { cur->extra_ready++; }, nullptr, nullptr,
+	[](nrf_h2_conn *, int) { cur->extra_closes++; }, on_client_ping_ack,
 };
 
 void
@@ -445,4 +469,81 @@ TEST_F(H2Loop, MalformedRequestsAreResetWithProtocolErrorAndNeverDelivered)
 	ASSERT_TRUE(Run([&] { return f_.got.closes == 3; }));
 	EXPECT_EQ(f_.requests, 1);
 	EXPECT_EQ(f_.got.status, 200);
+}
+
+TEST_F(H2Loop, PingAcksCarryTheirTokensBackInEitherRole)
+{
+	ASSERT_EQ(nrf_h2_conn_ping(f_.client, 0x0102030405060708ull), 0);
+	ASSERT_EQ(nrf_h2_conn_ping(f_.client, 7), 0);
+	ASSERT_EQ(nrf_h2_conn_ping(f_.server, UINT64_MAX), 0);
+	ASSERT_TRUE(Run([&] { return f_.client_acks.size() == 2 && f_.server_acks.size() == 1; }));
+	EXPECT_EQ(f_.client_acks, (std::vector<uint64_t>{0x0102030405060708ull, 7}));
+	EXPECT_EQ(f_.server_acks, (std::vector<uint64_t>{UINT64_MAX}));
+}
+
+TEST_F(H2Loop, PingOfAConnectingClientIsAnsweredOnceConnected)
+{
+	int err;
+	nrf_h2_conn *second = nrf_h2_conn_client(f_.ctx, &f_.addr, &extra_cbs, &f_, &err);
+	ASSERT_NE(second, nullptr) << nrf_strerror(err);
+	ASSERT_EQ(nrf_h2_conn_ping(second, 42), 0); /* before on_conn_ready */
+	EXPECT_EQ(f_.extra_ready, 0);
+	ASSERT_TRUE(Run([&] { return !f_.client_acks.empty(); }));
+	EXPECT_EQ(f_.extra_ready, 1);
+	EXPECT_EQ(f_.client_acks, (std::vector<uint64_t>{42}));
+	nrf_h2_conn_close(second, NRF_ECLOSED);
+	ASSERT_TRUE(Run([&] { return f_.extra_closes == 1; }));
+}
+
+TEST_F(H2Loop, TheShutdownNoticePingIsNotReportedAsAPingAck)
+{
+	nrf_h2_conn_shutdown(f_.server, false);
+	ASSERT_TRUE(Run([&] { return f_.server == nullptr && f_.client == nullptr; }));
+	EXPECT_TRUE(f_.server_acks.empty());
+	EXPECT_TRUE(f_.client_acks.empty());
+}
+
+TEST_F(H2Loop, PingOnAClosingConnectionIsRefused)
+{
+	nrf_h2_conn_close(f_.client, NRF_ECLOSED);
+	EXPECT_EQ(nrf_h2_conn_ping(f_.client, 1), NRF_EINVAL);
+	EXPECT_EQ(nrf_h2_conn_ping(nullptr, 1), NRF_EINVAL);
+}
+
+/* A server that accepts TCP connections and never speaks HTTP/2: the
+ * connect succeeds, the PING is never answered (what a health probe must
+ * not take for an upstream that is up). */
+TEST_F(H2Loop, ASilentServerNeverAnswersThePing)
+{
+	int err;
+	nrf_tp_addr a;
+	nrf_tp_addr_parse("127.0.0.1", 0, &a);
+	nrf_tp_conn *held = nullptr;
+	struct Silent {
+		const nrf_tp_ops *tp;
+		nrf_tp_listener *l;
+		nrf_tp_conn **held;
+	} sl = {f_.tp, nullptr, &held};
+	sl.l = f_.tp->listen(f_.loop, &a, 4,
+		[](void *arg, unsigned) {
+			Silent *s = static_cast<Silent *>(arg);
+			int e;
+			nrf_tp_conn *tc = s->tp->accept(s->l, &e);
+			if (tc != nullptr)
+				*s->held = tc; /* accepted, never read, never answered */
+		},
+		&sl, &err);
+	ASSERT_NE(sl.l, nullptr);
+	f_.tp->listener_addr(sl.l, &a);
+	nrf_h2_conn *c = nrf_h2_conn_client(f_.ctx, &a, &extra_cbs, &f_, &err);
+	ASSERT_NE(c, nullptr) << nrf_strerror(err);
+	ASSERT_EQ(nrf_h2_conn_ping(c, 9), 0);
+	ASSERT_TRUE(Run([&] { return f_.extra_ready == 1 && held != nullptr; })); /* TCP is up */
+	uint64_t until = nrf_now_ns() + 300000000ull;
+	Run([&] { return nrf_now_ns() > until; });
+	EXPECT_TRUE(f_.client_acks.empty());
+	nrf_h2_conn_close(c, NRF_ECLOSED);
+	ASSERT_TRUE(Run([&] { return f_.extra_closes == 1; }));
+	f_.tp->close(held);
+	f_.tp->listener_close(sl.l);
 }
