@@ -761,7 +761,7 @@ conn_read(struct nrf_h2_conn *c)
 			conn_fail(c, n == NRF_ECLOSED ? NRF_ECLOSED : NRF_EIO);
 			return;
 		}
-		rv = nghttp2_session_mem_recv(c->sess, c->ctx->rbuf, (size_t)n);
+		rv = h2_guard_recv(c, c->ctx->rbuf, (size_t)n);
 		mark_dirty(c);
 		if (rv < 0) {
 			NRF_LOG_RL(DEBUG, MOD, "connection error: %s", nghttp2_strerror((int)rv));

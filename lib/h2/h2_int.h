@@ -9,6 +9,7 @@
 
 #include <nghttp2/nghttp2.h>
 
+#include "h2_guard.h"
 #include "nrf_h2.h"
 
 /* Intrusive circular doubly-linked list with a sentinel. */
@@ -115,6 +116,7 @@ struct nrf_h2_conn {
 	uint32_t ooff;
 	const uint8_t *pend;
 	size_t pend_len;
+	struct h2_guard guard; /* front: the frame-header pass (h2_guard.c) */
 	/* Timeouts (h2_tmo.c): when a sweep first saw the connection waiting
 	 * (ns; 0: not seen so). Event paths only clear them. */
 	uint64_t tmo_hs;      /* front: handshake not done */
