@@ -277,7 +277,8 @@ uint32_t nrf_h2_ctx_sweep_period_ms(const struct nrf_h2_ctx *ctx);
  * event paths only clear that note when it moves on (a stream opened,
  * bytes framed, the socket writable again), and a later sweep that finds
  * the note older than the timeout acts. So nothing ends before its timeout,
- * and nothing waits more than one sweep period beyond it. Cost: one pass
+ * and nothing waits more than two sweep periods beyond it (one to notice
+ * the wait, one between sweeps). Cost: one pass
  * over the connections and their open streams per period.
  *
  * @param counts  per enum nrf_h2_tmo, incremented for each action.
