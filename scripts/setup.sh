@@ -20,6 +20,7 @@ pkgs=(
 	clang libclang-rt-dev
 	liblwip-dev dpkg-dev xz-utils
 	iproute2 ethtool curl haproxy jq python3
+	python3-h2
 )
 
 if [ "${NRFWD_SKIP_APT:-0}" != 1 ]; then
