@@ -176,7 +176,10 @@ calm_goaway(struct nrf_h2_conn *c)
 {
 	c->calm_id = 0;
 	nghttp2_session_terminate_session(c->sess, NGHTTP2_ENHANCE_YOUR_CALM);
-	mark_dirty(c);
+	if (c->fl & CF_WBLOCK)
+		conn_fail(c, NRF_EPROTO); /* it does not read: one last attempt */
+	else
+		mark_dirty(c);
 }
 
 /*
@@ -209,7 +212,7 @@ header_flood(struct nrf_h2_conn *c, struct nrf_h2_stream *st)
 		deliver(c, st, NRF_ETOOBIG);
 	}
 	if (st == NULL || st->hdr_phase != 0 || !(st->flags & NRF_H2_SF_RESPONDED) ||
-		(st->flags & NRF_H2_SF_OUT_DONE))
+		(st->flags & NRF_H2_SF_OUT_DONE) || (c->fl & CF_WBLOCK))
 		calm_goaway(c);
 	return NGHTTP2_ERR_PAUSE;
 }
@@ -961,10 +964,10 @@ recv_failed(struct nrf_h2_conn *c, ssize_t rv)
 			nghttp2_strerror((int)rv), nghttp2_http2_strerror(code));
 	nghttp2_session_terminate_session(c->sess, code);
 	c->fl |= CF_RSTOP;
-	if (c->server)
+	if (c->server && !(c->fl & CF_WBLOCK))
 		mark_dirty(c); /* written, then conn_done() */
 	else
-		conn_fail(c, NRF_EPROTO);
+		conn_fail(c, NRF_EPROTO); /* one last attempt to write it */
 }
 
 static void
