@@ -930,7 +930,7 @@ start(struct rt_xact *x)
  * The worker is over its share of runtime.limits.maxBufferedBytes: the
  * request is refused before anything is kept for it, with the answer of a
  * full queue (NRF_Forwarding_Overload, 503 NF_CONGESTION by default), which
- * a client or a previous hop retries elsewhere (decision 0016).
+ * a client or a previous hop retries elsewhere (decision 0017).
  */
 static void
 budget_reject(struct rt_worker *w, struct nrf_h2_stream *st)
