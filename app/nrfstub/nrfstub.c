@@ -361,10 +361,13 @@ stream_submit(struct loop *lp, struct conn *c, struct stream *s)
 	prd.source.ptr = s;
 	prd.read_callback = body_read;
 	/* A HEAD answer carries the headers of the GET answer, never a body
-	 * (RFC 9110 §9.3.2); nghttp2 treats DATA on it as a protocol error. */
+	 * (RFC 9110 §9.3.2); nghttp2 treats DATA on it as a protocol error.
+	 * --head-body sends it anyway, as some servers do (tests of proxies). */
 	rv = nghttp2_submit_response(c->sess, s->id, nva, n,
 		s->rbody != NULL && s->rbody->len > 0 &&
-				!(s->method.len == 4 && strcmp(stream_str(s, s->method), "HEAD") == 0)
+				(lp->st.head_body ||
+					!(s->method.len == 4 &&
+						strcmp(stream_str(s, s->method), "HEAD") == 0))
 			? &prd
 			: NULL);
 	if (rv != 0) {
@@ -1087,6 +1090,7 @@ usage(FILE *f)
 	fprintf(f,
 		"usage: nrfstub --listen ADDR:PORT --profiles FILE [--name NAME]\n"
 		"               [--fault MODE[:ARG]] [--log-level LEVEL] [--no-record]\n"
+		"               [--head-body] [--link-host HOST[:PORT]]\n"
 		"  --listen ADDR:PORT  h2c listen address: 127.0.0.1:8080, [::1]:8080\n"
 		"  --profiles FILE     {\"nfProfiles\": [...], \"accessToken\": {...}}\n"
 		"  --name NAME         sent in x-nrfstub on every answer (default nrfstub)\n"
@@ -1094,7 +1098,11 @@ usage(FILE *f)
 		"                      status:CODE, garbage, blackhole, truncate[:BYTES],\n"
 		"                      drop[:BYTES], bigdrop[:SIZE[:HOLD_MS]]\n"
 		"  --log-level LEVEL   error, warn, info (default), debug\n"
-		"  --no-record         do not record requests (GET /_stub/requests is empty)\n");
+		"  --no-record         do not record requests (GET /_stub/requests is empty)\n"
+		"  --head-body         send the body on HEAD answers too (RFC 9110 forbids\n"
+		"                      it; some servers do it: a test of clients and proxies)\n"
+		"  --link-host H[:P]   Location and _links name http://H[:P] instead of the\n"
+		"                      request's :authority (an NRF with its own apiRoot)\n");
 }
 
 /* Parse "host:port" / "[v6]:port" and open a listening socket. */
@@ -1200,6 +1208,19 @@ check_name(const char *name)
 }
 
 static int
+link_host_ok(const char *h)
+{
+	size_t i, n = strlen(h);
+
+	if (n == 0 || n > 255)
+		return 0;
+	for (i = 0; i < n; i++)
+		if (h[i] < 0x21 || h[i] > 0x7e || h[i] == '/' || h[i] == '"' || h[i] == '\\')
+			return 0;
+	return 1;
+}
+
+static int
 setup_callbacks(struct loop *lp)
 {
 	nghttp2_session_callbacks *cb;
@@ -1266,6 +1287,8 @@ main(int argc, char **argv)
 		{"fault", required_argument, NULL, 'f'},
 		{"log-level", required_argument, NULL, 'L'},
 		{"no-record", no_argument, NULL, 'R'},
+		{"head-body", no_argument, NULL, 'B'},
+		{"link-host", required_argument, NULL, 'H'},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
@@ -1308,6 +1331,12 @@ main(int argc, char **argv)
 		case 'R':
 			record = 0;
 			break;
+		case 'B':
+			lp->st.head_body = true;
+			break;
+		case 'H':
+			lp->st.link_host = optarg;
+			break;
 		case 'h':
 			usage(stdout);
 			free(lp);
@@ -1324,6 +1353,9 @@ main(int argc, char **argv)
 	if (profiles == NULL)
 		usage_error("--profiles FILE is required (see --help)");
 	check_name(lp->st.name);
+	if (lp->st.link_host != NULL && !link_host_ok(lp->st.link_host))
+		usage_error("--link-host '%s': a host[:port], printable ASCII without "
+			"spaces, '/', '\"' or '\\'", lp->st.link_host);
 	for (i = 0; lp->st.name[i] != '\0' && i + 1 < sizeof(lp->st.idname); i++) {
 		char ch = lp->st.name[i];
 

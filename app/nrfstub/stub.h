@@ -14,6 +14,7 @@
  */
 
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -259,11 +260,13 @@ struct stub {
 	const char *name;
 	char idname[64];	/* name restricted to [A-Za-z0-9-] for ids */
 	char listen_str[80];
+	const char *link_host;	/* --link-host: Location/_links host; NULL: :authority */
 	struct store store;
 	struct recorder rec;
 	struct fault fault;
 	struct stub_stats stats;
 	int64_t now_ms;		/* wall clock at the top of the loop turn */
+	bool head_body;		/* --head-body: DATA on HEAD answers too */
 };
 
 /* Route a non-control request and set its response. */

@@ -259,10 +259,13 @@ method_not_allowed(struct stream *s, const char *allow)
 	s->allow = allow;
 }
 
-/* Host (and port) the client addressed, for Location and _links. */
+/* Host (and port) the client addressed, for Location and _links; the one
+ * --link-host names instead, as an NRF configured with its own apiRoot. */
 static const char *
 req_host(const struct stub *st, const struct stream *s)
 {
+	if (st->link_host != NULL)
+		return st->link_host;
 	if (s->authority.len > 0)
 		return stream_str(s, s->authority);
 	if (s->host.len > 0)
@@ -840,6 +843,10 @@ api_handle(struct stub *st, struct stream *s)
 		return;
 	}
 	m = stream_str(s, s->method);
+	/* HEAD is served wherever GET is (RFC 9110 §9.3.2): the same status
+	 * and fields; stream_submit() leaves the body out. */
+	if (strcmp(m, "HEAD") == 0)
+		m = "GET";
 	p = stream_str(s, s->path);
 	q = memchr(p, '?', s->path.len);
 	pl = q != NULL ? (size_t)(q - p) : s->path.len;

@@ -34,6 +34,7 @@ usage(FILE *f)
 		"usage: nrfwd-ctl check FILE\n"
 		"       nrfwd-ctl explain FILE [--method M] [--path P] [--via VALUE]...\n"
 		"                              [--rotation N] [--down PEER]...\n"
+		"                              [--max-forward-hops N]\n"
 		"       nrfwd-ctl get [GROUP] [--api URL]\n"
 		"       nrfwd-ctl put GROUP FILE [--api URL] [--token-file F]\n"
 		"       nrfwd-ctl patch GROUP FILE [--api URL] [--token-file F]\n"
@@ -43,12 +44,15 @@ usage(FILE *f)
 		"         '<json-pointer>: <reason>'; exit 0 valid, 1 invalid\n"
 		"explain  print as JSON how nrfwd decides for a request carrying the\n"
 		"         given Via field lines (one --via per line): members parsed,\n"
-		"         identities matched, operation, verdict, candidates and skips\n"
+		"         identities matched, operation, verdict, candidates and skips,\n"
+		"         and what the client gets when the local NRF or a candidate\n"
+		"         answers, claims absence or is down (decision.branches)\n"
 		"         --method   request method (default GET)\n"
 		"         --path     request :path (default\n"
 		"                    /nnrf-disc/v1/nf-instances?target-nf-type=AMF)\n"
 		"         --rotation per-request rotation counter (default 0)\n"
 		"         --down     treat this peer (name as in the output) as down\n"
+		"         --max-forward-hops  the request's 3gpp-Sbi-Max-Forward-Hops\n"
 		"get      print the running configuration of a nrfwd, or one GROUP:\n"
 		"         generalOptions, forwardingOptions,\n"
 		"         nrfGrowth/nrfForwardingOptions (or nrfGrowth), runtime\n"
@@ -303,6 +307,228 @@ find_peer(const struct nrf_cfg *cfg, const char *name)
 	return -1;
 }
 
+/*
+ * The failure branches: what the client gets when the local NRF and the
+ * candidates answer or fail, computed with the data path's rule
+ * (nrf_fwd_peer_answer(), nrf_fwd_final(); docs/failures.md) and rendered
+ * as the data path renders it. The ledger is booked as lib/rt books it.
+ */
+struct branch_ctx {
+	const struct nrf_cfg *cfg;
+	const struct nrf_fwd_table *t;
+	const struct nrf_fwd_plan *plan;
+	long max_hops;           /* -1: no 3gpp-Sbi-Max-Forward-Hops */
+	char via_member[320];    /* appended to relayed answers; "" none */
+};
+
+/* A relayed answer (from the local NRF or a peer), as the client gets it. */
+static json_t *
+relay_json(const struct branch_ctx *b, const char *from, const char *what)
+{
+	json_t *o = json_object();
+
+	json_object_set_new(o, "kind", json_string("relay"));
+	json_object_set_new(o, "from", json_string(from));
+	json_object_set_new(o, "what", json_string(what));
+	json_object_set_new(o, "via", b->via_member[0] != '\0' ? json_string(b->via_member)
+							     : json_null());
+	return o;
+}
+
+/* nrfwd's own answer for @p cond: status, headers, ProblemDetails. */
+static json_t *
+error_json(const struct branch_ctx *b, enum nrf_cfg_cond cond)
+{
+	json_t *o = json_object();
+
+	json_object_set_new(o, "kind", json_string("error"));
+	json_object_update_new(o, problem_json(b->t, b->plan->error_mode, cond));
+	return o;
+}
+
+/* What nrf_fwd_final() says, rendered. */
+static json_t *
+final_json(const struct branch_ctx *b, const struct nrf_fwd_plan *plan,
+	const struct nrf_fwd_ledger *lg)
+{
+	enum nrf_cfg_cond cond = NRF_COND_NOT_REACHABLE;
+
+	if (nrf_fwd_final(plan, lg, &cond) == NRF_FWD_DO_LOCAL)
+		return relay_json(b, "local NRF", "its answer that claims absence, kept");
+	return error_json(b, cond);
+}
+
+/*
+ * A representative answer that claims absence (nrf_fwd_claims_absence()):
+ * the first status of forwardingTriggers that a peer answer is not
+ * rerouted on, else an empty 200 discovery result. @return false when no
+ * answer claims absence under this configuration.
+ */
+static bool
+absence_answer(const struct nrf_cfg *cfg, enum nrf_fwd_op op, int *status,
+	const char **body, char *what, size_t cap)
+{
+	for (int c = 100; c <= 599; c++) {
+		if (c != 508 && nrf_cfg_status_match(&cfg->fwd.triggers, c) &&
+			nrf_fwd_peer_action(cfg, c) == NRF_FWD_RELAY) {
+			*status = c;
+			*body = "";
+			snprintf(what, cap, "%d", c);
+			return true;
+		}
+	}
+	if (op == NRF_OP_NF_DISCOVER && cfg->fwd.empty_discovery_result) {
+		*status = 200;
+		*body = "{\"nfInstances\":[]}";
+		snprintf(what, cap, "200 with an empty nfInstances");
+		return true;
+	}
+	return false;
+}
+
+/* One candidate answers (those before it were down): the rule on it. */
+static json_t *
+peer_answer_json(const struct branch_ctx *b, const struct nrf_fwd_ledger *lg,
+	const char *peer, int status, const char *body, const char *what)
+{
+	enum nrf_cfg_cond cond = NRF_COND_NOT_REACHABLE;
+
+	switch (nrf_fwd_peer_answer(b->cfg, b->plan, lg, status, body, strlen(body), &cond)) {
+	case NRF_FWD_DO_ERROR:
+		return error_json(b, cond);
+	case NRF_FWD_DO_NEXT:
+		return json_string("rerouted: the next candidate is tried");
+	default:
+		return relay_json(b, peer, what);
+	}
+}
+
+/*
+ * One branch: the local NRF in state @p local (NRF_FWD_LOCAL_NONE: there
+ * is none; PENDING stands for "answers something that does not claim
+ * absence"), then the candidates.
+ */
+static json_t *
+branch_json(const struct branch_ctx *b, enum nrf_fwd_local local)
+{
+	const struct nrf_fwd_plan *plan = b->plan;
+	const struct nrf_cfg *cfg = b->cfg;
+	struct nrf_fwd_ledger lg = {0};
+	struct nrf_fwd_plan via_plan;
+	json_t *o = json_object(), *arr;
+	const char *abody = "";
+	char awhat[64];
+	int astatus = 0;
+	bool absence;
+
+	switch (local) {
+	case NRF_FWD_LOCAL_NONE:
+		json_object_set_new(o, "local", json_null());
+		break;
+	case NRF_FWD_LOCAL_PENDING:
+		json_object_set_new(o, "local", json_string("answers"));
+		json_object_set_new(o, "answer", relay_json(b, "local NRF",
+			plan->verdict == NRF_FWD_FORWARD
+				? "its answer (one that does not claim absence)"
+				: "its answer, whatever it is"));
+		return o;
+	case NRF_FWD_LOCAL_ABSENT:
+		json_object_set_new(o, "local", json_string("claimsAbsence"));
+		break;
+	case NRF_FWD_LOCAL_FAILED:
+		json_object_set_new(o, "local", json_string("down"));
+		break;
+	}
+	lg.local = (uint8_t)local;
+	if (local == NRF_FWD_LOCAL_FAILED)
+		nrf_fwd_ledger_fail(plan, &lg, -1);
+	if (plan->verdict != NRF_FWD_FORWARD) {
+		/* Local only: nothing is forwarded. */
+		json_object_set_new(o, "answer", final_json(b, plan, &lg));
+		return o;
+	}
+	absence = absence_answer(cfg, plan->op, &astatus, &abody, awhat, sizeof(awhat));
+	arr = json_array();
+	for (uint16_t i = 0; i < plan->n_cand; i++) {
+		const struct nrf_cfg_peer *p = &cfg->peers[plan->cand[i]];
+		const char *data = plan->op == NRF_OP_NF_DISCOVER
+			? "{\"nfInstances\":[{\"nfInstanceId\":\"x\"}]}" : "{}";
+		json_t *c;
+
+		if (b->max_hops == 0)
+			break; /* TS 29.500 §6.10.10: no hop left, nothing is tried */
+		c = json_object();
+		json_object_set_new(c, "peer", json_string(p->name));
+		json_object_set_new(c, "heldDown", json_boolean((plan->cand_down >> i) & 1));
+		lg.tried++;
+		json_object_set_new(c, "answersData",
+			peer_answer_json(b, &lg, p->name, 200, data, "its answer (200 with data)"));
+		if (absence) {
+			char what[96];
+
+			snprintf(what, sizeof(what), "its answer (%s)", awhat);
+			json_object_set_new(c, "claimsAbsence",
+				peer_answer_json(b, &lg, p->name, astatus, abody, what));
+		}
+		/* ... and when it is down, the next one is tried. */
+		nrf_fwd_ledger_fail(plan, &lg, i);
+		json_array_append_new(arr, c);
+	}
+	json_object_set_new(o, "candidates", arr);
+	if (b->max_hops == 0 && plan->n_cand > 0)
+		lg.hop_limit = true;
+	json_object_set_new(o, "everyCandidateDown", final_json(b, plan, &lg));
+	/* Had every candidate been skipped by loop prevention instead. */
+	via_plan = *plan;
+	via_plan.n_skip_via = plan->n_skip_via + plan->n_cand + plan->n_skip_down;
+	via_plan.n_cand = 0;
+	via_plan.cand_down = 0;
+	via_plan.cand_covered = 0;
+	via_plan.n_skip_down = 0;
+	memset(&lg, 0, sizeof(lg));
+	lg.local = (uint8_t)local;
+	if (local == NRF_FWD_LOCAL_FAILED)
+		nrf_fwd_ledger_fail(&via_plan, &lg, -1);
+	json_object_set_new(o, "everyCandidateInVia", final_json(b, &via_plan, &lg));
+	return o;
+}
+
+/* decision.branches for a verdict that goes upstream. */
+static json_t *
+branches_json(const struct branch_ctx *b)
+{
+	json_t *arr = json_array();
+
+	if (b->plan->verdict == NRF_FWD_LOCAL_ONLY && !b->cfg->rt.local_nrf.present) {
+		/* What the data path renders at once (lib/rt). */
+		char body[512];
+		int n = nrf_fwd_problem_render(body, sizeof(body), 501, "Not Implemented",
+			"UNSUPPORTED_RESOURCE",
+			"operation is served by the local NRF only, and there is none");
+		json_t *o = json_object(), *e = json_object(), *h = json_object();
+
+		json_object_set_new(o, "local", json_null());
+		json_object_set_new(e, "kind", json_string("error"));
+		json_object_set_new(e, "status", json_integer(501));
+		json_object_set_new(h, "content-type", json_string("application/problem+json"));
+		json_object_set_new(e, "headers", h);
+		json_object_set_new(e, "problemDetails",
+			n > 0 ? json_loadb(body, (size_t)n, 0, NULL) : json_null());
+		json_object_set_new(o, "answer", e);
+		json_array_append_new(arr, o);
+		return arr;
+	}
+	if (!b->cfg->rt.local_nrf.present) {
+		json_array_append_new(arr, branch_json(b, NRF_FWD_LOCAL_NONE));
+		return arr;
+	}
+	json_array_append_new(arr, branch_json(b, NRF_FWD_LOCAL_PENDING));
+	if (b->plan->verdict == NRF_FWD_FORWARD)
+		json_array_append_new(arr, branch_json(b, NRF_FWD_LOCAL_ABSENT));
+	json_array_append_new(arr, branch_json(b, NRF_FWD_LOCAL_FAILED));
+	return arr;
+}
+
 static int
 cmd_explain(int argc, char **argv)
 {
@@ -312,6 +538,7 @@ cmd_explain(int argc, char **argv)
 		{"via", required_argument, NULL, 'v'},
 		{"rotation", required_argument, NULL, 'r'},
 		{"down", required_argument, NULL, 'd'},
+		{"max-forward-hops", required_argument, NULL, 'H'},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
@@ -330,12 +557,14 @@ cmd_explain(int argc, char **argv)
 	unsigned long rotation = 0;
 	json_t *out, *req, *via, *vialines, *dec, *arr, *perr;
 	struct match_ctx mctx;
+	struct branch_ctx bctx;
+	long max_hops = -1;
 	enum nrf_fwd_op op;
 	int c, rc, status = 1;
 	char *text;
 
 	optind = 2;
-	while ((c = getopt_long(argc, argv, "m:p:v:r:d:h", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "m:p:v:r:d:H:h", opts, NULL)) != -1) {
 		switch (c) {
 		case 'm':
 			method = optarg;
@@ -357,6 +586,19 @@ cmd_explain(int argc, char **argv)
 			if (n_down < NRF_ARRAY_SIZE(down_names))
 				down_names[n_down++] = optarg;
 			break;
+		case 'H': {
+			char *end;
+
+			errno = 0;
+			max_hops = strtol(optarg, &end, 10);
+			if (errno != 0 || end == optarg || *end != '\0' || max_hops < 0 ||
+				max_hops > 999999999) {
+				fprintf(stderr, "nrfwd-ctl: --max-forward-hops %s: not a number "
+						"in 0..999999999\n", optarg);
+				return EXIT_USAGE;
+			}
+			break;
+		}
 		case 'h':
 			usage(stdout);
 			return 0;
@@ -400,6 +642,8 @@ cmd_explain(int argc, char **argv)
 	for (size_t i = 0; i < n_lines; i++)
 		json_array_append_new(vialines, jslice(lines[i]));
 	json_object_set_new(req, "via", vialines);
+	json_object_set_new(req, "maxForwardHops",
+		max_hops >= 0 ? json_integer(max_hops) : json_null());
 	json_object_set_new(out, "self", json_string(cfg->general.self_name));
 	json_object_set_new(out, "request", req);
 
@@ -460,10 +704,36 @@ cmd_explain(int argc, char **argv)
 			}
 			json_object_set_new(dec, "skipped", arr);
 			json_object_set_new(dec, "loopPreventionSkips", json_integer(plan.n_skip_via));
+		}
+		if (plan.verdict == NRF_FWD_FORWARD) {
+			/* The local NRF claimed absence (or there is none) and no
+			 * candidate answered: every one was down, or none is left. */
+			struct nrf_fwd_ledger lg = {0};
+			enum nrf_cfg_cond cond = NRF_COND_NOT_REACHABLE;
+
+			lg.local = cfg->rt.local_nrf.present ? NRF_FWD_LOCAL_ABSENT
+							      : NRF_FWD_LOCAL_NONE;
+			for (uint16_t i = 0; i < plan.n_cand && max_hops != 0; i++) {
+				lg.tried++;
+				nrf_fwd_ledger_fail(&plan, &lg, i);
+			}
+			lg.hop_limit = max_hops == 0 && plan.n_cand > 0;
 			json_object_set_new(dec, "whenNoCandidateAnswers",
-				cfg->rt.local_nrf.present
+				nrf_fwd_final(&plan, &lg, &cond) == NRF_FWD_DO_LOCAL
 					? json_string("local answer")
-					: problem_json(t, plan.error_mode, plan.error));
+					: problem_json(t, plan.error_mode, cond));
+		}
+		if (plan.verdict == NRF_FWD_FORWARD || plan.verdict == NRF_FWD_LOCAL_ONLY) {
+			bctx.cfg = cfg;
+			bctx.t = t;
+			bctx.plan = &plan;
+			bctx.max_hops = max_hops;
+			bctx.via_member[0] = '\0';
+			if (cfg->general.via_on_responses &&
+				nrf_via_member_format(bctx.via_member, sizeof(bctx.via_member),
+					cfg->general.host, cfg->general.port) < 0)
+				bctx.via_member[0] = '\0';
+			json_object_set_new(dec, "branches", branches_json(&bctx));
 		}
 	}
 	json_object_set_new(out, "decision", dec);

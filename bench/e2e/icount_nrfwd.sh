@@ -6,13 +6,18 @@
 # h2load -c 8 -m 32 through nrfwd (kernel sockets, one worker) to nrfstub,
 # instrumentation switched on after a 2000-request warm-up.
 #
-#   bench/e2e/icount_nrfwd.sh [BUILD_DIR] [REQUESTS]
+#   bench/e2e/icount_nrfwd.sh [BUILD_DIR] [REQUESTS] [KINDS]
 #
-# Prints "forwarded N" and "508 N": the pure forwarder's request with a
-# 3-member Via, and the same with nrfwd's own identity appended.
+# Prints "KIND N" for each of KINDS (default "forwarded 508 local local404"):
+#   forwarded  the pure forwarder's request with a 3-member Via
+#   508        the same with nrfwd's own identity appended (loop detected)
+#   local      nrfwd with a local NRF that answers (200, relayed)
+#   local404   nrfwd with a local NRF that answers 404 (the forwarding
+#              trigger), then the same request forwarded to the peer
 set -euo pipefail
 b=${1:-build}
 n=${2:-20000}
+kinds=${3:-forwarded 508 local local404}
 cd "$(dirname "$0")/../.."
 tmp=$(mktemp -d /tmp/nrfwd-icount.XXXXXX)
 pids=()
@@ -22,9 +27,9 @@ cleanup() {
 	rm -rf "$tmp"
 }
 trap cleanup EXIT
-# two free ports (SO_REUSEPORT would let a second nrfwd share a fixed one)
-read -r up port < <(python3 -c 'import socket
-s = [socket.socket() for _ in range(2)]
+# four free ports (SO_REUSEPORT would let a second nrfwd share a fixed one)
+read -r up port lok l404 < <(python3 -c 'import socket
+s = [socket.socket() for _ in range(4)]
 for x in s: x.bind(("127.0.0.1", 0))
 print(*[x.getsockname()[1] for x in s])')
 cat > "$tmp/cfg.json" <<J
@@ -32,6 +37,17 @@ cat > "$tmp/cfg.json" <<J
  "forwardingOptions":{"featureStatus":"ENABLED","nrfHostConfig":[{"fqdn":"nrf-up.example.com","ipv4Address":"127.0.0.1","port":$up}]},
  "runtime":{"listen":[{"address":"127.0.0.1","port":$port}],"management":{"port":0},"limits":{"maxConcurrentStreams":256}}}
 J
+for l in lok l404; do
+	lp=${!l}
+	sed "s/\"management\"/\"localNrf\":{\"address\":\"127.0.0.1\",\"port\":$lp},\"management\"/" \
+		"$tmp/cfg.json" > "$tmp/cfg-$l.json"
+done
+"$b/app/nrfstub/nrfstub" --listen 127.0.0.1:$lok --profiles conf/stub-profiles-a.json \
+	--no-record --log-level error 2>/dev/null &
+pids+=($!)
+"$b/app/nrfstub/nrfstub" --listen 127.0.0.1:$l404 --profiles conf/stub-profiles-a.json \
+	--no-record --log-level error --fault status:404 2>/dev/null &
+pids+=($!)
 "$b/app/nrfstub/nrfstub" --listen 127.0.0.1:$up --profiles conf/stub-profiles-a.json \
 	--no-record --log-level error 2>/dev/null &
 pids+=($!)
@@ -46,11 +62,16 @@ wait_port() { # nrfwd starts slowly under valgrind
 wait_port $up
 url="http://127.0.0.1:$port/nnrf-disc/v1/nf-instances?target-nf-type=AMF&requester-nf-type=SMF"
 fw="2.0 nrf-x.seg9.example.com:8080, 2.0 nrf-y.seg8.example.com:8080, 2.0 nrf-z.seg7.example.com:8080"
-for kind in forwarded 508; do
+wait_port $lok
+wait_port $l404
+for kind in $kinds; do
 	via=$fw
+	cfg=$tmp/cfg.json
 	[ "$kind" = 508 ] && via="$fw, 2.0 nrf-bench.seg1.example.com:$port"
+	[ "$kind" = local ] && cfg=$tmp/cfg-lok.json
+	[ "$kind" = local404 ] && cfg=$tmp/cfg-l404.json
 	valgrind --tool=callgrind --instr-atstart=no --callgrind-out-file="$tmp/cg.$kind" \
-		"$b/app/nrfwd/nrfwd" --config "$tmp/cfg.json" --workers 1 --log-level error 2>/dev/null &
+		"$b/app/nrfwd/nrfwd" --config "$cfg" --workers 1 --log-level error 2>/dev/null &
 	np=$!
 	pids+=($np)
 	wait_port $port

@@ -795,6 +795,8 @@ static const struct field general_fields[] = {
 		.required = true, .min = 1, .max = 65535},
 	{FLD("nrfSetId", F_STR, struct nrf_cfg_general, nrf_set_id), .def_str = ""},
 	{.name = "aliases", .type = F_CUSTOM, .load = load_aliases, .emit = emit_aliases},
+	{FLD("viaOnResponses", F_BOOL, struct nrf_cfg_general, via_on_responses),
+		.def = true},
 	{NULL},
 };
 
@@ -835,6 +837,7 @@ static const struct field peer_fields[] = {
 		.check = check_api_prefix},
 	{FLD("priority", F_U32, struct nrf_cfg_peer, priority),
 		.min = 0, .max = 65535, .def = 1},
+	{FLD("rewriteLinks", F_BOOL, struct nrf_cfg_peer, rewrite_links), .def = false},
 	{NULL},
 };
 
@@ -923,6 +926,7 @@ static const struct field endpoint_fields[] = {
 		.def_str = "", .check = check_host},
 	/* 0 = by scheme, resolved in load_local_nrf() */
 	{FLD("port", F_U16, struct nrf_cfg_endpoint, port), .min = 1, .max = 65535},
+	{FLD("rewriteLinks", F_BOOL, struct nrf_cfg_endpoint, rewrite_links), .def = false},
 	{NULL},
 };
 
@@ -941,6 +945,19 @@ static const struct field timeout_fields[] = {
 		.min = 1, .max = 600000, .def = 2000},
 	{FLD("requestMs", F_U32, struct nrf_cfg_runtime, request_ms),
 		.min = 1, .max = 600000, .def = 5000},
+	/* What a client or peer can hold open (docs/config.md, "Timeouts"). */
+	{FLD("handshakeMs", F_U32, struct nrf_cfg_runtime, handshake_ms),
+		.min = 1, .max = 600000, .def = 5000},
+	{FLD("requestHeaderMs", F_U32, struct nrf_cfg_runtime, request_header_ms),
+		.min = 1, .max = 600000, .def = 5000},
+	{FLD("requestBodyMs", F_U32, struct nrf_cfg_runtime, request_body_ms),
+		.min = 1, .max = 600000, .def = 10000},
+	{FLD("idleMs", F_U32, struct nrf_cfg_runtime, idle_ms),
+		.min = 1, .max = 3600000, .def = 60000},
+	{FLD("stalledReaderMs", F_U32, struct nrf_cfg_runtime, stalled_reader_ms),
+		.min = 1, .max = 600000, .def = 10000},
+	{FLD("upstreamIdleMs", F_U32, struct nrf_cfg_runtime, upstream_idle_ms),
+		.min = 0, .max = 3600000, .def = 60000},
 	{NULL},
 };
 

@@ -119,6 +119,9 @@ struct nrf_cfg_peer {
 	uint16_t port;               /**< 1..65535; default 80 (http) / 443 (https) */
 	const char *api_prefix;      /**< "" or "/prefix" without trailing slash */
 	uint32_t priority;           /**< lower is preferred; default 1 */
+	bool rewrite_links;          /**< rewriteLinks: its links in answers point
+				      *   at the apiRoot the client used (default
+				      *   false; decision 0013) */
 	const char *name;            /**< display identity: first of fqdn, ipv4, [ipv6] with ":port" */
 	const char *pointer;         /**< JSON pointer of this peer in the document */
 	/** Identities of this peer (fqdn, ipv4, ipv6 — those configured). */
@@ -140,6 +143,10 @@ struct nrf_cfg_general {
 	struct nrf_cfg_hostport aliases[NRF_CFG_MAX_ALIASES];
 	uint16_t n_aliases;
 	const char *self_name;     /**< "host:port" as appended to Via */
+	/** viaOnResponses (default true): answers relayed from the local NRF
+	 *  or a peer get `via: 2.0 <self_name>` as their last field line
+	 *  (RFC 9110 §7.6.3); nrfwd's own answers never carry it. */
+	bool via_on_responses;
 };
 
 /** forwardingOptions */
@@ -179,6 +186,7 @@ struct nrf_cfg_endpoint {
 	enum nrf_cfg_scheme scheme;
 	const char *address;
 	uint16_t port;
+	bool rewrite_links;  /**< rewriteLinks: as nrf_cfg_peer.rewrite_links */
 };
 
 /** runtime.transport: how nrfwd moves bytes (restart-only). */
@@ -249,6 +257,12 @@ struct nrf_cfg_runtime {
 	uint32_t connect_ms;              /**< default 1000 */
 	uint32_t per_try_ms;              /**< default 2000 */
 	uint32_t request_ms;              /**< default 5000 */
+	uint32_t handshake_ms;            /**< default 5000: TLS + preface + SETTINGS ACK */
+	uint32_t request_header_ms;       /**< default 5000: a header block */
+	uint32_t request_body_ms;         /**< default 10000: a whole request */
+	uint32_t idle_ms;                 /**< default 60000: front, no stream */
+	uint32_t stalled_reader_ms;       /**< default 10000: answer not taken */
+	uint32_t upstream_idle_ms;        /**< default 60000; 0: never */
 	uint32_t max_connections;         /**< default 10000 */
 	uint32_t max_concurrent_streams;  /**< default 128 */
 	uint32_t max_header_bytes;        /**< default 16384 */

@@ -334,6 +334,122 @@ bool nrf_fwd_discovery_empty(const char *body, size_t len);
 int nrf_fwd_problem_render(char *buf, size_t cap, int status, const char *title,
 	const char *cause, const char *detail);
 
+/* ------------------------------------------------------------------------ */
+/* Links that point past nrfwd (docs/decisions/0013-links-past-nrfwd.md)     */
+
+/** Upstream identities a link origin may name (fqdn, IPv4, IPv6). */
+#define NRF_FWD_LINKS_MAX_FROM 3
+
+/**
+ * Longest decoded start of a JSON string that is looked at for a match:
+ * "https://" + "[" + 253-byte host + "]" + ":65535" + a 255-byte apiPrefix
+ * and the character after it fit. A string whose origin does not end
+ * inside it is left alone.
+ */
+#define NRF_FWD_LINKS_WINDOW 640
+
+/**
+ * One apiRoot of an upstream: @c scheme :// @c host [: @c port]
+ * @c api_prefix. Strings are borrowed (a configuration snapshot's).
+ */
+struct nrf_fwd_link_origin {
+	enum nrf_cfg_scheme scheme;
+	const char *host;        /**< fqdn, IPv4 text, or IPv6 text without brackets */
+	uint16_t port;
+	const char *api_prefix;  /**< "" or "/prefix" without trailing '/' */
+};
+
+/**
+ * What to rewrite in one answer: links whose origin is one of @c from (the
+ * upstream that answered) get that origin replaced by
+ * @c to_scheme "://" @c to_authority (the apiRoot the client used). Fill
+ * @c from with nrf_fwd_links_peer() or nrf_fwd_links_local(), then set the
+ * @c to_* slices (borrowed: the client request's :scheme and :authority).
+ */
+struct nrf_fwd_links {
+	struct nrf_fwd_link_origin from[NRF_FWD_LINKS_MAX_FROM];
+	uint8_t n_from;
+	struct nrf_slice to_scheme;    /**< "http" or "https" */
+	struct nrf_slice to_authority; /**< host[:port], as the client sent it */
+};
+
+/**
+ * Set @p l->from to the identities of peer @p p: fqdn, ipv4Address and
+ * ipv6Address (those configured), each with the peer's scheme, port and
+ * apiPrefix. @p l->to_* are left as they are. Any thread; no allocation.
+ */
+void nrf_fwd_links_peer(struct nrf_fwd_links *l, const struct nrf_cfg_peer *p);
+
+/**
+ * Set @p l->from to the local NRF @p ep: its address, scheme and port, no
+ * apiPrefix (requests to it keep their path). n_from is 0 when @p ep is
+ * not present. Any thread; no allocation.
+ */
+void nrf_fwd_links_local(struct nrf_fwd_links *l, const struct nrf_cfg_endpoint *ep);
+
+/**
+ * True for a content-type whose body nrf_fwd_links_json() applies to:
+ * application/json and any application/…+json (problem+json, hal+json),
+ * case-insensitive, parameters after ';' ignored.
+ */
+bool nrf_fwd_links_json_type(struct nrf_slice content_type);
+
+/**
+ * Rewrite one URI (the value of a Location header).
+ *
+ * The URI matches an origin of @p l when its scheme equals the origin's
+ * (case-insensitive), its authority has no userinfo, its host equals the
+ * origin's host (case-insensitive, one trailing dot ignored; an IPv6
+ * literal in brackets compared as text), its port equals the origin's (an
+ * absent or empty port is 80 for http and 443 for https), and its path
+ * starts with the origin's apiPrefix followed by '/', '?', '#' or the end.
+ * That whole origin (scheme, authority, apiPrefix) is then replaced by the
+ * client-facing prefix; the rest is copied unchanged. First matching
+ * origin wins (they never differ in what they replace).
+ *
+ * @param l       origins and the client-facing prefix.
+ * @param in      the URI, @p len bytes (need not be NUL-terminated).
+ * @param out     receives the rewritten URI (not NUL-terminated) when the
+ *                result is 1; not written otherwise, except with
+ *                NRF_ETOOBIG (contents unspecified then).
+ * @param cap     bytes available at @p out.
+ * @param out_len receives the rewritten length when the result is 1.
+ * @return 1 rewritten; 0 no origin matched (nothing written: use @p in as
+ *   it is); NRF_ETOOBIG the result does not fit in @p cap; NRF_EINVAL a
+ *   NULL argument, or a client-facing prefix that is empty or holds a
+ *   byte outside 0x21..0x7e, '"' or '\\' (it must be usable as a header
+ *   value and inside a JSON string without escaping).
+ * Any thread; no allocation, no I/O.
+ */
+int nrf_fwd_links_uri(const struct nrf_fwd_links *l, const char *in, size_t len,
+	char *out, size_t cap, size_t *out_len);
+
+/**
+ * Rewrite the links of a JSON body: the value of every member named
+ * "href", at any depth (HAL `_links`, `items` arrays, nested objects),
+ * that is a string matching an origin of @p l as in nrf_fwd_links_uri().
+ *
+ * Escapes are decoded before matching (`http:\/\/10.0.0.3:8080\/…` and
+ * `\u0068ttp` match as what they mean; a member name written with escapes
+ * counts too). Only the origin is replaced; the rest of the string is
+ * copied byte for byte, escapes included, so the result is valid JSON
+ * when the input is. A string whose origin holds an escape that decodes
+ * to a non-ASCII character, or does not end within
+ * NRF_FWD_LINKS_WINDOW decoded bytes, is left as it is. Other members
+ * (nfInstanceUri, fqdn, ipEndPoints, callback URIs, …) are never touched.
+ * Input that is not JSON is scanned the same way, never read past @p len,
+ * and left unchanged where the scan finds no "href" string member.
+ *
+ * @param out, cap, out_len  as nrf_fwd_links_uri(): @p out is written only
+ *   when at least one link was rewritten.
+ * @return the number of links rewritten (0: nothing written, use @p in as
+ *   it is), or NRF_ETOOBIG, NRF_EINVAL as nrf_fwd_links_uri().
+ * Any thread; no allocation, no I/O; stack use about
+ * NRF_FWD_LINKS_WINDOW bytes.
+ */
+int nrf_fwd_links_json(const struct nrf_fwd_links *l, const char *in, size_t len,
+	char *out, size_t cap, size_t *out_len);
+
 #ifdef __cplusplus
 }
 #endif

@@ -103,6 +103,12 @@ stream_unlink(struct nrf_h2_conn *c, struct nrf_h2_stream *st)
 /* ------------------------------------------------------------------------ */
 /* nghttp2 callbacks                                                         */
 
+static inline bool
+is_head(struct nrf_slice method)
+{
+	return method.len == 4 && memcmp(method.p, "HEAD", 4) == 0;
+}
+
 static void
 deliver(struct nrf_h2_conn *c, struct nrf_h2_stream *st, int err)
 {
@@ -320,6 +326,8 @@ server_frame_recv(struct nrf_h2_conn *c, const nghttp2_frame *frame)
 		int err = check_request_head(c, st);
 
 		st->hdr_phase = 1;
+		if (is_head(st->msg.method))
+			st->flags |= NRF_H2_SF_HEAD;
 		if (err != 0) {
 			deliver(c, st, err);
 			return;
@@ -355,6 +363,24 @@ client_frame_recv(struct nrf_h2_conn *c, const nghttp2_frame *frame)
 		}
 		st->hdr_phase = 1;
 		st->flags |= NRF_H2_SF_HEADERS;
+		if ((st->flags & NRF_H2_SF_HEAD) && !end) {
+			/* The answer to HEAD is complete with its headers. An
+			 * upstream that goes on (a body, which nghttp2 would
+			 * answer with PROTOCOL_ERROR, or an empty DATA frame)
+			 * is not needed any more: CANCEL, and nghttp2 drops
+			 * whatever still comes on the stream (CLOSING). */
+			end = true;
+			if (!(st->flags & NRF_H2_SF_RESET)) {
+				st->flags |= NRF_H2_SF_RESET;
+				nghttp2_submit_rst_stream(c->sess, NGHTTP2_FLAG_NONE, st->id,
+					NGHTTP2_CANCEL);
+				mark_dirty(c);
+			}
+		}
+		/* A complete answer says so at once: the owner can relay it
+		 * with END_STREAM on its HEADERS, not an empty DATA frame. */
+		if (end)
+			st->flags |= NRF_H2_SF_END;
 		if (st->user != NULL && c->cbs->on_response != NULL)
 			c->cbs->on_response(st);
 	}
@@ -371,6 +397,8 @@ on_frame_recv(nghttp2_session *sess, const nghttp2_frame *frame, void *ud)
 	struct nrf_h2_conn *c = ud;
 
 	(void)sess;
+	if (frame->hd.type == NGHTTP2_SETTINGS && c->server)
+		h2_tmo_settings(c, frame->hd.flags);
 	if (frame->hd.type == NGHTTP2_PING && (frame->hd.flags & NGHTTP2_FLAG_ACK)) {
 		const uint8_t *d = frame->ping.opaque_data;
 		uint64_t token = 0;
@@ -598,6 +626,8 @@ front_read(nghttp2_session *sess, int32_t id, uint8_t *buf, size_t length,
 	(void)sess;
 	(void)id;
 	n = h2_body_take(c->ctx, &st->out, buf, length);
+	if (n > 0)
+		h2_tmo_progress(st);
 	if (st->out.len == 0 && (st->flags & NRF_H2_SF_OUT_EOF)) {
 		*data_flags |= NGHTTP2_DATA_FLAG_EOF;
 	} else if (n == 0) {
@@ -622,6 +652,7 @@ inline_read(nghttp2_session *sess, int32_t id, uint8_t *buf, size_t length,
 	(void)id;
 	memcpy(buf, st->inl + st->inl_off, n);
 	st->inl_off += (uint16_t)n;
+	h2_tmo_progress(st);
 	if (st->inl_off == st->inl_len)
 		*data_flags |= NGHTTP2_DATA_FLAG_EOF;
 	if (n > 0 && st->user != NULL && c->cbs->on_sent != NULL)
@@ -806,19 +837,20 @@ nv_set(nghttp2_nv *nv, const char *name, size_t nlen, const char *value, size_t 
 /* Pumps                                                                     */
 
 /*
- * Both sides are done (a GOAWAY is written, no stream is left). A client
- * connection closes now. A front connection lingers: its input is read and
- * dropped until the client closes it or LINGER_NS pass. Closing a socket
- * with unread input makes the kernel send RST instead of FIN, and a client
- * that is still sending (a flood, requests crossing our GOAWAY) could lose
- * the GOAWAY and see a bare reset.
+ * Both sides are done (a GOAWAY is written, no stream is left): the
+ * connection closes. One this side ended while its client was still
+ * sending (CF_RSTOP: refused over maxConnections, a header flood, a fatal
+ * input error) lingers first: its input is read and dropped until the
+ * client closes it or LINGER_NS pass. Closing a socket with unread input
+ * makes the kernel send RST instead of FIN, and the client could lose the
+ * GOAWAY and see a bare reset.
  */
 static void
 conn_done(struct nrf_h2_conn *c)
 {
-	if (c->fl & CF_LINGER)
-		return;
-	if (!c->server) {
+	if (c->fl & (CF_LINGER | CF_FINAL))
+		return; /* lingering already, or being torn down */
+	if (!c->server || !(c->fl & CF_RSTOP)) {
 		conn_fail(c, 0);
 		return;
 	}
@@ -946,9 +978,6 @@ recv_failed(struct nrf_h2_conn *c, ssize_t rv)
 	case NGHTTP2_ERR_FLOODED:
 		code = NGHTTP2_ENHANCE_YOUR_CALM;
 		break;
-	case NGHTTP2_ERR_BAD_CLIENT_MAGIC:
-		code = NGHTTP2_PROTOCOL_ERROR;
-		break;
 	case NGHTTP2_ERR_HEADER_COMP:
 		code = NGHTTP2_COMPRESSION_ERROR;
 		break;
@@ -956,12 +985,16 @@ recv_failed(struct nrf_h2_conn *c, ssize_t rv)
 		code = NGHTTP2_INTERNAL_ERROR;
 		break;
 	}
-	if (rv == NGHTTP2_ERR_BAD_CLIENT_MAGIC)
-		NRF_LOG_RL(INFO, MOD, "%s connection: %s: GOAWAY(%s)", who,
-			nghttp2_strerror((int)rv), nghttp2_http2_strerror(code));
-	else
-		NRF_LOG_RL(WARN, MOD, "%s connection: %s: GOAWAY(%s)", who,
-			nghttp2_strerror((int)rv), nghttp2_http2_strerror(code));
+	if (rv == NGHTTP2_ERR_BAD_CLIENT_MAGIC) {
+		/* Not HTTP/2 at all: closed without a GOAWAY, which RFC 9113
+		 * §3.4 lets a server omit for a peer that does not speak it. */
+		NRF_LOG_RL(INFO, MOD, "client connection: %s: closed", nghttp2_strerror((int)rv));
+		c->fl |= CF_RSTOP;
+		conn_fail(c, NRF_EPROTO);
+		return;
+	}
+	NRF_LOG_RL(WARN, MOD, "%s connection: %s: GOAWAY(%s)", who, nghttp2_strerror((int)rv),
+		nghttp2_http2_strerror(code));
 	nghttp2_session_terminate_session(c->sess, code);
 	c->fl |= CF_RSTOP;
 	if (c->server && !(c->fl & CF_WBLOCK))
@@ -996,7 +1029,7 @@ conn_read(struct nrf_h2_conn *c)
 		}
 		if (c->fl & CF_RSTOP)
 			continue; /* dropped: the connection ends once written */
-		rv = nghttp2_session_mem_recv(c->sess, c->ctx->rbuf, (size_t)n);
+		rv = h2_guard_recv(c, c->ctx->rbuf, (size_t)n);
 		mark_dirty(c);
 		if (rv < 0) {
 			recv_failed(c, rv);
@@ -1027,6 +1060,7 @@ conn_event(void *arg, unsigned int events)
 	}
 	if (events & NRF_TP_EV_OUT) {
 		c->fl &= ~CF_WBLOCK;
+		h2_tmo_writable(c);
 		mark_dirty(c);
 	}
 	if (events & (NRF_TP_EV_IN | NRF_TP_EV_ERR))
@@ -1062,7 +1096,8 @@ conn_teardown(struct nrf_h2_conn *c)
 
 	link_del(&c->dead);
 	link_del(&c->lng);
-	if (err == 0 || err == NRF_EPROTO) {
+	/* A GOAWAY may be queued (protocol error, timeout): one last try. */
+	if (err == 0 || err == NRF_EPROTO || err == NRF_ETIMEDOUT) {
 		int saved = c->err;
 
 		final_flush(c);
@@ -1070,6 +1105,7 @@ conn_teardown(struct nrf_h2_conn *c)
 	}
 	link_del(&c->dirty);
 	link_del(&c->rq);
+	link_del(&c->lng);
 	while (c->streams != NULL) {
 		struct nrf_h2_stream *st = c->streams;
 
@@ -1405,6 +1441,10 @@ nrf_h2_respond(struct nrf_h2_stream *st, int status, const struct nrf_h2_hdr *hd
 		nv_set(&ctx->nv[n++], hdrs[i].name.p, hdrs[i].name.len, hdrs[i].value.p,
 			hdrs[i].value.len);
 	}
+	if (st->flags & NRF_H2_SF_HEAD) {
+		len = 0; /* no content (RFC 9110 §9.3.2): END_STREAM on HEADERS */
+		more = false;
+	}
 	if (len > 0 && nrf_h2_body_append(ctx, &st->out, body, len) != 0)
 		return NRF_ENOMEM;
 	if (!more)
@@ -1436,6 +1476,10 @@ nrf_h2_respond_inline(struct nrf_h2_stream *st, int status, const struct nrf_h2_
 	if (!c->server || (c->fl & CF_DEAD) || (st->flags & (NRF_H2_SF_RESPONDED | NRF_H2_SF_RESET)) ||
 		status < 100 || status > 999)
 		return NRF_EINVAL;
+	if (st->flags & NRF_H2_SF_HEAD) {
+		need -= len; /* headers alone (RFC 9110 §9.3.2) */
+		len = 0;
+	}
 	for (i = 0; i < n_hdrs; i++)
 		need += hdrs[i].value.len;
 	if (need > NRF_H2_INLINE_BYTES || nv_reserve(ctx, n_hdrs + 1) != 0)
@@ -1492,7 +1536,8 @@ nrf_h2_append(struct nrf_h2_stream *st, struct nrf_h2_body *b)
 	if (!(st->flags & NRF_H2_SF_RESPONDED) || (st->flags & NRF_H2_SF_OUT_EOF) ||
 		(st->conn->fl & CF_DEAD)) {
 		nrf_h2_body_release(st->conn->ctx, b);
-		return NRF_EINVAL;
+		return (st->flags & NRF_H2_SF_HEAD) && (st->flags & NRF_H2_SF_RESPONDED)
+			? 0 : NRF_EINVAL;
 	}
 	if (b->len == 0)
 		return 0;
@@ -1555,6 +1600,8 @@ nrf_h2_request(struct nrf_h2_conn *c, const struct nrf_h2_hdr *hdrs, size_t n_hd
 	}
 	st->conn = c;
 	st->user = user;
+	if (n_hdrs > 0 && nrf_slice_eq(hdrs[0].name, ":method") && is_head(hdrs[0].value))
+		st->flags |= NRF_H2_SF_HEAD;
 	if (body != NULL && body->len > 0) {
 		st->src = body;
 		st->src_chunk = body->head;

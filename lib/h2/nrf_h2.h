@@ -62,6 +62,7 @@ extern "C" {
 #define NRF_H2_PROTOCOL_ERROR 0x1u
 #define NRF_H2_INTERNAL_ERROR 0x2u
 #define NRF_H2_FLOW_CONTROL_ERROR 0x3u
+#define NRF_H2_SETTINGS_TIMEOUT 0x4u
 #define NRF_H2_REFUSED_STREAM 0x7u
 #define NRF_H2_CANCEL 0x8u
 #define NRF_H2_ENHANCE_YOUR_CALM 0xbu
@@ -231,6 +232,91 @@ struct nrf_h2_ctx_stats {
 void nrf_h2_ctx_stats_get(const struct nrf_h2_ctx *ctx, struct nrf_h2_ctx_stats *out);
 
 /* ------------------------------------------------------------------------ */
+/* Timeouts                                                                  */
+
+/**
+ * Timeouts of a context, in milliseconds (0: that check is off). Nothing
+ * a client or peer can hold open is kept for ever (docs/config.md,
+ * runtime.timeouts):
+ */
+struct nrf_h2_timeouts {
+	/** front: from accept until the client's preface (SETTINGS) has
+	 *  arrived and our SETTINGS are acknowledged; a TLS handshake is part
+	 *  of it. GOAWAY (SETTINGS_TIMEOUT when only the ACK is missing, else
+	 *  NO_ERROR) and close; with TLS not yet up, a bare close. */
+	uint32_t handshake_ms;
+	/** front: a header block (HEADERS + CONTINUATION) not finished. The
+	 *  connection can carry nothing else meanwhile: GOAWAY(NO_ERROR) with
+	 *  the last stream before that one, close. */
+	uint32_t header_ms;
+	/** front: a request (headers and body, END_STREAM) not complete, from
+	 *  its first HEADERS frame. Not yet answered: on_request(st,
+	 *  NRF_ETIMEDOUT) (the owner answers 408), then RST_STREAM(NO_ERROR)
+	 *  once the answer is out; already answered (an early 4xx): RST_STREAM
+	 *  (NO_ERROR when the answer is out, else CANCEL). */
+	uint32_t body_ms;
+	/** front: no open stream (handshake done): GOAWAY(NO_ERROR, last
+	 *  stream processed); closes once written. */
+	uint32_t idle_ms;
+	/** front: an answer with bytes to send and none framed (the client's
+	 *  stream or connection window stays at 0): RST_STREAM(CANCEL), which
+	 *  closes the stream (the owner cancels what runs upstream). Either
+	 *  role: a connection whose transport takes no byte for this long
+	 *  (the other end does not read at all) is closed. */
+	uint32_t stalled_ms;
+	/** peer: no stream on a connected, usable connection: on_conn_idle(),
+	 *  then GOAWAY(NO_ERROR) and close. */
+	uint32_t upstream_idle_ms;
+};
+
+/** Why nrf_h2_ctx_sweep() ended something (counter index). */
+enum nrf_h2_tmo {
+	NRF_H2_TMO_HANDSHAKE = 0, /**< handshake_ms (front connection) */
+	NRF_H2_TMO_HEADER,        /**< header_ms (front connection) */
+	NRF_H2_TMO_BODY,          /**< body_ms (front stream) */
+	NRF_H2_TMO_IDLE,          /**< idle_ms (front connection) */
+	NRF_H2_TMO_STALLED_READER, /**< stalled_ms (front stream or connection) */
+	NRF_H2_TMO_UPSTREAM_IDLE, /**< upstream_idle_ms (peer connection) */
+	NRF_H2_TMO_UPSTREAM_STALLED, /**< stalled_ms (peer connection) */
+	NRF_H2_TMO_COUNT
+};
+
+/**
+ * Set the timeouts of @p ctx (copied; a new context has every one off).
+ * Takes effect at the next sweep, also for what is already open. Worker
+ * thread of @p ctx.
+ */
+void nrf_h2_ctx_set_timeouts(struct nrf_h2_ctx *ctx, const struct nrf_h2_timeouts *t);
+
+/**
+ * How often the owner should call nrf_h2_ctx_sweep() for the timeouts set:
+ * a quarter of the shortest one, between 10 and 250 ms.
+ */
+uint32_t nrf_h2_ctx_sweep_period_ms(const struct nrf_h2_ctx *ctx);
+
+/**
+ * Check every connection and stream of @p ctx against the timeouts and end
+ * what is over (the actions of struct nrf_h2_timeouts; sends and closes
+ * are deferred to nrf_h2_ctx_run() as usual, on_request may be called from
+ * here). Call every nrf_h2_ctx_sweep_period_ms() with the monotonic clock
+ * @p now_ns.
+ *
+ * How time is kept: the event paths never read the clock. A sweep notes
+ * the time it first sees a connection or stream in a waiting state, the
+ * event paths only clear that note when it moves on (a stream opened,
+ * bytes framed, the socket writable again), and a later sweep that finds
+ * the note older than the timeout acts. So nothing ends before its timeout,
+ * and nothing waits more than two sweep periods beyond it (one to notice
+ * the wait, one between sweeps). Cost: one pass
+ * over the connections and their open streams per period.
+ *
+ * @param counts  per enum nrf_h2_tmo, incremented for each action.
+ * Worker thread of @p ctx; not from a callback.
+ */
+void nrf_h2_ctx_sweep(struct nrf_h2_ctx *ctx, uint64_t now_ns,
+	uint64_t counts[NRF_H2_TMO_COUNT]);
+
+/* ------------------------------------------------------------------------ */
 /* Memory                                                                    */
 
 /** What a context's memory holds (nrf_h2_ctx_mem_get()). */
@@ -325,6 +411,8 @@ struct nrf_h2_stream {
 	uint16_t inl_len;        /**< front: inline response bytes used */
 	uint16_t inl_body;       /**< front: inline body starts here */
 	uint16_t inl_off;        /**< front: next inline body byte to frame */
+	uint64_t tmo_req;        /**< front: request seen incomplete since (ns; 0: not yet) */
+	uint64_t tmo_out;        /**< front: answer seen waiting for the reader since */
 	/* Last: not cleared when the stream is reused (only inl_len bytes
 	 * of it are ever read). */
 	char inl[NRF_H2_INLINE_BYTES];
@@ -343,7 +431,7 @@ struct nrf_h2_stream {
 /** Front: the request exceeded a limit or was malformed (answered 4xx). */
 #define NRF_H2_SF_REJECTED 0x0020u
 /** Front: refused for memory (the context was over its budget). */
-#define NRF_H2_SF_BUSY 0x1000u
+#define NRF_H2_SF_BUSY 0x2000u
 /** Front: the request is malformed (HTTP rules): reset, never delivered. */
 #define NRF_H2_SF_MALFORMED 0x0800u
 /** Front: the response is held in the stream (nrf_h2_respond_inline()). */
@@ -356,6 +444,17 @@ struct nrf_h2_stream {
 #define NRF_H2_SF_RESET 0x0100u
 /** Response fully framed (END_STREAM sent). */
 #define NRF_H2_SF_OUT_DONE 0x0200u
+/**
+ * The request's method is HEAD, whose answer has no content (RFC 9110
+ * §9.3.2). Front: responses on the stream are sent as their headers alone
+ * (END_STREAM on HEADERS); any body given is dropped. Peer: the answer is
+ * complete with its final headers (NRF_H2_SF_END is set then); when the
+ * upstream did not end the stream there, the stream is reset with CANCEL
+ * at once, and a body it sends is never delivered.
+ */
+#define NRF_H2_SF_HEAD 0x1000u
+/** Front: the request did not arrive in time (nrf_h2_ctx_sweep()). */
+#define NRF_H2_SF_TIMEDOUT 0x8000u
 
 /**
  * What happens to a connection's streams and the connection itself. Every
@@ -373,15 +472,22 @@ struct nrf_h2_cbs {
 	 * block decoding far beyond it, see struct nrf_h2_limits, is
 	 * delivered before it ends, and the connection then closes with
 	 * GOAWAY(ENHANCE_YOUR_CALM) once the answer is sent); NRF_EFULL the
-	 * context is over its memory budget (NRF_H2_SF_BUSY, answer 503).
-	 * After an early answer the rest of the body is read and dropped, and
-	 * the stream reset with NO_ERROR only if the client sends more than
-	 * 1 MiB after the answer. The owner answers with nrf_h2_respond().
+	 * context is over its memory budget (NRF_H2_SF_BUSY, answer 503);
+	 * NRF_ETIMEDOUT the request was not complete within the body timeout
+	 * (nrf_h2_ctx_sweep(): answer 408; once the answer is out the stream
+	 * is reset with NO_ERROR, RFC 9113 §8.1). After an early 4xx/5xx the
+	 * rest of the body is read and dropped, and the stream reset with
+	 * NO_ERROR only if the client sends more than 1 MiB after the answer.
+	 * The owner answers with nrf_h2_respond().
 	 */
 	void (*on_request)(struct nrf_h2_stream *st, int err);
 	/** Front: @p n bytes of the response body were framed (flow control). */
 	void (*on_sent)(struct nrf_h2_stream *st, size_t n);
-	/** Peer: final response headers received (1xx are skipped). */
+	/**
+	 * Peer: final response headers received (1xx are skipped).
+	 * NRF_H2_SF_END is already set when they ended the stream (an answer
+	 * without a body, or the answer to HEAD); on_data follows then.
+	 */
 	void (*on_response)(struct nrf_h2_stream *st);
 	/** Peer: body bytes were added to st->msg.body, or END_STREAM seen. */
 	void (*on_data)(struct nrf_h2_stream *st);
@@ -420,6 +526,13 @@ struct nrf_h2_cbs {
 	 * data). Not called for the PING of nrf_h2_conn_shutdown().
 	 */
 	void (*on_conn_ping_ack)(struct nrf_h2_conn *c, uint64_t token);
+	/**
+	 * Peer: @p c has carried no stream for the upstream idle timeout
+	 * (nrf_h2_ctx_sweep()). Return true (or leave the callback NULL) to
+	 * let it go: GOAWAY(NO_ERROR), then it closes once that is written
+	 * (on_conn_close(c, 0)); false keeps it (asked again next sweep).
+	 */
+	bool (*on_conn_idle)(struct nrf_h2_conn *c);
 };
 
 /**
@@ -509,7 +622,10 @@ void nrf_h2_ctx_close_all(struct nrf_h2_ctx *ctx);
  * Front: answer stream @p st. @p status 100..999; @p hdrs regular fields
  * (hop-by-hop ones are dropped), copied; @p body of @p len bytes copied into
  * the response body. @p more: more body follows through nrf_h2_append()
- * and nrf_h2_end(); otherwise the response ends with @p body.
+ * and nrf_h2_end(); otherwise the response ends with @p body. The answer to
+ * a HEAD request (NRF_H2_SF_HEAD) is its headers alone, sent with
+ * END_STREAM whatever @p body and @p more say (content-length, if given,
+ * is kept: it is the length of the GET answer).
  * @return 0, NRF_EINVAL (already answered, peer stream, stream gone),
  *   NRF_ENOMEM, NRF_EPROTO (nghttp2 refused).
  */
@@ -536,7 +652,9 @@ int nrf_h2_respond_inline(struct nrf_h2_stream *st, int status,
  * sending. Chunks of @p b whose bytes fit in the room left in the last
  * chunk of the response body are copied there and freed, so a body relayed
  * as it arrives, however small its DATA frames, takes about one chunk per
- * NRF_H2_CHUNK_SIZE bytes (at most two), never one per frame.
+ * NRF_H2_CHUNK_SIZE bytes (at most two), never one per frame. On a HEAD
+ * stream the chunks are returned to the pool instead (the answer has no
+ * content) and 0 is returned.
  */
 int nrf_h2_append(struct nrf_h2_stream *st, struct nrf_h2_body *b);
 
@@ -549,10 +667,11 @@ void nrf_h2_reset(struct nrf_h2_stream *st, uint32_t h2_code);
 /**
  * Peer: send a request on client connection @p c. @p hdrs holds the
  * pseudo-headers (":method", ":scheme", ":authority", ":path") first, then
- * the regular fields; all copied. @p body (may be NULL or empty) is sent
- * from its start and only read, never consumed, so the caller can send it
- * again elsewhere; it must stay unchanged until the stream closes or
- * nrf_h2_cancel() is called.
+ * the regular fields; all copied. A HEAD request's stream gets
+ * NRF_H2_SF_HEAD: its answer ends with its final headers. @p body (may be
+ * NULL or empty) is sent from its start and only read, never consumed, so
+ * the caller can send it again elsewhere; it must stay unchanged until the
+ * stream closes or nrf_h2_cancel() is called.
  * @return the stream (user = @p user), or NULL with @p err = NRF_EINVAL
  *   (connection not usable), NRF_ENOMEM, NRF_EPROTO (nghttp2 refused, e.g.
  *   stream ids exhausted: the connection stops being usable).

@@ -10,6 +10,7 @@
  *   rt_pool.c   per-worker, per-peer connection pools and queues, health,
  *               per-snapshot pool views (live peer changes), counters
  *   rt_proxy.c  the request pipeline (SPEC §3) on one front stream
+ *   rt_sweep.c  runtime.timeouts: the periodic sweep of the h2 context
  *   rt_mem.c    the memory budget and giving memory back
  */
 
@@ -60,6 +61,7 @@ struct nrf_rt_snap {
 	uint64_t gen;
 	struct rt_ep *peers;     /* [cfg->n_peers] */
 	struct rt_ep local;      /* local.ok == false: no local NRF */
+	bool links;              /* some upstream has rewriteLinks (rt_links.c) */
 	struct nrf_tp_tls_ctx *tls_srv; /* TLS listeners (rt_tls.c); NULL: none */
 	struct nrf_tp_tls_ctx *tls_cli; /* https upstreams; NULL: none */
 	/* Requests holding this snapshot, per worker (written by that worker). */
@@ -272,6 +274,44 @@ int rt_try_send(struct rt_try *t, struct nrf_h2_conn *c);
 void rt_try_failed(struct rt_try *t, enum nrf_rt_fail reason, const char *why);
 void rt_xact_pool_fini(struct rt_worker *w);
 
+/*
+ * Relayed answers (rt_proxy.c, docs/via.md): append nrfwd's own Via member
+ * to the fields @p h[0..n) of an upstream answer about to be relayed for
+ * @p x, when generalOptions.viaOnResponses is on and @p h (the worker's
+ * hdrs, hdrs_cap entries) has room. @return the new count.
+ */
+size_t rt_via_on_answer(const struct rt_xact *x, struct nrf_h2_hdr *h, size_t n);
+
+/* Links past nrfwd (rt_links.c, decision 0013). */
+
+/* True when the upstream of the current try of @p x (@p local: the local
+ * NRF) has rewriteLinks in the request's snapshot. */
+static inline bool
+rt_links_on(const struct rt_xact *x, bool local)
+{
+	const struct nrf_cfg *cfg = x->snap->cfg;
+
+	if (NRF_LIKELY(!x->snap->links))
+		return false;
+	if (local)
+		return cfg->rt.local_nrf.rewrite_links;
+	return x->next > 0 && cfg->peers[x->plan.cand[x->next - 1]].rewrite_links;
+}
+
+/* True when the body of @p m is one whose links are rewritten (JSON, not
+ * content-encoded): worth holding whole. */
+bool rt_links_body(const struct nrf_h2_msg *m);
+
+/*
+ * Answer the front stream of @p x with @p m (an answer of the local NRF
+ * when @p local, else of the current candidate), its links rewritten.
+ * @p end: m's body is complete. Body chunks are moved to the front stream
+ * or released. @return 0 when nothing was to be rewritten (nothing done:
+ * relay @p m as usual), 1 answered, < 0 answering failed (the caller
+ * resets the stream).
+ */
+int rt_links_respond(struct rt_xact *x, struct nrf_h2_msg *m, bool local, bool end);
+
 /* ------------------------------------------------------------------------ */
 /* Worker                                                                    */
 
@@ -323,6 +363,8 @@ struct rt_worker {
 	size_t path_cap;
 	char *flat;
 	size_t flat_cap;
+	char *links;              /* rewritten answer bodies (rt_links.c) */
+	size_t links_cap;
 	char via_member[320];
 
 	atomic_int stop;
@@ -333,6 +375,8 @@ struct rt_worker {
 	bool drain_final;        /* final GOAWAY sent */
 	bool exiting;            /* closing everything: no new connections */
 	struct rt_timer drain_timer;
+	struct rt_timer sweep_timer; /* runtime.timeouts (rt_sweep.c) */
+	uint32_t sweep_ms;
 	uint64_t budget;          /* its share of maxBufferedBytes (rt_mem.c) */
 	struct rt_timer mem_timer; /* pools given back, malloc_trim() */
 	size_t mem_freed;         /* bytes given back since the last malloc_trim() */
@@ -367,6 +411,12 @@ struct rt_worker *rt_worker_create(struct nrf_rt *rt, unsigned int id,
 	struct nrf_rt_snap *snap, uint16_t *bound_ports, int *err);
 void rt_worker_free(struct rt_worker *w);
 void *rt_worker_main(void *arg);
+/* runtime.timeouts of the worker's snapshot into its h2 context, and the
+ * sweep timer armed for their period (rt_sweep.c). At creation and at every
+ * snapshot switch: the timeouts are live. */
+void rt_sweep_conf(struct rt_worker *w);
+/* Peer connection idle for upstreamIdleMs: may it be closed? (on_conn_idle) */
+bool rt_pconn_idle(struct nrf_h2_conn *c);
 /* Memory (rt_mem.c): the worker's share of runtime.limits.maxBufferedBytes
  * into its h2 context (at creation and at every snapshot switch: live), and
  * the once-a-second timer that gives unused pooled memory back. */

@@ -216,6 +216,43 @@ answer_error(struct rt_xact *x, enum nrf_cfg_cond cond)
 	x->outcome = send_error(x->w, x->front, x->snap, x->plan.error_mode, cond);
 }
 
+size_t
+rt_via_on_answer(const struct rt_xact *x, struct nrf_h2_hdr *h, size_t n)
+{
+	const struct rt_worker *w = x->w;
+
+	if (!x->snap->cfg->general.via_on_responses || w->via_member[0] == '\0' ||
+		n + 1 > w->hdrs_cap)
+		return n;
+	h[n].name = nrf_slice_str("via");
+	h[n].value = nrf_slice_str(w->via_member);
+	return n + 1;
+}
+
+/*
+ * Answer the front stream with the status and fields of upstream answer
+ * @p m (its body follows through nrf_h2_append() when @p more). A relayed
+ * answer gets nrfwd's own Via member as its last field line, after any the
+ * upstream sent (RFC 9110 §7.6.3; rt_via_on_answer()): the fields are
+ * listed in the worker's scratch (slices, no copy of bytes, no allocation:
+ * a message has fewer than hdrs_cap fields, as its header block holds 32
+ * bytes per field). Answers nrfwd gives itself do not carry it
+ * (docs/via.md).
+ */
+static int
+relay_respond(struct rt_xact *x, const struct nrf_h2_msg *m, bool more)
+{
+	struct rt_worker *w = x->w;
+	size_t n;
+
+	if (!x->snap->cfg->general.via_on_responses || m->n_hdrs + 1 > w->hdrs_cap)
+		return nrf_h2_respond(x->front, m->status, m->hdrs, m->n_hdrs, NULL, 0, more);
+	if (m->n_hdrs > 0)
+		memcpy(w->hdrs, m->hdrs, m->n_hdrs * sizeof(*m->hdrs));
+	n = rt_via_on_answer(x, w->hdrs, m->n_hdrs);
+	return nrf_h2_respond(x->front, m->status, w->hdrs, n, NULL, 0, more);
+}
+
 /* Step 8 with the local answer kept: relay it whole. */
 static void
 answer_local(struct rt_xact *x)
@@ -227,7 +264,14 @@ answer_local(struct rt_xact *x)
 	x->answered = true;
 	x->outcome = NRF_RT_OUT_LOCAL;
 	RT_STAT(x->w, answered_local, 1);
-	rc = nrf_h2_respond(x->front, m->status, m->hdrs, m->n_hdrs, NULL, 0, body);
+	if (NRF_UNLIKELY(rt_links_on(x, true))) {
+		rc = rt_links_respond(x, m, true, true);
+		if (rc < 0)
+			nrf_h2_reset(x->front, NRF_H2_INTERNAL_ERROR);
+		if (rc != 0)
+			return;
+	}
+	rc = relay_respond(x, m, body);
 	if (rc == 0 && body) {
 		nrf_h2_append(x->front, &m->body);
 		rc = nrf_h2_end(x->front);
@@ -437,13 +481,22 @@ relay_start(struct rt_xact *x)
 		RT_STAT(x->w, answered_local, 1);
 	else
 		RT_STAT(x->w, answered_peer, 1);
+	if (NRF_UNLIKELY(rt_links_on(x, t->local))) {
+		rc = rt_links_respond(x, &ps->msg, t->local, end);
+		if (rc != 0) {
+			t->eof_sent = end;
+			if (rc < 0) {
+				nrf_h2_reset(x->front, NRF_H2_INTERNAL_ERROR);
+				try_abort(t);
+			}
+			return;
+		}
+	}
 	if (end && ps->msg.body.len == 0) {
 		t->eof_sent = true;
-		rc = nrf_h2_respond(x->front, ps->msg.status, ps->msg.hdrs, ps->msg.n_hdrs,
-			NULL, 0, false);
+		rc = relay_respond(x, &ps->msg, false);
 	} else {
-		rc = nrf_h2_respond(x->front, ps->msg.status, ps->msg.hdrs, ps->msg.n_hdrs,
-			NULL, 0, true);
+		rc = relay_respond(x, &ps->msg, true);
 		if (rc == 0) {
 			nrf_h2_append(x->front, &ps->msg.body);
 			if (end) {
@@ -585,6 +638,17 @@ hold_cap(const struct rt_xact *x)
 }
 
 /*
+ * An answer over hold_cap() of an upstream with rewriteLinks is held on,
+ * up to maxBodyBytes, so that a long one (NFListRetrieval) has its links
+ * rewritten too (decision 0013). Asked only past hold_cap().
+ */
+static bool
+hold_for_links(const struct rt_xact *x, size_t len)
+{
+	return rt_links_on(x, x->t.local) && len <= x->snap->cfg->rt.max_body_bytes;
+}
+
+/*
  * An answer too big to hold, still arriving: it will be relayed as it is,
  * but not from inside this read. The rest of the read (and of the loop
  * iteration's reads) comes first, so an upstream that sends more than its
@@ -620,8 +684,16 @@ rt_peer_on_data(struct nrf_h2_stream *ps)
 		break;
 	case T_BUFFER:
 		/* Held, not consumed: the upstream sends at most its stream
-		 * window (RT_HOLD_MAX_BYTES) until the relay consumes. */
-		if (ps->flags & NRF_H2_SF_END) {
+		 * window (RT_HOLD_MAX_BYTES) until the relay consumes. An answer
+		 * held for its links (rewriteLinks, decision 0013) is taken out
+		 * of flow control up to maxBodyBytes, while the worker is within
+		 * its memory budget (decision 0017). */
+		if (ps->msg.body.len >= hold_cap(x) && hold_for_links(x, ps->msg.body.len) &&
+			!nrf_h2_ctx_over_budget(x->w->h2)) {
+			nrf_h2_consume(ps, ps->unconsumed);
+			if (!(ps->flags & NRF_H2_SF_END))
+				return;
+		} else if (ps->flags & NRF_H2_SF_END) {
 			if (ps->msg.body.len > hold_cap(x)) {
 				relay_start(x); /* too big to keep: as it is */
 				return;
@@ -927,6 +999,24 @@ start(struct rt_xact *x)
 /* Front stream callbacks                                                    */
 
 /*
+ * The request did not arrive whole within runtime.timeouts.requestBodyMs
+ * (h2's sweep): 408 (RFC 9110 §15.5.9), counted under its operation. TS
+ * 29.500 has no application error for it, so the ProblemDetails has no
+ * cause. h2 resets the stream (NO_ERROR) once the answer is out.
+ */
+static void
+request_incomplete(struct rt_worker *w, struct nrf_h2_stream *st)
+{
+	enum nrf_fwd_op op = nrf_fwd_classify(st->msg.method, st->msg.path, nrf_slice_str(""));
+
+	NRF_LOG_RL(INFO, MOD, "worker %u: request not complete within requestBodyMs: 408",
+		w->id);
+	respond_rendered(st, 408, "Request Timeout", "",
+		"request not complete within runtime.timeouts.requestBodyMs");
+	rt_count_answer(w, op, NRF_RT_OUT_REQUEST_TIMEOUT);
+}
+
+/*
  * The worker is over its share of runtime.limits.maxBufferedBytes: the
  * request is refused before anything is kept for it, with the answer of a
  * full queue (NRF_Forwarding_Overload, 503 NF_CONGESTION by default), which
@@ -979,6 +1069,10 @@ front_on_request(struct nrf_h2_stream *st, int err)
 	struct rt_xact *x;
 
 	RT_STAT(w, requests, 1);
+	if (err == NRF_ETIMEDOUT) {
+		request_incomplete(w, st);
+		return;
+	}
 	if (err != 0) {
 		reject(w, st, err);
 		return;

@@ -163,6 +163,7 @@ worker_switch(struct rt_worker *w, struct nrf_rt_snap *s)
 	}
 	w->snap = s;
 	w->max_front = max_front(w->rt, s->cfg);
+	rt_sweep_conf(w);
 	rt_mem_conf(w);
 	own_member(w);
 	rt_pool_warm(w); /* a new local NRF: learn its health now */
@@ -291,6 +292,7 @@ rt_worker_create(struct nrf_rt *rt, unsigned int id, struct nrf_rt_snap *snap,
 	w->h2 = nrf_h2_ctx_create(nrf_tp_tls_ops(), w->tls_loop, &lim, err);
 	if (w->h2 == NULL)
 		goto fail;
+	rt_sweep_conf(w);
 	rt_mem_conf(w);
 	w->scratch = nrf_via_scratch_create(snap->db, err);
 	if (w->scratch == NULL)
@@ -304,7 +306,12 @@ rt_worker_create(struct nrf_rt *rt, unsigned int id, struct nrf_rt_snap *snap,
 	w->hdrs = calloc(w->hdrs_cap, sizeof(*w->hdrs));
 	w->path = malloc(w->path_cap);
 	w->flat = malloc(w->flat_cap > 0 ? w->flat_cap : 1);
-	if (w->via == NULL || w->hdrs == NULL || w->path == NULL || w->flat == NULL) {
+	/* Rewritten links may lengthen a held answer; pages are touched only
+	 * when an upstream has rewriteLinks (decision 0013). */
+	w->links_cap = w->flat_cap + w->flat_cap / 2 + 4096;
+	w->links = malloc(w->links_cap);
+	if (w->via == NULL || w->hdrs == NULL || w->path == NULL || w->flat == NULL ||
+		w->links == NULL) {
 		*err = NRF_ENOMEM;
 		goto fail;
 	}
@@ -379,6 +386,7 @@ rt_worker_free(struct rt_worker *w)
 	free(w->hdrs);
 	free(w->path);
 	free(w->flat);
+	free(w->links);
 	nrf_tp_tls_loop_free(w->tls_loop);
 	if (w->loop != NULL)
 		w->tp->loop_free(w->loop);

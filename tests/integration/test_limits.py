@@ -405,7 +405,7 @@ class Headers(unittest.TestCase):
         block = c.enc.encode(request_fields(DISC)) + lit + bytes([0x80 | 62]) * 16000
         c.send(PREFACE + frame(SETTINGS, 0, 0) + header_frames(1, block))
         got, how = c.frames(lambda f: goaway(f) is not None)
-        if wait_close:  # nrfwd closes it (1 s at most after the GOAWAY)
+        if wait_close:  # nrfwd closes it (0.5 s at most after the GOAWAY)
             rest, how = c.frames(timeout=3)
             got += rest
         c.close()

@@ -29,6 +29,44 @@ PROFILE = '/nnrf-nfm/v1/nf-instances/'
 DISC_UDM = '/nnrf-disc/v1/nf-instances?target-nf-type=UDM&requester-nf-type=AMF'
 
 
+def raw_answer(url, headers=(), method=None):
+    """One request with curl: (status, [(name, value)] in wire order, body bytes).
+    @method 'HEAD' uses curl -I."""
+    import tempfile
+    with tempfile.TemporaryDirectory() as d:
+        cmd = ['curl', '-s', '--http2-prior-knowledge', '-D', d + '/h', '-o', d + '/b',
+               '--max-time', '10']
+        if method == 'HEAD':
+            cmd.append('-I')
+        elif method:
+            cmd += ['-X', method]
+        r = subprocess.run(cmd + sum([['-H', h] for h in headers], []) + [url], timeout=15)
+        assert r.returncode == 0, 'curl exit %d' % r.returncode
+        with open(d + '/h', 'rb') as f:
+            head = f.read()
+        lines = head.decode('latin-1').split('\r\n')
+        body = b''
+        if os.path.exists(d + '/b'):
+            with open(d + '/b', 'rb') as f:
+                body = f.read()
+        if method == 'HEAD' and body.startswith(head):
+            body = body[len(head):]  # curl -I writes the header block as output too
+    fields = [tuple(x.strip() for x in l.split(':', 1)) for l in lines[1:] if l]
+    return int(lines[0].split()[1]), fields, body
+
+
+def nghttp_frames(url, method='GET', headers=()):
+    """nghttp -v: the frames it received on request streams, as (type, flags)."""
+    cmd = ['nghttp', '-v', '--no-dep', '-H', ':method: ' + method]
+    for h in headers:
+        cmd += ['-H', h]
+    r = subprocess.run(cmd + [url], capture_output=True, text=True, timeout=15)
+    return [(m.group(1), int(m.group(2), 16))
+            for m in re.finditer(r'recv (\w+) frame <length=\d+, flags=0x([0-9a-f]+), '
+                                 r'stream_id=(\d+)>', r.stdout)
+            if int(m.group(3)) % 2 == 1], r.returncode
+
+
 class Base(unittest.TestCase):
     def setUp(self):
         self.h = H.Harness()
@@ -178,16 +216,10 @@ class TestLoops(Base):
                                     sum([['--via', v] for v in vias], []),
                                     capture_output=True, timeout=10, check=True)
                 want = json.loads(ex.stdout)['decision']['error']
-                with __import__('tempfile').TemporaryDirectory() as d:
-                    r = subprocess.run(['curl', '-s', '--http2-prior-knowledge', '-D', d + '/h',
-                                        '-o', d + '/b'] + sum([['-H', 'via: ' + v] for v in vias], []) +
-                                       [nrfwd.url('/nnrf-disc/v1/nf-instances?target-nf-type=AMF')],
-                                       timeout=10)
-                    self.assertEqual(r.returncode, 0)
-                    lines = open(d + '/h', 'rb').read().decode('latin-1').split('\r\n')
-                    body = open(d + '/b', 'rb').read()
-                self.assertEqual(lines[0].split()[1], str(want['status']))
-                fields = [tuple(x.strip() for x in l.split(':', 1)) for l in lines[1:] if l]
+                st, fields, body = raw_answer(
+                    nrfwd.url('/nnrf-disc/v1/nf-instances?target-nf-type=AMF'),
+                    headers=['via: ' + v for v in vias])
+                self.assertEqual(st, want['status'])
                 expect = [('content-type', want['headers']['content-type']),
                           ('content-length', str(len(body)))]
                 if 'retry-after' in want['headers']:
@@ -322,9 +354,12 @@ class TestTwoNrfs(Base):
     def test_request_returned_to_its_origin_is_detected_as_a_loop(self):
         # Figure I-1: A -> E -> (wrongly) back to A: A answers 508, E relays it.
         a, e, la, le = self.two(e_knows_a_as_ip=True)
-        st, _, body = H.curl(a.url(PROFILE + ID_UDM1))
+        st, hd, body = H.curl(a.url(PROFILE + ID_UDM1))
         self.assertEqual(st, 508, body)
         self.assertEqual(self.problem(body)['cause'], 'LOOP_DETECTED')
+        # A's own 508 carries no Via; E relayed it, then A did: both members
+        self.assertEqual(hd.get('via'), ['2.0 nrf-e.seg2.test:%d' % e.port,
+                                         '2.0 nrf-a.seg1.test:%d' % a.port])
         self.assertEqual(len(H.stub_requests(la.port)), 1)  # processed once at A
         recs = H.stub_requests(le.port)
         self.assertEqual(len(recs), 1)
@@ -336,6 +371,8 @@ class TestTwoNrfs(Base):
         st, hd, body = H.curl(a.url(PROFILE + ID_UDM1))
         self.assertEqual(st, 404, body)  # E's local answer, relayed by A
         self.assertEqual(hd.get('x-nrfstub'), ['local-e'])
+        self.assertEqual(hd.get('via'), ['2.0 nrf-e.seg2.test:%d' % e.port,
+                                         '2.0 nrf-a.seg1.test:%d' % a.port])
         self.assertEqual(len(H.stub_requests(la.port)), 1)
         self.assertIn('loop_prevented=1', self.stop_log(e))
 
@@ -538,6 +575,204 @@ class TestLimits(Base):
     def stub_streams(self, stub):
         st, _, body = H.curl(stub.url('/_stub/stats'))
         return json.loads(body)['streams_active'] - 1  # minus this request
+
+
+class TestExplainMatchesTheDataPath(Base):
+    """`nrfwd-ctl explain` renders what the client gets when NRFs fail
+    (decision.branches): a real nrfwd must answer exactly that, status,
+    header fields in wire order and body bytes."""
+
+    ERR = [{'errorCondition': 'NRF_Local_Unavailable', 'errorCode': 503,
+            'errorTitle': 'Local "down"', 'errorDetail': 'l\u00e0-bas \\ /', 'retryAfter': '3'},
+           {'errorCondition': 'NRF_Not_Reachable', 'errorCode': 504,
+            'errorCause': 'NO_NRF', 'errorDetail': '\u00fcberall still'}]
+
+    def explain(self, cfg, path):
+        cfgfile = os.path.join(self.h.tmpdir, 'explain-%d.json' % cfg['generalOptions']['ocnrfPort'])
+        with open(cfgfile, 'w') as f:
+            json.dump(cfg, f)
+        ex = subprocess.run([H.binary('nrfwd-ctl'), 'explain', cfgfile, '--path', path],
+                            capture_output=True, timeout=10, check=True)
+        doc = json.loads(ex.stdout)
+        return {b['local']: b for b in doc['decision']['branches']}
+
+    def expect(self, url, want):
+        st, fields, body = raw_answer(url)
+        self.assertEqual(want['kind'], 'error', want)
+        self.assertEqual(st, want['status'])
+        expect = [('content-type', want['headers']['content-type']),
+                  ('content-length', str(len(body)))]
+        if 'retry-after' in want['headers']:
+            expect.append(('retry-after', want['headers']['retry-after']))
+        self.assertEqual(fields, expect)
+        self.assertEqual(body, json.dumps(want['problemDetails'], separators=(',', ':'),
+                                          ensure_ascii=False).encode())
+
+    def test_local_nrf_down(self):
+        pe = self.h.start_stub('nrf-e', 'stub-profiles-e.json')
+        dead_local, dead_peer = H.free_port(), H.free_port()
+        cases = [
+            # (name, peers, path, branch, pick)
+            ('no peer, local-only answer', [], PROFILE + ID_AMF1, 'down',
+             lambda b: b['answer']),
+            ('the only candidate down', [H.peer('nrf-x.test', dead_peer)], PROFILE + ID_AMF1,
+             'down', lambda b: b['everyCandidateDown']),
+            ('the candidate claims absence', [H.peer('nrf-e.test', pe.port)], PROFILE + ID_AMF1,
+             'down', lambda b: b['candidates'][0]['claimsAbsence']),
+            ('both candidates down, held down or not', [H.peer('nrf-x.test', dead_peer),
+                                                        H.peer('nrf-y.test', H.free_port(),
+                                                               priority=2)],
+             DISC_UDM, 'down', lambda b: b['everyCandidateDown']),
+        ]
+        for name, peers, path, local, pick in cases:
+            with self.subTest(name):
+                cfg = H.nrfwd_config(SELF, local=dead_local, peers=peers,
+                                     error_responses=self.ERR)
+                nrfwd = self.h.start_nrfwd(cfg)
+                want = pick(self.explain(cfg, path)[local])
+                self.assertEqual(want['condition'], 'NRF_Local_Unavailable')
+                for _ in range(2):  # the local NRF refusing, then held down
+                    self.expect(nrfwd.url(path), want)
+        # a peer's data is relayed, with its fields and nrfwd's Via member
+        cfg = H.nrfwd_config(SELF, local=dead_local, peers=[H.peer('nrf-e.test', pe.port)],
+                             error_responses=self.ERR)
+        nrfwd = self.h.start_nrfwd(cfg)
+        want = self.explain(cfg, PROFILE + ID_UDM1)['down']['candidates'][0]['answersData']
+        self.assertEqual((want['kind'], want['from']), ('relay', 'nrf-e.test:%d' % pe.port))
+        st, fields, _ = raw_answer(nrfwd.url(PROFILE + ID_UDM1))
+        self.assertEqual(st, 200)
+        self.assertIn(('x-nrfstub', 'nrf-e'), fields)
+        self.assertEqual(fields[-1], ('via', want['via']))
+        self.assertEqual(want['via'], '2.0 %s:%d' % (SELF, nrfwd.port))
+
+    def test_local_nrf_claims_absence_and_every_candidate_is_down(self):
+        loc = self.h.start_stub('local', 'stub-profiles-empty.json')
+        cfg = H.nrfwd_config(SELF, local=loc.port, peers=[H.peer('nrf-x.test', H.free_port())],
+                             error_responses=self.ERR)
+        nrfwd = self.h.start_nrfwd(cfg)
+        want = self.explain(cfg, PROFILE + ID_UDM1)['claimsAbsence']['everyCandidateDown']
+        self.assertEqual(want['condition'], 'NRF_Not_Reachable')
+        self.expect(nrfwd.url(PROFILE + ID_UDM1), want)
+
+
+class TestHttpDetails(Base):
+    def test_head_answered_with_a_body_ends_at_its_headers(self):
+        """An upstream that sends a body on HEAD (nrfstub --head-body) must
+        not cost the client its answer: status and fields, END_STREAM on
+        HEADERS, the upstream stream cancelled, nothing counted as failed."""
+        for head_body in (True, False):
+            with self.subTest(head_body=head_body):
+                loc = self.h.start_stub('local', 'stub-profiles-a.json',
+                                        extra=['--head-body'] if head_body else [])
+                nrfwd = self.h.start_nrfwd(H.nrfwd_config(SELF, local=loc.port),
+                                           management=True)
+                url = nrfwd.url('/nnrf-disc/v1/nf-instances?target-nf-type=AMF')
+                _, _, get_body = raw_answer(url)
+                st, fields, body = raw_answer(url, method='HEAD')
+                self.assertEqual(st, 200)
+                self.assertEqual(body, b'')
+                self.assertIn(('content-length', str(len(get_body))), fields)
+                self.assertIn(('x-nrfstub', 'local'), fields)
+                self.assertEqual(fields[-1], ('via', '2.0 %s:%d' % (SELF, nrfwd.port)))
+                frames, rc = nghttp_frames(url, 'HEAD')
+                self.assertEqual(rc, 0, frames)
+                self.assertEqual(frames, [('HEADERS', 0x05)])  # END_STREAM | END_HEADERS
+                # the upstream connection is still good
+                st, _, body = raw_answer(url)
+                self.assertEqual((st, body), (200, get_body))
+                m = H.metrics(nrfwd)
+                self.assertEqual(H.metric_value(m, 'nrfwd_relay_aborts_total'), 0)
+                self.assertEqual(H.metric_value(m, 'nrfwd_try_failures_total'), 0)
+                self.assertEqual(H.metric_value(m, 'nrfwd_requests_total', outcome='local'), 4)
+                self.assertEqual([r['method'] for r in H.stub_requests(loc.port)],
+                                 ['GET', 'HEAD', 'HEAD', 'GET'])
+                self.h.cleanup()
+
+    def test_an_answer_without_a_body_is_relayed_with_end_stream_on_its_headers(self):
+        for name, peer in (('local', False), ('peer', True)):
+            with self.subTest(name):
+                pe = self.h.start_stub('nrf-e', 'stub-profiles-e.json', fault='status:204')
+                loc = self.h.start_stub('local', 'stub-profiles-a.json',
+                                        fault='status:404' if peer else 'status:204')
+                nrfwd = self.h.start_nrfwd(H.nrfwd_config(
+                    SELF, local=loc.port, peers=[H.peer('nrf-e.test', pe.port)]))
+                frames, rc = nghttp_frames(nrfwd.url(PROFILE + ID_UDM1))
+                self.assertEqual(rc, 0, frames)
+                self.assertEqual(frames, [('HEADERS', 0x05)])  # no empty DATA frame
+                st, hd, _ = H.curl(nrfwd.url(PROFILE + ID_UDM1))
+                self.assertEqual((st, hd.get('x-nrfstub')), (204, ['nrf-e' if peer else 'local']))
+                self.h.cleanup()
+
+    def test_head_answers_nrfwd_gives_itself_have_no_body(self):
+        nrfwd, loc = self.fwd()
+        url = nrfwd.url(PROFILE + ID_AMF1)
+        own = 'via: 2.0 %s:%d' % (SELF, nrfwd.port)
+        _, get_fields, get_body = raw_answer(url, headers=[own])
+        st, fields, body = raw_answer(url, headers=[own], method='HEAD')
+        self.assertEqual(st, 508)
+        self.assertEqual(body, b'')
+        self.assertEqual(fields, get_fields)  # content-length of the GET answer
+        self.assertIn(('content-length', str(len(get_body))), fields)
+        frames, rc = nghttp_frames(url, 'HEAD', headers=[own])
+        self.assertEqual(rc, 0, frames)
+        self.assertEqual(frames, [('HEADERS', 0x05)])
+        self.assertEqual(H.stub_requests(loc.port), [])
+
+    def test_relayed_answers_carry_own_via_member_last(self):
+        pe = self.h.start_stub('nrf-e', 'stub-profiles-e.json')
+        nrfwd, loc = self.fwd(peers=[H.peer('nrf-e.test', pe.port)])
+        mine = ('via', '2.0 %s:%d' % (SELF, nrfwd.port))
+        for name, path, hdrs, stub in [
+                ('local answer', PROFILE + ID_AMF1, [], 'local'),
+                ('peer answer', PROFILE + ID_UDM1, [], 'nrf-e'),
+                ('kept local answer', PROFILE + ID_UDM1,
+                 ['via: 2.0 nrf-e.test:%d' % pe.port], 'local')]:
+            with self.subTest(name):
+                st, fields, _ = raw_answer(nrfwd.url(path), headers=hdrs)
+                self.assertIn(('x-nrfstub', stub), fields)
+                self.assertEqual([f for f in fields if f[0] == 'via'], [mine])
+                self.assertEqual(fields[-1], mine)
+        # nrfwd's own answers carry none
+        st, fields, _ = raw_answer(nrfwd.url(PROFILE + ID_AMF1),
+                                   headers=['via: 2.0 %s:%d' % (SELF, nrfwd.port)])
+        self.assertEqual(st, 508)
+        self.assertEqual([f for f in fields if f[0] == 'via'], [])
+
+    def test_answers_relayed_with_rewritten_links_carry_own_via_member_too(self):
+        port = H.free_port()
+        loc = self.h.start_stub('local', 'stub-profiles-a.json', port=port,
+                                extra=['--link-host', '127.0.0.1:%d' % port])
+        cfg = H.nrfwd_config(SELF, local=loc.port)
+        cfg['runtime']['localNrf']['rewriteLinks'] = True
+        nrfwd = self.h.start_nrfwd(cfg)
+        st, fields, body = raw_answer(nrfwd.url('/nnrf-nfm/v1/nf-instances'))
+        self.assertEqual(st, 200, body)
+        self.assertIn(nrfwd.url('/nnrf-nfm/v1/nf-instances'), body.decode())  # rewritten
+        self.assertIn(('content-length', str(len(body))), fields)
+        self.assertEqual([f for f in fields if f[0] == 'via'],
+                         [('via', '2.0 %s:%d' % (SELF, nrfwd.port))])
+        self.assertEqual(fields[-1][0], 'via')
+
+    def test_via_on_responses_switched_off_live(self):
+        loc = self.h.start_stub('local', 'stub-profiles-a.json')
+        nrfwd = self.h.start_nrfwd(H.nrfwd_config(SELF, local=loc.port), management=True)
+        _, hd, _ = H.curl(nrfwd.url(PROFILE + ID_AMF1))
+        self.assertEqual(hd.get('via'), ['2.0 %s:%d' % (SELF, nrfwd.port)])
+        st, _, doc = H.api(nrfwd, 'PATCH', '/nrf-configuration/v1/generalOptions',
+                           {'viaOnResponses': False})
+        self.assertEqual(st, 200, doc)
+        self.assertIs(doc['viaOnResponses'], False)
+        deadline = time.monotonic() + 5
+        while True:
+            st, hd, _ = H.curl(nrfwd.url(PROFILE + ID_AMF1))
+            if 'via' not in hd or time.monotonic() > deadline:
+                break
+            time.sleep(0.05)
+        self.assertEqual(st, 200)
+        self.assertNotIn('via', hd)
+        st, _, doc = H.api(nrfwd, 'PATCH', '/nrf-configuration/v1/generalOptions',
+                           {'viaOnResponses': 'no'})
+        self.assertEqual(st, 400, doc)
 
 
 class TestLoad(Base):

@@ -35,7 +35,8 @@ Emit(const nrf_cfg *c, nrf_cfg_group g, int indent = 0)
 const char *kRich = R"({
   "generalOptions": {
     "ocnrfHost": "2001:db8::a", "ocnrfPort": 8443, "nrfSetId": "set1",
-    "aliases": ["nrf-a.example.com:8443", "[2001:db8::b]:8443", "10.0.0.1:80"]
+    "aliases": ["nrf-a.example.com:8443", "[2001:db8::b]:8443", "10.0.0.1:80"],
+    "viaOnResponses": false
   },
   "forwardingOptions": {
     "featureStatus": "ENABLED", "discoveryStatus": "DISABLED",
@@ -46,7 +47,7 @@ const char *kRich = R"({
     "maxForwardAttempts": 5, "maxViaMembers": 32,
     "nrfHostConfig": [
       {"scheme": "https", "fqdn": "nrf-e.example.com", "ipv6Address": "2001:db8::e", "apiPrefix": "/p/", "priority": 3},
-      {"apiVersion": "v2", "ipv4Address": "10.0.2.2", "port": 8080, "priority": 0}
+      {"apiVersion": "v2", "ipv4Address": "10.0.2.2", "port": 8080, "priority": 0, "rewriteLinks": true}
     ],
     "errorResponses": [
       {"errorCondition": "NRF_Forwarding_Overload", "errorCode": 429, "retryAfter": "10"},
@@ -56,16 +57,18 @@ const char *kRich = R"({
   "nrfGrowth": {"nrfForwardingOptions": {
     "featureStatus": "ENABLED", "loopPreventionScope": "SET",
     "nrfHostConfig": {"staticNrfConfigList": [
-      {"nrfSetId": "set2", "nrfHostConfigList": [{"fqdn": "g1.example.com"}, {"fqdn": "g2.example.com", "port": 81}]},
+      {"nrfSetId": "set2", "nrfHostConfigList": [{"fqdn": "g1.example.com"}, {"fqdn": "g2.example.com", "port": 81, "rewriteLinks": true}]},
       {"nrfSetId": "set3", "nrfHostConfigList": [{"ipv6Address": "2001:db8::3", "scheme": "https"}]}
     ]},
     "errorResponses": [{"errorCondition": "NRF_Forwarding_Loop_Prevention", "errorCode": 508, "errorTitle": "Looped"}]
   }},
   "runtime": {
     "listen": [{"address": "::", "port": 8443, "tls": true}, {"port": 8080}],
-    "localNrf": {"scheme": "https", "address": "local-nrf.example.com"},
+    "localNrf": {"scheme": "https", "address": "local-nrf.example.com", "rewriteLinks": true},
     "management": {"address": "::1", "port": 0},
-    "timeouts": {"connectMs": 10, "perTryMs": 20, "requestMs": 30},
+    "timeouts": {"connectMs": 10, "perTryMs": 20, "requestMs": 30, "handshakeMs": 40,
+                 "requestHeaderMs": 50, "requestBodyMs": 60, "idleMs": 70,
+                 "stalledReaderMs": 80, "upstreamIdleMs": 0},
     "limits": {"maxConnections": 1, "maxConcurrentStreams": 2, "maxHeaderBytes": 2048,
                "maxBodyBytes": 0, "peerQueueDepth": 4}
   }
@@ -126,7 +129,7 @@ TEST(CfgEmit, FillsEveryDefault)
 	Loaded l = Load(kMinimal);
 	ASSERT_NE(l.cfg, nullptr);
 	const char *want = R"({"generalOptions":{"ocnrfHost":"nrf-a.seg1.example.com","ocnrfPort":8080,)"
-		R"("nrfSetId":"","aliases":[]},)"
+		R"("nrfSetId":"","aliases":[],"viaOnResponses":true},)"
 		R"("forwardingOptions":{"featureStatus":"DISABLED","discoveryStatus":"ENABLED",)"
 		R"("profileRetrievalStatus":"ENABLED","subscriptionStatus":"ENABLED","accessTokenStatus":"ENABLED",)"
 		R"("forwardingTriggers":{"statusCodes":{"pattern":"^404$"},"emptyDiscoveryResult":true},)"
@@ -136,7 +139,9 @@ TEST(CfgEmit, FillsEveryDefault)
 		R"("nrfHostConfig":{"staticNrfConfigList":[]},"errorResponses":[]}},)"
 		R"("runtime":{"listen":[{"address":"0.0.0.0","port":8080,"tls":false}],"localNrf":null,)"
 		R"("management":{"address":"127.0.0.1","port":9090},)"
-		R"("timeouts":{"connectMs":1000,"perTryMs":2000,"requestMs":5000},)"
+		R"("timeouts":{"connectMs":1000,"perTryMs":2000,"requestMs":5000,)"
+		R"("handshakeMs":5000,"requestHeaderMs":5000,"requestBodyMs":10000,)"
+		R"("idleMs":60000,"stalledReaderMs":10000,"upstreamIdleMs":60000},)"
 		R"("limits":{"maxConnections":10000,"maxConcurrentStreams":128,"maxHeaderBytes":16384,)"
 		R"("maxBodyBytes":1048576,"peerQueueDepth":1024,"maxBufferedBytes":1073741824},)"
 		R"("health":{"probeIntervalMs":250,"probeIntervalMaxMs":500,"probeTimeoutMs":500},)"
@@ -162,7 +167,8 @@ TEST(CfgEmit, FillsPeerAndErrorResponseDefaults)
 	ASSERT_NE(l.cfg, nullptr) << l.Dump();
 	std::string fwd = Emit(l.cfg.get(), NRF_CFG_FORWARDING);
 	EXPECT_NE(fwd.find(R"("nrfHostConfig":[{"apiVersion":"v1","scheme":"https","fqdn":"a.example.com",)"
-			   R"("ipv4Address":"","ipv6Address":"","port":443,"apiPrefix":"","priority":1}])"),
+			   R"("ipv4Address":"","ipv6Address":"","port":443,"apiPrefix":"","priority":1,)"
+			   R"("rewriteLinks":false}])"),
 		std::string::npos)
 		<< fwd;
 	EXPECT_NE(fwd.find(R"("errorResponses":[{"errorCondition":"NRF_Not_Reachable","errorCode":504,)"
@@ -225,7 +231,8 @@ TEST(CfgEmit, WritesDerivedAndNormalisedValues)
 	EXPECT_NE(fwd.find(R"("apiPrefix":"/p")"), std::string::npos) << fwd;
 	EXPECT_NE(fwd.find(R"("port":443)"), std::string::npos) << fwd;
 	std::string rt = Emit(l.cfg.get(), NRF_CFG_RUNTIME);
-	EXPECT_NE(rt.find(R"("localNrf":{"scheme":"https","address":"local-nrf.example.com","port":443})"),
+	EXPECT_NE(rt.find(R"("localNrf":{"scheme":"https","address":"local-nrf.example.com","port":443,)"
+			  R"("rewriteLinks":true})"),
 		std::string::npos)
 		<< rt;
 	EXPECT_NE(rt.find(R"({"address":"0.0.0.0","port":8080,"tls":false})"), std::string::npos) << rt;
@@ -307,6 +314,7 @@ TEST(CfgEqual, SeesEveryKindOfDifference)
 		{"/generalOptions/nrfSetId", R"("set9")"},
 		{"/generalOptions/aliases/2", R"("10.0.0.1:81")"},
 		{"/generalOptions/aliases", R"(["nrf-a.example.com:8443"])"},
+		{"/generalOptions/viaOnResponses", "true"},
 		{"/forwardingOptions/featureStatus", R"("DISABLED")"},
 		{"/forwardingOptions/discoveryStatus", R"("ENABLED")"},
 		{"/forwardingOptions/profileRetrievalStatus", R"("DISABLED")"},
@@ -326,6 +334,8 @@ TEST(CfgEqual, SeesEveryKindOfDifference)
 		{"/forwardingOptions/nrfHostConfig/1/apiVersion", R"("v1")"},
 		{"/forwardingOptions/nrfHostConfig/0/apiPrefix", R"("/q")"},
 		{"/forwardingOptions/nrfHostConfig/0/priority", "4"},
+		{"/forwardingOptions/nrfHostConfig/0/rewriteLinks", "true"},
+		{"/forwardingOptions/nrfHostConfig/1/rewriteLinks", "false"},
 		{"/forwardingOptions/nrfHostConfig/-", R"({"fqdn": "new.example.com"})"},
 		{"/forwardingOptions/errorResponses/0/errorCode", "430"},
 		{"/forwardingOptions/errorResponses/0/retryAfter", R"("11")"},
@@ -339,6 +349,10 @@ TEST(CfgEqual, SeesEveryKindOfDifference)
 		{"/nrfGrowth/nrfForwardingOptions/nrfHostConfig/staticNrfConfigList/0/nrfSetId", R"("set4")"},
 		{"/nrfGrowth/nrfForwardingOptions/nrfHostConfig/staticNrfConfigList/0/nrfHostConfigList/1/port",
 			"82"},
+		{"/nrfGrowth/nrfForwardingOptions/nrfHostConfig/staticNrfConfigList/0/nrfHostConfigList/1/rewriteLinks",
+			"false"},
+		{"/nrfGrowth/nrfForwardingOptions/nrfHostConfig/staticNrfConfigList/1/nrfHostConfigList/0/rewriteLinks",
+			"true"},
 		{"/nrfGrowth/nrfForwardingOptions/nrfHostConfig/staticNrfConfigList/0/nrfHostConfigList/-",
 			R"({"fqdn": "g3.example.com"})"},
 		{"/nrfGrowth/nrfForwardingOptions/errorResponses/0/errorTitle", R"("Other")"},
@@ -348,11 +362,18 @@ TEST(CfgEqual, SeesEveryKindOfDifference)
 		{"/runtime/localNrf", "null"},
 		{"/runtime/localNrf/port", "444"},
 		{"/runtime/localNrf/scheme", R"("http")"},
+		{"/runtime/localNrf/rewriteLinks", "false"},
 		{"/runtime/management/address", R"("127.0.0.1")"},
 		{"/runtime/management/port", "1"},
 		{"/runtime/timeouts/connectMs", "11"},
 		{"/runtime/timeouts/perTryMs", "21"},
 		{"/runtime/timeouts/requestMs", "31"},
+		{"/runtime/timeouts/handshakeMs", "41"},
+		{"/runtime/timeouts/requestHeaderMs", "51"},
+		{"/runtime/timeouts/requestBodyMs", "61"},
+		{"/runtime/timeouts/idleMs", "71"},
+		{"/runtime/timeouts/stalledReaderMs", "81"},
+		{"/runtime/timeouts/upstreamIdleMs", "1"},
 		{"/runtime/limits/maxConnections", "2"},
 		{"/runtime/limits/maxConcurrentStreams", "3"},
 		{"/runtime/limits/maxHeaderBytes", "2049"},

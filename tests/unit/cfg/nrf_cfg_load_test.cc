@@ -63,6 +63,7 @@ TEST(CfgLoad, FillsEveryDefaultOfAMinimalDocument)
 
 	EXPECT_STREQ(c->general.nrf_set_id, "");
 	EXPECT_EQ(c->general.n_aliases, 0);
+	EXPECT_TRUE(c->general.via_on_responses);
 
 	EXPECT_FALSE(c->fwd.enabled);
 	EXPECT_TRUE(c->fwd.discovery);
@@ -93,6 +94,12 @@ TEST(CfgLoad, FillsEveryDefaultOfAMinimalDocument)
 	EXPECT_EQ(c->rt.connect_ms, 1000u);
 	EXPECT_EQ(c->rt.per_try_ms, 2000u);
 	EXPECT_EQ(c->rt.request_ms, 5000u);
+	EXPECT_EQ(c->rt.handshake_ms, 5000u);
+	EXPECT_EQ(c->rt.request_header_ms, 5000u);
+	EXPECT_EQ(c->rt.request_body_ms, 10000u);
+	EXPECT_EQ(c->rt.idle_ms, 60000u);
+	EXPECT_EQ(c->rt.stalled_reader_ms, 10000u);
+	EXPECT_EQ(c->rt.upstream_idle_ms, 60000u);
 	EXPECT_EQ(c->rt.max_connections, 10000u);
 	EXPECT_EQ(c->rt.max_concurrent_streams, 128u);
 	EXPECT_EQ(c->rt.max_header_bytes, 16384u);
@@ -195,6 +202,18 @@ TEST(CfgLoad, ParsesAliasesIncludingBracketedIpv6)
 	EXPECT_EQ(g.aliases[1].port, 443);
 	EXPECT_STREQ(g.aliases[2].host, "Nrf-A.Example.COM.");
 	EXPECT_EQ(g.aliases[2].port, 8081);
+}
+
+TEST(CfgLoad, ViaOnResponsesCanBeSwitchedOff)
+{
+	Loaded on = Load(With(kMinimal, "/generalOptions/viaOnResponses", "true"));
+	ASSERT_NE(on.cfg, nullptr) << on.Dump();
+	EXPECT_TRUE(on.cfg->general.via_on_responses);
+	Loaded off = Load(With(kMinimal, "/generalOptions/viaOnResponses", "false"));
+	ASSERT_NE(off.cfg, nullptr) << off.Dump();
+	EXPECT_FALSE(off.cfg->general.via_on_responses);
+	/* the member it appends is the one forwarded requests get */
+	EXPECT_STREQ(off.cfg->general.self_name, "nrf-a.seg1.example.com:8080");
 }
 
 TEST(CfgLoad, PeerTableListsForwardingPeersFirstThenGrowthSetBySet)

@@ -126,7 +126,7 @@ on_server_ping_ack(nrf_h2_conn *, uint64_t token)
 
 const nrf_h2_cbs server_cbs = {
 	on_request, nullptr, nullptr, nullptr, nullptr, nullptr, nullptr, nullptr,
-	on_server_conn_close, on_server_ping_ack,
+	on_server_conn_close, on_server_ping_ack, nullptr,
 };
 
 void
@@ -184,13 +184,13 @@ on_client_ping_ack(nrf_h2_conn *, uint64_t token)
 
 const nrf_h2_cbs client_cbs = {
 	nullptr, nullptr, on_response, on_data, on_close, on_ready, on_gone, nullptr,
-	on_client_close, on_client_ping_ack,
+	on_client_close, on_client_ping_ack, nullptr,
 };
 
 const nrf_h2_cbs extra_cbs = {
 	nullptr, nullptr, nullptr, nullptr, nullptr,
 	[](nrf_h2_conn *) { cur->extra_ready++; }, nullptr, nullptr,
-	[](nrf_h2_conn *, int) { cur->extra_closes++; }, on_client_ping_ack,
+	[](nrf_h2_conn *, int) { cur->extra_closes++; }, on_client_ping_ack, nullptr,
 };
 
 void
@@ -557,6 +557,46 @@ TEST_F(H2Loop, ASilentServerNeverAnswersThePing)
 	ASSERT_TRUE(Run([&] { return f_.extra_closes == 1; }));
 	f_.tp->close(held);
 	f_.tp->listener_close(sl.l);
+}
+
+/* RFC 9110 §9.3.2: the answer to HEAD is its headers, END_STREAM on HEADERS,
+ * whichever way the front gives it; the peer stream ends with them. */
+TEST_F(H2Loop, HeadAnswerIsItsHeadersAloneWhateverBodyIsGiven)
+{
+	for (int way = 0; way < 3; way++) {
+		SCOPED_TRACE(way);
+		f_.got = Got();
+		f_.front = nullptr;
+		f_.respond_inline = way == 1;
+		f_.respond_in_parts = way == 2;
+		f_.respond_body = std::string(way == 0 ? 40000 : 300, 'h');
+		nrf_h2_stream *ps = Request("HEAD", "/nnrf-disc/v1/nf-instances");
+		ASSERT_NE(ps, nullptr);
+		EXPECT_NE(ps->flags & NRF_H2_SF_HEAD, 0u);
+		ASSERT_TRUE(Run([&] { return f_.got.status != 0; }));
+		EXPECT_EQ(f_.got.status, 200);
+		EXPECT_NE(f_.front->flags & NRF_H2_SF_HEAD, 0u);
+		if (way == 2) {
+			/* more body after the headers: dropped, not an error */
+			nrf_h2_body b = {};
+			ASSERT_EQ(nrf_h2_body_append(f_.ctx, &b, "late", 4), 0);
+			EXPECT_EQ(nrf_h2_append(f_.front, &b), 0);
+			EXPECT_EQ(b.len, 0u);
+			EXPECT_EQ(nrf_h2_end(f_.front), 0);
+		}
+		ASSERT_TRUE(Run([&] { return f_.got.closes == 1; }));
+		EXPECT_TRUE(f_.got.end);
+		EXPECT_EQ(f_.got.body, "");
+		EXPECT_EQ(f_.got.code, NRF_H2_NO_ERROR);
+		EXPECT_EQ(f_.got.err, 0);
+	}
+	/* the connection is still good for a GET with its body */
+	f_.got = Got();
+	f_.respond_inline = f_.respond_in_parts = false;
+	f_.respond_body = "body";
+	Request("GET", "/x");
+	ASSERT_TRUE(Run([&] { return f_.got.closes == 1; }));
+	EXPECT_EQ(f_.got.body, "body");
 }
 
 /* ------------------------------------------------------------------------ */
