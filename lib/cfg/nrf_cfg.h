@@ -268,6 +268,8 @@ struct nrf_cfg_runtime {
 	uint32_t max_header_bytes;        /**< default 16384 */
 	uint32_t max_body_bytes;          /**< default 1048576 */
 	uint32_t peer_queue_depth;        /**< default 1024 */
+	uint32_t max_buffered_bytes;      /**< default 1073741824: memory budget
+					   *   of the data path (all workers) */
 	/* runtime.health (docs/failures.md "Health"): how a held-down
 	 * upstream is probed back. Live. */
 	uint32_t probe_interval_ms;       /**< probeIntervalMs: first probe after a

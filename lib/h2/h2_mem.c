@@ -12,6 +12,12 @@
 
 #include "h2_int.h"
 
+static inline void
+mem_add(uint64_t *ctr, int64_t delta)
+{
+	__atomic_store_n(ctr, *ctr + (uint64_t)delta, __ATOMIC_RELAXED);
+}
+
 _Static_assert(H2_MEM_MIN == 32, "size_class() assumes 32-byte smallest class");
 
 #define MEM_HDR 16u
@@ -45,6 +51,7 @@ h2_mem_malloc(size_t size, void *user)
 			return NULL;
 		h->cls = MEM_LARGE;
 		h->size = size;
+		mem_add(&m->used, (int64_t)size);
 		return (char *)h + MEM_HDR;
 	}
 	c = size_class(size);
@@ -52,14 +59,19 @@ h2_mem_malloc(size_t size, void *user)
 		void *p = m->free[c];
 
 		m->free[c] = *(void **)p;
-		m->n_free[c]--;
+		if (--m->n_free[c] < m->low[c])
+			m->low[c] = m->n_free[c];
+		mem_add(&m->used, (int64_t)H2_MEM_MIN << c);
+		mem_add(&m->pooled, -((int64_t)H2_MEM_MIN << c));
 		return p;
 	}
+	m->low[c] = 0;
 	h = malloc(MEM_HDR + ((size_t)H2_MEM_MIN << c));
 	if (h == NULL)
 		return NULL;
 	h->cls = c;
 	h->size = (size_t)H2_MEM_MIN << c;
+	mem_add(&m->used, (int64_t)h->size);
 	return (char *)h + MEM_HDR;
 }
 
@@ -72,6 +84,7 @@ h2_mem_free(void *ptr, void *user)
 	if (ptr == NULL)
 		return;
 	h = (struct mem_hdr *)(void *)((char *)ptr - MEM_HDR);
+	mem_add(&m->used, -(int64_t)h->size);
 	if (h->cls == MEM_LARGE || m->n_free[h->cls] >= H2_MEM_KEEP) {
 		free(h);
 		return;
@@ -79,6 +92,7 @@ h2_mem_free(void *ptr, void *user)
 	*(void **)ptr = m->free[h->cls];
 	m->free[h->cls] = ptr;
 	m->n_free[h->cls]++;
+	mem_add(&m->pooled, (int64_t)h->size);
 }
 
 static void *
@@ -126,6 +140,29 @@ h2_mem_init(struct h2_mem *m)
 	m->mem.realloc = h2_mem_realloc;
 }
 
+size_t
+h2_mem_trim(struct h2_mem *m)
+{
+	size_t n = 0;
+
+	for (unsigned int c = 0; c < H2_MEM_CLASSES; c++) {
+		uint32_t k = m->low[c] > FLOOR_MEM ? (m->low[c] - FLOOR_MEM + 1) / 2 : 0;
+		size_t sz = (size_t)H2_MEM_MIN << c;
+
+		for (; k > 0 && m->free[c] != NULL; k--) {
+			void *p = m->free[c];
+
+			m->free[c] = *(void **)p;
+			m->n_free[c]--;
+			free((char *)p - MEM_HDR);
+			mem_add(&m->pooled, -(int64_t)sz);
+			n += sz;
+		}
+		m->low[c] = m->n_free[c];
+	}
+	return n;
+}
+
 void
 h2_mem_fini(struct h2_mem *m)
 {
@@ -137,5 +174,7 @@ h2_mem_fini(struct h2_mem *m)
 			free((char *)p - MEM_HDR);
 		}
 		m->n_free[c] = 0;
+		m->low[c] = 0;
 	}
+	__atomic_store_n(&m->pooled, 0, __ATOMIC_RELAXED);
 }

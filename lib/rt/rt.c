@@ -483,6 +483,19 @@ nrf_rt_stats_get(const struct nrf_rt *rt, struct nrf_rt_stats *out)
 		for (k = 0; k < n; k++)
 			dst[k] += __atomic_load_n(&src[k], __ATOMIC_RELAXED);
 	}
+	/* Gauges: read from each worker's h2 context (single-writer
+	 * counters, relaxed loads). */
+	for (i = 0; i < rt->n; i++) {
+		struct nrf_h2_mem_stats m;
+
+		if (rt->w[i]->h2 == NULL)
+			continue;
+		nrf_h2_ctx_mem_get(rt->w[i]->h2, &m);
+		for (k = 0; k < NRF_RT_BUF_COUNT; k++)
+			out->buffered[k] += m.bytes[k];
+		out->pooled_bytes += m.pooled;
+		out->budget_bytes += __atomic_load_n(&rt->w[i]->budget, __ATOMIC_RELAXED);
+	}
 }
 
 int
@@ -532,6 +545,25 @@ const char *
 nrf_rt_timeout_name(enum nrf_rt_tmo r)
 {
 	return (unsigned int)r < NRF_RT_TMO_COUNT ? tmo_names[r] : "unknown";
+}
+
+_Static_assert((int)NRF_RT_BUF_COUNT == (int)NRF_H2_MEM_COUNT &&
+	(int)NRF_RT_BUF_WINDOW == (int)NRF_H2_MEM_WINDOW &&
+	(int)NRF_RT_BUF_HTTP2 == (int)NRF_H2_MEM_HTTP2,
+	"enum nrf_rt_buf mirrors enum nrf_h2_mem_kind");
+
+static const char *const buf_names[NRF_RT_BUF_COUNT] = {
+	[NRF_RT_BUF_BODIES] = "bodies",
+	[NRF_RT_BUF_HEADERS] = "headers",
+	[NRF_RT_BUF_OUTPUT] = "output",
+	[NRF_RT_BUF_HTTP2] = "http2",
+	[NRF_RT_BUF_WINDOW] = "upstream_window",
+};
+
+const char *
+nrf_rt_buf_name(enum nrf_rt_buf k)
+{
+	return (unsigned int)k < NRF_RT_BUF_COUNT ? buf_names[k] : "unknown";
 }
 
 static const char *const fail_names[NRF_RT_FAIL_COUNT] = {

@@ -11,6 +11,7 @@
  *               per-snapshot pool views (live peer changes), counters
  *   rt_proxy.c  the request pipeline (SPEC §3) on one front stream
  *   rt_sweep.c  runtime.timeouts: the periodic sweep of the h2 context
+ *   rt_mem.c    the memory budget and giving memory back
  */
 
 #include <pthread.h>
@@ -234,6 +235,8 @@ struct rt_try {
 				  * see rt_pool_submit() */
 	bool retried;            /* sent again once after its stream was lost */
 	struct rt_timer timer;   /* per-try timeout */
+	struct rt_timer due;     /* relay an answer too big to hold (0 ms:
+				  * after the reads of this loop iteration) */
 };
 
 struct rt_xact {
@@ -374,6 +377,9 @@ struct rt_worker {
 	struct rt_timer drain_timer;
 	struct rt_timer sweep_timer; /* runtime.timeouts (rt_sweep.c) */
 	uint32_t sweep_ms;
+	uint64_t budget;          /* its share of maxBufferedBytes (rt_mem.c) */
+	struct rt_timer mem_timer; /* pools given back, malloc_trim() */
+	size_t mem_freed;         /* bytes given back since the last malloc_trim() */
 	_Atomic uint64_t seen_gen;
 
 	struct nrf_rt_stats st;
@@ -411,6 +417,12 @@ void *rt_worker_main(void *arg);
 void rt_sweep_conf(struct rt_worker *w);
 /* Peer connection idle for upstreamIdleMs: may it be closed? (on_conn_idle) */
 bool rt_pconn_idle(struct nrf_h2_conn *c);
+/* Memory (rt_mem.c): the worker's share of runtime.limits.maxBufferedBytes
+ * into its h2 context (at creation and at every snapshot switch: live), and
+ * the once-a-second timer that gives unused pooled memory back. */
+void rt_mem_conf(struct rt_worker *w);
+/* Connections refused over maxConnections (rt_worker.c). */
+extern const struct nrf_h2_cbs rt_refused_cbs;
 
 /* Mark peer @p p down/up in the worker's health bitset. */
 void rt_worker_set_down(struct rt_worker *w, int peer, bool down);

@@ -143,7 +143,7 @@ TEST(CfgEmit, FillsEveryDefault)
 		R"("handshakeMs":5000,"requestHeaderMs":5000,"requestBodyMs":10000,)"
 		R"("idleMs":60000,"stalledReaderMs":10000,"upstreamIdleMs":60000},)"
 		R"("limits":{"maxConnections":10000,"maxConcurrentStreams":128,"maxHeaderBytes":16384,)"
-		R"("maxBodyBytes":1048576,"peerQueueDepth":1024},)"
+		R"("maxBodyBytes":1048576,"peerQueueDepth":1024,"maxBufferedBytes":1073741824},)"
 		R"("health":{"probeIntervalMs":250,"probeIntervalMaxMs":500,"probeTimeoutMs":500},)"
 		R"("transport":"kernel",)"
 		R"("dpdk":{"ipv4Address":"","prefixLength":24,"gateway":"","portId":null,)"
@@ -379,6 +379,7 @@ TEST(CfgEqual, SeesEveryKindOfDifference)
 		{"/runtime/limits/maxHeaderBytes", "2049"},
 		{"/runtime/limits/maxBodyBytes", "1"},
 		{"/runtime/limits/peerQueueDepth", "5"},
+		{"/runtime/limits/maxBufferedBytes", "8388608"},
 		{"/runtime/health/probeIntervalMs", "100"},
 		{"/runtime/health/probeIntervalMaxMs", "2000"},
 		{"/runtime/health/probeTimeoutMs", "300"},

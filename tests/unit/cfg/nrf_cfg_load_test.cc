@@ -105,6 +105,7 @@ TEST(CfgLoad, FillsEveryDefaultOfAMinimalDocument)
 	EXPECT_EQ(c->rt.max_header_bytes, 16384u);
 	EXPECT_EQ(c->rt.max_body_bytes, 1048576u);
 	EXPECT_EQ(c->rt.peer_queue_depth, 1024u);
+	EXPECT_EQ(c->rt.max_buffered_bytes, 1073741824u);
 }
 
 TEST(CfgLoad, KeepsTheGeneration)

@@ -273,6 +273,7 @@ TEST(CfgValidate, RejectsNumbersOutsideTheirBounds)
 		{"/runtime/limits/maxHeaderBytes", {1024, 1048576}, {1023, 1048577}},
 		{"/runtime/limits/maxBodyBytes", {0, 1073741824}, {-1, 1073741825}},
 		{"/runtime/limits/peerQueueDepth", {1, 1048576}, {0, 1048577}},
+		{"/runtime/limits/maxBufferedBytes", {4194304, 4294967295LL}, {4194303, 4294967296LL}},
 		{"/runtime/health/probeIntervalMs", {10, 500}, {9, 60001}},
 		{"/runtime/health/probeIntervalMaxMs", {500, 600000}, {9, 600001}},
 		{"/runtime/health/probeTimeoutMs", {10, 60000}, {9, 60001}},
