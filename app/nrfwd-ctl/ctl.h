@@ -96,8 +96,8 @@ int ctl_state_save(const struct nrf_topo *t, const char *file);
  * findings of @p lint (may be NULL) and the path of @p trace (may be NULL)
  * highlighted. @p title may be NULL.
  */
-void ctl_dot_write(FILE *f, const struct nrf_topo *t, const struct nrf_topo_lint *lint,
-	const struct nrf_topo_trace *trace, const char *title);
+void ctl_dot_write(FILE *f, const struct nrf_topo *t, const struct nrf_topo_findings *lint,
+	const struct nrf_topo_hops *trace, const char *title);
 
 /*
  * Write the picture where asked: DOT to @p dot_file ("-": stdout), SVG
@@ -105,6 +105,6 @@ void ctl_dot_write(FILE *f, const struct nrf_topo *t, const struct nrf_topo_lint
  * @return 0, or -1 with the reason on stderr (dot not installed, a file).
  */
 int ctl_picture(const char *dot_file, const char *svg_file, const struct nrf_topo *t,
-	const struct nrf_topo_lint *lint, const struct nrf_topo_trace *trace, const char *title);
+	const struct nrf_topo_findings *lint, const struct nrf_topo_hops *trace, const char *title);
 
 #endif /* NRF_CTL_H */

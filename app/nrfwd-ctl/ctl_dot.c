@@ -56,7 +56,7 @@ struct edge_look {
 };
 
 static void
-mark_findings(const struct nrf_topo *t, const struct nrf_topo_lint *lint,
+mark_findings(const struct nrf_topo *t, const struct nrf_topo_findings *lint,
 	struct edge_look *look, enum mark *node_mark)
 {
 	size_t n_edges;
@@ -73,7 +73,7 @@ mark_findings(const struct nrf_topo *t, const struct nrf_topo_lint *lint,
 			continue;
 		for (size_t k = 0; k < fd->n_entries; k++) {
 			const struct nrf_topo_edge *e =
-				nrf_topo_edge(t, fd->entries[k].from, fd->entries[k].peer);
+				nrf_topo_peer_edge(t, fd->entries[k].from, fd->entries[k].peer);
 			size_t idx = (size_t)(e - edges);
 
 			if (e != NULL && look[idx].mark < m)
@@ -89,7 +89,7 @@ mark_findings(const struct nrf_topo *t, const struct nrf_topo_lint *lint,
 }
 
 static void
-mark_trace(const struct nrf_topo *t, const struct nrf_topo_trace *tr, struct edge_look *look,
+mark_trace(const struct nrf_topo *t, const struct nrf_topo_hops *tr, struct edge_look *look,
 	bool *visited)
 {
 	size_t n_edges;
@@ -102,7 +102,7 @@ mark_trace(const struct nrf_topo *t, const struct nrf_topo_trace *tr, struct edg
 
 		visited[hp->nrf] = true;
 		for (uint16_t k = 0; k < hp->n_tries; k++) {
-			const struct nrf_topo_edge *e = nrf_topo_edge(t, hp->nrf, hp->tries[k].peer);
+			const struct nrf_topo_edge *e = nrf_topo_peer_edge(t, hp->nrf, hp->tries[k].peer);
 			size_t idx = (size_t)(e - edges);
 
 			if (e == NULL || look[idx].try_no != 0)
@@ -118,7 +118,7 @@ static size_t
 dangling_id(const struct nrf_topo *t, const struct nrf_topo_edge *e, const char **names,
 	size_t *n)
 {
-	const char *nm = nrf_topo_nrf(t, e->from)->cfg->peers[e->peer].name;
+	const char *nm = nrf_topo_at(t, e->from)->cfg->peers[e->peer].name;
 
 	for (size_t i = 0; i < *n; i++)
 		if (strcmp(names[i], nm) == 0)
@@ -128,8 +128,8 @@ dangling_id(const struct nrf_topo *t, const struct nrf_topo_edge *e, const char 
 }
 
 void
-ctl_dot_write(FILE *f, const struct nrf_topo *t, const struct nrf_topo_lint *lint,
-	const struct nrf_topo_trace *tr, const char *title)
+ctl_dot_write(FILE *f, const struct nrf_topo *t, const struct nrf_topo_findings *lint,
+	const struct nrf_topo_hops *tr, const char *title)
 {
 	size_t n = nrf_topo_count(t), n_edges, n_dang = 0;
 	const struct nrf_topo_edge *edges = nrf_topo_edges(t, &n_edges);
@@ -164,7 +164,7 @@ ctl_dot_write(FILE *f, const struct nrf_topo *t, const struct nrf_topo_lint *lin
 
 	/* NRFs, one cluster per nrfSetId. */
 	for (size_t i = 0; i < n; i++) {
-		const char *sid = nrf_topo_nrf(t, i)->cfg->general.nrf_set_id;
+		const char *sid = nrf_topo_at(t, i)->cfg->general.nrf_set_id;
 
 		if (clustered[i])
 			continue;
@@ -174,7 +174,7 @@ ctl_dot_write(FILE *f, const struct nrf_topo *t, const struct nrf_topo_lint *lin
 			fprintf(f, ";\n\t\tstyle=dashed; color=gray50; fontcolor=gray30;\n");
 		}
 		for (size_t j = i; j < n; j++) {
-			const struct nrf_topo_nrf *nd = nrf_topo_nrf(t, j);
+			const struct nrf_topo_nrf *nd = nrf_topo_at(t, j);
 			const char *fill = "white", *color = "black";
 			char label[600];
 
@@ -206,7 +206,7 @@ ctl_dot_write(FILE *f, const struct nrf_topo *t, const struct nrf_topo_lint *lin
 	/* Peer entries. */
 	for (size_t k = 0; k < n_edges; k++) {
 		const struct nrf_topo_edge *e = &edges[k];
-		const struct nrf_cfg *cfg = nrf_topo_nrf(t, e->from)->cfg;
+		const struct nrf_cfg *cfg = nrf_topo_at(t, e->from)->cfg;
 		const struct nrf_cfg_peer *p = &cfg->peers[e->peer];
 		const char *color = "black", *style = "solid";
 		char label[400];
@@ -326,7 +326,7 @@ render_svg(const char *text, size_t len, const char *svg)
 
 int
 ctl_picture(const char *dot_file, const char *svg_file, const struct nrf_topo *t,
-	const struct nrf_topo_lint *lint, const struct nrf_topo_trace *trace, const char *title)
+	const struct nrf_topo_findings *lint, const struct nrf_topo_hops *trace, const char *title)
 {
 	char *text = NULL;
 	size_t len = 0;

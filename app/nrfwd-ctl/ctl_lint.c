@@ -31,11 +31,11 @@ print_codes(void)
 static const char *
 nrf_name(const struct nrf_topo *t, int32_t i)
 {
-	return i >= 0 ? nrf_topo_nrf(t, (size_t)i)->name : NULL;
+	return i >= 0 ? nrf_topo_at(t, (size_t)i)->name : NULL;
 }
 
 static void
-print_text(const struct nrf_topo *t, const struct nrf_topo_lint *l)
+print_text(const struct nrf_topo *t, const struct nrf_topo_findings *l)
 {
 	size_t n_edges;
 
@@ -61,12 +61,12 @@ print_text(const struct nrf_topo *t, const struct nrf_topo_lint *l)
 }
 
 static json_t *
-lint_json(const struct nrf_topo *t, const struct nrf_topo_lint *l, int status)
+lint_json(const struct nrf_topo *t, const struct nrf_topo_findings *l, int status)
 {
 	json_t *out = json_object(), *nrfs = json_array(), *fs = json_array(), *sum;
 
 	for (size_t i = 0; i < nrf_topo_count(t); i++) {
-		const struct nrf_topo_nrf *n = nrf_topo_nrf(t, i);
+		const struct nrf_topo_nrf *n = nrf_topo_at(t, i);
 		json_t *o = json_object();
 
 		json_object_set_new(o, "name", json_string(n->name));
@@ -97,10 +97,10 @@ lint_json(const struct nrf_topo *t, const struct nrf_topo_lint *l, int status)
 		for (size_t k = 0; k < f->n_path; k++)
 			json_array_append_new(path, json_string(nrf_name(t, f->path[k])));
 		for (size_t k = 0; k < f->n_entries; k++) {
-			const struct nrf_topo_nrf *n = nrf_topo_nrf(t, f->entries[k].from);
+			const struct nrf_topo_nrf *n = nrf_topo_at(t, f->entries[k].from);
 			const struct nrf_cfg_peer *p = &n->cfg->peers[f->entries[k].peer];
 			const struct nrf_topo_edge *e =
-				nrf_topo_edge(t, f->entries[k].from, f->entries[k].peer);
+				nrf_topo_peer_edge(t, f->entries[k].from, f->entries[k].peer);
 			json_t *eo = json_object();
 
 			json_object_set_new(eo, "nrf", json_string(n->name));
@@ -146,7 +146,7 @@ ctl_lint(int argc, char **argv)
 	const char *apis[MAX_SOURCES], *dot = NULL, *svg = NULL;
 	struct ctl_topo_src src = {0};
 	struct nrf_topo_lint_opts lo = {0};
-	struct nrf_topo_lint l;
+	struct nrf_topo_findings l;
 	struct nrf_topo *t;
 	bool json = false;
 	int c, rc, status;
@@ -191,7 +191,7 @@ ctl_lint(int argc, char **argv)
 	rc = nrf_topo_lint(t, &lo, &l);
 	if (rc != 0) {
 		fprintf(stderr, "nrfwd-ctl: lint: %s\n", nrf_strerror(rc));
-		nrf_topo_lint_fini(&l);
+		nrf_topo_findings_fini(&l);
 		nrf_topo_free(t);
 		return EXIT_TOPO_USAGE;
 	}
@@ -212,7 +212,7 @@ ctl_lint(int argc, char **argv)
 	fflush(stdout);
 	if (ctl_picture(dot, svg, t, &l, NULL, "nrfwd-ctl lint") != 0)
 		status = EXIT_TOPO_USAGE;
-	nrf_topo_lint_fini(&l);
+	nrf_topo_findings_fini(&l);
 	nrf_topo_free(t);
 	return status;
 }

@@ -403,7 +403,7 @@ ctl_state_load(struct nrf_topo *t, const char *file)
 			json_decref(doc);
 			return -1;
 		}
-		cfg = nrf_topo_nrf(t, (size_t)nrf)->cfg;
+		cfg = nrf_topo_at(t, (size_t)nrf)->cfg;
 		nrf_topo_set_rotation(t, (size_t)nrf,
 			(uint32_t)json_integer_value(json_object_get(s, "rotation")));
 		held = json_object_get(s, "heldDown");
@@ -426,7 +426,7 @@ ctl_state_save(const struct nrf_topo *t, const char *file)
 	int rc;
 
 	for (size_t i = 0; i < nrf_topo_count(t); i++) {
-		const struct nrf_topo_nrf *n = nrf_topo_nrf(t, i);
+		const struct nrf_topo_nrf *n = nrf_topo_at(t, i);
 		json_t *s = json_object(), *held = json_array();
 
 		json_object_set_new(s, "rotation", json_integer(nrf_topo_rotation(t, i)));

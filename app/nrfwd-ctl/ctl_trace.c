@@ -23,7 +23,7 @@
 static const char *
 NAME(const struct nrf_topo *t, int32_t i)
 {
-	return i >= 0 ? nrf_topo_nrf(t, (size_t)i)->name : "(none)";
+	return i >= 0 ? nrf_topo_at(t, (size_t)i)->name : "(none)";
 }
 
 static const char *
@@ -68,7 +68,7 @@ kind_name(enum nrf_topo_kind k)
 
 /* The Via field lines of the answer hop @p h gives back. */
 static size_t
-answer_via(const struct nrf_topo *t, const struct nrf_topo_trace *tr, size_t h,
+answer_via(const struct nrf_topo *t, const struct nrf_topo_hops *tr, size_t h,
 	char lines[][320], size_t max)
 {
 	uint16_t who[NRF_CFG_MAX_VIA_MEMBERS + 64];
@@ -77,7 +77,7 @@ answer_via(const struct nrf_topo *t, const struct nrf_topo_trace *tr, size_t h,
 	if (n > NRF_ARRAY_SIZE(who))
 		n = NRF_ARRAY_SIZE(who);
 	for (size_t i = 0; i < n && i < max; i++) {
-		const struct nrf_cfg *c = nrf_topo_nrf(t, who[i])->cfg;
+		const struct nrf_cfg *c = nrf_topo_at(t, who[i])->cfg;
 
 		if (nrf_via_member_format(lines[i], 320, c->general.host, c->general.port) < 0)
 			lines[i][0] = '\0';
@@ -111,7 +111,7 @@ describe(char *buf, size_t cap, const struct nrf_topo *t, const struct nrf_topo_
 /* JSON                                                                      */
 
 static json_t *
-answer_json(const struct nrf_topo *t, const struct nrf_topo_trace *tr, size_t h)
+answer_json(const struct nrf_topo *t, const struct nrf_topo_hops *tr, size_t h)
 {
 	const struct nrf_topo_answer *a = &tr->hops[h].answer;
 	static char lines[NRF_CFG_MAX_VIA_MEMBERS + 64][320];
@@ -145,9 +145,9 @@ answer_json(const struct nrf_topo *t, const struct nrf_topo_trace *tr, size_t h)
 static json_t *
 peer_json(const struct nrf_topo *t, size_t nrf, uint16_t peer)
 {
-	const struct nrf_cfg *c = nrf_topo_nrf(t, nrf)->cfg;
+	const struct nrf_cfg *c = nrf_topo_at(t, nrf)->cfg;
 	const struct nrf_cfg_peer *p = &c->peers[peer];
-	const struct nrf_topo_edge *e = nrf_topo_edge(t, nrf, peer);
+	const struct nrf_topo_edge *e = nrf_topo_peer_edge(t, nrf, peer);
 	json_t *o = json_object();
 
 	json_object_set_new(o, "peer", json_string(p->name));
@@ -163,10 +163,10 @@ peer_json(const struct nrf_topo *t, size_t nrf, uint16_t peer)
 }
 
 static json_t *
-hop_json(const struct nrf_topo *t, const struct nrf_topo_trace *tr, size_t h)
+hop_json(const struct nrf_topo *t, const struct nrf_topo_hops *tr, size_t h)
 {
 	const struct nrf_topo_hop *hp = &tr->hops[h];
-	const struct nrf_topo_nrf *n = nrf_topo_nrf(t, hp->nrf);
+	const struct nrf_topo_nrf *n = nrf_topo_at(t, hp->nrf);
 	const struct nrf_cfg *cfg = n->cfg;
 	json_t *o = json_object(), *via = json_array(), *scan = json_object(), *peers;
 	json_t *arr, *local;
@@ -256,7 +256,7 @@ hop_json(const struct nrf_topo *t, const struct nrf_topo_trace *tr, size_t h)
 }
 
 static json_t *
-trace_json(const struct nrf_topo *t, const struct nrf_topo_trace *tr,
+trace_json(const struct nrf_topo *t, const struct nrf_topo_hops *tr,
 	const struct nrf_topo_request *req)
 {
 	json_t *o = json_object(), *r = json_object(), *via = json_array(), *hops = json_array();
@@ -291,9 +291,9 @@ ind(int depth)
 static void
 print_peer(const struct nrf_topo *t, size_t nrf, uint16_t peer)
 {
-	const struct nrf_cfg *c = nrf_topo_nrf(t, nrf)->cfg;
+	const struct nrf_cfg *c = nrf_topo_at(t, nrf)->cfg;
 	const struct nrf_cfg_peer *p = &c->peers[peer];
-	const struct nrf_topo_edge *e = nrf_topo_edge(t, nrf, peer);
+	const struct nrf_topo_edge *e = nrf_topo_peer_edge(t, nrf, peer);
 
 	printf("%s (%s p%u", p->name,
 		p->mode == NRF_MODE_FORWARDING ? "forwarding" : c->sets[p->set].nrf_set_id,
@@ -307,10 +307,10 @@ print_peer(const struct nrf_topo *t, size_t nrf, uint16_t peer)
 }
 
 static void
-print_hop(const struct nrf_topo *t, const struct nrf_topo_trace *tr, size_t h)
+print_hop(const struct nrf_topo *t, const struct nrf_topo_hops *tr, size_t h)
 {
 	const struct nrf_topo_hop *hp = &tr->hops[h];
-	const struct nrf_topo_nrf *n = nrf_topo_nrf(t, hp->nrf);
+	const struct nrf_topo_nrf *n = nrf_topo_at(t, hp->nrf);
 	const struct nrf_cfg *cfg = n->cfg;
 	int d = hp->depth;
 	char what[600];
@@ -343,11 +343,14 @@ print_hop(const struct nrf_topo *t, const struct nrf_topo_trace *tr, size_t h)
 				printf("  local NRF %s:%u: down (a failed try)\n",
 					cfg->rt.local_nrf.address, cfg->rt.local_nrf.port);
 			else
-				printf("  local NRF %s:%u: %u, %s\n", cfg->rt.local_nrf.address,
+				printf("  local NRF %s:%u: %u%s, %s\n", cfg->rt.local_nrf.address,
 					cfg->rt.local_nrf.port, hp->local_status,
+					hp->local == NRF_TOPO_LOCAL_ABSENT && hp->local_status == 200
+						? " with an empty nfInstances"
+						: "",
 					hp->local == NRF_TOPO_LOCAL_ABSENT
-						? "claims absence: kept, forwarded"
-						: "relayed");
+						? "claims absence: kept, the request goes on"
+						: "its answer is relayed");
 		}
 	}
 	if (hp->scan_rc == 0 && hp->plan.verdict == NRF_FWD_FORWARD &&
@@ -403,7 +406,7 @@ print_hop(const struct nrf_topo *t, const struct nrf_topo_trace *tr, size_t h)
 }
 
 static void
-print_text(const struct nrf_topo *t, const struct nrf_topo_trace *tr,
+print_text(const struct nrf_topo *t, const struct nrf_topo_hops *tr,
 	const struct nrf_topo_request *req)
 {
 	static char lines[NRF_CFG_MAX_VIA_MEMBERS + 64][320];
@@ -430,7 +433,7 @@ reset_state(struct nrf_topo *t, uint32_t rotation)
 {
 	for (size_t i = 0; i < nrf_topo_count(t); i++) {
 		nrf_topo_set_rotation(t, i, rotation);
-		for (uint16_t p = 0; p < nrf_topo_nrf(t, i)->cfg->n_peers; p++)
+		for (uint16_t p = 0; p < nrf_topo_at(t, i)->cfg->n_peers; p++)
 			nrf_topo_set_held_down(t, i, p, false);
 	}
 }
@@ -459,7 +462,7 @@ trace_all(struct nrf_topo *t, struct nrf_topo_request *req, uint32_t rotation, b
 		printf("%-40s %-10s %s\n", "at", "NF type", "answer");
 	for (size_t i = 0; i < nrf_topo_count(t) && status == 0; i++) {
 		for (size_t k = 0; k < n_types; k++) {
-			struct nrf_topo_trace tr;
+			struct nrf_topo_hops tr;
 			char path[300], what[600], key[160];
 			const struct nrf_topo_answer *a;
 			size_t j;
@@ -474,7 +477,7 @@ trace_all(struct nrf_topo *t, struct nrf_topo_request *req, uint32_t rotation, b
 			if (rc != 0) {
 				fprintf(stderr, "nrfwd-ctl: trace at %s: %s\n", NAME(t, (int32_t)i),
 					nrf_strerror(rc));
-				nrf_topo_trace_fini(&tr);
+				nrf_topo_hops_fini(&tr);
 				status = 1;
 				break;
 			}
@@ -511,7 +514,7 @@ trace_all(struct nrf_topo *t, struct nrf_topo_request *req, uint32_t rotation, b
 				printf("%-40s %-10s %s (%zu hop%s)\n", NAME(t, (int32_t)i), types[k],
 					what, tr.n_hops, tr.n_hops == 1 ? "" : "s");
 			}
-			nrf_topo_trace_fini(&tr);
+			nrf_topo_hops_fini(&tr);
 		}
 	}
 	if (json) {
@@ -568,7 +571,7 @@ ctl_trace(int argc, char **argv)
 	struct nrf_slice lines[MAX_VIA_LINES];
 	struct nrf_topo_request req = {0};
 	struct ctl_topo_src src = {0};
-	struct nrf_topo_trace tr = {0};
+	struct nrf_topo_hops tr = {0};
 	struct nrf_topo *t;
 	size_t n_down = 0;
 	unsigned long rotation = 0;
@@ -710,7 +713,7 @@ ctl_trace(int argc, char **argv)
 		status = 1;
 	if (dot != NULL || svg != NULL) {
 		/* The picture shows what lint finds too (it leaves the state alone). */
-		struct nrf_topo_lint l;
+		struct nrf_topo_findings l;
 		char title[700];
 
 		snprintf(title, sizeof(title), "nrfwd-ctl trace: %s %s at %s", req.method, req.path,
@@ -718,10 +721,10 @@ ctl_trace(int argc, char **argv)
 		rc = nrf_topo_lint(t, NULL, &l);
 		if (ctl_picture(dot, svg, t, rc == 0 ? &l : NULL, &tr, title) != 0)
 			status = EXIT_TOPO_USAGE;
-		nrf_topo_lint_fini(&l);
+		nrf_topo_findings_fini(&l);
 	}
 out:
-	nrf_topo_trace_fini(&tr);
+	nrf_topo_hops_fini(&tr);
 	nrf_topo_free(t);
 	return status;
 }

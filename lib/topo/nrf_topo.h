@@ -108,7 +108,7 @@ struct nrf_topo_nrf {
 size_t nrf_topo_count(const struct nrf_topo *t);
 
 /** NRF @p i, or NULL when out of range. */
-const struct nrf_topo_nrf *nrf_topo_nrf(const struct nrf_topo *t, size_t i);
+const struct nrf_topo_nrf *nrf_topo_at(const struct nrf_topo *t, size_t i);
 
 /**
  * A peer entry resolved (after nrf_topo_resolve()). One per entry of every
@@ -133,7 +133,7 @@ struct nrf_topo_edge {
 const struct nrf_topo_edge *nrf_topo_edges(const struct nrf_topo *t, size_t *n);
 
 /** The edge of peer @p peer of NRF @p from, or NULL. */
-const struct nrf_topo_edge *nrf_topo_edge(const struct nrf_topo *t, size_t from,
+const struct nrf_topo_edge *nrf_topo_peer_edge(const struct nrf_topo *t, size_t from,
 	size_t peer);
 
 /**
@@ -299,7 +299,7 @@ struct nrf_topo_hop {
 };
 
 /** A whole trace. hops[0] is the entry; answer = hops[0].answer. */
-struct nrf_topo_trace {
+struct nrf_topo_hops {
 	struct nrf_topo_hop *hops;
 	size_t n_hops;
 	size_t cap;
@@ -309,15 +309,15 @@ struct nrf_topo_trace {
 /**
  * Simulate @p req (see the file comment). Reads and updates the state
  * (rotation counters, held-down peers). @p out is initialised here;
- * finish it with nrf_topo_trace_fini() whatever the result.
+ * finish it with nrf_topo_hops_fini() whatever the result.
  * @return 0; NRF_EINVAL (NULL, not resolved, @c at out of range);
  *   NRF_ETOOBIG (more than NRF_TOPO_MAX_HOPS hops); NRF_ENOMEM.
  */
 int nrf_topo_trace(struct nrf_topo *t, const struct nrf_topo_request *req,
-	struct nrf_topo_trace *out);
+	struct nrf_topo_hops *out);
 
 /** Free what a trace holds. NULL-safe; the struct is zeroed. */
-void nrf_topo_trace_fini(struct nrf_topo_trace *tr);
+void nrf_topo_hops_fini(struct nrf_topo_hops *tr);
 
 /**
  * The Via members an answer carries when it reaches the client of hop
@@ -325,7 +325,7 @@ void nrf_topo_trace_fini(struct nrf_topo_trace *tr);
  * viaOnResponses on (nrfwd's own answers carry none of their maker's).
  * Writes up to @p max NRF indices to @p out. @return how many there are.
  */
-size_t nrf_topo_answer_via(const struct nrf_topo *t, const struct nrf_topo_trace *tr,
+size_t nrf_topo_answer_via(const struct nrf_topo *t, const struct nrf_topo_hops *tr,
 	size_t hop, uint16_t *out, size_t max);
 
 /** "failed", "rerouted", "relayed", "refused". */
@@ -384,7 +384,7 @@ struct nrf_topo_finding {
 	size_t n_entries;
 };
 
-struct nrf_topo_lint {
+struct nrf_topo_findings {
 	struct nrf_topo_finding *v;   /**< in a stable order: by code, then NRF */
 	size_t n;
 	size_t cap;
@@ -403,16 +403,16 @@ struct nrf_topo_lint_opts {
 /**
  * Lint a resolved topology. Deterministic: the same topology gives the same
  * findings in the same order. @p opts may be NULL. @p out is initialised
- * here; finish it with nrf_topo_lint_fini() whatever the result.
+ * here; finish it with nrf_topo_findings_fini() whatever the result.
  * Uses the Via scan and nrf_fwd_decide() with zeroed state (it does not
  * touch the trace state).
  * @return 0, NRF_EINVAL (NULL or not resolved), NRF_ENOMEM.
  */
 int nrf_topo_lint(struct nrf_topo *t, const struct nrf_topo_lint_opts *opts,
-	struct nrf_topo_lint *out);
+	struct nrf_topo_findings *out);
 
 /** Free what a lint result holds. NULL-safe; the struct is zeroed. */
-void nrf_topo_lint_fini(struct nrf_topo_lint *l);
+void nrf_topo_findings_fini(struct nrf_topo_findings *l);
 
 #ifdef __cplusplus
 }

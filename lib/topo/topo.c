@@ -445,7 +445,7 @@ nrf_topo_count(const struct nrf_topo *t)
 }
 
 const struct nrf_topo_nrf *
-nrf_topo_nrf(const struct nrf_topo *t, size_t i)
+nrf_topo_at(const struct nrf_topo *t, size_t i)
 {
 	return t != NULL && i < t->n ? &t->nodes[i].pub : NULL;
 }
@@ -458,7 +458,7 @@ nrf_topo_edges(const struct nrf_topo *t, size_t *n)
 }
 
 const struct nrf_topo_edge *
-nrf_topo_edge(const struct nrf_topo *t, size_t from, size_t peer)
+nrf_topo_peer_edge(const struct nrf_topo *t, size_t from, size_t peer)
 {
 	if (t == NULL || !t->resolved || from >= t->n || peer >= t->nodes[from].cfg->n_peers)
 		return NULL;

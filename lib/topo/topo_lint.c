@@ -99,7 +99,7 @@ nrf_topo_severity_name(enum nrf_topo_severity s)
 
 struct lint_ctx {
 	struct nrf_topo *t;
-	struct nrf_topo_lint *out;
+	struct nrf_topo_findings *out;
 	uint8_t *code_of;   /* code index of out->v[i] */
 	size_t code_cap;
 	int err;            /* sticky: the first allocation failure */
@@ -118,7 +118,7 @@ struct lint_ctx {
 static struct nrf_topo_finding *
 finding(struct lint_ctx *L, enum code_idx code, char *message)
 {
-	struct nrf_topo_lint *o = L->out;
+	struct nrf_topo_findings *o = L->out;
 	struct nrf_topo_finding *f;
 
 	if (message == NULL || L->err != 0) {
@@ -936,6 +936,84 @@ cycle_cmp_canon(const void *a, const void *b)
 	return x->edges[x->n - 1] < y->edges[y->n - 1] ? -1 : 1;
 }
 
+/* The last witness of the ring that starts at @p i (sorted by ring). */
+static size_t
+group_end(const struct cycle *cy, size_t n_cy, size_t i)
+{
+	size_t j = i;
+
+	while (j + 1 < n_cy && strcmp(cy[j + 1].canon, cy[i].canon) == 0)
+		j++;
+	return j;
+}
+
+/*
+ * The finding of ring cy[i..j] (its witnesses). With @p same (n_same
+ * rings, each given by its first witness, i among them): one finding for
+ * all of them, the rings loop prevention breaks in one component.
+ */
+static void
+ring_finding(struct lint_ctx *L, const struct cycle *cy, size_t i, size_t j,
+	const size_t *same, size_t n_same)
+{
+	const struct nrf_topo *t = L->t;
+	struct nrf_topo_finding *f;
+	char *ring = ring_text(L, cy[i].nodes, cy[i].n);
+	char *text = NULL;
+	uint16_t *p;
+
+	for (size_t k = i; k <= j; k++) {
+		char *w = cycle_text(L, &cy[k]);
+		char *nt = topo_asprintf("%s%s%s", text != NULL ? text : "",
+			text != NULL ? "; " : "", w != NULL ? w : "");
+
+		free(w);
+		free(text);
+		text = nt;
+	}
+	if (n_same > 1)
+		f = finding(L, cy[i].code,
+			topo_asprintf("%zu forwarding cycles are broken by loop prevention (harmless: "
+				      "each ends in a skip), e.g. cycle %s: %s",
+				n_same, ring != NULL ? ring : "", text != NULL ? text : ""));
+	else
+		f = finding(L, cy[i].code,
+			topo_asprintf("cycle %s: %s", ring != NULL ? ring : "",
+				text != NULL ? text : ""));
+	free(ring);
+	free(text);
+	p = malloc((cy[i].n + 1) * sizeof(*p));
+	if (p != NULL) {
+		memcpy(p, cy[i].nodes, cy[i].n * sizeof(*p));
+		p[cy[i].n] = cy[i].nodes[0];
+		path(L, f, p, cy[i].n + 1);
+		free(p);
+	} else {
+		L->err = NRF_ENOMEM;
+	}
+	for (size_t k = 0; k < cy[i].n; k++) {
+		const struct nrf_topo_edge *e = &t->edges[cy[i].edges[k]];
+
+		nref(L, f, e->from, strdup(PEER(L, e)->pointer), PEER(L, e)->name);
+	}
+	if (cy[i].how == STEP_HOP_LIMIT)
+		nref(L, f, cy[i].at, strdup("/forwardingOptions/maxViaMembers"), "maxViaMembers");
+	/* Every entry of every ring, for pictures (each once). */
+	for (size_t r = 0; r < (n_same > 0 ? n_same : 1); r++) {
+		const struct cycle *c = &cy[n_same > 0 ? same[r] : i];
+
+		for (size_t k = 0; f != NULL && k < c->n; k++) {
+			const struct nrf_topo_edge *e = &t->edges[c->edges[k]];
+			bool dup = false;
+
+			for (size_t q = 0; q < f->n_entries && !dup; q++)
+				dup = f->entries[q].from == e->from && f->entries[q].peer == e->peer;
+			if (!dup)
+				entry(L, f, e->from, e->peer);
+		}
+	}
+}
+
 static void
 lint_cycles(struct lint_ctx *L)
 {
@@ -947,7 +1025,8 @@ lint_cycles(struct lint_ctx *L)
 	size_t *prev_edge = malloc((n + 1) * sizeof(*prev_edge));
 	uint32_t *queue = malloc((n + 1) * sizeof(*queue));
 	struct cycle *cy = NULL;
-	size_t n_cy = 0, cap_cy = 0;
+	size_t n_cy = 0, cap_cy = 0, n_prev = 0;
+	size_t *prevented = NULL;
 
 	if (nodes == NULL || edges == NULL || prev == NULL || prev_edge == NULL || queue == NULL) {
 		L->err = NRF_ENOMEM;
@@ -996,49 +1075,47 @@ lint_cycles(struct lint_ctx *L)
 	}
 	if (n_cy > 1)
 		qsort(cy, n_cy, sizeof(*cy), cycle_cmp_canon);
-	/* One finding per ring: the worst witness leads, the others follow. */
+	/* One finding per ring that ends in an error (the worst witness leads,
+	 * the others follow); the rings loop prevention breaks, one finding
+	 * per strongly connected component (a mesh has very many). */
+	prevented = calloc(n_cy + 1, sizeof(*prevented));
+	if (prevented == NULL) {
+		L->err = NRF_ENOMEM;
+		goto out;
+	}
 	for (size_t i = 0; i < n_cy;) {
 		size_t j = i;
-		struct nrf_topo_finding *f;
-		char *ring = ring_text(L, cy[i].nodes, cy[i].n);
-		char *text = NULL;
-		uint16_t *p;
 
 		while (j + 1 < n_cy && strcmp(cy[j + 1].canon, cy[i].canon) == 0)
 			j++;
-		for (size_t k = i; k <= j; k++) {
-			char *w = cycle_text(L, &cy[k]);
-			char *nt = topo_asprintf("%s%s%s", text != NULL ? text : "",
-				text != NULL ? "; " : "", w != NULL ? w : "");
-
-			free(w);
-			free(text);
-			text = nt;
-		}
-		f = finding(L, cy[i].code,
-			topo_asprintf("cycle %s: %s", ring != NULL ? ring : "",
-				text != NULL ? text : ""));
-		free(ring);
-		free(text);
-		p = malloc((cy[i].n + 1) * sizeof(*p));
-		if (p != NULL) {
-			memcpy(p, cy[i].nodes, cy[i].n * sizeof(*p));
-			p[cy[i].n] = cy[i].nodes[0];
-			path(L, f, p, cy[i].n + 1);
-			free(p);
-		} else {
-			L->err = NRF_ENOMEM;
-		}
-		for (size_t k = 0; k < cy[i].n; k++) {
-			const struct nrf_topo_edge *e = &t->edges[cy[i].edges[k]];
-
-			nref(L, f, e->from, strdup(PEER(L, e)->pointer), PEER(L, e)->name);
-			entry(L, f, e->from, e->peer);
-		}
-		if (cy[i].how == STEP_HOP_LIMIT)
-			nref(L, f, cy[i].at, strdup("/forwardingOptions/maxViaMembers"),
-				"maxViaMembers");
+		if (cy[i].code == C_CYCLE_PREVENTED)
+			prevented[n_prev++] = i;
+		else
+			ring_finding(L, cy, i, j, NULL, 0);
 		i = j + 1;
+	}
+	for (size_t a = 0; a < n_prev; a++) {
+		size_t i = prevented[a], n_same = 0;
+		uint32_t comp;
+		size_t *same;
+
+		if (i == SIZE_MAX)
+			continue;
+		comp = L->scc[cy[i].nodes[0]];
+		same = malloc((n_prev - a) * sizeof(*same));
+		if (same == NULL) {
+			L->err = NRF_ENOMEM;
+			break;
+		}
+		for (size_t b = a; b < n_prev; b++) {
+			if (prevented[b] != SIZE_MAX && L->scc[cy[prevented[b]].nodes[0]] == comp) {
+				same[n_same++] = prevented[b];
+				if (b != a)
+					prevented[b] = SIZE_MAX;
+			}
+		}
+		ring_finding(L, cy, i, group_end(cy, n_cy, i), same, n_same);
+		free(same);
 	}
 out:
 	for (size_t i = 0; i < n_cy; i++) {
@@ -1047,6 +1124,7 @@ out:
 		free(cy[i].canon);
 	}
 	free(cy);
+	free(prevented);
 	free(nodes);
 	free(edges);
 	free(prev);
@@ -1064,6 +1142,9 @@ struct path_search {
 	uint16_t *best;       /* longest found */
 	size_t best_n;
 	bool *limited;        /* NRF already reported for the hop limit */
+	size_t n_limited;
+	uint16_t *witness;    /* the first path found over a hop limit */
+	size_t witness_n;
 	uint64_t budget;
 };
 
@@ -1071,27 +1152,47 @@ static void
 limit_found(struct lint_ctx *L, struct path_search *s, size_t depth)
 {
 	size_t x = s->path[depth];
-	const struct nrf_cfg *c = L->t->nodes[x].cfg;
-	struct nrf_topo_finding *f;
-	char *ring;
 
 	if (s->limited[x])
 		return;
 	s->limited[x] = true;
-	ring = topo_strdup(NAME(L, s->path[0]));
-	for (size_t i = 1; i <= depth && ring != NULL; i++) {
-		char *nr = topo_asprintf("%s -> %s", ring, NAME(L, s->path[i]));
+	s->n_limited++;
+	if (s->witness_n == 0) {
+		memcpy(s->witness, s->path, (depth + 1) * sizeof(*s->path));
+		s->witness_n = depth + 1;
+	}
+	(void)L;
+}
+
+/* One finding for every NRF a request can reach over maxViaMembers. */
+static void
+limit_finding(struct lint_ctx *L, struct path_search *s)
+{
+	size_t x, n = s->witness_n;
+	struct nrf_topo_finding *f;
+	char *ring;
+
+	if (n == 0)
+		return;
+	x = s->witness[n - 1];
+	ring = topo_strdup(NAME(L, s->witness[0]));
+	for (size_t i = 1; i < n && ring != NULL; i++) {
+		char *nr = topo_asprintf("%s -> %s", ring, NAME(L, s->witness[i]));
 
 		free(ring);
 		ring = nr;
 	}
 	f = finding(L, C_PATH_OVER_MAX_VIA,
-		topo_asprintf("%s: the request arrives at %s with %zu Via members, more than its "
-			      "maxViaMembers %u: 508 MAX_HOPS_REACHED",
-			ring != NULL ? ring : "", NAME(L, x), depth, c->fwd.max_via_members));
+		topo_asprintf("a request can arrive at %zu NRF%s with more Via members than "
+			      "their maxViaMembers (508 MAX_HOPS_REACHED there, relayed back), "
+			      "e.g. %s: %s receives %zu members, its maxViaMembers is %u",
+			s->n_limited, s->n_limited == 1 ? "" : "s", ring != NULL ? ring : "",
+			NAME(L, x), n - 1, L->t->nodes[x].cfg->fwd.max_via_members));
 	free(ring);
-	path(L, f, s->path, depth + 1);
-	nref(L, f, x, strdup("/forwardingOptions/maxViaMembers"), "maxViaMembers");
+	path(L, f, s->witness, n);
+	for (size_t i = 0; i < L->t->n; i++)
+		if (s->limited[i])
+			nref(L, f, i, strdup("/forwardingOptions/maxViaMembers"), NAME(L, i));
 }
 
 /* Depth first from @p start, every NRF forwarding @p op. */
@@ -1121,7 +1222,7 @@ search_from(struct lint_ctx *L, struct path_search *s, size_t start, uint64_t bu
 			size_t y = (size_t)e->to;
 			enum step_end st;
 
-			if (s->on[y] || t->nodes[y].down || !nrf_fwd_op_enabled(t->nodes[y].cfg, op))
+			if (s->on[y] || t->nodes[y].down)
 				continue;
 			spent++;
 			if (step(L, x, depth, op, e->peer) != STEP_NEXT)
@@ -1178,8 +1279,9 @@ lint_paths(struct lint_ctx *L, uint64_t budget)
 	s.on = calloc(n + 1, sizeof(*s.on));
 	s.best = calloc(n + 1, sizeof(*s.best));
 	s.limited = calloc(n + 1, sizeof(*s.limited));
+	s.witness = calloc(n + 1, sizeof(*s.witness));
 	if (s.path == NULL || s.iter == NULL || s.on == NULL || s.best == NULL ||
-		s.limited == NULL) {
+		s.limited == NULL || s.witness == NULL) {
 		L->err = NRF_ENOMEM;
 		goto out;
 	}
@@ -1187,6 +1289,7 @@ lint_paths(struct lint_ctx *L, uint64_t budget)
 	per = budget / n > 64 ? budget / n : 64;
 	for (size_t i = 0; i < n; i++)
 		search_from(L, &s, i, per);
+	limit_finding(L, &s);
 	L->out->longest_path = s.best_n;
 	for (size_t i = 0; i < s.best_n; i++) {
 		uint32_t m = t->nodes[s.best[i]].cfg->fwd.max_via_members;
@@ -1220,6 +1323,7 @@ out:
 	free(s.on);
 	free(s.best);
 	free(s.limited);
+	free(s.witness);
 }
 
 static void
@@ -1261,7 +1365,7 @@ lint_unreachable(struct lint_ctx *L)
 static int
 order(struct lint_ctx *L)
 {
-	struct nrf_topo_lint *o = L->out;
+	struct nrf_topo_findings *o = L->out;
 	struct nrf_topo_finding *v;
 	size_t k = 0;
 
@@ -1281,7 +1385,7 @@ order(struct lint_ctx *L)
 
 int
 nrf_topo_lint(struct nrf_topo *t, const struct nrf_topo_lint_opts *opts,
-	struct nrf_topo_lint *out)
+	struct nrf_topo_findings *out)
 {
 	struct lint_ctx L = {0};
 	uint64_t budget = opts != NULL && opts->path_budget > 0 ? opts->path_budget : 50000;
@@ -1321,7 +1425,7 @@ nrf_topo_lint(struct nrf_topo *t, const struct nrf_topo_lint_opts *opts,
 }
 
 void
-nrf_topo_lint_fini(struct nrf_topo_lint *l)
+nrf_topo_findings_fini(struct nrf_topo_findings *l)
 {
 	if (l == NULL)
 		return;

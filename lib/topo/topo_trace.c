@@ -34,7 +34,7 @@
 
 struct trace_ctx {
 	struct nrf_topo *t;
-	struct nrf_topo_trace *tr;
+	struct nrf_topo_hops *tr;
 	const char *method;
 	struct topo_strs *strs; /* strings the trace owns */
 };
@@ -252,7 +252,7 @@ static int
 hop_new(struct trace_ctx *c, size_t nrf, int32_t parent, const struct nrf_slice *via,
 	size_t n_via, int64_t max_hops, int32_t *out)
 {
-	struct nrf_topo_trace *tr = c->tr;
+	struct nrf_topo_hops *tr = c->tr;
 	struct nrf_topo_hop *h;
 
 	if (tr->n_hops >= NRF_TOPO_MAX_HOPS)
@@ -566,7 +566,7 @@ hop_run(struct trace_ctx *c, size_t nrf, int32_t parent, const struct nrf_slice 
 
 int
 nrf_topo_trace(struct nrf_topo *t, const struct nrf_topo_request *req,
-	struct nrf_topo_trace *out)
+	struct nrf_topo_hops *out)
 {
 	struct trace_ctx c;
 	struct topo_strs *strs;
@@ -614,7 +614,7 @@ nrf_topo_trace(struct nrf_topo *t, const struct nrf_topo_request *req,
 }
 
 void
-nrf_topo_trace_fini(struct nrf_topo_trace *tr)
+nrf_topo_hops_fini(struct nrf_topo_hops *tr)
 {
 	struct topo_strs *strs;
 
@@ -634,7 +634,7 @@ nrf_topo_trace_fini(struct nrf_topo_trace *tr)
 }
 
 size_t
-nrf_topo_answer_via(const struct nrf_topo *t, const struct nrf_topo_trace *tr, size_t hop,
+nrf_topo_answer_via(const struct nrf_topo *t, const struct nrf_topo_hops *tr, size_t hop,
 	uint16_t *out, size_t max)
 {
 	size_t chain[NRF_CFG_MAX_VIA_MEMBERS + 64];
