@@ -28,6 +28,10 @@ q(FILE *f, const char *s)
 {
 	fputc('"', f);
 	for (; *s != '\0'; s++) {
+		if (*s == '\n') {
+			fputs("\\n", f);
+			continue;
+		}
 		if (*s == '"' || *s == '\\')
 			fputc('\\', f);
 		fputc(*s, f);
@@ -53,6 +57,7 @@ struct edge_look {
 	enum mark mark;
 	int try_no;      /* 1-based order of the first try along it; 0: none */
 	bool try_failed;
+	const char *skipped; /* skipped by loop prevention: the reason */
 };
 
 static void
@@ -101,6 +106,15 @@ mark_trace(const struct nrf_topo *t, const struct nrf_topo_hops *tr, struct edge
 		const struct nrf_topo_hop *hp = &tr->hops[h];
 
 		visited[hp->nrf] = true;
+		for (uint16_t k = 0; hp->scan_rc == 0 && hp->plan.verdict == NRF_FWD_FORWARD &&
+			k < hp->plan.n_skip; k++) {
+			const struct nrf_topo_edge *e =
+				nrf_topo_peer_edge(t, hp->nrf, hp->plan.skip[k].peer);
+			enum nrf_fwd_skip_reason r = (enum nrf_fwd_skip_reason)hp->plan.skip[k].reason;
+
+			if (e != NULL && r != NRF_FWD_SKIP_DOWN)
+				look[e - edges].skipped = nrf_fwd_skip_reason_name(r);
+		}
 		for (uint16_t k = 0; k < hp->n_tries; k++) {
 			const struct nrf_topo_edge *e = nrf_topo_peer_edge(t, hp->nrf, hp->tries[k].peer);
 			size_t idx = (size_t)(e - edges);
@@ -152,10 +166,19 @@ ctl_dot_write(FILE *f, const struct nrf_topo *t, const struct nrf_topo_findings 
 	}
 
 	fprintf(f, "digraph nrfwd {\n");
-	fprintf(f, "\tgraph [rankdir=LR, fontname=\"Helvetica\", fontsize=11, labelloc=t");
-	if (title != NULL) {
-		fprintf(f, ", label=");
-		q(f, title);
+	fprintf(f, "\tgraph [rankdir=LR, fontname=\"Helvetica\", fontsize=11, labelloc=t, label=");
+	{
+		char legend[2048];
+
+		snprintf(legend, sizeof(legend), "%s%sred: error, orange: warning (lint); "
+						  "dashed: nothing of the topology answers there; "
+						  "grey dotted: its mode is disabled%s",
+			title != NULL ? title : "", title != NULL ? "\n" : "",
+			tr != NULL ? "\nblue: the traced request (#n: the order of its tries; "
+				     "dotted: skipped by loop prevention); fill: who answered "
+				     "(green: a local NRF, red: nrfwd's error)"
+				   : "");
+		q(f, legend);
 	}
 	fprintf(f, "];\n");
 	fprintf(f, "\tnode [shape=box, style=\"rounded,filled\", fillcolor=white, "
@@ -253,6 +276,14 @@ ctl_dot_write(FILE *f, const struct nrf_topo *t, const struct nrf_topo_findings 
 		if (look[k].mark == M_ERROR || (e->to >= 0 && !e->recognised)) {
 			color = "red";
 			pen = 2.0;
+		}
+		if (look[k].skipped != NULL && look[k].try_no == 0) {
+			color = "blue";
+			style = "dotted";
+			pen = 1.6;
+			if (len < sizeof(label))
+				len += (size_t)snprintf(label + len, sizeof(label) - len,
+					"\nskipped (%s)", look[k].skipped);
 		}
 		if (look[k].try_no > 0) {
 			color = "blue";

@@ -714,10 +714,11 @@ ctl_trace(int argc, char **argv)
 	if (dot != NULL || svg != NULL) {
 		/* The picture shows what lint finds too (it leaves the state alone). */
 		struct nrf_topo_findings l;
-		char title[700];
+		char title[1400], what[600];
 
-		snprintf(title, sizeof(title), "nrfwd-ctl trace: %s %s at %s", req.method, req.path,
-			NAME(t, (int32_t)req.at));
+		describe(what, sizeof(what), t, &tr.hops[0].answer);
+		snprintf(title, sizeof(title), "nrfwd-ctl trace: %s %s at %s\nanswer: %s", req.method,
+			req.path, NAME(t, (int32_t)req.at), what);
 		rc = nrf_topo_lint(t, NULL, &l);
 		if (ctl_picture(dot, svg, t, rc == 0 ? &l : NULL, &tr, title) != 0)
 			status = EXIT_TOPO_USAGE;
