@@ -30,9 +30,9 @@ NEF = '/nnrf-disc/v1/nf-instances?target-nf-type=NEF'
 A, E = 'nrf-a.seg1.example.com:18080', 'nrf-e.seg2.example.com:18081'
 
 
-def ctl(*args, timeout=30):
+def ctl(*args, timeout=30, env=None):
     return subprocess.run([H.binary('nrfwd-ctl')] + list(args), capture_output=True, text=True,
-                          timeout=timeout, cwd=H.ROOT)
+                          timeout=timeout, cwd=H.ROOT, env=env)
 
 
 class Lint(unittest.TestCase):
@@ -139,6 +139,15 @@ class Lint(unittest.TestCase):
             self.assertEqual(r.returncode, 2, r.stderr)
             with open(svg) as f:
                 self.assertIn('<svg', f.read())
+
+    def test_svg_without_graphviz_says_how_to_render_it(self):
+        with tempfile.TemporaryDirectory() as d:
+            env = dict(os.environ, PATH=d)  # no dot there
+            dot, svg = os.path.join(d, 'g.dot'), os.path.join(d, 'g.svg')
+            r = ctl('lint', *FWD, '--dot', dot, '--svg', svg, env=env)
+            self.assertEqual(r.returncode, 4)
+            self.assertIn('apt-get install graphviz', r.stderr)
+            self.assertTrue(os.path.exists(dot))
 
 
 class Trace(unittest.TestCase):
