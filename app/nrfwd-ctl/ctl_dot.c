@@ -110,13 +110,15 @@ mark_trace(const struct nrf_topo *t, const struct nrf_topo_hops *tr, struct edge
 			k < hp->plan.n_skip; k++) {
 			const struct nrf_topo_edge *e =
 				nrf_topo_peer_edge(t, hp->nrf, hp->plan.skip[k].peer);
-			enum nrf_fwd_skip_reason r = (enum nrf_fwd_skip_reason)hp->plan.skip[k].reason;
+			enum nrf_fwd_skip_reason r =
+				(enum nrf_fwd_skip_reason)hp->plan.skip[k].reason;
 
 			if (e != NULL && r != NRF_FWD_SKIP_DOWN)
 				look[e - edges].skipped = nrf_fwd_skip_reason_name(r);
 		}
 		for (uint16_t k = 0; k < hp->n_tries; k++) {
-			const struct nrf_topo_edge *e = nrf_topo_peer_edge(t, hp->nrf, hp->tries[k].peer);
+			const struct nrf_topo_edge *e =
+				nrf_topo_peer_edge(t, hp->nrf, hp->tries[k].peer);
 			size_t idx = (size_t)(e - edges);
 
 			if (e == NULL || look[idx].try_no != 0)
@@ -290,8 +292,8 @@ ctl_dot_write(FILE *f, const struct nrf_topo *t, const struct nrf_topo_findings 
 			pen = 2.4;
 			style = look[k].try_failed ? "dashed" : "solid";
 			if (len < sizeof(label))
-				snprintf(label + len, sizeof(label) - len, "\n#%d%s", look[k].try_no,
-					look[k].try_failed ? " failed" : "");
+				snprintf(label + len, sizeof(label) - len, "\n#%d%s",
+					look[k].try_no, look[k].try_failed ? " failed" : "");
 		}
 		fprintf(f, " [label=");
 		q(f, label);

@@ -49,7 +49,8 @@ print_text(const struct nrf_topo *t, const struct nrf_topo_findings *l)
 		for (size_t k = 0; k < f->n_refs; k++) {
 			const struct nrf_topo_ref *r = &f->refs[k];
 
-			printf("        %s: %s", r->source, r->pointer[0] != '\0' ? r->pointer : "/");
+			printf("        %s: %s", r->source,
+				r->pointer[0] != '\0' ? r->pointer : "/");
 			if (r->note[0] != '\0')
 				printf("  (%s)", r->note);
 			putchar('\n');

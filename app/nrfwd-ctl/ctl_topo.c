@@ -107,7 +107,8 @@ add_dir(struct nrf_topo *t, const char *dir, bool quiet)
 			rc = -1;
 			break;
 		}
-		sprintf(names[n], "%s%s%s", dir, dir[strlen(dir) - 1] == '/' ? "" : "/", de->d_name);
+		sprintf(names[n], "%s%s%s", dir, dir[strlen(dir) - 1] == '/' ? "" : "/",
+			de->d_name);
 		n++;
 	}
 	closedir(d);
@@ -302,7 +303,8 @@ ctl_holdings_load(struct nrf_topo *t, const char *file)
 
 		if (nrf < 0 || !json_is_object(h)) {
 			if (nrf >= 0)
-				fprintf(stderr, "nrfwd-ctl: %s: /nrfs/%s: not an object\n", file, key);
+				fprintf(stderr, "nrfwd-ctl: %s: /nrfs/%s: not an object\n", file,
+					key);
 			rc = -1;
 			break;
 		}
@@ -317,9 +319,10 @@ ctl_holdings_load(struct nrf_topo *t, const char *file)
 			rc = -1;
 			break;
 		}
-		if (local != NULL && !(json_is_string(local) &&
-					      (strcmp(json_string_value(local), "up") == 0 ||
-						      strcmp(json_string_value(local), "down") == 0))) {
+		if (local != NULL &&
+			!(json_is_string(local) &&
+				(strcmp(json_string_value(local), "up") == 0 ||
+					strcmp(json_string_value(local), "down") == 0))) {
 			fprintf(stderr, "nrfwd-ctl: %s: /nrfs/%s/localNrf: \"up\" or \"down\"\n",
 				file, key);
 			rc = -1;
@@ -366,6 +369,10 @@ ctl_holdings_types(const struct nrf_topo *t, const char ***out)
 			v[k++] = v[i];
 		if (i + 1 == n)
 			n = k;
+	}
+	if (n == 0) {
+		free(v);
+		v = NULL;
 	}
 	*out = v;
 	return n;

@@ -174,7 +174,8 @@ hop_json(const struct nrf_topo *t, const struct nrf_topo_hops *tr, size_t h)
 	json_object_set_new(o, "hop", json_integer((json_int_t)h + 1));
 	json_object_set_new(o, "nrf", json_string(n->name));
 	json_object_set_new(o, "source", json_string(n->source));
-	json_object_set_new(o, "from", hp->parent >= 0 ? json_integer(hp->parent + 1) : json_null());
+	json_object_set_new(
+		o, "from", hp->parent >= 0 ? json_integer(hp->parent + 1) : json_null());
 	json_object_set_new(o, "depth", json_integer(hp->depth));
 	for (size_t i = 0; i < hp->n_via; i++)
 		json_array_append_new(via, ctl_jslice(hp->via[i]));
@@ -345,7 +346,8 @@ print_hop(const struct nrf_topo *t, const struct nrf_topo_hops *tr, size_t h)
 			else
 				printf("  local NRF %s:%u: %u%s, %s\n", cfg->rt.local_nrf.address,
 					cfg->rt.local_nrf.port, hp->local_status,
-					hp->local == NRF_TOPO_LOCAL_ABSENT && hp->local_status == 200
+					hp->local == NRF_TOPO_LOCAL_ABSENT &&
+							hp->local_status == 200
 						? " with an empty nfInstances"
 						: "",
 					hp->local == NRF_TOPO_LOCAL_ABSENT
@@ -369,8 +371,9 @@ print_hop(const struct nrf_topo *t, const struct nrf_topo_hops *tr, size_t h)
 			ind(d);
 			printf("    skipped: ");
 			print_peer(t, hp->nrf, hp->plan.skip[i].peer);
-			printf(": %s\n", nrf_fwd_skip_reason_name(
-						 (enum nrf_fwd_skip_reason)hp->plan.skip[i].reason));
+			printf(": %s\n",
+				nrf_fwd_skip_reason_name(
+					(enum nrf_fwd_skip_reason)hp->plan.skip[i].reason));
 		}
 		for (uint16_t i = 0; i < hp->n_tries; i++) {
 			const struct nrf_topo_try *ty = &hp->tries[i];
@@ -378,14 +381,16 @@ print_hop(const struct nrf_topo *t, const struct nrf_topo_hops *tr, size_t h)
 			ind(d);
 			printf("  try %u: %s", i + 1, cfg->peers[ty->peer].name);
 			if (ty->hop < 0) {
-				printf(": failed (%s)\n", ty->to < 0 ? "nothing of the topology there"
-								     : "its NRF is down");
+				printf(": failed (%s)\n", ty->to < 0
+								  ? "nothing of the topology there"
+								  : "its NRF is down");
 				continue;
 			}
 			printf(" -> hop %d\n", ty->hop + 1);
 			print_hop(t, tr, (size_t)ty->hop);
 			ind(d);
-			printf("  try %u: %s %u", i + 1, nrf_topo_try_end_name(ty->end), ty->status);
+			printf("  try %u: %s %u", i + 1, nrf_topo_try_end_name(ty->end),
+				ty->status);
 			if (ty->end == NRF_TOPO_TRY_REROUTED)
 				printf(" (a reroute status: the next candidate)");
 			else if (ty->end == NRF_TOPO_TRY_REFUSED)
@@ -494,8 +499,8 @@ trace_all(struct nrf_topo *t, struct nrf_topo_request *req, uint32_t rotation, b
 
 				if (nv != NULL) {
 					tally = nv;
-					snprintf(tally[n_tally].key, sizeof(tally[n_tally].key), "%s",
-						key);
+					snprintf(tally[n_tally].key, sizeof(tally[n_tally].key),
+						"%s", key);
 					tally[n_tally++].n = 0;
 				}
 			}
@@ -511,8 +516,8 @@ trace_all(struct nrf_topo *t, struct nrf_topo_request *req, uint32_t rotation, b
 				json_object_set_new(o, "answer", answer_json(t, &tr, 0));
 				json_array_append_new(arr, o);
 			} else {
-				printf("%-40s %-10s %s (%zu hop%s)\n", NAME(t, (int32_t)i), types[k],
-					what, tr.n_hops, tr.n_hops == 1 ? "" : "s");
+				printf("%-40s %-10s %s (%zu hop%s)\n", NAME(t, (int32_t)i),
+					types[k], what, tr.n_hops, tr.n_hops == 1 ? "" : "s");
 			}
 			nrf_topo_hops_fini(&tr);
 		}
@@ -522,7 +527,8 @@ trace_all(struct nrf_topo *t, struct nrf_topo_request *req, uint32_t rotation, b
 		char *text;
 
 		for (size_t j = 0; j < n_tally; j++)
-			json_object_set_new(sum, tally[j].key, json_integer((json_int_t)tally[j].n));
+			json_object_set_new(
+				sum, tally[j].key, json_integer((json_int_t)tally[j].n));
 		json_object_set_new(out, "traces", arr);
 		json_object_set_new(out, "summary", sum);
 		text = json_dumps(out, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
@@ -600,7 +606,8 @@ ctl_trace(int argc, char **argv)
 			break;
 		case 'v':
 			if (req.n_via == MAX_VIA_LINES) {
-				fprintf(stderr, "nrfwd-ctl: at most %d --via lines\n", MAX_VIA_LINES);
+				fprintf(stderr, "nrfwd-ctl: at most %d --via lines\n",
+					MAX_VIA_LINES);
 				return EXIT_TOPO_USAGE;
 			}
 			lines[req.n_via++] = nrf_slice_str(optarg);
@@ -717,8 +724,8 @@ ctl_trace(int argc, char **argv)
 		char title[1400], what[600];
 
 		describe(what, sizeof(what), t, &tr.hops[0].answer);
-		snprintf(title, sizeof(title), "nrfwd-ctl trace: %s %s at %s\nanswer: %s", req.method,
-			req.path, NAME(t, (int32_t)req.at), what);
+		snprintf(title, sizeof(title), "nrfwd-ctl trace: %s %s at %s\nanswer: %s",
+			req.method, req.path, NAME(t, (int32_t)req.at), what);
 		rc = nrf_topo_lint(t, NULL, &l);
 		if (ctl_picture(dot, svg, t, rc == 0 ? &l : NULL, &tr, title) != 0)
 			status = EXIT_TOPO_USAGE;

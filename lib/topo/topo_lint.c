@@ -323,8 +323,8 @@ lint_identities(struct lint_ctx *L)
 		}
 		if (distinct > 1) {
 			struct nrf_topo_finding *f = finding(L, C_IDENTITY_SHARED,
-				topo_asprintf("%s is an identity or address of %zu NRFs", t->addrs[i].key,
-					distinct));
+				topo_asprintf("%s is an identity or address of %zu NRFs",
+					t->addrs[i].key, distinct));
 
 			for (size_t k = i; k <= j; k++)
 				nref(L, f, t->addrs[k].nrf, addr_pointer(&t->addrs[k]),
@@ -343,7 +343,8 @@ lint_entries(struct lint_ctx *L)
 	for (size_t k = 0; k < t->n_edges; k++) {
 		const struct nrf_topo_edge *e = &t->edges[k];
 		const struct nrf_cfg_peer *p = PEER(L, e);
-		const char *mode = p->mode == NRF_MODE_FORWARDING ? "forwarding peer" : "growth peer";
+		const char *mode =
+			p->mode == NRF_MODE_FORWARDING ? "forwarding peer" : "growth peer";
 		struct nrf_topo_finding *f;
 		const struct topo_addr *a;
 		int32_t self_by_id = -1;
@@ -361,8 +362,9 @@ lint_entries(struct lint_ctx *L)
 					p->ids[self_by_id].port);
 			a = addr_of(t, key, e->from);
 			f = finding(L, C_PEER_IS_SELF,
-				topo_asprintf("%s lists itself as a %s: %s is %s of its own; a request "
-					      "it forwards there comes straight back (508 LOOP_DETECTED)",
+				topo_asprintf(
+					"%s lists itself as a %s: %s is %s of its own; a request "
+					"it forwards there comes straight back (508 LOOP_DETECTED)",
 					NAME(L, e->from), mode, key,
 					a != NULL ? addr_kind_name(a) : "an address"));
 			nref(L, f, e->from, strdup(p->pointer), p->name);
@@ -374,14 +376,15 @@ lint_entries(struct lint_ctx *L)
 		if (e->to >= 0 && !e->recognised) {
 			a = reach_addr(t, p, (size_t)e->to, key, sizeof(key));
 			f = finding(L, C_PEER_UNRECOGNISABLE,
-				topo_asprintf("%s's %s %s reaches %s (%s is %s of it), but %s puts "
-					      "\"%s\" in Via, which the entry does not name: loop "
-					      "prevention at %s can never skip %s, and a request that "
-					      "has passed %s is forwarded back to it",
+				topo_asprintf(
+					"%s's %s %s reaches %s (%s is %s of it), but %s puts "
+					"\"%s\" in Via, which the entry does not name: loop "
+					"prevention at %s can never skip %s, and a request that "
+					"has passed %s is forwarded back to it",
 					NAME(L, e->from), mode, p->name, NAME(L, e->to), key,
-					a != NULL ? addr_kind_name(a) : "an address", NAME(L, e->to),
-					t->nodes[e->to].via_member, NAME(L, e->from), NAME(L, e->to),
-					NAME(L, e->to)));
+					a != NULL ? addr_kind_name(a) : "an address",
+					NAME(L, e->to), t->nodes[e->to].via_member,
+					NAME(L, e->from), NAME(L, e->to), NAME(L, e->to)));
 			nref(L, f, e->from, strdup(p->pointer), p->name);
 			if (a != NULL && a->kind != TOPO_ADDR_SELF)
 				nref(L, f, (size_t)e->to, addr_pointer(a), addr_kind_name(a));
@@ -392,22 +395,27 @@ lint_entries(struct lint_ctx *L)
 		if (e->named >= 0) {
 			f = finding(L, C_PEER_NAMES_TWO,
 				e->to >= 0
-					? topo_asprintf("%s's %s %s reaches %s but also names %s: loop "
-							"prevention skips it when %s is in Via, and "
-							"not when %s is",
+					? topo_asprintf(
+						  "%s's %s %s reaches %s but also names %s: loop "
+						  "prevention skips it when %s is in Via, and "
+						  "not when %s is",
 						  NAME(L, e->from), mode, p->name, NAME(L, e->to),
-						  NAME(L, e->named), NAME(L, e->named), NAME(L, e->to))
-					: topo_asprintf("%s's %s %s names %s, but its address reaches "
-							"no NRF of the topology: every try to it fails",
-						  NAME(L, e->from), mode, p->name, NAME(L, e->named)));
+						  NAME(L, e->named), NAME(L, e->named),
+						  NAME(L, e->to))
+					: topo_asprintf(
+						  "%s's %s %s names %s, but its address reaches "
+						  "no NRF of the topology: every try to it fails",
+						  NAME(L, e->from), mode, p->name,
+						  NAME(L, e->named)));
 			nref(L, f, e->from, strdup(p->pointer), p->name);
 			nref(L, f, (size_t)e->named, strdup("/generalOptions/ocnrfHost"), "named");
 			entry(L, f, e->from, e->peer);
 		}
 		if (e->to < 0 && e->named < 0) {
 			f = finding(L, C_PEER_DANGLING,
-				topo_asprintf("%s's %s %s names no NRF of the topology: every try to "
-					      "it fails (an NRF outside the topology?)",
+				topo_asprintf(
+					"%s's %s %s names no NRF of the topology: every try to "
+					"it fails (an NRF outside the topology?)",
 					NAME(L, e->from), mode, p->name));
 			nref(L, f, e->from, strdup(p->pointer), p->name);
 			entry(L, f, e->from, e->peer);
@@ -445,10 +453,13 @@ lint_set_ids(struct lint_ctx *L)
 			continue;
 		f = finding(L, C_SET_ID_MISMATCH,
 			own[0] != '\0'
-				? topo_asprintf("%s lists %s in NRF set %s, but %s says it is in %s",
-					  NAME(L, e->from), NAME(L, e->to), listed, NAME(L, e->to), own)
+				? topo_asprintf(
+					  "%s lists %s in NRF set %s, but %s says it is in %s",
+					  NAME(L, e->from), NAME(L, e->to), listed, NAME(L, e->to),
+					  own)
 				: topo_asprintf("%s lists %s in NRF set %s, but %s has no nrfSetId",
-					  NAME(L, e->from), NAME(L, e->to), listed, NAME(L, e->to)));
+					  NAME(L, e->from), NAME(L, e->to), listed,
+					  NAME(L, e->to)));
 		nref(L, f, e->from, strdup(p->pointer), p->name);
 		nref(L, f, (size_t)e->to, strdup("/generalOptions/nrfSetId"), own);
 		entry(L, f, e->from, e->peer);
@@ -514,7 +525,8 @@ lint_set_partial(struct lint_ctx *L)
 					continue;
 				for (uint16_t p = c->sets[s].first_peer;
 					p < c->sets[s].first_peer + c->sets[s].n_peers; p++)
-					listed |= t->edges[t->nodes[i].first_edge + p].to == (int32_t)m;
+					listed |= t->edges[t->nodes[i].first_edge + p].to ==
+						  (int32_t)m;
 				if (listed)
 					continue;
 				nm = topo_asprintf("%s%s%s", missing != NULL ? missing : "",
@@ -530,10 +542,11 @@ lint_set_partial(struct lint_ctx *L)
 			if (n_missing == 0)
 				continue;
 			f = finding(L, C_SET_PARTIAL,
-				topo_asprintf("%s lists NRF set %s without %s (member%s by %s own "
-					      "nrfSetId or another NRF's list), and %s applies "
-					      "loopPreventionScope SET to it: a host of the set in "
-					      "Via that %s does not list does not make it skip the set",
+				topo_asprintf(
+					"%s lists NRF set %s without %s (member%s by %s own "
+					"nrfSetId or another NRF's list), and %s applies "
+					"loopPreventionScope SET to it: a host of the set in "
+					"Via that %s does not list does not make it skip the set",
 					NAME(L, i), sid, missing, n_missing == 1 ? "" : "s",
 					n_missing == 1 ? "its" : "their", NAME(L, (size_t)user),
 					NAME(L, i)));
@@ -565,16 +578,19 @@ lint_patterns(struct lint_ctx *L)
 
 		if (set_empty(&c->fwd.triggers)) {
 			f = finding(L, C_PATTERN_NOTHING,
-				topo_asprintf("%s: forwardingTriggers.statusCodes.pattern \"%s\" selects "
-					      "no status: only an empty discovery result is forwarded",
+				topo_asprintf(
+					"%s: forwardingTriggers.statusCodes.pattern \"%s\" selects "
+					"no status: only an empty discovery result is forwarded",
 					NAME(L, i), c->fwd.trigger_pattern));
-			nref(L, f, i, strdup("/forwardingOptions/forwardingTriggers/statusCodes/pattern"),
+			nref(L, f, i,
+				strdup("/forwardingOptions/forwardingTriggers/statusCodes/pattern"),
 				c->fwd.trigger_pattern);
 		}
 		if (set_empty(&c->fwd.reroute)) {
 			f = finding(L, C_PATTERN_NOTHING,
-				topo_asprintf("%s: nrfRerouteOnResponseHttpStatusCodes.pattern \"%s\" "
-					      "selects no status: a peer's 5xx is relayed, never rerouted",
+				topo_asprintf(
+					"%s: nrfRerouteOnResponseHttpStatusCodes.pattern \"%s\" "
+					"selects no status: a peer's 5xx is relayed, never rerouted",
 					NAME(L, i), c->fwd.reroute_pattern));
 			nref(L, f, i,
 				strdup("/forwardingOptions/nrfRerouteOnResponseHttpStatusCodes/pattern"),
@@ -903,11 +919,12 @@ cycle_text(const struct lint_ctx *L, const struct cycle *c)
 
 	switch (c->how) {
 	case STEP_SKIP_HOST:
-		return topo_asprintf("entering at %s: %s skips %s, already in Via (prevented)", first,
-			last, first);
+		return topo_asprintf("entering at %s: %s skips %s, already in Via (prevented)",
+			first, last, first);
 	case STEP_SKIP_SET:
-		return topo_asprintf("entering at %s: %s skips the NRF set of %s, a host of which is "
-				     "in Via (prevented)",
+		return topo_asprintf(
+			"entering at %s: %s skips the NRF set of %s, a host of which is "
+			"in Via (prevented)",
 			first, last, first);
 	case STEP_LOOP:
 		return topo_asprintf("entering at %s: %s forwards it back to %s, which answers 508 "
@@ -973,8 +990,9 @@ ring_finding(struct lint_ctx *L, const struct cycle *cy, size_t i, size_t j,
 	}
 	if (n_same > 1)
 		f = finding(L, cy[i].code,
-			topo_asprintf("%zu forwarding cycles are broken by loop prevention (harmless: "
-				      "each ends in a skip), e.g. cycle %s: %s",
+			topo_asprintf(
+				"%zu forwarding cycles are broken by loop prevention (harmless: "
+				"each ends in a skip), e.g. cycle %s: %s",
 				n_same, ring != NULL ? ring : "", text != NULL ? text : ""));
 	else
 		f = finding(L, cy[i].code,
@@ -1007,7 +1025,8 @@ ring_finding(struct lint_ctx *L, const struct cycle *cy, size_t i, size_t j,
 			bool dup = false;
 
 			for (size_t q = 0; q < f->n_entries && !dup; q++)
-				dup = f->entries[q].from == e->from && f->entries[q].peer == e->peer;
+				dup = f->entries[q].from == e->from &&
+				      f->entries[q].peer == e->peer;
 			if (!dup)
 				entry(L, f, e->from, e->peer);
 		}
@@ -1307,8 +1326,9 @@ lint_paths(struct lint_ctx *L, uint64_t budget)
 		ring = nr;
 	}
 	f = finding(L, C_LONGEST_PATH,
-		topo_asprintf("the longest forwarding path found has %zu NRF%s (%s); the last one "
-			      "receives %zu Via member%s; the smallest maxViaMembers on it is %u (%s)%s",
+		topo_asprintf(
+			"the longest forwarding path found has %zu NRF%s (%s); the last one "
+			"receives %zu Via member%s; the smallest maxViaMembers on it is %u (%s)%s",
 			s.best_n, s.best_n == 1 ? "" : "s", ring != NULL ? ring : "", s.best_n - 1,
 			s.best_n == 2 ? "" : "s", min_max, NAME(L, min_at),
 			L->out->path_search_complete
