@@ -387,6 +387,11 @@ api_metrics_render(struct api_buf *b, const struct api_metrics_in *in)
 		"Requests whose client went away before the answer.", st->client_resets);
 	scalar(b, "nrfwd_relay_aborts_total", "counter",
 		"Answers that broke off after they began (front stream reset).", st->relay_aborts);
+	head(b, "nrfwd_timeouts_total", "counter",
+		"Connections and streams ended by runtime.timeouts, by reason.");
+	for (k = 0; k < NRF_RT_TMO_COUNT; k++)
+		api_buf_printf(b, "nrfwd_timeouts_total{reason=\"%s\"} %llu\n",
+			nrf_rt_timeout_name((enum nrf_rt_tmo)k), (unsigned long long)st->timeouts[k]);
 	scalar(b, "nrfwd_connections_accepted_total", "counter",
 		"Front connections accepted.", st->conns_accepted);
 	scalar(b, "nrfwd_connections_refused_total", "counter",

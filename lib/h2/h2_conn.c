@@ -327,6 +327,8 @@ on_frame_recv(nghttp2_session *sess, const nghttp2_frame *frame, void *ud)
 	struct nrf_h2_conn *c = ud;
 
 	(void)sess;
+	if (frame->hd.type == NGHTTP2_SETTINGS && c->server)
+		h2_tmo_settings(c, frame->hd.flags);
 	if (frame->hd.type == NGHTTP2_PING && (frame->hd.flags & NGHTTP2_FLAG_ACK)) {
 		const uint8_t *d = frame->ping.opaque_data;
 		uint64_t token = 0;
@@ -472,6 +474,8 @@ front_read(nghttp2_session *sess, int32_t id, uint8_t *buf, size_t length,
 	(void)sess;
 	(void)id;
 	n = h2_body_take(c->ctx, &st->out, buf, length);
+	if (n > 0)
+		h2_tmo_progress(st);
 	if (st->out.len == 0 && (st->flags & NRF_H2_SF_OUT_EOF)) {
 		*data_flags |= NGHTTP2_DATA_FLAG_EOF;
 	} else if (n == 0) {
@@ -496,6 +500,7 @@ inline_read(nghttp2_session *sess, int32_t id, uint8_t *buf, size_t length,
 	(void)id;
 	memcpy(buf, st->inl + st->inl_off, n);
 	st->inl_off += (uint16_t)n;
+	h2_tmo_progress(st);
 	if (st->inl_off == st->inl_len)
 		*data_flags |= NGHTTP2_DATA_FLAG_EOF;
 	if (n > 0 && st->user != NULL && c->cbs->on_sent != NULL)
@@ -790,6 +795,7 @@ conn_event(void *arg, unsigned int events)
 	}
 	if (events & NRF_TP_EV_OUT) {
 		c->fl &= ~CF_WBLOCK;
+		h2_tmo_writable(c);
 		mark_dirty(c);
 	}
 	if (events & (NRF_TP_EV_IN | NRF_TP_EV_ERR))
@@ -824,7 +830,8 @@ conn_teardown(struct nrf_h2_conn *c)
 	int err = c->err;
 
 	link_del(&c->dead);
-	if (err == 0 || err == NRF_EPROTO) {
+	/* A GOAWAY may be queued (protocol error, timeout): one last try. */
+	if (err == 0 || err == NRF_EPROTO || err == NRF_ETIMEDOUT) {
 		int saved = c->err;
 
 		final_flush(c);

@@ -88,6 +88,8 @@ enum conn_state {
 #define CF_NOIDS 0x20u       /* stream ids exhausted */
 #define CF_FINAL 0x40u       /* teardown's last flush is running */
 #define CF_NOTICE 0x80u      /* shutdown notice sent */
+#define CF_PREFACE 0x10000u  /* front: the client's SETTINGS arrived */
+#define CF_ACKED 0x20000u    /* front: our SETTINGS were acknowledged */
 
 struct nrf_h2_conn {
 	struct nrf_h2_ctx *ctx;
@@ -115,6 +117,12 @@ struct nrf_h2_conn {
 	const uint8_t *pend;
 	size_t pend_len;
 	struct h2_guard guard; /* front: the frame-header pass (h2_guard.c) */
+	/* Timeouts (h2_tmo.c): when a sweep first saw the connection waiting
+	 * (ns; 0: not seen so). Event paths only clear them. */
+	uint64_t tmo_hs;      /* front: handshake not done */
+	uint64_t tmo_idle;    /* no open stream */
+	uint64_t tmo_wr;      /* the transport takes no byte */
+	int32_t tmo_idle_id;  /* stream id mark when tmo_idle was noted */
 };
 
 /* h2_mem.c: nghttp2's allocator, one pool per context (= per worker). */
@@ -159,8 +167,40 @@ struct nrf_h2_ctx {
 
 	nghttp2_nv *nv;
 	size_t nv_cap;
+	struct nrf_h2_timeouts tmo; /* h2_tmo.c; all 0 until set */
 	uint8_t rbuf[RBUF_SIZE];
 };
+
+/* h2_tmo.c hooks, called by the event paths of h2_conn.c (no clock). */
+
+/* A SETTINGS frame arrived on a front connection (handshake progress). */
+static inline void
+h2_tmo_settings(struct nrf_h2_conn *c, uint8_t flags)
+{
+	c->fl |= (flags & NGHTTP2_FLAG_ACK) ? CF_ACKED : CF_PREFACE;
+}
+
+/* Bytes of a front answer were framed: the reader takes them. */
+static inline void
+h2_tmo_progress(struct nrf_h2_stream *st)
+{
+	st->tmo_out = 0;
+}
+
+/* The transport took bytes again (a write-blocked connection drains). */
+static inline void
+h2_tmo_writable(struct nrf_h2_conn *c)
+{
+	c->tmo_wr = 0;
+}
+
+/* Output pending on @p c: written by the next nrf_h2_ctx_run(). */
+static inline void
+h2_mark_dirty(struct nrf_h2_conn *c)
+{
+	if (!(c->fl & CF_DEAD) && !link_on(&c->dirty))
+		link_add_tail(&c->ctx->dirty, &c->dirty);
+}
 
 /* h2_check.c: HTTP semantics of front requests (nghttp2 1.52's rules,
  * which front sessions do not run: no_http_messaging). */

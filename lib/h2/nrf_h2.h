@@ -55,6 +55,7 @@ extern "C" {
 #define NRF_H2_NO_ERROR 0x0u
 #define NRF_H2_PROTOCOL_ERROR 0x1u
 #define NRF_H2_INTERNAL_ERROR 0x2u
+#define NRF_H2_SETTINGS_TIMEOUT 0x4u
 #define NRF_H2_REFUSED_STREAM 0x7u
 #define NRF_H2_CANCEL 0x8u
 
@@ -202,6 +203,91 @@ struct nrf_h2_ctx_stats {
 void nrf_h2_ctx_stats_get(const struct nrf_h2_ctx *ctx, struct nrf_h2_ctx_stats *out);
 
 /* ------------------------------------------------------------------------ */
+/* Timeouts                                                                  */
+
+/**
+ * Timeouts of a context, in milliseconds (0: that check is off). Nothing
+ * a client or peer can hold open is kept for ever (docs/config.md,
+ * runtime.timeouts):
+ */
+struct nrf_h2_timeouts {
+	/** front: from accept until the client's preface (SETTINGS) has
+	 *  arrived and our SETTINGS are acknowledged; a TLS handshake is part
+	 *  of it. GOAWAY (SETTINGS_TIMEOUT when only the ACK is missing, else
+	 *  NO_ERROR) and close; with TLS not yet up, a bare close. */
+	uint32_t handshake_ms;
+	/** front: a header block (HEADERS + CONTINUATION) not finished. The
+	 *  connection can carry nothing else meanwhile: GOAWAY(NO_ERROR) with
+	 *  the last stream before that one, close. */
+	uint32_t header_ms;
+	/** front: a request (headers and body, END_STREAM) not complete, from
+	 *  its first HEADERS frame. Not yet answered: on_request(st,
+	 *  NRF_ETIMEDOUT) (the owner answers 408), then RST_STREAM(NO_ERROR)
+	 *  once the answer is out; already answered (an early 4xx): RST_STREAM
+	 *  (NO_ERROR when the answer is out, else CANCEL). */
+	uint32_t body_ms;
+	/** front: no open stream (handshake done): GOAWAY(NO_ERROR, last
+	 *  stream processed); closes once written. */
+	uint32_t idle_ms;
+	/** front: an answer with bytes to send and none framed (the client's
+	 *  stream or connection window stays at 0): RST_STREAM(CANCEL), which
+	 *  closes the stream (the owner cancels what runs upstream). Either
+	 *  role: a connection whose transport takes no byte for this long
+	 *  (the other end does not read at all) is closed. */
+	uint32_t stalled_ms;
+	/** peer: no stream on a connected, usable connection: on_conn_idle(),
+	 *  then GOAWAY(NO_ERROR) and close. */
+	uint32_t upstream_idle_ms;
+};
+
+/** Why nrf_h2_ctx_sweep() ended something (counter index). */
+enum nrf_h2_tmo {
+	NRF_H2_TMO_HANDSHAKE = 0, /**< handshake_ms (front connection) */
+	NRF_H2_TMO_HEADER,        /**< header_ms (front connection) */
+	NRF_H2_TMO_BODY,          /**< body_ms (front stream) */
+	NRF_H2_TMO_IDLE,          /**< idle_ms (front connection) */
+	NRF_H2_TMO_STALLED_READER, /**< stalled_ms (front stream or connection) */
+	NRF_H2_TMO_UPSTREAM_IDLE, /**< upstream_idle_ms (peer connection) */
+	NRF_H2_TMO_UPSTREAM_STALLED, /**< stalled_ms (peer connection) */
+	NRF_H2_TMO_COUNT
+};
+
+/**
+ * Set the timeouts of @p ctx (copied; a new context has every one off).
+ * Takes effect at the next sweep, also for what is already open. Worker
+ * thread of @p ctx.
+ */
+void nrf_h2_ctx_set_timeouts(struct nrf_h2_ctx *ctx, const struct nrf_h2_timeouts *t);
+
+/**
+ * How often the owner should call nrf_h2_ctx_sweep() for the timeouts set:
+ * a quarter of the shortest one, between 10 and 250 ms.
+ */
+uint32_t nrf_h2_ctx_sweep_period_ms(const struct nrf_h2_ctx *ctx);
+
+/**
+ * Check every connection and stream of @p ctx against the timeouts and end
+ * what is over (the actions of struct nrf_h2_timeouts; sends and closes
+ * are deferred to nrf_h2_ctx_run() as usual, on_request may be called from
+ * here). Call every nrf_h2_ctx_sweep_period_ms() with the monotonic clock
+ * @p now_ns.
+ *
+ * How time is kept: the event paths never read the clock. A sweep notes
+ * the time it first sees a connection or stream in a waiting state, the
+ * event paths only clear that note when it moves on (a stream opened,
+ * bytes framed, the socket writable again), and a later sweep that finds
+ * the note older than the timeout acts. So nothing ends before its timeout,
+ * and nothing waits more than two sweep periods beyond it (one to notice
+ * the wait, one between sweeps). Cost: one pass
+ * over the connections and their open streams per period.
+ *
+ * @param counts  per enum nrf_h2_tmo, incremented for each action.
+ * Worker thread of @p ctx; not from a callback.
+ */
+void nrf_h2_ctx_sweep(struct nrf_h2_ctx *ctx, uint64_t now_ns,
+	uint64_t counts[NRF_H2_TMO_COUNT]);
+
+/* ------------------------------------------------------------------------ */
 /* Connections and streams                                                   */
 
 struct nrf_h2_conn;
@@ -236,6 +322,8 @@ struct nrf_h2_stream {
 	uint16_t inl_len;        /**< front: inline response bytes used */
 	uint16_t inl_body;       /**< front: inline body starts here */
 	uint16_t inl_off;        /**< front: next inline body byte to frame */
+	uint64_t tmo_req;        /**< front: request seen incomplete since (ns; 0: not yet) */
+	uint64_t tmo_out;        /**< front: answer seen waiting for the reader since */
 	/* Last: not cleared when the stream is reused (only inl_len bytes
 	 * of it are ever read). */
 	char inl[NRF_H2_INLINE_BYTES];
@@ -274,6 +362,8 @@ struct nrf_h2_stream {
  * at once, and a body it sends is never delivered.
  */
 #define NRF_H2_SF_HEAD 0x1000u
+/** Front: the request did not arrive in time (nrf_h2_ctx_sweep()). */
+#define NRF_H2_SF_TIMEDOUT 0x8000u
 
 /**
  * What happens to a connection's streams and the connection itself. Every
@@ -288,8 +378,11 @@ struct nrf_h2_cbs {
 	 * header list over max_header_bytes: answer 400);
 	 * NRF_ETOOBIG body over max_body_bytes (answer 413; the rest of the
 	 * body is read and dropped, and the stream reset with NO_ERROR only if
-	 * the client sends more than 1 MiB after the answer). The owner
-	 * answers with nrf_h2_respond().
+	 * the client sends more than 1 MiB after the answer); NRF_ETIMEDOUT
+	 * the request was not complete within the body timeout
+	 * (nrf_h2_ctx_sweep(): answer 408; once the answer is out the stream
+	 * is reset with NO_ERROR, RFC 9113 §8.1). The owner answers with
+	 * nrf_h2_respond().
 	 */
 	void (*on_request)(struct nrf_h2_stream *st, int err);
 	/** Front: @p n bytes of the response body were framed (flow control). */
@@ -333,6 +426,13 @@ struct nrf_h2_cbs {
 	 * data). Not called for the PING of nrf_h2_conn_shutdown().
 	 */
 	void (*on_conn_ping_ack)(struct nrf_h2_conn *c, uint64_t token);
+	/**
+	 * Peer: @p c has carried no stream for the upstream idle timeout
+	 * (nrf_h2_ctx_sweep()). Return true (or leave the callback NULL) to
+	 * let it go: GOAWAY(NO_ERROR), then it closes once that is written
+	 * (on_conn_close(c, 0)); false keeps it (asked again next sweep).
+	 */
+	bool (*on_conn_idle)(struct nrf_h2_conn *c);
 };
 
 /**

@@ -234,6 +234,8 @@ enum nrf_rt_outcome {
 	NRF_RT_OUT_NOT_IMPLEMENTED,  /**< 501: local-only operation, no local NRF */
 	NRF_RT_OUT_INTERNAL,         /**< 500 */
 	NRF_RT_OUT_CLIENT_RESET,     /**< the stream closed before an answer */
+	NRF_RT_OUT_REQUEST_TIMEOUT,  /**< 408: the request did not arrive whole
+				      *   within timeouts.requestBodyMs */
 	NRF_RT_OUT_COUNT
 };
 
@@ -256,6 +258,24 @@ enum nrf_rt_fail {
 
 /** "connect", "reset", "refused", ... (metric label values). */
 const char *nrf_rt_fail_name(enum nrf_rt_fail f);
+
+/**
+ * What a timeout of runtime.timeouts ended (lib/h2's enum nrf_h2_tmo, in
+ * the same order): docs/config.md says what each one does.
+ */
+enum nrf_rt_tmo {
+	NRF_RT_TMO_HANDSHAKE = 0,    /**< handshakeMs: TLS, preface or SETTINGS ACK */
+	NRF_RT_TMO_HEADER,           /**< requestHeaderMs: a header block unfinished */
+	NRF_RT_TMO_BODY,             /**< requestBodyMs: a request not complete */
+	NRF_RT_TMO_IDLE,             /**< idleMs: a front connection without stream */
+	NRF_RT_TMO_STALLED_READER,   /**< stalledReaderMs: a client takes no answer */
+	NRF_RT_TMO_UPSTREAM_IDLE,    /**< upstreamIdleMs: a pool connection unused */
+	NRF_RT_TMO_UPSTREAM_STALLED, /**< stalledReaderMs: an upstream reads nothing */
+	NRF_RT_TMO_COUNT
+};
+
+/** "handshake", "header", "body", ... (metric label values). */
+const char *nrf_rt_timeout_name(enum nrf_rt_tmo r);
 
 /** Upper bounds of the request latency histogram, in microseconds. */
 #define NRF_RT_LAT_BOUNDS_US                                                   \
@@ -295,6 +315,8 @@ struct nrf_rt_stats {
 	uint64_t peer_connects;
 	uint64_t peer_connect_failures;
 	uint64_t snapshot_switches;   /**< snapshots picked up by workers */
+	/** Timeouts of runtime.timeouts that ended something, by reason. */
+	uint64_t timeouts[NRF_RT_TMO_COUNT];
 	/** Requests by operation (enum nrf_fwd_op) and outcome. */
 	uint64_t req[NRF_OP_COUNT][NRF_RT_OUT_COUNT];
 	/** Latency (complete request to stream closed) by operation:

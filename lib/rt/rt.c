@@ -509,12 +509,29 @@ static const char *const outcome_names[NRF_RT_OUT_COUNT] = {
 	[NRF_RT_OUT_NOT_IMPLEMENTED] = "not_implemented",
 	[NRF_RT_OUT_INTERNAL] = "internal_error",
 	[NRF_RT_OUT_CLIENT_RESET] = "client_reset",
+	[NRF_RT_OUT_REQUEST_TIMEOUT] = "request_timeout",
 };
 
 const char *
 nrf_rt_outcome_name(enum nrf_rt_outcome o)
 {
 	return (unsigned int)o < NRF_RT_OUT_COUNT ? outcome_names[o] : "unknown";
+}
+
+static const char *const tmo_names[NRF_RT_TMO_COUNT] = {
+	[NRF_RT_TMO_HANDSHAKE] = "handshake",
+	[NRF_RT_TMO_HEADER] = "header",
+	[NRF_RT_TMO_BODY] = "body",
+	[NRF_RT_TMO_IDLE] = "idle",
+	[NRF_RT_TMO_STALLED_READER] = "stalled_reader",
+	[NRF_RT_TMO_UPSTREAM_IDLE] = "upstream_idle",
+	[NRF_RT_TMO_UPSTREAM_STALLED] = "upstream_stalled",
+};
+
+const char *
+nrf_rt_timeout_name(enum nrf_rt_tmo r)
+{
+	return (unsigned int)r < NRF_RT_TMO_COUNT ? tmo_names[r] : "unknown";
 }
 
 static const char *const fail_names[NRF_RT_FAIL_COUNT] = {

@@ -10,6 +10,7 @@
  *   rt_pool.c   per-worker, per-peer connection pools and queues, health,
  *               per-snapshot pool views (live peer changes), counters
  *   rt_proxy.c  the request pipeline (SPEC §3) on one front stream
+ *   rt_sweep.c  runtime.timeouts: the periodic sweep of the h2 context
  */
 
 #include <pthread.h>
@@ -371,6 +372,8 @@ struct rt_worker {
 	bool drain_final;        /* final GOAWAY sent */
 	bool exiting;            /* closing everything: no new connections */
 	struct rt_timer drain_timer;
+	struct rt_timer sweep_timer; /* runtime.timeouts (rt_sweep.c) */
+	uint32_t sweep_ms;
 	_Atomic uint64_t seen_gen;
 
 	struct nrf_rt_stats st;
@@ -402,6 +405,13 @@ struct rt_worker *rt_worker_create(struct nrf_rt *rt, unsigned int id,
 	struct nrf_rt_snap *snap, uint16_t *bound_ports, int *err);
 void rt_worker_free(struct rt_worker *w);
 void *rt_worker_main(void *arg);
+/* runtime.timeouts of the worker's snapshot into its h2 context, and the
+ * sweep timer armed for their period (rt_sweep.c). At creation and at every
+ * snapshot switch: the timeouts are live. */
+void rt_sweep_conf(struct rt_worker *w);
+/* Peer connection idle for upstreamIdleMs: may it be closed? (on_conn_idle) */
+bool rt_pconn_idle(struct nrf_h2_conn *c);
+
 /* Mark peer @p p down/up in the worker's health bitset. */
 void rt_worker_set_down(struct rt_worker *w, int peer, bool down);
 

@@ -952,6 +952,24 @@ start(struct rt_xact *x)
 /* ------------------------------------------------------------------------ */
 /* Front stream callbacks                                                    */
 
+/*
+ * The request did not arrive whole within runtime.timeouts.requestBodyMs
+ * (h2's sweep): 408 (RFC 9110 §15.5.9), counted under its operation. TS
+ * 29.500 has no application error for it, so the ProblemDetails has no
+ * cause. h2 resets the stream (NO_ERROR) once the answer is out.
+ */
+static void
+request_incomplete(struct rt_worker *w, struct nrf_h2_stream *st)
+{
+	enum nrf_fwd_op op = nrf_fwd_classify(st->msg.method, st->msg.path, nrf_slice_str(""));
+
+	NRF_LOG_RL(INFO, MOD, "worker %u: request not complete within requestBodyMs: 408",
+		w->id);
+	respond_rendered(st, 408, "Request Timeout", "",
+		"request not complete within runtime.timeouts.requestBodyMs");
+	rt_count_answer(w, op, NRF_RT_OUT_REQUEST_TIMEOUT);
+}
+
 static void
 front_on_request(struct nrf_h2_stream *st, int err)
 {
@@ -959,6 +977,10 @@ front_on_request(struct nrf_h2_stream *st, int err)
 	struct rt_xact *x;
 
 	RT_STAT(w, requests, 1);
+	if (err == NRF_ETIMEDOUT) {
+		request_incomplete(w, st);
+		return;
+	}
 	if (err != 0) {
 		RT_STAT(w, bad_requests, 1);
 		rt_count_reject(w);

@@ -132,6 +132,7 @@ worker_switch(struct rt_worker *w, struct nrf_rt_snap *s)
 	}
 	w->snap = s;
 	w->max_front = max_front(w->rt, s->cfg);
+	rt_sweep_conf(w);
 	own_member(w);
 	rt_pool_warm(w); /* a new local NRF: learn its health now */
 	RT_STAT(w, snapshot_switches, 1);
@@ -256,6 +257,7 @@ rt_worker_create(struct nrf_rt *rt, unsigned int id, struct nrf_rt_snap *snap,
 	w->h2 = nrf_h2_ctx_create(nrf_tp_tls_ops(), w->tls_loop, &lim, err);
 	if (w->h2 == NULL)
 		goto fail;
+	rt_sweep_conf(w);
 	w->scratch = nrf_via_scratch_create(snap->db, err);
 	if (w->scratch == NULL)
 		goto fail;

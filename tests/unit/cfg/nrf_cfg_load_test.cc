@@ -94,6 +94,12 @@ TEST(CfgLoad, FillsEveryDefaultOfAMinimalDocument)
 	EXPECT_EQ(c->rt.connect_ms, 1000u);
 	EXPECT_EQ(c->rt.per_try_ms, 2000u);
 	EXPECT_EQ(c->rt.request_ms, 5000u);
+	EXPECT_EQ(c->rt.handshake_ms, 5000u);
+	EXPECT_EQ(c->rt.request_header_ms, 5000u);
+	EXPECT_EQ(c->rt.request_body_ms, 10000u);
+	EXPECT_EQ(c->rt.idle_ms, 60000u);
+	EXPECT_EQ(c->rt.stalled_reader_ms, 10000u);
+	EXPECT_EQ(c->rt.upstream_idle_ms, 60000u);
 	EXPECT_EQ(c->rt.max_connections, 10000u);
 	EXPECT_EQ(c->rt.max_concurrent_streams, 128u);
 	EXPECT_EQ(c->rt.max_header_bytes, 16384u);

@@ -120,7 +120,7 @@ on_server_ping_ack(nrf_h2_conn *, uint64_t token)
 
 const nrf_h2_cbs server_cbs = {
 	on_request, nullptr, nullptr, nullptr, nullptr, nullptr, nullptr, nullptr,
-	on_server_conn_close, on_server_ping_ack,
+	on_server_conn_close, on_server_ping_ack, nullptr,
 };
 
 void
@@ -178,13 +178,13 @@ on_client_ping_ack(nrf_h2_conn *, uint64_t token)
 
 const nrf_h2_cbs client_cbs = {
 	nullptr, nullptr, on_response, on_data, on_close, on_ready, on_gone, nullptr,
-	on_client_close, on_client_ping_ack,
+	on_client_close, on_client_ping_ack, nullptr,
 };
 
 const nrf_h2_cbs extra_cbs = {
 	nullptr, nullptr, nullptr, nullptr, nullptr,
 	[](nrf_h2_conn *) { cur->extra_ready++; }, nullptr, nullptr,
-	[](nrf_h2_conn *, int) { cur->extra_closes++; }, on_client_ping_ack,
+	[](nrf_h2_conn *, int) { cur->extra_closes++; }, on_client_ping_ack, nullptr,
 };
 
 void
