@@ -182,8 +182,11 @@ hop_json(const struct nrf_topo *t, const struct nrf_topo_hops *tr, size_t h)
 	json_object_set_new(o, "via", via);
 	json_object_set_new(o, "maxForwardHops",
 		hp->max_forward_hops >= 0 ? json_integer(hp->max_forward_hops) : json_null());
+	json_object_set_new(o, "down", json_boolean(hp->answer.kind == NRF_TOPO_ANS_NONE));
 	json_object_set_new(scan, "error",
-		hp->scan_rc != 0 ? json_string(nrf_strerror(hp->scan_rc)) : json_null());
+		hp->scan_rc != 0 && hp->answer.kind != NRF_TOPO_ANS_NONE
+			? json_string(nrf_strerror(hp->scan_rc))
+			: json_null());
 	json_object_set_new(scan, "members", json_integer(hp->scan.members));
 	json_object_set_new(scan, "self", json_boolean(hp->scan.self));
 	peers = json_array();
@@ -323,7 +326,10 @@ print_hop(const struct nrf_topo *t, const struct nrf_topo_hops *tr, size_t h)
 	for (size_t i = 0; i < hp->n_via; i++)
 		printf("%s%.*s", i > 0 ? ", " : "", (int)hp->via[i].len, hp->via[i].p);
 	printf(hp->n_via == 0 ? "(none)\n" : "\n");
-	if (hp->scan_rc != 0) {
+	if (hp->answer.kind == NRF_TOPO_ANS_NONE) {
+		ind(d);
+		printf("  down: the connection is refused\n");
+	} else if (hp->scan_rc != 0) {
 		ind(d);
 		printf("  the Via does not scan (%s)\n", nrf_strerror(hp->scan_rc));
 	} else {

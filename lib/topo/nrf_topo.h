@@ -280,7 +280,9 @@ struct nrf_topo_hop {
 	size_t n_via;
 	int64_t max_forward_hops;  /**< as received; -1 absent */
 	int scan_rc;               /**< nrf_via_scan(): 0, or why the Via is
-				    *   malformed (the hop answers 400) */
+				    *   malformed (the hop answers 400);
+				    *   NRF_ECLOSED: the NRF is down (the
+				    *   client's own NRF only), no answer */
 	struct nrf_via_result scan;
 	enum nrf_fwd_op op;
 	uint32_t rotation;         /**< passed to nrf_fwd_decide() */

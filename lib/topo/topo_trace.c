@@ -502,6 +502,13 @@ hop_run(struct trace_ctx *c, size_t nrf, int32_t parent, const struct nrf_slice 
 		return rc;
 	*out = h;
 	hp = H(c, h);
+	if (n->down) {
+		/* Only the client's NRF gets here (tries to a down NRF fail
+		 * before a hop): its connection is refused, nothing answers. */
+		hp->scan_rc = NRF_ECLOSED;
+		hp->answer.kind = NRF_TOPO_ANS_NONE;
+		return 0;
+	}
 	hp->scan_rc = topo_scan(t, nrf, hp->via, hp->n_via, &hp->scan);
 	if (hp->scan_rc != 0)
 		return answer_reject(c, h, 400, "Bad Request", "INVALID_MSG_FORMAT",

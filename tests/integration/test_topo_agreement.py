@@ -184,7 +184,7 @@ class Agreement(unittest.TestCase):
                 if want['kind'] == 'reject':
                     exp['answeredBy'] = got['answeredBy']  # nrfwd's fixed answers name nobody
                 key = '%d %s' % (got['status'], got['cause'] or (
-                    'local NRF, %d hops' % len(json.loads(tr.stdout)['hops'])))
+                    'local NRF, %d hop(s)' % len(json.loads(tr.stdout)['hops'])))
                 self.tally[key] = self.tally.get(key, 0) + 1
                 if got != exp:
                     return self.story(run, k, nrf, path, via, hops, before,

@@ -272,6 +272,18 @@ TEST(TopoTrace, ALocalOnlyOperationWithoutALocalNrfIs501)
 	EXPECT_EQ(tr.Answer().status, 501);
 }
 
+TEST(TopoTrace, AClientOfAnNrfThatIsDownGetsNoAnswer)
+{
+	auto t = TopoFiles({kForwarding[0], kForwarding[1]});
+	nrf_topo_set_down(t.get(), 0, true);
+	Trace tr(t.get(), 0, Disc("UDM"));
+	ASSERT_EQ(tr.rc, 0);
+	EXPECT_EQ(tr.tr.n_hops, 1u);
+	EXPECT_EQ(tr.Answer().kind, NRF_TOPO_ANS_NONE);
+	EXPECT_EQ(tr.Answer().origin, -1);
+	EXPECT_EQ(nrf_topo_rotation(t.get(), 0), 0u);
+}
+
 TEST(TopoTrace, RefusesABadRequest)
 {
 	auto t = TopoFiles({kForwarding[0], kForwarding[1]});
