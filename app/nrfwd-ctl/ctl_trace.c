@@ -703,6 +703,14 @@ ctl_trace(int argc, char **argv)
 	}
 	req.at = (size_t)i;
 	rc = nrf_topo_trace(t, &req, &tr);
+	if (rc == NRF_ETOOBIG) {
+		fprintf(stderr, "nrfwd-ctl: trace: the request fans out to more than %d hops (each "
+				"hop tries its next candidate after a rerouted 5xx): the NRFs would "
+				"see a storm of requests; lint the topology\n",
+			NRF_TOPO_MAX_HOPS);
+		status = 1;
+		goto out;
+	}
 	if (rc != 0) {
 		fprintf(stderr, "nrfwd-ctl: trace: %s\n", nrf_strerror(rc));
 		status = 1;
