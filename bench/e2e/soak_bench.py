@@ -343,6 +343,8 @@ def main():
     ap.add_argument("--rps", type=int, default=25, help="requests/s per kind and system")
     ap.add_argument("--no-write", action="store_true")
     ap.add_argument("--no-haproxy", action="store_true")
+    ap.add_argument("--samples", action="store_true",
+                    help="also write every RSS sample, fault and status count to ./soak-rss.json")
     args = ap.parse_args()
     build = os.path.abspath(args.build_dir)
     tmp = tempfile.mkdtemp(prefix="nrfwd-soak-")
@@ -483,11 +485,20 @@ backend be
     # ---- figures
     rows = []
     flat = {}
+    trend = {}
     for s in pids:
         v = [r for _, r in samples[s]]
         late = [r for t, r in samples[s] if t >= WARMUP_MIN * 60] or v
         mib = lambda x: x / 1048576.0  # noqa: E731
         flat[s] = (max(late) - min(late)) / min(late) * 100.0
+        # the trend: medians of 5-minute windows after the warm-up (a hostile
+        # burst that happens to be sampled is a spike, not growth)
+        wins = {}
+        for t, r in samples[s]:
+            if t >= WARMUP_MIN * 60:
+                wins.setdefault(int(t // 300), []).append(r)
+        meds = [statistics.median(w) for _, w in sorted(wins.items())] or [v[-1]]
+        trend[s] = (meds, (max(meds) - min(meds)) / min(meds) * 100.0)
         ok = fail = 0
         detail = []
         for kind in ("disc", "fwd", "loop", "post"):
@@ -501,10 +512,11 @@ backend be
         rows.append(f"| {'nrfwd' if s == 'nrfwd' else 'HAProxy 2.6'} | {mib(v[0]):.1f} | "
                     f"{mib(statistics.median(v)):.1f} | {mib(max(v)):.1f} | {mib(v[-1]):.1f} | "
                     f"{mib(min(late)):.1f}..{mib(max(late)):.1f} ({flat[s]:.1f} %) | "
+                    f"{' '.join('%.1f' % mib(x) for x in trend[s][0])} ({trend[s][1]:.1f} %) | "
                     f"{ok:,} / {fail:,} ({100.0 * fail / max(total, 1):.2f} %) | "
                     f"{cpu[s]:.1f} | {'yes' if alive[s] else '**no**'} |")
         rows_detail = "; ".join(detail)
-        rows.append(f"|  | | | | | | {rows_detail} | | |")
+        rows.append(f"|  | | | | | | | {rows_detail} | | |")
     load_avg = open("/proc/loadavg").read().split()[:3]
     cmd = "nice python3 bench/e2e/soak_bench.py " + shlex.join(sys.argv[1:])
     cpu_model = ""
@@ -536,24 +548,32 @@ backend be
         "20 s; nrf-e resetting every stream 20 s; local nrfstub `bigdrop` 20 s) and a round of hostile "
         "clients against both (100 silent connections, 5 window-0 readers of a 30 KB answer × 8, 20 POSTs "
         "whose body never comes, 2 HPACK bombs, a rapid reset burst of 500, a CONTINUATION flood). RSS "
-        f"(VmRSS) every {RSS_PERIOD:.0f} s. Flatness: the spread (max−min)/min of the samples after "
-        f"the first {WARMUP_MIN} minutes. \"ok\" is the answer each system gives without faults (HAProxy: "
-        "the local stub's answer, 404 for the profile, 200 for the looping request); failed is "
-        "everything else, mostly the answers during the faults.",
+        f"(VmRSS) every {RSS_PERIOD:.0f} s. Flatness, after the first {WARMUP_MIN} minutes: the spread "
+        "(max−min)/min of every sample (a sample taken during a hostile round catches what the round "
+        "holds), and of the medians of 5-minute windows (the trend: growth would show here). \"ok\" is "
+        "the answer each system gives without faults (HAProxy: the local stub's answer, 404 for the "
+        "profile, 200 for the looping request); failed is everything else, mostly the answers during "
+        "the faults; `none` is a request without an answer (a stream reset or its connection lost: "
+        "h2load stops a client whose connection is lost, so the rest of its minute counts here too).",
         "",
         "| system | RSS start MiB | median | max | end | after 5 min: min..max (spread) | "
-        "requests ok / failed | CPU s | alive at the end |",
-        "|---|---|---|---|---|---|---|---|---|",
+        "5-minute medians (spread) | requests ok / failed | CPU s | alive at the end |",
+        "|---|---|---|---|---|---|---|---|---|---|",
         *rows,
         "",
         "RSS over time (minute′ MiB): " + "; ".join(f"{s}: {c}" for s, c in curve.items()) + ".",
         "",
-        f"Hostile clients: {hostile_txt}.",
+        f"Hostile clients: {hostile_txt} (the silent connections, the HPACK bombs, the rapid "
+        "reset and the CONTINUATION flood are closed; the window-0 readers' streams are reset and the "
+        "POSTs answered 408, but those connections stay open until they idle out).",
         "",
         "Faults: " + "; ".join(f"{t / 60:.1f}′ {e}" for t, e in events[:8]) +
         ("; …" if len(events) > 8 else "") + ".",
     ])
     print(text)
+    with open(os.path.join(os.getcwd(), "soak-rss.json") if args.samples else os.devnull, "w") as f:
+        json.dump({"samples": samples, "events": events,
+                   "status": {f"{a}/{b}": v for (a, b), v in load.status.items()}}, f)
     if not args.no_write:
         write_section(os.path.join(ROOT, "docs", "benchmarks.md"), "soak", text)
     shutil.rmtree(tmp, ignore_errors=True)
