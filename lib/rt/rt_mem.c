@@ -34,7 +34,7 @@ mem_tick(struct rt_timer *t, void *arg)
 {
 	struct rt_worker *w = arg;
 
-	w->mem_freed += nrf_h2_ctx_trim(w->h2);
+	w->mem_freed += nrf_h2_ctx_trim(w->h2) + rt_xact_trim(w);
 	if (w->mem_freed >= MEM_TRIM_BYTES) {
 #ifdef __GLIBC__
 		malloc_trim(0);
