@@ -280,8 +280,11 @@ class Timeouts(unittest.TestCase):
         refused = (H.metric_value(m, 'nrfwd_connections_refused_total') -
                    H.metric_value(self.before, 'nrfwd_connections_refused_total'))
         # each one refused over the limit or timed out (the first ones may time
-        # out before the last are accepted, leaving room for some of those)
-        self.assertGreater(refused, 0)
+        # out before the last are accepted, leaving room for some of those;
+        # on a slow host all 1200 may open over more than one handshake
+        # timeout, and then none need be refused)
+        if opened < TMO['handshakeMs'] / 1000.0:
+            self.assertGreater(refused, 0)
         self.assertGreaterEqual(self.counted('handshake'), 1000 - 1)
         self.assertGreaterEqual(self.counted('handshake') + refused, 1200)
 
