@@ -2,7 +2,7 @@
 /*
  * A context's pools (body chunks, header blocks, stream objects, output
  * buffers) and the accounting of its memory (docs/architecture-datapath.md,
- * "Memory"; decision 0017).
+ * "Memory"; decision 0018).
  *
  * Why the free lists shrink: a burst (non-reading clients, a load peak)
  * fills them up to their caps, and memory kept on them for ever is memory
@@ -192,7 +192,7 @@ h2_stream_get(struct nrf_h2_ctx *ctx, bool peer)
 	ctx->n_streams++;
 	h2_acct_add(ctx, NRF_H2_MEM_HTTP2, (int64_t)sizeof(*st));
 	if (peer) {
-		/* What the upstream may send on it unasked (decision 0017). */
+		/* What the upstream may send on it unasked (decision 0018). */
 		st->flags |= H2_SF_WINDOW;
 		h2_acct_add(ctx, NRF_H2_MEM_WINDOW, (int64_t)ctx->lim.peer_stream_window);
 	}

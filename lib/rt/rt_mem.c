@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * The data path's memory budget (runtime.limits.maxBufferedBytes), and
- * giving memory back once a burst is over (decision 0017).
+ * giving memory back once a burst is over (decision 0018).
  *
  * The budget is split evenly between the workers, as maxConnections is:
  * each worker checks only its own h2 context, so no counter is shared and

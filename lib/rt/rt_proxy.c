@@ -710,7 +710,7 @@ rt_peer_on_data(struct nrf_h2_stream *ps)
 		 * window (RT_HOLD_MAX_BYTES) until the relay consumes. An answer
 		 * held for its links (rewriteLinks, decision 0013) is taken out
 		 * of flow control up to maxBodyBytes, while the worker is within
-		 * its memory budget (decision 0017). */
+		 * its memory budget (decision 0018). */
 		if (ps->msg.body.len >= hold_cap(x) && hold_for_links(x, ps->msg.body.len) &&
 			!nrf_h2_ctx_over_budget(x->w->h2)) {
 			nrf_h2_consume(ps, ps->unconsumed);
@@ -1045,7 +1045,7 @@ request_incomplete(struct rt_worker *w, struct nrf_h2_stream *st)
  * The worker is over its share of runtime.limits.maxBufferedBytes: the
  * request is refused before anything is kept for it, with the answer of a
  * full queue (NRF_Forwarding_Overload, 503 NF_CONGESTION by default), which
- * a client or a previous hop retries elsewhere (decision 0017).
+ * a client or a previous hop retries elsewhere (decision 0018).
  */
 static void
 budget_reject(struct rt_worker *w, struct nrf_h2_stream *st)

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: BSD-3-Clause
 """Bounded memory and an answer for every limit (docs/architecture-datapath.md
-"Memory", decision 0017), on kernel sockets.
+"Memory", decision 0018), on kernel sockets.
 
 Usage: python3 tests/integration/test_limits.py [--build-dir BUILD] [unittest args]
 
