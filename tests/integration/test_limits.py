@@ -364,6 +364,23 @@ class Memory(unittest.TestCase):
         self.assertEqual(st, 200)
 
 
+    def test_the_budget_changes_live(self):
+        fwd = self.tight
+        st, _, doc = H.api(fwd, 'PATCH', '/nrf-configuration/v1/runtime',
+                           {'limits': {'maxBufferedBytes': 8 * MIB}})
+        self.assertEqual(st, 200, doc)
+        try:
+            deadline = time.monotonic() + 3
+            while H.metric_value(H.metrics(fwd), 'nrfwd_buffer_budget_bytes') != 8 * MIB:
+                self.assertLess(time.monotonic(), deadline)
+                time.sleep(0.05)
+            st, _, _ = H.curl(fwd.url(DISC))
+            self.assertEqual(st, 200)
+        finally:
+            H.api(fwd, 'PATCH', '/nrf-configuration/v1/runtime',
+                  {'limits': {'maxBufferedBytes': 16 * MIB}})
+
+
 class Headers(unittest.TestCase):
     """Header lists over the limit, HPACK bombs, CONTINUATION floods."""
 
