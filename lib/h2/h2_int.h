@@ -163,7 +163,8 @@ struct nrf_h2_conn {
 	uint64_t tmo_wr;      /* the transport takes no byte */
 	int32_t tmo_idle_id;  /* stream id mark when tmo_idle was noted */
 	/* Header list bytes (name + value + 32 per field) decoded in the
-	 * current header block, whatever happens to them (header_flood()). */
+	 * current header block and not kept: over the limit, refused,
+	 * malformed, trailers (header_flood()). */
 	uint64_t hdr_bytes;
 	int32_t calm_id;      /* the stream answered before that GOAWAY */
 };
