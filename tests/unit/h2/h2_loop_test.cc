@@ -241,6 +241,9 @@ protected:
 			nrf_h2_conn_close(f_.client, NRF_ECLOSED);
 		if (f_.server)
 			nrf_h2_conn_close(f_.server, NRF_ECLOSED);
+		/* and whatever else a test opened (f_.server is only the last
+		 * server connection accepted) */
+		nrf_h2_ctx_close_all(f_.ctx);
 		nrf_h2_ctx_run(f_.ctx);
 		nrf_h2_body_release(f_.ctx, &f_.req_body_src);
 		f_.tp->listener_close(f_.lst);
