@@ -252,6 +252,14 @@ class Memory(unittest.TestCase):
     @classmethod
     def setUpClass(cls):
         cls.h = H.Harness(prefix='nrfwd-limits-')
+        try:
+            cls.start()
+        except Exception:
+            cls.h.cleanup(dump=True)  # setUpClass failing skips tearDownClass
+            raise
+
+    @classmethod
+    def start(cls):
         prof = H.write_big_profiles(os.path.join(cls.h.tmpdir, 'big.json'),
                                     extra_amf=BIG_PROFILES)
         cls.stub = cls.h.start_stub('local', prof, extra=['--no-record'])
@@ -387,6 +395,14 @@ class Headers(unittest.TestCase):
     @classmethod
     def setUpClass(cls):
         cls.h = H.Harness(prefix='nrfwd-hdrs-')
+        try:
+            cls.start()
+        except Exception:
+            cls.h.cleanup(dump=True)
+            raise
+
+    @classmethod
+    def start(cls):
         cls.stub = cls.h.start_stub('local', 'stub-profiles-a.json', extra=['--no-record'])
         cls.fwd = cls.h.start_nrfwd(H.nrfwd_config(SELF, local=cls.stub.port), management=True)
         # The largest maxHeaderBytes; no local NRF, so a loop is answered by
@@ -549,6 +565,15 @@ class FlowControl(unittest.TestCase):
     def setUpClass(cls):
         cls.h = H.Harness(prefix='nrfwd-flow-')
         cls.fb = FlowBreaker()
+        try:
+            cls.start()
+        except Exception:
+            cls.h.cleanup(dump=True)
+            cls.fb.close()
+            raise
+
+    @classmethod
+    def start(cls):
         cls.good = cls.h.start_stub('nrf-g', 'stub-profiles-a.json', extra=['--no-record'])
         tmo = {'connectMs': 500, 'perTryMs': 3000, 'requestMs': 6000}
         # the breaker as the local NRF
