@@ -358,7 +358,7 @@ dpdk(struct api_buf *b, const struct api_metrics_in *in)
 		d->tsc_hz);
 }
 
-/* The memory budget (runtime.limits.maxBufferedBytes, decision 0017). */
+/* The memory budget (runtime.limits.maxBufferedBytes, decision 0018). */
 static void
 memory(struct api_buf *b, const struct nrf_rt_stats *st)
 {

@@ -972,7 +972,7 @@ static const struct field limit_fields[] = {
 		.min = 0, .max = 1073741824, .def = 1048576},
 	{FLD("peerQueueDepth", F_U32, struct nrf_cfg_runtime, peer_queue_depth),
 		.min = 1, .max = 1048576, .def = 1024},
-	/* Bytes (u32: up to 4 GiB - 1); decision 0017. */
+	/* Bytes (u32: up to 4 GiB - 1); decision 0018. */
 	{FLD("maxBufferedBytes", F_U32, struct nrf_cfg_runtime, max_buffered_bytes),
 		.min = 4194304, .max = 4294967295LL, .def = 1073741824},
 	{NULL},

@@ -251,10 +251,14 @@ on_header2(nghttp2_session *sess, const nghttp2_frame *frame, nghttp2_rcbuf *nam
 	}
 	n = nghttp2_rcbuf_get_buf(name_rc);
 	v = nghttp2_rcbuf_get_buf(value_rc);
-	if (c->server) {
-		/* Every decoded byte counts, kept or not (HPACK bombs). */
+	if (c->server && (st == NULL || st->hdr_phase != 0 ||
+				 (st->flags & (NRF_H2_SF_HDR_OVER | NRF_H2_SF_BUSY |
+						      NRF_H2_SF_MALFORMED)))) {
+		/* Fields that are not kept: what they decode to counts here
+		 * (HPACK bombs), beyond what a kept list holds (at most
+		 * max_header_bytes, h2_msg_store()). */
 		c->hdr_bytes += n.len + v.len + 32;
-		if (c->hdr_bytes > c->ctx->bomb_bytes)
+		if (c->hdr_bytes + c->ctx->lim.max_header_bytes > c->ctx->bomb_bytes)
 			return header_flood(c, st);
 	}
 	if (st == NULL)
@@ -548,31 +552,30 @@ on_data_chunk(nghttp2_session *sess, uint8_t flags, int32_t id, const uint8_t *d
  * any of its bytes are relayed: nghttp2 resets the stream
  * (FLOW_CONTROL_ERROR) when the bytes arrive, and the stream closes only
  * once that RST_STREAM is written, by which time the owner may have begun
- * relaying what came before. The check is nghttp2's own (the window and
- * what it has received, which no consume can change while a frame is read
- * since owners consume outside the peer's input), made at the frame header:
- * the owner is told now, with FLOW_CONTROL_ERROR, and forgets the stream.
+ * relaying what came before. Checked at the frame header, without asking
+ * nghttp2: what the upstream sent and the owner has not consumed cannot
+ * exceed the window it was announced (peer_stream_window; nghttp2 credits
+ * at most what was consumed), so a frame that would take it beyond is
+ * one nghttp2 rejects too. The owner is told now, with
+ * FLOW_CONTROL_ERROR, and forgets the stream.
  */
 static int
 on_begin_frame(nghttp2_session *sess, const nghttp2_frame_hd *hd, void *ud)
 {
 	struct nrf_h2_conn *c = ud;
 	struct nrf_h2_stream *st;
-	int64_t used, win;
 
-	if (c->server || hd->type != NGHTTP2_DATA)
+	if (hd->type != NGHTTP2_DATA)
 		return 0;
-	st = stream_of(sess, hd->stream_id);
-	if (st == NULL || st->user == NULL || (st->flags & NRF_H2_SF_RESET))
+	st = frame_stream(c, hd->stream_id);
+	if (st == NULL || st->user == NULL ||
+		(uint64_t)st->unconsumed + hd->length <= c->ctx->lim.peer_stream_window ||
+		(st->flags & NRF_H2_SF_RESET))
 		return 0;
-	used = nghttp2_session_get_stream_effective_recv_data_length(sess, hd->stream_id);
-	win = nghttp2_session_get_stream_effective_local_window_size(sess, hd->stream_id);
-	if (used >= 0 && used + (int64_t)hd->length <= win &&
-		(int64_t)nghttp2_session_get_effective_recv_data_length(sess) + (int64_t)hd->length <=
-			(int64_t)nghttp2_session_get_effective_local_window_size(sess))
-		return 0;
+	(void)sess;
 	NRF_LOG_RL(WARN, MOD, "upstream sent DATA beyond its flow-control window on stream %d "
-		"(%lld + %zu > %lld): reset", st->id, (long long)used, hd->length, (long long)win);
+		"(%u + %zu > %u): reset", st->id, st->unconsumed, hd->length,
+		c->ctx->lim.peer_stream_window);
 	st->flags |= NRF_H2_SF_RESET; /* nghttp2 resets it */
 	if (c->cbs->on_close != NULL)
 		c->cbs->on_close(st, NRF_H2_FLOW_CONTROL_ERROR, 0);
@@ -706,7 +709,6 @@ make_callbacks(void)
 	nghttp2_session_callbacks_set_on_data_chunk_recv_callback(cb, on_data_chunk);
 	nghttp2_session_callbacks_set_on_stream_close_callback(cb, on_stream_close);
 	nghttp2_session_callbacks_set_on_frame_send_callback(cb, on_frame_send);
-	nghttp2_session_callbacks_set_on_begin_frame_callback(cb, on_begin_frame);
 	return cb;
 }
 
@@ -739,7 +741,7 @@ nrf_h2_ctx_create(const struct nrf_tp_ops *tp, struct nrf_tp_loop *loop,
 	/* A header list far beyond the limit ends the connection (header_flood()). */
 	ctx->bomb_bytes = NRF_MAX((uint64_t)ctx->lim.max_header_bytes * H2_BOMB_FACTOR,
 		(uint64_t)ctx->lim.max_header_bytes + H2_BOMB_MIN);
-	h2_mem_init(&ctx->mem);
+	h2_mem_init(&ctx->mem, &ctx->acct[NRF_H2_MEM_HTTP2], &ctx->total);
 	h2_pools_init(ctx);
 	link_init(&ctx->conns);
 	link_init(&ctx->dirty);
@@ -748,6 +750,8 @@ nrf_h2_ctx_create(const struct nrf_tp_ops *tp, struct nrf_tp_loop *loop,
 	link_init(&ctx->lingering);
 	ctx->cb_server = make_callbacks();
 	ctx->cb_client = make_callbacks();
+	if (ctx->cb_client != NULL) /* peers only: flow control of answers */
+		nghttp2_session_callbacks_set_on_begin_frame_callback(ctx->cb_client, on_begin_frame);
 	if (ctx->cb_server == NULL || ctx->cb_client == NULL ||
 		nghttp2_option_new(&ctx->opt_server) != 0 ||
 		nghttp2_option_new(&ctx->opt_client) != 0)
@@ -1668,8 +1672,9 @@ nrf_h2_stalled(const struct nrf_h2_stream *st)
 	struct nrf_h2_conn *c = st->conn;
 	int32_t used, win;
 
-	if (c->server || (c->fl & CF_DEAD) || st->user == NULL)
-		return false;
+	if (c->server || (c->fl & CF_DEAD) || st->user == NULL ||
+		(uint64_t)st->unconsumed + 16384 < c->ctx->lim.peer_stream_window)
+		return false; /* a frame's room left at least: no need to ask */
 	used = nghttp2_session_get_stream_effective_recv_data_length(c->sess, st->id);
 	win = nghttp2_session_get_stream_effective_local_window_size(c->sess, st->id);
 	return used >= 0 && used >= win;

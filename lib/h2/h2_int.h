@@ -87,7 +87,7 @@ link_del(struct h2_link *l)
 struct h2_pool {
 	void *head;    /* free objects, linked through a pointer at .link */
 	size_t link;
-	uint32_t n;    /* on the list */
+	uint32_t n;    /* on the list (relaxed stores: read by any thread) */
 	uint32_t low;  /* lowest n since the last trim */
 	uint32_t keep; /* cap */
 	uint32_t floor; /* trim keeps this many */
@@ -163,7 +163,8 @@ struct nrf_h2_conn {
 	uint64_t tmo_wr;      /* the transport takes no byte */
 	int32_t tmo_idle_id;  /* stream id mark when tmo_idle was noted */
 	/* Header list bytes (name + value + 32 per field) decoded in the
-	 * current header block, whatever happens to them (header_flood()). */
+	 * current header block and not kept: over the limit, refused,
+	 * malformed, trailers (header_flood()). */
 	uint64_t hdr_bytes;
 	int32_t calm_id;      /* the stream answered before that GOAWAY */
 };
@@ -177,16 +178,16 @@ struct nrf_h2_conn {
 struct h2_mem {
 	nghttp2_mem mem;
 	void *free[H2_MEM_CLASSES];
-	uint32_t n_free[H2_MEM_CLASSES];
+	uint32_t n_free[H2_MEM_CLASSES]; /* relaxed stores: read by any thread */
 	uint32_t low[H2_MEM_CLASSES]; /* lowest n_free since the last trim */
-	/* Bytes handed to nghttp2 and not given back, and bytes on the free
-	 * lists: single writer (the worker), relaxed stores, read by any
-	 * thread (nrf_h2_ctx_mem_get()). */
-	uint64_t used;
-	uint64_t pooled;
+	/* The context's counters (h2_acct_add()) of the bytes this allocator
+	 * holds from the system, in use or on its free lists
+	 * (NRF_H2_MEM_HTTP2), and of the total. */
+	uint64_t *used;
+	uint64_t *total;
 };
 
-void h2_mem_init(struct h2_mem *m);
+void h2_mem_init(struct h2_mem *m, uint64_t *used, uint64_t *total);
 void h2_mem_fini(struct h2_mem *m);
 /* Give back free blocks that stayed unused since the last call (down to
  * FLOOR_MEM per class). @return bytes given back. */
@@ -208,10 +209,10 @@ struct nrf_h2_ctx {
 	struct h2_pool obufs;
 
 	/* Memory accounting (h2_pool.c): bytes by enum nrf_h2_mem_kind and
-	 * bytes kept on the free lists above. Single writer (the worker),
-	 * relaxed stores: any thread may read (nrf_h2_ctx_mem_get()). */
+	 * their total. Single writer (the worker), relaxed stores: any thread
+	 * may read (nrf_h2_ctx_mem_get()). */
 	uint64_t acct[NRF_H2_MEM_COUNT];
-	uint64_t pooled;
+	uint64_t total;
 	uint64_t budget;         /* nrf_h2_ctx_set_budget(); 0: none */
 	uint64_t bomb_bytes;     /* header_flood() threshold */
 
@@ -307,6 +308,7 @@ static inline void
 h2_acct_add(struct nrf_h2_ctx *ctx, unsigned int kind, int64_t delta)
 {
 	__atomic_store_n(&ctx->acct[kind], ctx->acct[kind] + (uint64_t)delta, __ATOMIC_RELAXED);
+	__atomic_store_n(&ctx->total, ctx->total + (uint64_t)delta, __ATOMIC_RELAXED);
 }
 
 void h2_pools_init(struct nrf_h2_ctx *ctx);
@@ -330,7 +332,11 @@ h2_peer_unconsumed(struct nrf_h2_ctx *ctx, struct nrf_h2_stream *st, int64_t del
 	h2_acct_add(ctx, NRF_H2_MEM_WINDOW, -delta);
 }
 /* Memory over the context's budget (nrf_h2_ctx_set_budget())? */
-bool h2_over_budget(const struct nrf_h2_ctx *ctx);
+static inline bool
+h2_over_budget(const struct nrf_h2_ctx *ctx)
+{
+	return ctx->budget != 0 && ctx->total >= ctx->budget;
+}
 /* Store one received field; pseudo-headers fill the named slices. Bytes
  * @p known to be in HPACK's static table (H2_KNOWN_*) are referenced, the
  * others copied into the block. */

@@ -2,7 +2,7 @@
 /*
  * A context's pools (body chunks, header blocks, stream objects, output
  * buffers) and the accounting of its memory (docs/architecture-datapath.md,
- * "Memory"; decision 0017).
+ * "Memory"; decision 0018).
  *
  * Why the free lists shrink: a burst (non-reading clients, a load peak)
  * fills them up to their caps, and memory kept on them for ever is memory
@@ -24,10 +24,11 @@
 
 #include "h2_int.h"
 
+/* p->n is read by other threads (nrf_h2_ctx_mem_get()). */
 static inline void
-pooled_add(struct nrf_h2_ctx *ctx, int64_t delta)
+n_set(struct h2_pool *p, uint32_t v)
 {
-	__atomic_store_n(&ctx->pooled, ctx->pooled + (uint64_t)delta, __ATOMIC_RELAXED);
+	__atomic_store_n(&p->n, v, __ATOMIC_RELAXED);
 }
 
 static void
@@ -47,8 +48,8 @@ link_of(const struct h2_pool *p, void *o)
 	return (void **)(void *)((char *)o + p->link);
 }
 
-static void *
-pool_pop(struct nrf_h2_ctx *ctx, struct h2_pool *p)
+static inline __attribute__((always_inline)) void *
+pool_pop(struct h2_pool *p)
 {
 	void *o = p->head;
 
@@ -57,15 +58,14 @@ pool_pop(struct nrf_h2_ctx *ctx, struct h2_pool *p)
 		return malloc(p->size);
 	}
 	p->head = *link_of(p, o);
-	p->n--;
+	n_set(p, p->n - 1);
 	if (p->n < p->low)
 		p->low = p->n;
-	pooled_add(ctx, -(int64_t)p->size);
 	return o;
 }
 
-static void
-pool_push(struct nrf_h2_ctx *ctx, struct h2_pool *p, void *o)
+static inline __attribute__((always_inline)) void
+pool_push(struct h2_pool *p, void *o)
 {
 	if (p->n >= p->keep) {
 		free(o);
@@ -73,13 +73,12 @@ pool_push(struct nrf_h2_ctx *ctx, struct h2_pool *p, void *o)
 	}
 	*link_of(p, o) = p->head;
 	p->head = o;
-	p->n++;
-	pooled_add(ctx, (int64_t)p->size);
+	n_set(p, p->n + 1);
 }
 
 /* Free half of what stayed unused since the last trim, above the floor. */
 static size_t
-pool_trim(struct nrf_h2_ctx *ctx, struct h2_pool *p)
+pool_trim(struct h2_pool *p)
 {
 	uint32_t k = p->low > p->floor ? (p->low - p->floor + 1) / 2 : 0;
 	uint32_t i;
@@ -88,16 +87,15 @@ pool_trim(struct nrf_h2_ctx *ctx, struct h2_pool *p)
 		void *o = p->head;
 
 		p->head = *link_of(p, o);
-		p->n--;
+		n_set(p, p->n - 1);
 		free(o);
 	}
-	pooled_add(ctx, -(int64_t)(i * p->size));
 	p->low = p->n;
 	return i * p->size;
 }
 
 static void
-pool_fini(struct nrf_h2_ctx *ctx, struct h2_pool *p)
+pool_fini(struct h2_pool *p)
 {
 	while (p->head != NULL) {
 		void *o = p->head;
@@ -105,8 +103,14 @@ pool_fini(struct nrf_h2_ctx *ctx, struct h2_pool *p)
 		p->head = *link_of(p, o);
 		free(o);
 	}
-	pooled_add(ctx, -(int64_t)(p->n * p->size));
-	p->n = p->low = 0;
+	n_set(p, 0);
+	p->low = 0;
+}
+
+static uint64_t
+pool_bytes(const struct h2_pool *p)
+{
+	return (uint64_t)__atomic_load_n(&p->n, __ATOMIC_RELAXED) * p->size;
 }
 
 void
@@ -129,16 +133,16 @@ h2_pools_init(struct nrf_h2_ctx *ctx)
 void
 h2_pools_fini(struct nrf_h2_ctx *ctx)
 {
-	pool_fini(ctx, &ctx->chunks);
-	pool_fini(ctx, &ctx->blocks);
-	pool_fini(ctx, &ctx->streams);
-	pool_fini(ctx, &ctx->obufs);
+	pool_fini(&ctx->chunks);
+	pool_fini(&ctx->blocks);
+	pool_fini(&ctx->streams);
+	pool_fini(&ctx->obufs);
 }
 
 struct nrf_h2_chunk *
 h2_chunk_get(struct nrf_h2_ctx *ctx)
 {
-	struct nrf_h2_chunk *c = pool_pop(ctx, &ctx->chunks);
+	struct nrf_h2_chunk *c = pool_pop(&ctx->chunks);
 
 	if (c == NULL)
 		return NULL;
@@ -153,13 +157,13 @@ void
 h2_chunk_put(struct nrf_h2_ctx *ctx, struct nrf_h2_chunk *c)
 {
 	h2_acct_add(ctx, NRF_H2_MEM_BODIES, -(int64_t)sizeof(*c));
-	pool_push(ctx, &ctx->chunks, c);
+	pool_push(&ctx->chunks, c);
 }
 
 char *
 h2_block_get(struct nrf_h2_ctx *ctx)
 {
-	char *b = pool_pop(ctx, &ctx->blocks);
+	char *b = pool_pop(&ctx->blocks);
 
 	if (b != NULL)
 		h2_acct_add(ctx, NRF_H2_MEM_HEADERS, (int64_t)ctx->blocks.size);
@@ -172,13 +176,13 @@ h2_block_put(struct nrf_h2_ctx *ctx, char *b)
 	if (b == NULL)
 		return;
 	h2_acct_add(ctx, NRF_H2_MEM_HEADERS, -(int64_t)ctx->blocks.size);
-	pool_push(ctx, &ctx->blocks, b);
+	pool_push(&ctx->blocks, b);
 }
 
 struct nrf_h2_stream *
 h2_stream_get(struct nrf_h2_ctx *ctx, bool peer)
 {
-	struct nrf_h2_stream *st = pool_pop(ctx, &ctx->streams);
+	struct nrf_h2_stream *st = pool_pop(&ctx->streams);
 
 	if (st == NULL)
 		return NULL;
@@ -188,7 +192,7 @@ h2_stream_get(struct nrf_h2_ctx *ctx, bool peer)
 	ctx->n_streams++;
 	h2_acct_add(ctx, NRF_H2_MEM_HTTP2, (int64_t)sizeof(*st));
 	if (peer) {
-		/* What the upstream may send on it unasked (decision 0017). */
+		/* What the upstream may send on it unasked (decision 0018). */
 		st->flags |= H2_SF_WINDOW;
 		h2_acct_add(ctx, NRF_H2_MEM_WINDOW, (int64_t)ctx->lim.peer_stream_window);
 	}
@@ -205,13 +209,13 @@ h2_stream_put(struct nrf_h2_ctx *ctx, struct nrf_h2_stream *st)
 			-((int64_t)ctx->lim.peer_stream_window - (int64_t)st->unconsumed));
 	h2_acct_add(ctx, NRF_H2_MEM_HTTP2, -(int64_t)sizeof(*st));
 	ctx->n_streams--;
-	pool_push(ctx, &ctx->streams, st);
+	pool_push(&ctx->streams, st);
 }
 
 uint8_t *
 h2_obuf_get(struct nrf_h2_ctx *ctx)
 {
-	uint8_t *b = pool_pop(ctx, &ctx->obufs);
+	uint8_t *b = pool_pop(&ctx->obufs);
 
 	if (b != NULL)
 		h2_acct_add(ctx, NRF_H2_MEM_OUTPUT, OBUF_CAP);
@@ -224,31 +228,7 @@ h2_obuf_put(struct nrf_h2_ctx *ctx, uint8_t *b)
 	if (b == NULL)
 		return;
 	h2_acct_add(ctx, NRF_H2_MEM_OUTPUT, -(int64_t)OBUF_CAP);
-	pool_push(ctx, &ctx->obufs, b);
-}
-
-static uint64_t
-mem_total(const struct nrf_h2_ctx *ctx, struct nrf_h2_mem_stats *out)
-{
-	uint64_t t = 0;
-	unsigned int k;
-
-	for (k = 0; k < NRF_H2_MEM_COUNT; k++) {
-		uint64_t v = __atomic_load_n(&ctx->acct[k], __ATOMIC_RELAXED);
-
-		if (k == NRF_H2_MEM_HTTP2)
-			v += __atomic_load_n(&ctx->mem.used, __ATOMIC_RELAXED);
-		if (out != NULL)
-			out->bytes[k] = v;
-		t += v;
-	}
-	return t;
-}
-
-bool
-h2_over_budget(const struct nrf_h2_ctx *ctx)
-{
-	return ctx->budget != 0 && mem_total(ctx, NULL) >= ctx->budget;
+	pool_push(&ctx->obufs, b);
 }
 
 bool
@@ -266,9 +246,15 @@ nrf_h2_ctx_set_budget(struct nrf_h2_ctx *ctx, uint64_t bytes)
 void
 nrf_h2_ctx_mem_get(const struct nrf_h2_ctx *ctx, struct nrf_h2_mem_stats *out)
 {
-	out->total = mem_total(ctx, out);
-	out->pooled = __atomic_load_n(&ctx->pooled, __ATOMIC_RELAXED) +
-		__atomic_load_n(&ctx->mem.pooled, __ATOMIC_RELAXED);
+	unsigned int k;
+
+	out->total = 0;
+	for (k = 0; k < NRF_H2_MEM_COUNT; k++) {
+		out->bytes[k] = __atomic_load_n(&ctx->acct[k], __ATOMIC_RELAXED);
+		out->total += out->bytes[k];
+	}
+	out->pooled = pool_bytes(&ctx->chunks) + pool_bytes(&ctx->blocks) +
+		pool_bytes(&ctx->streams) + pool_bytes(&ctx->obufs);
 }
 
 size_t
@@ -276,10 +262,10 @@ nrf_h2_ctx_trim(struct nrf_h2_ctx *ctx)
 {
 	size_t n = 0;
 
-	n += pool_trim(ctx, &ctx->chunks);
-	n += pool_trim(ctx, &ctx->blocks);
-	n += pool_trim(ctx, &ctx->streams);
-	n += pool_trim(ctx, &ctx->obufs);
+	n += pool_trim(&ctx->chunks);
+	n += pool_trim(&ctx->blocks);
+	n += pool_trim(&ctx->streams);
+	n += pool_trim(&ctx->obufs);
 	n += h2_mem_trim(&ctx->mem);
 	return n;
 }

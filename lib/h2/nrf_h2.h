@@ -329,8 +329,9 @@ enum nrf_h2_mem_kind {
 	/** Output buffers of connections whose other end reads slower than
 	 *  this side writes. */
 	NRF_H2_MEM_OUTPUT,
-	/** nghttp2's sessions (its streams, frames, HPACK tables) and this
-	 *  module's connection and stream objects. */
+	/** nghttp2's memory (its streams, frames, HPACK tables: what its
+	 *  allocator holds, in use or kept for reuse) and this module's
+	 *  connection and stream objects. */
 	NRF_H2_MEM_HTTP2,
 	/** Receive window granted to upstreams on the peer streams open now
 	 *  and not used yet: what they may still send without being asked. */
@@ -342,7 +343,9 @@ enum nrf_h2_mem_kind {
 struct nrf_h2_mem_stats {
 	uint64_t bytes[NRF_H2_MEM_COUNT]; /**< by enum nrf_h2_mem_kind */
 	uint64_t total;                   /**< their sum: the budget's measure */
-	uint64_t pooled;                  /**< kept on free lists (not in total) */
+	uint64_t pooled;                  /**< kept on this module's free lists
+					   *   (not in total; nghttp2's are in
+					   *   NRF_H2_MEM_HTTP2) */
 };
 
 /**

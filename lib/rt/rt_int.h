@@ -273,6 +273,9 @@ int rt_try_send(struct rt_try *t, struct nrf_h2_conn *c);
 /* A queued or sent try could not be completed (pool side failure). */
 void rt_try_failed(struct rt_try *t, enum nrf_rt_fail reason, const char *why);
 void rt_xact_pool_fini(struct rt_worker *w);
+/* Free half of the pooled transactions unused since the last call (above
+ * a floor); bytes freed (rt_mem.c, once a second). */
+size_t rt_xact_trim(struct rt_worker *w);
 
 /*
  * Relayed answers (rt_proxy.c, docs/via.md): append nrfwd's own Via member
@@ -351,6 +354,7 @@ struct rt_worker {
 
 	struct rt_xact *free_x;
 	uint32_t n_free_x;
+	uint32_t low_free_x;      /* lowest n_free_x since the last trim */
 	uint32_t n_xact;
 	uint32_t rotation;
 

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * The data path's memory budget (runtime.limits.maxBufferedBytes), and
- * giving memory back once a burst is over (decision 0017).
+ * giving memory back once a burst is over (decision 0018).
  *
  * The budget is split evenly between the workers, as maxConnections is:
  * each worker checks only its own h2 context, so no counter is shared and
@@ -34,7 +34,7 @@ mem_tick(struct rt_timer *t, void *arg)
 {
 	struct rt_worker *w = arg;
 
-	w->mem_freed += nrf_h2_ctx_trim(w->h2);
+	w->mem_freed += nrf_h2_ctx_trim(w->h2) + rt_xact_trim(w);
 	if (w->mem_freed >= MEM_TRIM_BYTES) {
 #ifdef __GLIBC__
 		malloc_trim(0);

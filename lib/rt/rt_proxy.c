@@ -65,7 +65,8 @@ static void
 xact_take(struct rt_worker *w, struct rt_xact *x)
 {
 	w->free_x = x->next_free;
-	w->n_free_x--;
+	if (--w->n_free_x < w->low_free_x)
+		w->low_free_x = w->n_free_x;
 	memset(x, 0, offsetof(struct rt_xact, plan));
 	x->w = w;
 	x->t.x = x;
@@ -86,6 +87,26 @@ xact_put(struct rt_worker *w, struct rt_xact *x)
 	x->next_free = w->free_x;
 	w->free_x = x;
 	w->n_free_x++;
+}
+
+#define FLOOR_XACTS 128
+
+size_t
+rt_xact_trim(struct rt_worker *w)
+{
+	uint32_t k = w->low_free_x > FLOOR_XACTS ? (w->low_free_x - FLOOR_XACTS + 1) / 2 : 0;
+	size_t n = 0;
+
+	for (; k > 0 && w->free_x != NULL; k--) {
+		struct rt_xact *x = w->free_x;
+
+		w->free_x = x->next_free;
+		w->n_free_x--;
+		free(x);
+		n += sizeof(*x);
+	}
+	w->low_free_x = w->n_free_x;
+	return n;
 }
 
 void
@@ -296,7 +317,8 @@ try_abort(struct rt_try *t)
 		t->ps = NULL;
 	}
 	rt_timer_cancel(&w->timers, &t->timer);
-	rt_timer_cancel(&w->timers, &t->due);
+	if (NRF_UNLIKELY(t->due.idx != 0))
+		rt_timer_cancel(&w->timers, &t->due);
 	t->state = T_IDLE;
 }
 
@@ -473,7 +495,8 @@ relay_start(struct rt_xact *x)
 	int rc;
 
 	rt_timer_cancel(&x->w->timers, &t->timer);
-	rt_timer_cancel(&x->w->timers, &t->due);
+	if (NRF_UNLIKELY(t->due.idx != 0))
+		rt_timer_cancel(&x->w->timers, &t->due);
 	t->state = T_RELAY;
 	x->answered = true;
 	x->outcome = t->local ? NRF_RT_OUT_LOCAL : NRF_RT_OUT_PEER;
@@ -687,7 +710,7 @@ rt_peer_on_data(struct nrf_h2_stream *ps)
 		 * window (RT_HOLD_MAX_BYTES) until the relay consumes. An answer
 		 * held for its links (rewriteLinks, decision 0013) is taken out
 		 * of flow control up to maxBodyBytes, while the worker is within
-		 * its memory budget (decision 0017). */
+		 * its memory budget (decision 0018). */
 		if (ps->msg.body.len >= hold_cap(x) && hold_for_links(x, ps->msg.body.len) &&
 			!nrf_h2_ctx_over_budget(x->w->h2)) {
 			nrf_h2_consume(ps, ps->unconsumed);
@@ -700,7 +723,8 @@ rt_peer_on_data(struct nrf_h2_stream *ps)
 			}
 		} else {
 			if (ps->msg.body.len >= NRF_MAX(hold_cap(x), (size_t)1) ||
-				nrf_h2_stalled(ps)) {
+				(ps->msg.body.len + NRF_H2_CHUNK_SIZE >= RT_HOLD_MAX_BYTES &&
+					nrf_h2_stalled(ps))) {
 				/* Too big to keep for later: relayed as it is. */
 				if (t->due.idx == 0 &&
 					rt_timer_arm(&x->w->timers, &t->due, 0) != 0)
@@ -708,7 +732,8 @@ rt_peer_on_data(struct nrf_h2_stream *ps)
 			}
 			return;
 		}
-		rt_timer_cancel(&x->w->timers, &t->due);
+		if (NRF_UNLIKELY(t->due.idx != 0))
+			rt_timer_cancel(&x->w->timers, &t->due);
 		if ((ps->flags & NRF_H2_SF_END) && t->hold && t->local)
 			relay_start(x);
 		else if ((ps->flags & NRF_H2_SF_END) && t->hold)
@@ -1020,7 +1045,7 @@ request_incomplete(struct rt_worker *w, struct nrf_h2_stream *st)
  * The worker is over its share of runtime.limits.maxBufferedBytes: the
  * request is refused before anything is kept for it, with the answer of a
  * full queue (NRF_Forwarding_Overload, 503 NF_CONGESTION by default), which
- * a client or a previous hop retries elsewhere (decision 0017).
+ * a client or a previous hop retries elsewhere (decision 0018).
  */
 static void
 budget_reject(struct rt_worker *w, struct nrf_h2_stream *st)
@@ -1074,11 +1099,7 @@ front_on_request(struct nrf_h2_stream *st, int err)
 		return;
 	}
 	if (err != 0) {
-		reject(w, st, err);
-		return;
-	}
-	if (nrf_h2_ctx_over_budget(w->h2)) {
-		budget_reject(w, st);
+		reject(w, st, err); /* over the memory budget too (h2 checked) */
 		return;
 	}
 	x = xact_next(w);

@@ -485,7 +485,8 @@ def test_main(argv, parts, needs=()):
     @parts: (name, fn(fabric, runner), tag); @needs: programs the parts run.
     Exit 77 when the machine cannot run DPDK in namespaces or lacks one of
     @needs (the reason printed)."""
-    H.parse_args(argv)
+    # parse_args() skips argv[0] (the program): scripts pass sys.argv[1:].
+    H.parse_args(['dpdk-test'] + list(argv))
     reason = cannot_run(H.BUILD_DIR)
     for tool in needs:
         if reason is None and shutil.which(tool) is None:

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: BSD-3-Clause
 """Bounded memory and an answer for every limit (docs/architecture-datapath.md
-"Memory", decision 0017), on kernel sockets.
+"Memory", decision 0018), on kernel sockets.
 
 Usage: python3 tests/integration/test_limits.py [--build-dir BUILD] [unittest args]
 
@@ -89,7 +89,8 @@ def rss_mib(pid):
 
 
 class Raw:
-    """One raw HTTP/2 client connection (frames in, frames out)."""
+    """One raw HTTP/2 client connection (frames in, frames out); it
+    acknowledges the server's SETTINGS when it reads them (frames())."""
 
     def __init__(self, port, rcvbuf=None):
         self.s = socket.socket()
@@ -118,6 +119,11 @@ class Raw:
                 sid = int.from_bytes(self.buf[5:9], 'big') & 0x7fffffff
                 got.append((ft, fl, sid, self.buf[9:9 + ln]))
                 self.buf = self.buf[9 + ln:]
+                if ft == SETTINGS and not fl & ACK:
+                    try:
+                        self.send(frame(SETTINGS, ACK, 0))
+                    except OSError:
+                        pass
             if until(got):
                 return got, None
             left = end - time.monotonic()
@@ -219,7 +225,8 @@ class FlowBreaker:
 
 def open_non_readers(port, nconn, nstreams, path=BIG):
     """@nconn connections that each open @nstreams requests for @path and
-    then never read (a 4 KiB receive buffer, windows as large as allowed)."""
+    then read nothing more than the server's SETTINGS, which they
+    acknowledge (a 4 KiB receive buffer, windows as large as allowed)."""
     conns = []
     for _ in range(nconn):
         c = Raw(port, rcvbuf=4096)
@@ -229,6 +236,8 @@ def open_non_readers(port, nconn, nstreams, path=BIG):
         for k in range(nstreams):
             data += header_frames(1 + 2 * k, c.enc.encode(request_fields(path)))
         c.send(data)
+        c.frames(lambda f: any(ft == SETTINGS and not fl & ACK for ft, fl, _, _ in f),
+                 timeout=2)
         conns.append(c)
     return conns
 
@@ -243,6 +252,14 @@ class Memory(unittest.TestCase):
     @classmethod
     def setUpClass(cls):
         cls.h = H.Harness(prefix='nrfwd-limits-')
+        try:
+            cls.start()
+        except Exception:
+            cls.h.cleanup(dump=True)  # setUpClass failing skips tearDownClass
+            raise
+
+    @classmethod
+    def start(cls):
         prof = H.write_big_profiles(os.path.join(cls.h.tmpdir, 'big.json'),
                                     extra_amf=BIG_PROFILES)
         cls.stub = cls.h.start_stub('local', prof, extra=['--no-record'])
@@ -355,12 +372,37 @@ class Memory(unittest.TestCase):
         self.assertEqual(st, 200)
 
 
+    def test_the_budget_changes_live(self):
+        fwd = self.tight
+        st, _, doc = H.api(fwd, 'PATCH', '/nrf-configuration/v1/runtime',
+                           {'limits': {'maxBufferedBytes': 8 * MIB}})
+        self.assertEqual(st, 200, doc)
+        try:
+            deadline = time.monotonic() + 3
+            while H.metric_value(H.metrics(fwd), 'nrfwd_buffer_budget_bytes') != 8 * MIB:
+                self.assertLess(time.monotonic(), deadline)
+                time.sleep(0.05)
+            st, _, _ = H.curl(fwd.url(DISC))
+            self.assertEqual(st, 200)
+        finally:
+            H.api(fwd, 'PATCH', '/nrf-configuration/v1/runtime',
+                  {'limits': {'maxBufferedBytes': 16 * MIB}})
+
+
 class Headers(unittest.TestCase):
     """Header lists over the limit, HPACK bombs, CONTINUATION floods."""
 
     @classmethod
     def setUpClass(cls):
         cls.h = H.Harness(prefix='nrfwd-hdrs-')
+        try:
+            cls.start()
+        except Exception:
+            cls.h.cleanup(dump=True)
+            raise
+
+    @classmethod
+    def start(cls):
         cls.stub = cls.h.start_stub('local', 'stub-profiles-a.json', extra=['--no-record'])
         cls.fwd = cls.h.start_nrfwd(H.nrfwd_config(SELF, local=cls.stub.port), management=True)
         # The largest maxHeaderBytes; no local NRF, so a loop is answered by
@@ -458,13 +500,14 @@ class Headers(unittest.TestCase):
         is processed (its Via names this NRF: 508); 1.2 MB gets 431 and the
         connection goes on."""
         own = '2.0 nrf-w.test:%d' % self.wide.port
-        c = Raw(self.wide.port)
         fields = [('x-f%03d' % i, 'z' * 9000) for i in range(100)] + [('via', own)]
         big = [('x-g%03d' % i, 'y' * 9000) for i in range(130)]
-        c.send(PREFACE + frame(SETTINGS, 0, 0) +
-               header_frames(1, c.enc.encode(request_fields(DISC, fields))) +
-               header_frames(3, c.enc.encode(request_fields(DISC, big))) +
-               header_frames(5, c.enc.encode(request_fields(DISC, [('via', own)]))))
+        enc = hpack.Encoder()  # encoded first: pure-Python HPACK takes seconds
+        blocks = [enc.encode(request_fields(DISC, f)) for f in (fields, big, [('via', own)])]
+        c = Raw(self.wide.port)
+        c.enc = enc
+        c.send(PREFACE + frame(SETTINGS, 0, 0) + header_frames(1, blocks[0]) +
+               header_frames(3, blocks[1]) + header_frames(5, blocks[2]))
         got, how = c.frames(lambda f: {sid for ft, fl, sid, _ in f
                                        if ft in (DATA, HEADERS) and fl & END_STREAM} >= {1, 3, 5},
                             timeout=10)
@@ -522,6 +565,15 @@ class FlowControl(unittest.TestCase):
     def setUpClass(cls):
         cls.h = H.Harness(prefix='nrfwd-flow-')
         cls.fb = FlowBreaker()
+        try:
+            cls.start()
+        except Exception:
+            cls.h.cleanup(dump=True)
+            cls.fb.close()
+            raise
+
+    @classmethod
+    def start(cls):
         cls.good = cls.h.start_stub('nrf-g', 'stub-profiles-a.json', extra=['--no-record'])
         tmo = {'connectMs': 500, 'perTryMs': 3000, 'requestMs': 6000}
         # the breaker as the local NRF
