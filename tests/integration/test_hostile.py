@@ -669,6 +669,19 @@ _report = []                   # one line per attack, printed at the end
 _marks = []                    # (wall-clock start, test name): slow requests are put on them
 
 
+def sanitized():
+    """The b_sanitize option of the build under test ('none' when plain). An
+    ASan build keeps freed memory in quarantine and runs several times
+    slower: the RSS and latency bounds are about nrfwd as it ships, so they
+    are reported but not asserted there; every answer and timeout is."""
+    try:
+        with open(os.path.join(H.BUILD_DIR, 'meson-info', 'intro-buildoptions.json')) as f:
+            opts = {o['name']: o['value'] for o in json.load(f)}
+    except (OSError, ValueError):
+        return 'none'
+    return str(opts.get('b_sanitize', 'none'))
+
+
 def GOOD_URLS():
     return [_nrfwd.url(DISC), _nrfwd.url(PROFILE + ID_UDM1)]
 
@@ -1356,6 +1369,10 @@ class Hostile(unittest.TestCase):
         self.assertTrue(_nrfwd.alive())
         self.assertGreater(total, 0)
         self.assertGreaterEqual(ok / total, SUCCESS_MIN, bad)
+        if sanitized() != 'none':
+            note('sanitizer build (b_sanitize=%s): RSS and latency bounds not asserted'
+                 % sanitized())
+            return
         self.assertLess(p99, P99_BOUND + 2 * c_p99)
         self.assertLess(lat[-1], MAX_BOUND)
         self.assertLess(peak, RSS_BOUND)
