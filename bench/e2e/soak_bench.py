@@ -563,7 +563,7 @@ backend be
         "",
         "RSS over time (minute′ MiB): " + "; ".join(f"{s}: {c}" for s, c in curve.items()) + ".",
         "",
-        f"Hostile clients: {hostile_txt} (the silent connections, the HPACK bombs, the rapid "
+        f"Hostile clients: {hostile_txt} (on nrfwd the silent connections, the HPACK bombs, the rapid "
         "reset and the CONTINUATION flood are closed; the window-0 readers' streams are reset and the "
         "POSTs answered 408, but those connections stay open until they idle out).",
         "",
