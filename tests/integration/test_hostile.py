@@ -754,15 +754,21 @@ def setUpModule():
 
 
 def tearDownModule():
-    if _good:
-        _good.kill()
-    if _rss:
-        _rss.stop()
-    for e in (_evil, _evil2):
-        if e:
-            e.close()
-    if _h:
-        _h.cleanup(dump=bool(os.environ.get('NRFWD_TEST_LOGS')))
+    try:
+        if _good:
+            _good.kill()
+        if _rss:
+            _rss.stop()
+        for e in (_evil, _evil2):
+            if e:
+                e.close()
+    finally:
+        if _h:
+            _h.cleanup(dump=bool(os.environ.get('NRFWD_TEST_LOGS')))
+            try:  # the logs stay (as every test's do), the 1 MB profile goes
+                os.unlink(os.path.join(_h.tmpdir, 'profiles-big.json'))
+            except OSError:
+                pass
     if _report:
         sys.stderr.write('\n' + '\n'.join(_report) + '\n')
 
