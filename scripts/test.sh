@@ -14,8 +14,11 @@ here=$(cd "$(dirname "$0")/.." && pwd)
 builddir=${1:-build}
 asandir=${builddir%/}-asan
 cd "$here"
+# Where the time goes (docs/testing.md, "CI time").
+phase() { echo "test.sh: $1 after $SECONDS s"; }
 scripts/setup.sh "$builddir"
 ninja -C "$builddir"
+phase "build"
 sanitize=${NRFWD_SANITIZE:-1}
 if [ "$sanitize" = 1 ]; then
 	# clang: its ASan and UBSan share one runtime, so UBSan's reports of
@@ -29,6 +32,7 @@ if [ "$sanitize" = 1 ]; then
 	fi
 	echo "setup: sanitizer build directory $asandir configured"
 	ninja -C "$asandir"
+	phase "sanitizer build"
 fi
 suites=(--suite unit)
 if [ -f tests/integration/meson.build ]; then
@@ -40,6 +44,7 @@ fi
 set +e
 meson test -C "$builddir" "${suites[@]}" --print-errorlogs --num-processes 2
 rc=$?
+phase "tests"
 logs=("$builddir/meson-logs/testlog.json")
 reports=()
 if [ "$sanitize" = 1 ]; then
@@ -53,6 +58,7 @@ if [ "$sanitize" = 1 ]; then
 	export UBSAN_OPTIONS=$san_opts
 	meson test -C "$asandir" --suite unit --print-errorlogs --num-processes 2 \
 		--logbase testlog-unit || rc=1
+	phase "sanitizer unit tests"
 	logs+=("$asandir/meson-logs/testlog-unit.json")
 	if [ -f tests/integration/meson.build ]; then
 		rdir="$(cd "$asandir" && pwd)/meson-logs/sanitizer-reports"
@@ -62,6 +68,7 @@ if [ "$sanitize" = 1 ]; then
 		UBSAN_OPTIONS=$UBSAN_OPTIONS:log_path=$rdir/san:log_exe_name=1 \
 			meson test -C "$asandir" --suite integration --print-errorlogs \
 			--num-processes 2 --logbase testlog-integration || rc=1
+		phase "sanitizer integration tests"
 		logs+=("$asandir/meson-logs/testlog-integration.json")
 		reports=(--reports "$rdir")
 		for f in "$rdir"/*; do

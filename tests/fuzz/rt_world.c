@@ -9,6 +9,7 @@
 #include "h2_frames.h"
 #include "nrf_err.h"
 #include "nrf_log.h"
+#include "nrf_via.h"
 #include "rt_int.h"
 #include "rt_world.h"
 
@@ -30,6 +31,10 @@ struct up_stream {
 	const char *body;
 	size_t len;
 	size_t off;
+	char *via;        /* the request's via field lines, '\n' between them */
+	size_t via_len;
+	size_t via_cap;
+	uint32_t n_via;
 };
 
 /* The remote end of one connection nrfwd opened to an upstream. */
@@ -164,10 +169,17 @@ static struct up_stream *
 slot_new(struct upsrv *u)
 {
 	for (unsigned int i = 0; i < SLOTS; i++) {
-		if (!u->slots[i].used) {
-			memset(&u->slots[i], 0, sizeof(u->slots[i]));
-			u->slots[i].used = true;
-			return &u->slots[i];
+		struct up_stream *st = &u->slots[i];
+
+		if (!st->used) {
+			char *via = st->via;
+			size_t cap = st->via_cap;
+
+			memset(st, 0, sizeof(*st));
+			st->via = via; /* kept for the next stream */
+			st->via_cap = cap;
+			st->used = true;
+			return st;
 		}
 	}
 	return NULL;
@@ -249,6 +261,91 @@ answer(struct upsrv *u, int32_t id, struct up_stream *st)
 	}
 }
 
+/* Identities of the fuzz world (config_doc()): nrfwd's own and the peers'. */
+struct ident {
+	const char *host;
+	uint16_t port;
+	int up;  /* upstream index; -1: nrfwd itself */
+};
+
+static const struct ident idents[] = {
+	{"nrf-a.fuzz.example", LISTEN_PORT, -1},
+	{"10.0.0.9", LISTEN_PORT, -1},
+	{"nrf-b.fuzz.example", UP_PORT, UP_B},
+	{"10.0.0.2", UP_PORT, UP_B},
+	{"nrf-c.fuzz.example", UP_PORT, UP_C},
+	{"10.0.0.3", UP_PORT, UP_C},
+	{"nrf-g.fuzz.example", UP_PORT, UP_G},
+	{"10.0.0.4", UP_PORT, UP_G},
+};
+
+/* SPEC §4 read literally on one parsed member (as in fuzz_via.c). */
+static bool
+ident_match(const struct nrf_via_member *m, const struct ident *id)
+{
+	struct nrf_slice h = m->host;
+
+	if (m->port != id->port || (m->received_by.len > 0 && m->received_by.p[0] == '['))
+		return false;
+	if (h.len > 0 && h.p[h.len - 1] == '.')
+		h.len--;
+	if (h.len != strlen(id->host))
+		return false;
+	for (size_t i = 0; i < h.len; i++) {
+		char c = h.p[i];
+
+		if (c >= 'A' && c <= 'Z')
+			c = (char)(c - 'A' + 'a');
+		if (c != id->host[i])
+			return false;
+	}
+	return true;
+}
+
+/*
+ * A request forwarded to peer @p u: nrfwd's own Via member is its last
+ * field line, and the lines before it (the client's, unchanged) name
+ * neither nrfwd (loop detection answers those itself) nor this peer (loop
+ * prevention skips a peer already in Via), with at most maxViaMembers
+ * members (16; more is the hop limit). Checked member by member when the
+ * client's lines parse (the Via scan also passes lines the parser refuses,
+ * docs/via.md: those members never match).
+ */
+static void
+check_forwarded(struct upsrv *u, const struct up_stream *st)
+{
+	static struct nrf_via_member m[NRF_VIA_MAX_BYTES / 4 + 1];
+	struct nrf_slice lines[1024];
+	const char *own = u->w->wk->via_member;
+	size_t n_lines = 0, n = 0, start = 0;
+
+	WORLD_CHECK(st->n_via >= 1);
+	for (size_t i = 0; i <= st->via_len; i++) {
+		if (i == st->via_len || st->via[i] == '\n') {
+			WORLD_CHECK(n_lines < sizeof(lines) / sizeof(lines[0]));
+			lines[n_lines].p = st->via + start;
+			lines[n_lines].len = i - start;
+			n_lines++;
+			start = i + 1;
+		}
+	}
+	WORLD_CHECK(lines[n_lines - 1].len == strlen(own) &&
+		memcmp(lines[n_lines - 1].p, own, strlen(own)) == 0);
+	if (nrf_via_parse(lines, n_lines - 1, m, sizeof(m) / sizeof(m[0]), &n) != 0)
+		return;
+	WORLD_CHECK(n <= 16);
+	for (size_t i = 0; i < n; i++) {
+		for (size_t k = 0; k < sizeof(idents) / sizeof(idents[0]); k++) {
+			if ((idents[k].up == -1 || idents[k].up == u->up) &&
+				ident_match(&m[i], &idents[k])) {
+				fprintf(stderr, "world: %s got a request whose Via names %s:%u\n",
+					up_names[u->up], idents[k].host, idents[k].port);
+				WORLD_CHECK(!"a request forwarded into a loop");
+			}
+		}
+	}
+}
+
 static int
 up_begin_headers(nghttp2_session *s, const nghttp2_frame *f, void *ud)
 {
@@ -272,9 +369,21 @@ up_header(nghttp2_session *s, const nghttp2_frame *f, const uint8_t *name, size_
 
 	(void)flags;
 	(void)ud;
-	if (st != NULL && nlen == 7 && memcmp(name, ":method", 7) == 0 && vlen == 4 &&
+	if (st == NULL)
+		return 0;
+	if (nlen == 7 && memcmp(name, ":method", 7) == 0 && vlen == 4 &&
 		memcmp(value, "HEAD", 4) == 0)
 		st->head = true;
+	if (nlen == 3 && memcmp(name, "via", 3) == 0) {
+		if (st->via_len + vlen + 1 > st->via_cap) {
+			st->via_cap = (st->via_len + vlen + 1) * 2;
+			st->via = xrealloc(st->via, st->via_cap);
+		}
+		if (st->n_via++ > 0)
+			st->via[st->via_len++] = '\n';
+		memcpy(st->via + st->via_len, value, vlen);
+		st->via_len += vlen;
+	}
 	return 0;
 }
 
@@ -288,8 +397,11 @@ up_frame_recv(nghttp2_session *s, const nghttp2_frame *f, void *ud)
 		!(f->hd.flags & NGHTTP2_FLAG_END_STREAM))
 		return 0;
 	st = nghttp2_session_get_stream_user_data(s, f->hd.stream_id);
-	if (st != NULL)
-		answer(u, f->hd.stream_id, st);
+	if (st == NULL)
+		return 0;
+	if (u->up != UP_LOCAL)
+		check_forwarded(u, st);
+	answer(u, f->hd.stream_id, st);
 	return 0;
 }
 
@@ -430,6 +542,8 @@ upsrv_free(struct world *w, struct upsrv *u)
 	*pp = u->next;
 	if (u->s != NULL)
 		nghttp2_session_del(u->s);
+	for (unsigned int i = 0; i < SLOTS; i++)
+		free(u->slots[i].via);
 	h2f_fini(&u->watch);
 	fake_conn_release(u->c);
 	free(u);
