@@ -358,6 +358,29 @@ dpdk(struct api_buf *b, const struct api_metrics_in *in)
 		d->tsc_hz);
 }
 
+/* The memory budget (runtime.limits.maxBufferedBytes, decision 0018). */
+static void
+memory(struct api_buf *b, const struct nrf_rt_stats *st)
+{
+	unsigned int k;
+
+	head(b, "nrfwd_buffered_bytes", "gauge",
+		"Bytes the data path holds now, by kind; their sum is checked against "
+		"runtime.limits.maxBufferedBytes.");
+	for (k = 0; k < NRF_RT_BUF_COUNT; k++)
+		api_buf_printf(b, "nrfwd_buffered_bytes{kind=\"%s\"} %llu\n",
+			nrf_rt_buf_name((enum nrf_rt_buf)k), (unsigned long long)st->buffered[k]);
+	scalar(b, "nrfwd_buffer_budget_bytes", "gauge",
+		"The memory budget of the data path (runtime.limits.maxBufferedBytes, split "
+		"between the workers).", st->budget_bytes);
+	scalar(b, "nrfwd_buffer_budget_rejections_total", "counter",
+		"Requests refused (NRF_Forwarding_Overload) because a worker was over its "
+		"share of the memory budget.", st->budget_rejections);
+	scalar(b, "nrfwd_pooled_bytes", "gauge",
+		"Bytes kept on free lists for reuse (not in nrfwd_buffered_bytes); given back "
+		"to the system when unused for a few seconds.", st->pooled_bytes);
+}
+
 void
 api_metrics_render(struct api_buf *b, const struct api_metrics_in *in)
 {
@@ -387,6 +410,11 @@ api_metrics_render(struct api_buf *b, const struct api_metrics_in *in)
 		"Requests whose client went away before the answer.", st->client_resets);
 	scalar(b, "nrfwd_relay_aborts_total", "counter",
 		"Answers that broke off after they began (front stream reset).", st->relay_aborts);
+	head(b, "nrfwd_timeouts_total", "counter",
+		"Connections and streams ended by runtime.timeouts, by reason.");
+	for (k = 0; k < NRF_RT_TMO_COUNT; k++)
+		api_buf_printf(b, "nrfwd_timeouts_total{reason=\"%s\"} %llu\n",
+			nrf_rt_timeout_name((enum nrf_rt_tmo)k), (unsigned long long)st->timeouts[k]);
 	scalar(b, "nrfwd_connections_accepted_total", "counter",
 		"Front connections accepted.", st->conns_accepted);
 	scalar(b, "nrfwd_connections_refused_total", "counter",
@@ -399,6 +427,7 @@ api_metrics_render(struct api_buf *b, const struct api_metrics_in *in)
 		"Connections opened to upstreams (local NRF and peers).", st->peer_connects);
 	scalar(b, "nrfwd_peer_connect_failures_total", "counter",
 		"Connections to upstreams that failed or timed out.", st->peer_connect_failures);
+	memory(b, st);
 	workers(b, in);
 	if (in->dp != NULL)
 		dpdk(b, in);

@@ -945,6 +945,19 @@ static const struct field timeout_fields[] = {
 		.min = 1, .max = 600000, .def = 2000},
 	{FLD("requestMs", F_U32, struct nrf_cfg_runtime, request_ms),
 		.min = 1, .max = 600000, .def = 5000},
+	/* What a client or peer can hold open (docs/config.md, "Timeouts"). */
+	{FLD("handshakeMs", F_U32, struct nrf_cfg_runtime, handshake_ms),
+		.min = 1, .max = 600000, .def = 5000},
+	{FLD("requestHeaderMs", F_U32, struct nrf_cfg_runtime, request_header_ms),
+		.min = 1, .max = 600000, .def = 5000},
+	{FLD("requestBodyMs", F_U32, struct nrf_cfg_runtime, request_body_ms),
+		.min = 1, .max = 600000, .def = 10000},
+	{FLD("idleMs", F_U32, struct nrf_cfg_runtime, idle_ms),
+		.min = 1, .max = 3600000, .def = 60000},
+	{FLD("stalledReaderMs", F_U32, struct nrf_cfg_runtime, stalled_reader_ms),
+		.min = 1, .max = 600000, .def = 10000},
+	{FLD("upstreamIdleMs", F_U32, struct nrf_cfg_runtime, upstream_idle_ms),
+		.min = 0, .max = 3600000, .def = 60000},
 	{NULL},
 };
 
@@ -959,6 +972,9 @@ static const struct field limit_fields[] = {
 		.min = 0, .max = 1073741824, .def = 1048576},
 	{FLD("peerQueueDepth", F_U32, struct nrf_cfg_runtime, peer_queue_depth),
 		.min = 1, .max = 1048576, .def = 1024},
+	/* Bytes (u32: up to 4 GiB - 1); decision 0018. */
+	{FLD("maxBufferedBytes", F_U32, struct nrf_cfg_runtime, max_buffered_bytes),
+		.min = 4194304, .max = 4294967295LL, .def = 1073741824},
 	{NULL},
 };
 

@@ -257,11 +257,19 @@ struct nrf_cfg_runtime {
 	uint32_t connect_ms;              /**< default 1000 */
 	uint32_t per_try_ms;              /**< default 2000 */
 	uint32_t request_ms;              /**< default 5000 */
+	uint32_t handshake_ms;            /**< default 5000: TLS + preface + SETTINGS ACK */
+	uint32_t request_header_ms;       /**< default 5000: a header block */
+	uint32_t request_body_ms;         /**< default 10000: a whole request */
+	uint32_t idle_ms;                 /**< default 60000: front, no stream */
+	uint32_t stalled_reader_ms;       /**< default 10000: answer not taken */
+	uint32_t upstream_idle_ms;        /**< default 60000; 0: never */
 	uint32_t max_connections;         /**< default 10000 */
 	uint32_t max_concurrent_streams;  /**< default 128 */
 	uint32_t max_header_bytes;        /**< default 16384 */
 	uint32_t max_body_bytes;          /**< default 1048576 */
 	uint32_t peer_queue_depth;        /**< default 1024 */
+	uint32_t max_buffered_bytes;      /**< default 1073741824: memory budget
+					   *   of the data path (all workers) */
 	/* runtime.health (docs/failures.md "Health"): how a held-down
 	 * upstream is probed back. Live. */
 	uint32_t probe_interval_ms;       /**< probeIntervalMs: first probe after a

@@ -53,6 +53,7 @@ conn_fail(struct nrf_h2_conn *c, int err)
 	c->err = err;
 	link_del(&c->dirty);
 	link_del(&c->rq);
+	link_del(&c->lng);
 	link_add_tail(&c->ctx->dead, &c->dead);
 }
 
@@ -126,8 +127,10 @@ check_request_head(struct nrf_h2_conn *c, struct nrf_h2_stream *st)
 {
 	const struct nrf_h2_msg *m = &st->msg;
 
+	if (st->flags & NRF_H2_SF_BUSY)
+		return NRF_EFULL;
 	if (st->flags & NRF_H2_SF_HDR_OVER)
-		return NRF_EPARSE;
+		return NRF_ETOOBIG; /* 431 */
 	if (m->path.len == 0 || m->method.len == 0 || nrf_slice_eq(m->method, "CONNECT"))
 		return NRF_EPARSE;
 	/* content-length as h2_check_field() parsed it (-1: none) */
@@ -143,12 +146,21 @@ on_begin_headers(nghttp2_session *sess, const nghttp2_frame *frame, void *ud)
 	struct nrf_h2_stream *st;
 
 	c->hdr_st = NULL; /* a new header block */
+	c->hdr_bytes = 0;
 	if (!c->server || frame->hd.type != NGHTTP2_HEADERS ||
 		frame->headers.cat != NGHTTP2_HCAT_REQUEST)
 		return 0;
-	st = h2_stream_get(c->ctx);
-	if (st == NULL)
-		return NGHTTP2_ERR_TEMPORAL_CALLBACK_FAILURE; /* RST_STREAM */
+	st = h2_stream_get(c->ctx, false);
+	if (st == NULL) {
+		/* Not processed at all: the client may send it again. */
+		nghttp2_submit_rst_stream(sess, NGHTTP2_FLAG_NONE, frame->hd.stream_id,
+			NGHTTP2_REFUSED_STREAM);
+		mark_dirty(c);
+		return 0;
+	}
+	/* Over the memory budget: nothing of it is kept, it is answered 503. */
+	if (h2_over_budget(c->ctx))
+		st->flags |= NRF_H2_SF_BUSY;
 	st->conn = c;
 	st->id = frame->hd.stream_id;
 	h2_reqchk_init(&st->chk);
@@ -157,6 +169,58 @@ on_begin_headers(nghttp2_session *sess, const nghttp2_frame *frame, void *ud)
 	c->hdr_st = st;
 	c->hdr_id = st->id;
 	return 0;
+}
+
+/*
+ * A header flood ends the connection: GOAWAY(ENHANCE_YOUR_CALM), with the
+ * last stream nghttp2 processed, and a close once it is written. Queued
+ * now, or by on_frame_send()/on_stream_close() once the stream of the
+ * flood (c->calm_id) has its answer out.
+ */
+static void
+calm_goaway(struct nrf_h2_conn *c)
+{
+	c->calm_id = 0;
+	nghttp2_session_terminate_session(c->sess, NGHTTP2_ENHANCE_YOUR_CALM);
+	if (c->fl & CF_WBLOCK)
+		conn_fail(c, NRF_EPROTO); /* it does not read: one last attempt */
+	else
+		mark_dirty(c);
+}
+
+/*
+ * A front header block decoded far beyond max_header_bytes (c->hdr_bytes
+ * over ctx->bomb_bytes): an HPACK bomb (a few bytes of references to a big
+ * dynamic-table entry decode to megabytes) or simply a client that ignores
+ * SETTINGS_MAX_HEADER_LIST_SIZE. RFC 9113 §10.5.1 lets a server answer 431
+ * and requires the rest of the block to be decoded only if the connection
+ * stays open: it does not. Decoding stops here (NGHTTP2_ERR_PAUSE; the
+ * connection's input is never fed again, CF_RSTOP), the request is
+ * delivered now with the header list over the limit (the owner answers
+ * 431), and the connection ends with GOAWAY(ENHANCE_YOUR_CALM) once that
+ * answer is out. A flood in trailers, or on a stream this side forgot, gets
+ * the GOAWAY at once. The work a client can cause per connection is then
+ * bounded by bomb_bytes of decoding, not by what its block expands to.
+ */
+static int
+header_flood(struct nrf_h2_conn *c, struct nrf_h2_stream *st)
+{
+	if (c->fl & CF_RSTOP)
+		return NGHTTP2_ERR_PAUSE;
+	c->fl |= CF_RSTOP | CF_CALM;
+	NRF_LOG_RL(WARN, MOD, "client header block decodes to over %llu bytes "
+		"(maxHeaderBytes %u): GOAWAY(ENHANCE_YOUR_CALM)",
+		(unsigned long long)c->ctx->bomb_bytes, c->ctx->lim.max_header_bytes);
+	if (st != NULL && st->hdr_phase == 0 && !(st->flags & (NRF_H2_SF_MALFORMED |
+							   NRF_H2_SF_RESET))) {
+		st->flags |= NRF_H2_SF_HDR_OVER;
+		c->calm_id = st->id;
+		deliver(c, st, NRF_ETOOBIG);
+	}
+	if (st == NULL || st->hdr_phase != 0 || !(st->flags & NRF_H2_SF_RESPONDED) ||
+		(st->flags & NRF_H2_SF_OUT_DONE) || (c->fl & CF_WBLOCK))
+		calm_goaway(c);
+	return NGHTTP2_ERR_PAUSE;
 }
 
 /*
@@ -185,10 +249,20 @@ on_header2(nghttp2_session *sess, const nghttp2_frame *frame, nghttp2_rcbuf *nam
 		c->hdr_st = st;
 		c->hdr_id = frame->hd.stream_id;
 	}
-	if (st == NULL)
-		return 0; /* a forgotten stream */
 	n = nghttp2_rcbuf_get_buf(name_rc);
 	v = nghttp2_rcbuf_get_buf(value_rc);
+	if (c->server && (st == NULL || st->hdr_phase != 0 ||
+				 (st->flags & (NRF_H2_SF_HDR_OVER | NRF_H2_SF_BUSY |
+						      NRF_H2_SF_MALFORMED)))) {
+		/* Fields that are not kept: what they decode to counts here
+		 * (HPACK bombs), beyond what a kept list holds (at most
+		 * max_header_bytes, h2_msg_store()). */
+		c->hdr_bytes += n.len + v.len + 32;
+		if (c->hdr_bytes + c->ctx->lim.max_header_bytes > c->ctx->bomb_bytes)
+			return header_flood(c, st);
+	}
+	if (st == NULL)
+		return 0; /* a forgotten stream */
 	if (nghttp2_rcbuf_is_static(name_rc)) {
 		known |= H2_KNOWN_NAME;
 		if (nghttp2_rcbuf_is_static(value_rc))
@@ -205,14 +279,14 @@ on_header2(nghttp2_session *sess, const nghttp2_frame *frame, nghttp2_rcbuf *nam
 			return 0;
 		}
 	}
-	if (st->hdr_phase != 0 || (st->flags & NRF_H2_SF_HDR_OVER))
-		return 0; /* trailers, or already over */
+	if (st->hdr_phase != 0 || (st->flags & (NRF_H2_SF_HDR_OVER | NRF_H2_SF_BUSY)))
+		return 0; /* trailers, already over, or refused for memory */
 	rc = h2_msg_store(c->ctx, &st->msg, n.base, n.len, v.base, v.len, known);
 	if (rc == 0)
 		return 0;
 	if (!c->server)
 		return NGHTTP2_ERR_TEMPORAL_CALLBACK_FAILURE; /* peer: reset it */
-	/* Front: keep decoding (HPACK state must stay in sync), answer 400. */
+	/* Front: keep decoding (HPACK state must stay in sync), answer 431. */
 	st->flags |= NRF_H2_SF_HDR_OVER;
 	return 0;
 }
@@ -327,6 +401,8 @@ on_frame_recv(nghttp2_session *sess, const nghttp2_frame *frame, void *ud)
 	struct nrf_h2_conn *c = ud;
 
 	(void)sess;
+	if (frame->hd.type == NGHTTP2_SETTINGS && c->server)
+		h2_tmo_settings(c, frame->hd.flags);
 	if (frame->hd.type == NGHTTP2_PING && (frame->hd.flags & NGHTTP2_FLAG_ACK)) {
 		const uint8_t *d = frame->ping.opaque_data;
 		uint64_t token = 0;
@@ -380,10 +456,61 @@ on_frame_send(nghttp2_session *sess, const nghttp2_frame *frame, void *ud)
 		return 0;
 	if (frame->hd.type != NGHTTP2_DATA && frame->hd.type != NGHTTP2_HEADERS)
 		return 0;
+	if ((c->fl & CF_CALM) && frame->hd.stream_id == c->calm_id)
+		calm_goaway(c); /* the flood's answer is out */
 	st = stream_of(sess, frame->hd.stream_id);
 	if (st == NULL)
 		return 0;
 	st->flags |= NRF_H2_SF_OUT_DONE;
+	maybe_stop_upload(c, st);
+	return 0;
+}
+
+/*
+ * Front request body bytes. Front sessions manage their receive windows
+ * too (no automatic WINDOW_UPDATE): the stream window is credited at once
+ * (a body up to max_body_bytes never waits on it), the connection window
+ * only when the stream closes and its body is freed (st->rx_held). So the
+ * body bytes one connection holds are bounded by its connection window.
+ * Bytes that are not kept are credited at once.
+ */
+static int
+front_data(struct nrf_h2_conn *c, struct nrf_h2_stream *st, int32_t id, const uint8_t *data,
+	size_t len)
+{
+	nghttp2_session *sess = c->sess;
+
+	mark_dirty(c); /* window updates */
+	if (st == NULL || (st->flags & NRF_H2_SF_MALFORMED)) {
+		nghttp2_session_consume(sess, id, len);
+		return 0;
+	}
+	if (h2_check_data(&st->chk, len) != H2_CHK_OK) {
+		nghttp2_session_consume(sess, id, len);
+		malformed(c, st); /* more body than content-length */
+		return 0;
+	}
+	if (!(st->flags & (NRF_H2_SF_REJECTED | NRF_H2_SF_RESPONDED))) {
+		if (st->msg.body.len + len > c->ctx->lim.max_body_bytes) {
+			deliver(c, st, NRF_ETOOBIG);
+		} else if (h2_over_budget(c->ctx)) {
+			st->flags |= NRF_H2_SF_BUSY;
+			deliver(c, st, NRF_EFULL);
+		} else {
+			if (nrf_h2_body_append(c->ctx, &st->msg.body, data, len) != 0) {
+				nghttp2_session_consume(sess, id, len);
+				return NGHTTP2_ERR_TEMPORAL_CALLBACK_FAILURE;
+			}
+			nghttp2_session_consume_stream(sess, id, len);
+			st->rx_held += (uint32_t)len;
+			return 0;
+		}
+	}
+	/* Answered already: the rest is dropped (counted in unconsumed,
+	 * which front streams do not use otherwise). */
+	nghttp2_session_consume(sess, id, len);
+	if (st->unconsumed <= DISCARD_MAX)
+		st->unconsumed += (uint32_t)NRF_MIN(len, (size_t)DISCARD_MAX + 1);
 	maybe_stop_upload(c, st);
 	return 0;
 }
@@ -396,42 +523,69 @@ on_data_chunk(nghttp2_session *sess, uint8_t flags, int32_t id, const uint8_t *d
 	struct nrf_h2_stream *st = stream_of(sess, id);
 
 	(void)flags;
-	if (c->server) {
-		if (st == NULL || (st->flags & NRF_H2_SF_MALFORMED))
-			return 0;
-		if (h2_check_data(&st->chk, len) != H2_CHK_OK) {
-			malformed(c, st); /* more body than content-length */
-			return 0;
-		}
-		if (st->flags & (NRF_H2_SF_REJECTED | NRF_H2_SF_RESPONDED)) {
-			/* answered already: the rest is dropped (counted in
-			 * unconsumed, which front streams do not use otherwise) */
-			if (st->unconsumed <= DISCARD_MAX)
-				st->unconsumed += (uint32_t)NRF_MIN(len, (size_t)DISCARD_MAX + 1);
-			maybe_stop_upload(c, st);
-			return 0;
-		}
-		if (st->msg.body.len + len > c->ctx->lim.max_body_bytes) {
-			deliver(c, st, NRF_ETOOBIG);
-			return 0;
-		}
-		if (nrf_h2_body_append(c->ctx, &st->msg.body, data, len) != 0)
-			return NGHTTP2_ERR_TEMPORAL_CALLBACK_FAILURE;
-		return 0;
-	}
+	if (c->server)
+		return front_data(c, st, id, data, len);
+	/* Peer: the connection window is credited at once, the stream window
+	 * only as the owner consumes (nrf_h2_consume()): the stream window
+	 * bounds what an answer holds, and one slow client never stalls the
+	 * shared connection. */
+	nghttp2_session_consume_connection(sess, len);
+	mark_dirty(c);
 	if (st == NULL || st->user == NULL) {
 		/* Nobody will relay it: give the window back at once. */
-		nghttp2_session_consume(sess, id, len);
-		mark_dirty(c);
+		nghttp2_session_consume_stream(sess, id, len);
 		return 0;
 	}
 	if (nrf_h2_body_append(c->ctx, &st->msg.body, data, len) != 0) {
-		nghttp2_session_consume(sess, id, len);
+		nghttp2_session_consume_stream(sess, id, len);
 		return NGHTTP2_ERR_TEMPORAL_CALLBACK_FAILURE;
 	}
-	st->unconsumed += (uint32_t)len;
+	h2_peer_unconsumed(c->ctx, st, (int64_t)len);
 	if (c->cbs->on_data != NULL)
 		c->cbs->on_data(st);
+	return 0;
+}
+
+/*
+ * Peer: a DATA frame is about to arrive. An upstream that sends more than
+ * the window it was given is a failed try, and must be told apart before
+ * any of its bytes are relayed: nghttp2 resets the stream
+ * (FLOW_CONTROL_ERROR) when the bytes arrive, and the stream closes only
+ * once that RST_STREAM is written, by which time the owner may have begun
+ * relaying what came before. Checked at the frame header, without asking
+ * nghttp2: what the upstream sent and the owner has not consumed cannot
+ * exceed the window it was announced (peer_stream_window; nghttp2 credits
+ * at most what was consumed), so a frame that would take it beyond is
+ * one nghttp2 rejects too. The owner is told now, with
+ * FLOW_CONTROL_ERROR, and forgets the stream.
+ */
+static int
+on_begin_frame(nghttp2_session *sess, const nghttp2_frame_hd *hd, void *ud)
+{
+	struct nrf_h2_conn *c = ud;
+	struct nrf_h2_stream *st;
+
+	if (hd->type != NGHTTP2_DATA)
+		return 0;
+	st = frame_stream(c, hd->stream_id);
+	if (st == NULL || st->user == NULL ||
+		(uint64_t)st->unconsumed + hd->length <= c->ctx->lim.peer_stream_window ||
+		(st->flags & NRF_H2_SF_RESET))
+		return 0;
+	(void)sess;
+	NRF_LOG_RL(WARN, MOD, "upstream sent DATA beyond its flow-control window on stream %d "
+		"(%u + %zu > %u): reset", st->id, st->unconsumed, hd->length,
+		c->ctx->lim.peer_stream_window);
+	st->flags |= NRF_H2_SF_RESET; /* nghttp2 resets it */
+	if (c->cbs->on_close != NULL)
+		c->cbs->on_close(st, NRF_H2_FLOW_CONTROL_ERROR, 0);
+	/* Forgotten: the owner may free the request body it lent. */
+	st->user = NULL;
+	st->src = NULL;
+	st->src_chunk = NULL;
+	if (st->unconsumed > 0)
+		h2_peer_unconsumed(c->ctx, st, -(int64_t)st->unconsumed);
+	nrf_h2_msg_release(c->ctx, &st->msg);
 	return 0;
 }
 
@@ -447,10 +601,13 @@ on_stream_close(nghttp2_session *sess, int32_t id, uint32_t code, void *ud)
 		return 0;
 	nghttp2_session_set_stream_user_data(sess, id, NULL);
 	stream_unlink(c, st);
-	if (!c->server && st->unconsumed > 0) {
-		nghttp2_session_consume_connection(sess, st->unconsumed);
-		st->unconsumed = 0;
+	if (c->server && st->rx_held > 0) {
+		/* its body is freed with it: the client may send more */
+		nghttp2_session_consume_connection(sess, st->rx_held);
+		st->rx_held = 0;
 	}
+	if ((c->fl & CF_CALM) && id == c->calm_id)
+		calm_goaway(c); /* the flood's stream ended before its answer */
 	if (st->user != NULL && c->cbs->on_close != NULL)
 		c->cbs->on_close(st, code, 0);
 	h2_stream_put(c->ctx, st);
@@ -472,6 +629,8 @@ front_read(nghttp2_session *sess, int32_t id, uint8_t *buf, size_t length,
 	(void)sess;
 	(void)id;
 	n = h2_body_take(c->ctx, &st->out, buf, length);
+	if (n > 0)
+		h2_tmo_progress(st);
 	if (st->out.len == 0 && (st->flags & NRF_H2_SF_OUT_EOF)) {
 		*data_flags |= NGHTTP2_DATA_FLAG_EOF;
 	} else if (n == 0) {
@@ -496,6 +655,7 @@ inline_read(nghttp2_session *sess, int32_t id, uint8_t *buf, size_t length,
 	(void)id;
 	memcpy(buf, st->inl + st->inl_off, n);
 	st->inl_off += (uint16_t)n;
+	h2_tmo_progress(st);
 	if (st->inl_off == st->inl_len)
 		*data_flags |= NGHTTP2_DATA_FLAG_EOF;
 	if (n > 0 && st->user != NULL && c->cbs->on_sent != NULL)
@@ -576,13 +736,22 @@ nrf_h2_ctx_create(const struct nrf_tp_ops *tp, struct nrf_tp_loop *loop,
 		ctx->lim.stream_window = 256 * 1024;
 	if (ctx->lim.conn_window == 0)
 		ctx->lim.conn_window = 16 * 1024 * 1024;
-	h2_mem_init(&ctx->mem);
+	if (ctx->lim.peer_stream_window == 0)
+		ctx->lim.peer_stream_window = 64 * 1024;
+	/* A header list far beyond the limit ends the connection (header_flood()). */
+	ctx->bomb_bytes = NRF_MAX((uint64_t)ctx->lim.max_header_bytes * H2_BOMB_FACTOR,
+		(uint64_t)ctx->lim.max_header_bytes + H2_BOMB_MIN);
+	h2_mem_init(&ctx->mem, &ctx->acct[NRF_H2_MEM_HTTP2], &ctx->total);
+	h2_pools_init(ctx);
 	link_init(&ctx->conns);
 	link_init(&ctx->dirty);
 	link_init(&ctx->rq);
 	link_init(&ctx->dead);
+	link_init(&ctx->lingering);
 	ctx->cb_server = make_callbacks();
 	ctx->cb_client = make_callbacks();
+	if (ctx->cb_client != NULL) /* peers only: flow control of answers */
+		nghttp2_session_callbacks_set_on_begin_frame_callback(ctx->cb_client, on_begin_frame);
 	if (ctx->cb_server == NULL || ctx->cb_client == NULL ||
 		nghttp2_option_new(&ctx->opt_server) != 0 ||
 		nghttp2_option_new(&ctx->opt_client) != 0)
@@ -591,8 +760,15 @@ nrf_h2_ctx_create(const struct nrf_tp_ops *tp, struct nrf_tp_loop *loop,
 	/* Front requests are checked by h2_check.c (same rules, cheaper). */
 	nghttp2_option_set_no_http_messaging(ctx->opt_server, 1);
 	h2_check_init();
-	/* Peer streams are window-updated as the front takes their data. */
+	/* Peer streams are window-updated as the front takes their data,
+	 * front connections as request bodies are freed (front_data()). */
 	nghttp2_option_set_no_auto_window_update(ctx->opt_client, 1);
+	nghttp2_option_set_no_auto_window_update(ctx->opt_server, 1);
+	/* A header list of max_header_bytes needs about max_header_bytes of
+	 * HPACK, which clients cut into frames of 16 KiB: twice the frames
+	 * that takes (nghttp2's default of 8 covers 64 KiB). */
+	nghttp2_option_set_max_continuations(ctx->opt_server,
+		NRF_MAX((size_t)8, 2 * (((size_t)ctx->lim.max_header_bytes + 16383) / 16384)));
 	ctx->nv_cap = 64;
 	ctx->nv = malloc(ctx->nv_cap * sizeof(*ctx->nv));
 	if (ctx->nv == NULL)
@@ -632,8 +808,8 @@ nrf_h2_ctx_stats_get(const struct nrf_h2_ctx *ctx, struct nrf_h2_ctx_stats *out)
 	out->conns_server = ctx->n_server;
 	out->conns_client = ctx->n_client;
 	out->streams = ctx->n_streams;
-	out->chunks_free = ctx->n_free_chunks;
-	out->blocks_free = ctx->n_free_blocks;
+	out->chunks_free = ctx->chunks.n;
+	out->blocks_free = ctx->blocks.n;
 }
 
 static int
@@ -664,6 +840,45 @@ nv_set(nghttp2_nv *nv, const char *name, size_t nlen, const char *value, size_t 
 /* ------------------------------------------------------------------------ */
 /* Pumps                                                                     */
 
+/*
+ * Both sides are done (a GOAWAY is written, no stream is left): the
+ * connection closes. One this side ended while its client was still
+ * sending (CF_RSTOP: refused over maxConnections, a header flood, a fatal
+ * input error) lingers first: its input is read and dropped until the
+ * client closes it or LINGER_NS pass. Closing a socket with unread input
+ * makes the kernel send RST instead of FIN, and the client could lose the
+ * GOAWAY and see a bare reset.
+ */
+static void
+conn_done(struct nrf_h2_conn *c)
+{
+	if (c->fl & (CF_LINGER | CF_FINAL))
+		return; /* lingering already, or being torn down */
+	if (!c->server || !(c->fl & CF_RSTOP)) {
+		conn_fail(c, 0);
+		return;
+	}
+	c->fl |= CF_LINGER | CF_RSTOP;
+	c->linger_until = nrf_now_ns() + LINGER_NS;
+	link_add_tail(&c->ctx->lingering, &c->lng);
+	mark_read(c);
+}
+
+/* Lingering connections whose time is up close (nrf_h2_ctx_run()). */
+static void
+linger_expire(struct nrf_h2_ctx *ctx)
+{
+	uint64_t now = nrf_now_ns();
+
+	while (!link_empty(&ctx->lingering)) {
+		struct nrf_h2_conn *c = H2_CONTAINER(ctx->lingering.next, struct nrf_h2_conn, lng);
+
+		if (c->linger_until > now)
+			break;
+		conn_fail(c, 0);
+	}
+}
+
 static void
 conn_flush(struct nrf_h2_conn *c)
 {
@@ -675,6 +890,17 @@ conn_flush(struct nrf_h2_conn *c)
 		struct iovec iov;
 		ssize_t w;
 
+		/* The output buffer is taken only while there is output and
+		 * kept only while the transport refuses some of it. */
+		if (c->obuf == NULL) {
+			if (c->pend_len == 0 && !nghttp2_session_want_write(c->sess))
+				break;
+			c->obuf = h2_obuf_get(c->ctx);
+			if (c->obuf == NULL) {
+				conn_fail(c, NRF_ENOMEM);
+				return;
+			}
+		}
 		if (c->ooff > 0 && c->olen < OBUF_CAP) {
 			memmove(c->obuf, c->obuf + c->ooff, c->olen - c->ooff);
 			c->olen -= c->ooff;
@@ -722,14 +948,63 @@ conn_flush(struct nrf_h2_conn *c)
 		if (c->ooff == c->olen)
 			c->olen = c->ooff = 0;
 	}
+	if (c->obuf != NULL && c->olen == 0 && c->pend_len == 0) {
+		h2_obuf_put(c->ctx, c->obuf);
+		c->obuf = NULL;
+	}
 	if (!nghttp2_session_want_read(c->sess) && !nghttp2_session_want_write(c->sess)) {
-		conn_fail(c, 0); /* both sides done (GOAWAY, no streams) */
+		conn_done(c); /* both sides done (GOAWAY, no streams) */
 		return;
 	}
 	if (c->fl & CF_RPAUSED) {
 		c->fl &= ~CF_RPAUSED;
 		mark_read(c);
 	}
+}
+
+/*
+ * nghttp2 gave up on the input with a fatal error. For protocol errors it
+ * queues a GOAWAY itself and goes on; a fatal return leaves the connection
+ * without one, which the other end sees as a bare TCP close: a header
+ * block over the CONTINUATION limit (struct nrf_h2_limits), a flood of
+ * frames that need an answer, a callback failure, memory. So a GOAWAY is
+ * queued here (teardown makes one last attempt to write it), and the
+ * reason logged.
+ */
+static void
+recv_failed(struct nrf_h2_conn *c, ssize_t rv)
+{
+	const char *who = c->server ? "client" : "upstream";
+	uint32_t code;
+
+	switch (rv) {
+	case NGHTTP2_ERR_TOO_MANY_CONTINUATIONS:
+	case NGHTTP2_ERR_FLOODED:
+		code = NGHTTP2_ENHANCE_YOUR_CALM;
+		break;
+	case NGHTTP2_ERR_HEADER_COMP:
+		code = NGHTTP2_COMPRESSION_ERROR;
+		break;
+	default:
+		code = NGHTTP2_INTERNAL_ERROR;
+		break;
+	}
+	if (rv == NGHTTP2_ERR_BAD_CLIENT_MAGIC) {
+		/* Not HTTP/2 at all: closed without a GOAWAY, which RFC 9113
+		 * §3.4 lets a server omit for a peer that does not speak it. */
+		NRF_LOG_RL(INFO, MOD, "client connection: %s: closed", nghttp2_strerror((int)rv));
+		c->fl |= CF_RSTOP;
+		conn_fail(c, NRF_EPROTO);
+		return;
+	}
+	NRF_LOG_RL(WARN, MOD, "%s connection: %s: GOAWAY(%s)", who, nghttp2_strerror((int)rv),
+		nghttp2_http2_strerror(code));
+	nghttp2_session_terminate_session(c->sess, code);
+	c->fl |= CF_RSTOP;
+	if (c->server && !(c->fl & CF_WBLOCK))
+		mark_dirty(c); /* written, then conn_done() */
+	else
+		conn_fail(c, NRF_EPROTO); /* one last attempt to write it */
 }
 
 static void
@@ -753,16 +1028,15 @@ conn_read(struct nrf_h2_conn *c)
 		if (n == NRF_EAGAIN)
 			return;
 		if (n < 0) {
-			conn_fail(c, n == NRF_ECLOSED ? NRF_ECLOSED : NRF_EIO);
+			conn_fail(c, (c->fl & CF_LINGER) ? 0 : n == NRF_ECLOSED ? NRF_ECLOSED : NRF_EIO);
 			return;
 		}
+		if (c->fl & CF_RSTOP)
+			continue; /* dropped: the connection ends once written */
 		rv = h2_guard_recv(c, c->ctx->rbuf, (size_t)n);
 		mark_dirty(c);
 		if (rv < 0) {
-			NRF_LOG_RL(DEBUG, MOD, "connection error: %s", nghttp2_strerror((int)rv));
-			/* nghttp2 queued a GOAWAY for most errors: teardown
-			 * makes one last attempt to write it. */
-			conn_fail(c, NRF_EPROTO);
+			recv_failed(c, rv);
 			return;
 		}
 	}
@@ -790,6 +1064,7 @@ conn_event(void *arg, unsigned int events)
 	}
 	if (events & NRF_TP_EV_OUT) {
 		c->fl &= ~CF_WBLOCK;
+		h2_tmo_writable(c);
 		mark_dirty(c);
 	}
 	if (events & (NRF_TP_EV_IN | NRF_TP_EV_ERR))
@@ -824,7 +1099,9 @@ conn_teardown(struct nrf_h2_conn *c)
 	int err = c->err;
 
 	link_del(&c->dead);
-	if (err == 0 || err == NRF_EPROTO) {
+	link_del(&c->lng);
+	/* A GOAWAY may be queued (protocol error, timeout): one last try. */
+	if (err == 0 || err == NRF_EPROTO || err == NRF_ETIMEDOUT) {
 		int saved = c->err;
 
 		final_flush(c);
@@ -832,6 +1109,7 @@ conn_teardown(struct nrf_h2_conn *c)
 	}
 	link_del(&c->dirty);
 	link_del(&c->rq);
+	link_del(&c->lng);
 	while (c->streams != NULL) {
 		struct nrf_h2_stream *st = c->streams;
 
@@ -849,7 +1127,8 @@ conn_teardown(struct nrf_h2_conn *c)
 		ctx->n_client--;
 	nghttp2_session_del(c->sess);
 	ctx->tp->close(c->tc);
-	free(c->obuf);
+	h2_obuf_put(ctx, c->obuf);
+	h2_acct_add(ctx, NRF_H2_MEM_HTTP2, -(int64_t)sizeof(*c));
 	free(c);
 }
 
@@ -858,6 +1137,8 @@ nrf_h2_ctx_run(struct nrf_h2_ctx *ctx)
 {
 	struct h2_link todo;
 
+	if (!link_empty(&ctx->lingering))
+		linger_expire(ctx);
 	/* Reads that used up their budget last time: one more budget each. */
 	link_init(&todo);
 	if (!link_empty(&ctx->rq)) {
@@ -897,11 +1178,7 @@ conn_new(struct nrf_h2_ctx *ctx, const struct nrf_h2_cbs *cbs, void *user, bool 
 
 	if (c == NULL)
 		return NULL;
-	c->obuf = malloc(OBUF_CAP);
-	if (c->obuf == NULL) {
-		free(c);
-		return NULL;
-	}
+	h2_acct_add(ctx, NRF_H2_MEM_HTTP2, (int64_t)sizeof(*c));
 	c->ctx = ctx;
 	c->cbs = cbs;
 	c->user = user;
@@ -910,7 +1187,20 @@ conn_new(struct nrf_h2_ctx *ctx, const struct nrf_h2_cbs *cbs, void *user, bool 
 	link_init(&c->dirty);
 	link_init(&c->rq);
 	link_init(&c->dead);
+	link_init(&c->lng);
 	return c;
+}
+
+/* Front: request bodies are credited to the connection window only when
+ * their stream closes, so it must hold one whole body and more. */
+static uint32_t
+conn_window(const struct nrf_h2_ctx *ctx, bool server)
+{
+	uint64_t w = ctx->lim.conn_window;
+
+	if (server)
+		w = NRF_MAX(w, (uint64_t)ctx->lim.max_body_bytes + ctx->lim.stream_window);
+	return (uint32_t)NRF_MIN(w, (uint64_t)NGHTTP2_MAX_WINDOW_SIZE);
 }
 
 static int
@@ -941,10 +1231,10 @@ conn_start(struct nrf_h2_conn *c)
 	iv[n].settings_id = NGHTTP2_SETTINGS_MAX_HEADER_LIST_SIZE;
 	iv[n++].value = ctx->lim.max_header_bytes;
 	iv[n].settings_id = NGHTTP2_SETTINGS_INITIAL_WINDOW_SIZE;
-	iv[n++].value = ctx->lim.stream_window;
+	iv[n++].value = c->server ? ctx->lim.stream_window : ctx->lim.peer_stream_window;
 	if (nghttp2_submit_settings(c->sess, NGHTTP2_FLAG_NONE, iv, n) != 0 ||
 		nghttp2_session_set_local_window_size(c->sess, NGHTTP2_FLAG_NONE, 0,
-			(int32_t)ctx->lim.conn_window) != 0)
+			(int32_t)conn_window(ctx, c->server)) != 0)
 		return NRF_ENOMEM;
 	ctx->tp->set_handler(c->tc, conn_event, c);
 	link_add_tail(&ctx->conns, &c->all);
@@ -963,7 +1253,8 @@ conn_destroy_unstarted(struct nrf_h2_conn *c)
 		nghttp2_session_del(c->sess);
 	if (c->tc != NULL)
 		c->ctx->tp->close(c->tc);
-	free(c->obuf);
+	h2_obuf_put(c->ctx, c->obuf);
+	h2_acct_add(c->ctx, NRF_H2_MEM_HTTP2, -(int64_t)sizeof(*c));
 	free(c);
 }
 
@@ -1059,7 +1350,7 @@ nrf_h2_conn_ping(struct nrf_h2_conn *c, uint64_t token)
 void
 nrf_h2_conn_shutdown(struct nrf_h2_conn *c, bool final)
 {
-	if ((c->fl & (CF_DEAD | CF_SHUTDOWN)) || !c->server)
+	if ((c->fl & (CF_DEAD | CF_SHUTDOWN | CF_LINGER)) || !c->server)
 		return;
 	if (!final) {
 		if (!(c->fl & CF_NOTICE)) {
@@ -1075,6 +1366,20 @@ nrf_h2_conn_shutdown(struct nrf_h2_conn *c, bool final)
 	c->fl |= CF_SHUTDOWN;
 	nghttp2_submit_goaway(c->sess, NGHTTP2_FLAG_NONE,
 		nghttp2_session_get_last_proc_stream_id(c->sess), NGHTTP2_NO_ERROR, NULL, 0);
+	mark_dirty(c);
+}
+
+void
+nrf_h2_conn_refuse(struct nrf_h2_conn *c, uint32_t h2_code, const char *why)
+{
+	if (!c->server || (c->fl & CF_DEAD))
+		return;
+	/* Its input is never fed to nghttp2: no stream can open, and with the
+	 * GOAWAY written and no stream, nghttp2 wants neither to read nor to
+	 * write, so conn_flush() closes it. */
+	c->fl |= CF_RSTOP | CF_SHUTDOWN;
+	nghttp2_submit_goaway(c->sess, NGHTTP2_FLAG_NONE, 0, h2_code, (const uint8_t *)why,
+		why != NULL ? strlen(why) : 0);
 	mark_dirty(c);
 }
 
@@ -1240,7 +1545,7 @@ nrf_h2_append(struct nrf_h2_stream *st, struct nrf_h2_body *b)
 	}
 	if (b->len == 0)
 		return 0;
-	nrf_h2_body_splice(&st->out, b);
+	h2_body_join(st->conn->ctx, &st->out, b);
 	resume(st);
 	return 0;
 }
@@ -1292,7 +1597,7 @@ nrf_h2_request(struct nrf_h2_conn *c, const struct nrf_h2_hdr *hdrs, size_t n_hd
 		nv_set(&ctx->nv[n++], hdrs[i].name.p, hdrs[i].name.len, hdrs[i].value.p,
 			hdrs[i].value.len);
 	}
-	st = h2_stream_get(ctx);
+	st = h2_stream_get(ctx, true);
 	if (st == NULL) {
 		*err = NRF_ENOMEM;
 		return NULL;
@@ -1334,8 +1639,8 @@ nrf_h2_cancel(struct nrf_h2_stream *st)
 	if (c->fl & CF_DEAD)
 		return;
 	if (st->unconsumed > 0) {
-		nghttp2_session_consume(c->sess, st->id, st->unconsumed);
-		st->unconsumed = 0;
+		nghttp2_session_consume_stream(c->sess, st->id, st->unconsumed);
+		h2_peer_unconsumed(c->ctx, st, -(int64_t)st->unconsumed);
 	}
 	nrf_h2_msg_release(c->ctx, &st->msg);
 	if (!(st->flags & (NRF_H2_SF_END | NRF_H2_SF_RESET))) {
@@ -1356,7 +1661,21 @@ nrf_h2_consume(struct nrf_h2_stream *st, size_t n)
 		n = st->unconsumed;
 	if (n == 0)
 		return;
-	st->unconsumed -= (uint32_t)n;
-	nghttp2_session_consume(c->sess, st->id, n);
+	h2_peer_unconsumed(c->ctx, st, -(int64_t)n);
+	nghttp2_session_consume_stream(c->sess, st->id, n);
 	mark_dirty(c);
+}
+
+bool
+nrf_h2_stalled(const struct nrf_h2_stream *st)
+{
+	struct nrf_h2_conn *c = st->conn;
+	int32_t used, win;
+
+	if (c->server || (c->fl & CF_DEAD) || st->user == NULL ||
+		(uint64_t)st->unconsumed + 16384 < c->ctx->lim.peer_stream_window)
+		return false; /* a frame's room left at least: no need to ask */
+	used = nghttp2_session_get_stream_effective_recv_data_length(c->sess, st->id);
+	win = nghttp2_session_get_stream_effective_local_window_size(c->sess, st->id);
+	return used >= 0 && used >= win;
 }

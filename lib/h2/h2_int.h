@@ -70,10 +70,38 @@ link_del(struct h2_link *l)
 #define READ_BUDGET 8
 #define RBUF_SIZE (32 * 1024)
 
-/* Free-list caps (objects kept for reuse, per context). */
+/* Free-list caps (objects kept for reuse, per context), and the floors
+ * nrf_h2_ctx_trim() keeps however long they sit idle (h2_pool.c). */
 #define KEEP_CHUNKS 512
 #define KEEP_BLOCKS 1024
 #define KEEP_STREAMS 4096
+#define KEEP_OBUFS 256
+#define FLOOR_CHUNKS 32
+#define FLOOR_BLOCKS 16
+#define FLOOR_STREAMS 128
+#define FLOOR_OBUFS 4
+#define FLOOR_MEM 64 /* per size class of nghttp2's allocator */
+
+/* A free list that knows its low-water mark since the last trim: objects
+ * that stayed unused the whole time are the ones given back. */
+struct h2_pool {
+	void *head;    /* free objects, linked through a pointer at .link */
+	size_t link;
+	uint32_t n;    /* on the list (relaxed stores: read by any thread) */
+	uint32_t low;  /* lowest n since the last trim */
+	uint32_t keep; /* cap */
+	uint32_t floor; /* trim keeps this many */
+	size_t size;   /* bytes per object */
+};
+
+/* Private stream flag (above the public NRF_H2_SF_* bits): a peer stream
+ * charged the upstream window (h2_stream_get()). */
+#define H2_SF_WINDOW 0x10000000u
+
+/* Header blocks decoded beyond this many times the limit (and at least
+ * H2_BOMB_MIN over it) end the connection (h2_conn.c, header_flood()). */
+#define H2_BOMB_FACTOR 4u
+#define H2_BOMB_MIN (64u * 1024u)
 
 enum conn_state {
 	CONN_CONNECTING = 0,
@@ -88,6 +116,17 @@ enum conn_state {
 #define CF_NOIDS 0x20u       /* stream ids exhausted */
 #define CF_FINAL 0x40u       /* teardown's last flush is running */
 #define CF_NOTICE 0x80u      /* shutdown notice sent */
+#define CF_RSTOP 0x100u      /* input is read and dropped, never fed again */
+#define CF_CALM 0x200u       /* header flood: GOAWAY(ENHANCE_YOUR_CALM) once
+			      * calm_id is answered (or at once) */
+#define CF_LINGER 0x400u     /* front: done, input drained until the client
+			      * closes or LINGER_NS pass (conn_done()) */
+#define CF_PREFACE 0x10000u  /* front: the client's SETTINGS arrived */
+#define CF_ACKED 0x20000u    /* front: our SETTINGS were acknowledged */
+
+/* How long a front connection ended under a client still sending waits
+ * for the client to close (conn_done()). */
+#define LINGER_NS (500ull * 1000 * 1000)
 
 struct nrf_h2_conn {
 	struct nrf_h2_ctx *ctx;
@@ -109,12 +148,25 @@ struct nrf_h2_conn {
 	struct h2_link dirty; /* ctx->dirty: output pending */
 	struct h2_link rq;    /* ctx->rq: reads to continue */
 	struct h2_link dead;  /* ctx->dead: teardown pending */
+	struct h2_link lng;   /* ctx->lingering (CF_LINGER) */
+	uint64_t linger_until;
 	uint8_t *obuf;
 	uint32_t olen;
 	uint32_t ooff;
 	const uint8_t *pend;
 	size_t pend_len;
 	struct h2_guard guard; /* front: the frame-header pass (h2_guard.c) */
+	/* Timeouts (h2_tmo.c): when a sweep first saw the connection waiting
+	 * (ns; 0: not seen so). Event paths only clear them. */
+	uint64_t tmo_hs;      /* front: handshake not done */
+	uint64_t tmo_idle;    /* no open stream */
+	uint64_t tmo_wr;      /* the transport takes no byte */
+	int32_t tmo_idle_id;  /* stream id mark when tmo_idle was noted */
+	/* Header list bytes (name + value + 32 per field) decoded in the
+	 * current header block and not kept: over the limit, refused,
+	 * malformed, trailers (header_flood()). */
+	uint64_t hdr_bytes;
+	int32_t calm_id;      /* the stream answered before that GOAWAY */
 };
 
 /* h2_mem.c: nghttp2's allocator, one pool per context (= per worker). */
@@ -126,11 +178,20 @@ struct nrf_h2_conn {
 struct h2_mem {
 	nghttp2_mem mem;
 	void *free[H2_MEM_CLASSES];
-	uint32_t n_free[H2_MEM_CLASSES];
+	uint32_t n_free[H2_MEM_CLASSES]; /* relaxed stores: read by any thread */
+	uint32_t low[H2_MEM_CLASSES]; /* lowest n_free since the last trim */
+	/* The context's counters (h2_acct_add()) of the bytes this allocator
+	 * holds from the system, in use or on its free lists
+	 * (NRF_H2_MEM_HTTP2), and of the total. */
+	uint64_t *used;
+	uint64_t *total;
 };
 
-void h2_mem_init(struct h2_mem *m);
+void h2_mem_init(struct h2_mem *m, uint64_t *used, uint64_t *total);
 void h2_mem_fini(struct h2_mem *m);
+/* Give back free blocks that stayed unused since the last call (down to
+ * FLOOR_MEM per class). @return bytes given back. */
+size_t h2_mem_trim(struct h2_mem *m);
 
 struct nrf_h2_ctx {
 	const struct nrf_tp_ops *tp;
@@ -142,25 +203,64 @@ struct nrf_h2_ctx {
 	nghttp2_option *opt_client;
 	struct h2_mem mem;
 
-	struct nrf_h2_chunk *free_chunks;
-	uint32_t n_free_chunks;
-	void *free_blocks;
-	uint32_t n_free_blocks;
-	struct nrf_h2_stream *free_streams;
-	uint32_t n_free_streams;
+	struct h2_pool chunks;
+	struct h2_pool blocks;
+	struct h2_pool streams;
+	struct h2_pool obufs;
+
+	/* Memory accounting (h2_pool.c): bytes by enum nrf_h2_mem_kind and
+	 * their total. Single writer (the worker), relaxed stores: any thread
+	 * may read (nrf_h2_ctx_mem_get()). */
+	uint64_t acct[NRF_H2_MEM_COUNT];
+	uint64_t total;
+	uint64_t budget;         /* nrf_h2_ctx_set_budget(); 0: none */
+	uint64_t bomb_bytes;     /* header_flood() threshold */
 
 	struct h2_link conns;
 	struct h2_link dirty;
 	struct h2_link rq;
 	struct h2_link dead;
+	struct h2_link lingering; /* in deadline order */
 	uint32_t n_server;
 	uint32_t n_client;
 	uint32_t n_streams;
 
 	nghttp2_nv *nv;
 	size_t nv_cap;
+	struct nrf_h2_timeouts tmo; /* h2_tmo.c; all 0 until set */
 	uint8_t rbuf[RBUF_SIZE];
 };
+
+/* h2_tmo.c hooks, called by the event paths of h2_conn.c (no clock). */
+
+/* A SETTINGS frame arrived on a front connection (handshake progress). */
+static inline void
+h2_tmo_settings(struct nrf_h2_conn *c, uint8_t flags)
+{
+	c->fl |= (flags & NGHTTP2_FLAG_ACK) ? CF_ACKED : CF_PREFACE;
+}
+
+/* Bytes of a front answer were framed: the reader takes them. */
+static inline void
+h2_tmo_progress(struct nrf_h2_stream *st)
+{
+	st->tmo_out = 0;
+}
+
+/* The transport took bytes again (a write-blocked connection drains). */
+static inline void
+h2_tmo_writable(struct nrf_h2_conn *c)
+{
+	c->tmo_wr = 0;
+}
+
+/* Output pending on @p c: written by the next nrf_h2_ctx_run(). */
+static inline void
+h2_mark_dirty(struct nrf_h2_conn *c)
+{
+	if (!(c->fl & CF_DEAD) && !link_on(&c->dirty))
+		link_add_tail(&c->ctx->dirty, &c->dirty);
+}
 
 /* h2_check.c: HTTP semantics of front requests (nghttp2 1.52's rules,
  * which front sessions do not run: no_http_messaging). */
@@ -203,12 +303,40 @@ int h2_check_data(struct nrf_h2_reqchk *rc, size_t n);
 /* END_STREAM: body length = content-length. */
 int h2_check_end(const struct nrf_h2_reqchk *rc);
 
-/* h2_msg.c */
+/* h2_pool.c: the context's pools and memory accounting. */
+static inline void
+h2_acct_add(struct nrf_h2_ctx *ctx, unsigned int kind, int64_t delta)
+{
+	__atomic_store_n(&ctx->acct[kind], ctx->acct[kind] + (uint64_t)delta, __ATOMIC_RELAXED);
+	__atomic_store_n(&ctx->total, ctx->total + (uint64_t)delta, __ATOMIC_RELAXED);
+}
+
+void h2_pools_init(struct nrf_h2_ctx *ctx);
+void h2_pools_fini(struct nrf_h2_ctx *ctx);
+struct nrf_h2_chunk *h2_chunk_get(struct nrf_h2_ctx *ctx);
+void h2_chunk_put(struct nrf_h2_ctx *ctx, struct nrf_h2_chunk *c);
 char *h2_block_get(struct nrf_h2_ctx *ctx);
 void h2_block_put(struct nrf_h2_ctx *ctx, char *b);
-struct nrf_h2_stream *h2_stream_get(struct nrf_h2_ctx *ctx);
+/* A stream object; @p peer: a client stream (charged the upstream window
+ * until it is put back). */
+struct nrf_h2_stream *h2_stream_get(struct nrf_h2_ctx *ctx, bool peer);
 void h2_stream_put(struct nrf_h2_ctx *ctx, struct nrf_h2_stream *st);
-void h2_pools_fini(struct nrf_h2_ctx *ctx);
+uint8_t *h2_obuf_get(struct nrf_h2_ctx *ctx);
+void h2_obuf_put(struct nrf_h2_ctx *ctx, uint8_t *b);
+/* Bytes of a peer stream received and not consumed (flow control):
+ * moved from the window charge to the bodies' (they sit in chunks). */
+static inline void
+h2_peer_unconsumed(struct nrf_h2_ctx *ctx, struct nrf_h2_stream *st, int64_t delta)
+{
+	st->unconsumed = (uint32_t)((int64_t)st->unconsumed + delta);
+	h2_acct_add(ctx, NRF_H2_MEM_WINDOW, -delta);
+}
+/* Memory over the context's budget (nrf_h2_ctx_set_budget())? */
+static inline bool
+h2_over_budget(const struct nrf_h2_ctx *ctx)
+{
+	return ctx->budget != 0 && ctx->total >= ctx->budget;
+}
 /* Store one received field; pseudo-headers fill the named slices. Bytes
  * @p known to be in HPACK's static table (H2_KNOWN_*) are referenced, the
  * others copied into the block. */
@@ -216,6 +344,9 @@ int h2_msg_store(struct nrf_h2_ctx *ctx, struct nrf_h2_msg *m, const uint8_t *na
 	size_t nlen, const uint8_t *value, size_t vlen, unsigned int known);
 /* Forget the fields (for an interim 1xx response); keeps the block. */
 void h2_msg_reset_fields(struct nrf_h2_ctx *ctx, struct nrf_h2_msg *m);
+/* nrf_h2_body_splice(), copying into @p dst's last chunk the first chunks
+ * of @p src that fit there (freed then). */
+void h2_body_join(struct nrf_h2_ctx *ctx, struct nrf_h2_body *dst, struct nrf_h2_body *src);
 /* Copy up to @p cap bytes from the front of @p b, freeing emptied chunks. */
 size_t h2_body_take(struct nrf_h2_ctx *ctx, struct nrf_h2_body *b, uint8_t *dst,
 	size_t cap);

@@ -12,6 +12,25 @@
 
 #include "h2_int.h"
 
+/*
+ * The bytes this allocator holds from the system (in use by nghttp2 or kept
+ * on its free lists), into the context's counters (h2_acct_add()): counted
+ * when a block is malloc'd or freed, never on the free-list paths that serve
+ * almost every request.
+ */
+static inline void
+mem_add(struct h2_mem *m, int64_t delta)
+{
+	__atomic_store_n(m->used, *m->used + (uint64_t)delta, __ATOMIC_RELAXED);
+	__atomic_store_n(m->total, *m->total + (uint64_t)delta, __ATOMIC_RELAXED);
+}
+
+static inline void
+n_free_set(struct h2_mem *m, uint32_t c, uint32_t v)
+{
+	__atomic_store_n(&m->n_free[c], v, __ATOMIC_RELAXED);
+}
+
 _Static_assert(H2_MEM_MIN == 32, "size_class() assumes 32-byte smallest class");
 
 #define MEM_HDR 16u
@@ -45,6 +64,7 @@ h2_mem_malloc(size_t size, void *user)
 			return NULL;
 		h->cls = MEM_LARGE;
 		h->size = size;
+		mem_add(m, (int64_t)size);
 		return (char *)h + MEM_HDR;
 	}
 	c = size_class(size);
@@ -52,14 +72,18 @@ h2_mem_malloc(size_t size, void *user)
 		void *p = m->free[c];
 
 		m->free[c] = *(void **)p;
-		m->n_free[c]--;
+		n_free_set(m, c, m->n_free[c] - 1);
+		if (m->n_free[c] < m->low[c])
+			m->low[c] = m->n_free[c];
 		return p;
 	}
+	m->low[c] = 0;
 	h = malloc(MEM_HDR + ((size_t)H2_MEM_MIN << c));
 	if (h == NULL)
 		return NULL;
 	h->cls = c;
 	h->size = (size_t)H2_MEM_MIN << c;
+	mem_add(m, (int64_t)h->size);
 	return (char *)h + MEM_HDR;
 }
 
@@ -73,12 +97,13 @@ h2_mem_free(void *ptr, void *user)
 		return;
 	h = (struct mem_hdr *)(void *)((char *)ptr - MEM_HDR);
 	if (h->cls == MEM_LARGE || m->n_free[h->cls] >= H2_MEM_KEEP) {
+		mem_add(m, -(int64_t)h->size);
 		free(h);
 		return;
 	}
 	*(void **)ptr = m->free[h->cls];
 	m->free[h->cls] = ptr;
-	m->n_free[h->cls]++;
+	n_free_set(m, h->cls, m->n_free[h->cls] + 1);
 }
 
 static void *
@@ -116,14 +141,39 @@ h2_mem_realloc(void *ptr, size_t size, void *user)
 }
 
 void
-h2_mem_init(struct h2_mem *m)
+h2_mem_init(struct h2_mem *m, uint64_t *used, uint64_t *total)
 {
 	memset(m, 0, sizeof(*m));
+	m->used = used;
+	m->total = total;
 	m->mem.mem_user_data = m;
 	m->mem.malloc = h2_mem_malloc;
 	m->mem.free = h2_mem_free;
 	m->mem.calloc = h2_mem_calloc;
 	m->mem.realloc = h2_mem_realloc;
+}
+
+size_t
+h2_mem_trim(struct h2_mem *m)
+{
+	size_t n = 0;
+
+	for (unsigned int c = 0; c < H2_MEM_CLASSES; c++) {
+		uint32_t k = m->low[c] > FLOOR_MEM ? (m->low[c] - FLOOR_MEM + 1) / 2 : 0;
+		size_t sz = (size_t)H2_MEM_MIN << c;
+
+		for (; k > 0 && m->free[c] != NULL; k--) {
+			void *p = m->free[c];
+
+			m->free[c] = *(void **)p;
+			n_free_set(m, c, m->n_free[c] - 1);
+			free((char *)p - MEM_HDR);
+			mem_add(m, -(int64_t)sz);
+			n += sz;
+		}
+		m->low[c] = m->n_free[c];
+	}
+	return n;
 }
 
 void
@@ -135,7 +185,9 @@ h2_mem_fini(struct h2_mem *m)
 
 			m->free[c] = *(void **)p;
 			free((char *)p - MEM_HDR);
+			mem_add(m, -((int64_t)H2_MEM_MIN << c));
 		}
-		m->n_free[c] = 0;
+		n_free_set(m, c, 0);
+		m->low[c] = 0;
 	}
 }

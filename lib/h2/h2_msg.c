@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * Messages and the per-context pools behind them.
+ * Messages (their pools are in h2_pool.c).
  *
  * A header block is sized to the header-list limit. Each stored field costs
  * name + value + 32 bytes of the list size (RFC 9113 §6.5.2), and a field
@@ -17,126 +17,6 @@
 #include "nrf_err.h"
 
 _Static_assert(sizeof(struct nrf_h2_hdr) <= 32, "field entry must fit the 32 bytes RFC 9113 charges");
-
-/* ------------------------------------------------------------------------ */
-/* Pools                                                                     */
-
-static struct nrf_h2_chunk *
-chunk_get(struct nrf_h2_ctx *ctx)
-{
-	struct nrf_h2_chunk *c = ctx->free_chunks;
-
-	if (c != NULL) {
-		ctx->free_chunks = c->next;
-		ctx->n_free_chunks--;
-	} else {
-		c = malloc(sizeof(*c));
-		if (c == NULL)
-			return NULL;
-	}
-	c->next = NULL;
-	c->off = 0;
-	c->len = 0;
-	return c;
-}
-
-static void
-chunk_put(struct nrf_h2_ctx *ctx, struct nrf_h2_chunk *c)
-{
-	if (ctx->n_free_chunks >= KEEP_CHUNKS) {
-		free(c);
-		return;
-	}
-	c->next = ctx->free_chunks;
-	ctx->free_chunks = c;
-	ctx->n_free_chunks++;
-}
-
-char *
-h2_block_get(struct nrf_h2_ctx *ctx)
-{
-	void *b = ctx->free_blocks;
-
-	if (b != NULL) {
-		ctx->free_blocks = *(void **)b;
-		ctx->n_free_blocks--;
-		return b;
-	}
-	return malloc(ctx->lim.max_header_bytes);
-}
-
-void
-h2_block_put(struct nrf_h2_ctx *ctx, char *b)
-{
-	if (b == NULL)
-		return;
-	if (ctx->n_free_blocks >= KEEP_BLOCKS) {
-		free(b);
-		return;
-	}
-	*(void **)(void *)b = ctx->free_blocks;
-	ctx->free_blocks = b;
-	ctx->n_free_blocks++;
-}
-
-struct nrf_h2_stream *
-h2_stream_get(struct nrf_h2_ctx *ctx)
-{
-	struct nrf_h2_stream *st = ctx->free_streams;
-
-	if (st != NULL) {
-		ctx->free_streams = st->next;
-		ctx->n_free_streams--;
-	} else {
-		st = malloc(sizeof(*st));
-		if (st == NULL)
-			return NULL;
-	}
-	/* The inline response area is not cleared: only what a response
-	 * wrote into it (inl_len bytes) is ever read. */
-	memset(st, 0, offsetof(struct nrf_h2_stream, inl));
-	ctx->n_streams++;
-	return st;
-}
-
-void
-h2_stream_put(struct nrf_h2_ctx *ctx, struct nrf_h2_stream *st)
-{
-	nrf_h2_msg_release(ctx, &st->msg);
-	nrf_h2_body_release(ctx, &st->out);
-	ctx->n_streams--;
-	if (ctx->n_free_streams >= KEEP_STREAMS) {
-		free(st);
-		return;
-	}
-	st->next = ctx->free_streams;
-	ctx->free_streams = st;
-	ctx->n_free_streams++;
-}
-
-void
-h2_pools_fini(struct nrf_h2_ctx *ctx)
-{
-	while (ctx->free_chunks != NULL) {
-		struct nrf_h2_chunk *c = ctx->free_chunks;
-
-		ctx->free_chunks = c->next;
-		free(c);
-	}
-	while (ctx->free_blocks != NULL) {
-		void *b = ctx->free_blocks;
-
-		ctx->free_blocks = *(void **)b;
-		free(b);
-	}
-	while (ctx->free_streams != NULL) {
-		struct nrf_h2_stream *st = ctx->free_streams;
-
-		ctx->free_streams = st->next;
-		free(st);
-	}
-	ctx->n_free_chunks = ctx->n_free_blocks = ctx->n_free_streams = 0;
-}
 
 /* ------------------------------------------------------------------------ */
 /* Bodies                                                                    */
@@ -158,13 +38,13 @@ nrf_h2_body_append(struct nrf_h2_ctx *ctx, struct nrf_h2_body *b, const void *da
 	while (left > 0) {
 		size_t k = NRF_MIN(left, (size_t)NRF_H2_CHUNK_SIZE);
 
-		c = chunk_get(ctx);
+		c = h2_chunk_get(ctx);
 
 		if (c == NULL) {
 			while (head_new != NULL) {
 				struct nrf_h2_chunk *n = head_new->next;
 
-				chunk_put(ctx, head_new);
+				h2_chunk_put(ctx, head_new);
 				head_new = n;
 			}
 			return NRF_ENOMEM;
@@ -219,10 +99,31 @@ nrf_h2_body_release(struct nrf_h2_ctx *ctx, struct nrf_h2_body *b)
 		struct nrf_h2_chunk *c = b->head;
 
 		b->head = c->next;
-		chunk_put(ctx, c);
+		h2_chunk_put(ctx, c);
 	}
 	b->tail = NULL;
 	b->len = 0;
+}
+
+void
+h2_body_join(struct nrf_h2_ctx *ctx, struct nrf_h2_body *dst, struct nrf_h2_body *src)
+{
+	while (src->head != NULL && dst->tail != NULL) {
+		struct nrf_h2_chunk *s = src->head, *t = dst->tail;
+		uint32_t k = s->len - s->off;
+
+		if (k > NRF_H2_CHUNK_SIZE - t->len)
+			break;
+		memcpy(t->data + t->len, s->data + s->off, k);
+		t->len += k;
+		dst->len += k;
+		src->len -= k;
+		src->head = s->next;
+		if (src->head == NULL)
+			src->tail = NULL;
+		h2_chunk_put(ctx, s);
+	}
+	nrf_h2_body_splice(dst, src);
 }
 
 size_t
@@ -241,7 +142,7 @@ h2_body_take(struct nrf_h2_ctx *ctx, struct nrf_h2_body *b, uint8_t *dst, size_t
 			b->head = c->next;
 			if (b->head == NULL)
 				b->tail = NULL;
-			chunk_put(ctx, c);
+			h2_chunk_put(ctx, c);
 		}
 	}
 	b->len -= done;

@@ -22,8 +22,13 @@
  * Threads: a context and everything created from it belong to one worker
  * thread. Nothing is locked; nothing may be shared between workers.
  *
- * Memory: header blocks, body chunks and stream objects come from per-context
- * free lists, so the steady state does not call malloc per request.
+ * Memory: header blocks, body chunks, stream objects and output buffers
+ * come from per-context free lists, so the steady state does not call
+ * malloc per request; the lists give back what a burst left unused
+ * (nrf_h2_ctx_trim()). Every byte a context holds is accounted by kind
+ * (nrf_h2_ctx_mem_get()) and checked against its budget
+ * (nrf_h2_ctx_set_budget()). What one connection can make a context hold
+ * is bounded by flow control: docs/architecture-datapath.md, "Memory".
  *
  * Re-entrancy: callbacks run inside nghttp2 or inside nrf_h2_ctx_run(). From
  * a callback the owner may call any function below on any stream or
@@ -42,8 +47,9 @@
 extern "C" {
 #endif
 
-/** Payload bytes of one body chunk. */
-#define NRF_H2_CHUNK_SIZE 16000
+/** Payload bytes of one body chunk: one DATA frame of the default
+ *  SETTINGS_MAX_FRAME_SIZE. */
+#define NRF_H2_CHUNK_SIZE 16384
 
 /**
  * Bytes a stream holds itself for a response this proxy generates
@@ -55,8 +61,11 @@ extern "C" {
 #define NRF_H2_NO_ERROR 0x0u
 #define NRF_H2_PROTOCOL_ERROR 0x1u
 #define NRF_H2_INTERNAL_ERROR 0x2u
+#define NRF_H2_FLOW_CONTROL_ERROR 0x3u
+#define NRF_H2_SETTINGS_TIMEOUT 0x4u
 #define NRF_H2_REFUSED_STREAM 0x7u
 #define NRF_H2_CANCEL 0x8u
+#define NRF_H2_ENHANCE_YOUR_CALM 0xbu
 
 /* ------------------------------------------------------------------------ */
 /* Messages                                                                  */
@@ -157,13 +166,34 @@ bool nrf_h2_hop_by_hop(struct nrf_slice name, struct nrf_slice value);
 /* ------------------------------------------------------------------------ */
 /* Context                                                                   */
 
-/** Limits and settings of a context (one per worker). */
+/**
+ * Limits and settings of a context (one per worker). Zero for the windows
+ * means their default.
+ */
 struct nrf_h2_limits {
-	uint32_t max_header_bytes;      /**< header list limit and block size (>= 512) */
+	/** Header list limit (RFC 9113 §6.5.2: name + value + 32 per field)
+	 *  and block size (>= 512). A front header block may span
+	 *  2 * ceil(max_header_bytes / 16384) CONTINUATION frames (at least
+	 *  8); a longer one, or one that decodes to more than
+	 *  max(4 * max_header_bytes, max_header_bytes + 64 KiB), ends the
+	 *  connection with GOAWAY(ENHANCE_YOUR_CALM) (see on_request). */
+	uint32_t max_header_bytes;
 	uint32_t max_body_bytes;        /**< request body limit on front streams */
 	uint32_t max_concurrent_streams; /**< front SETTINGS_MAX_CONCURRENT_STREAMS */
-	uint32_t stream_window;         /**< SETTINGS_INITIAL_WINDOW_SIZE we announce */
-	uint32_t conn_window;           /**< our connection receive window */
+	/** Front SETTINGS_INITIAL_WINDOW_SIZE (default 256 KiB). Request
+	 *  bodies are read without waiting on the stream window. */
+	uint32_t stream_window;
+	/** Connection receive window of both roles (default 16 MiB; front:
+	 *  at least max_body_bytes + stream_window). On a front connection it
+	 *  bounds the request body bytes held for its open streams: they are
+	 *  credited back when their stream closes. Peer connections credit
+	 *  data back as it arrives (the stream window bounds them). */
+	uint32_t conn_window;
+	/** Peer SETTINGS_INITIAL_WINDOW_SIZE (default 64 KiB): the most an
+	 *  upstream sends on a stream before the owner consumes
+	 *  (nrf_h2_consume()), so the most an answer holds in memory; charged
+	 *  whole to the budget for every open peer stream. */
+	uint32_t peer_stream_window;
 };
 
 /**
@@ -202,6 +232,152 @@ struct nrf_h2_ctx_stats {
 void nrf_h2_ctx_stats_get(const struct nrf_h2_ctx *ctx, struct nrf_h2_ctx_stats *out);
 
 /* ------------------------------------------------------------------------ */
+/* Timeouts                                                                  */
+
+/**
+ * Timeouts of a context, in milliseconds (0: that check is off). Nothing
+ * a client or peer can hold open is kept for ever (docs/config.md,
+ * runtime.timeouts):
+ */
+struct nrf_h2_timeouts {
+	/** front: from accept until the client's preface (SETTINGS) has
+	 *  arrived and our SETTINGS are acknowledged; a TLS handshake is part
+	 *  of it. GOAWAY (SETTINGS_TIMEOUT when only the ACK is missing, else
+	 *  NO_ERROR) and close; with TLS not yet up, a bare close. */
+	uint32_t handshake_ms;
+	/** front: a header block (HEADERS + CONTINUATION) not finished. The
+	 *  connection can carry nothing else meanwhile: GOAWAY(NO_ERROR) with
+	 *  the last stream before that one, close. */
+	uint32_t header_ms;
+	/** front: a request (headers and body, END_STREAM) not complete, from
+	 *  its first HEADERS frame. Not yet answered: on_request(st,
+	 *  NRF_ETIMEDOUT) (the owner answers 408), then RST_STREAM(NO_ERROR)
+	 *  once the answer is out; already answered (an early 4xx): RST_STREAM
+	 *  (NO_ERROR when the answer is out, else CANCEL). */
+	uint32_t body_ms;
+	/** front: no open stream (handshake done): GOAWAY(NO_ERROR, last
+	 *  stream processed); closes once written. */
+	uint32_t idle_ms;
+	/** front: an answer with bytes to send and none framed (the client's
+	 *  stream or connection window stays at 0): RST_STREAM(CANCEL), which
+	 *  closes the stream (the owner cancels what runs upstream). Either
+	 *  role: a connection whose transport takes no byte for this long
+	 *  (the other end does not read at all) is closed. */
+	uint32_t stalled_ms;
+	/** peer: no stream on a connected, usable connection: on_conn_idle(),
+	 *  then GOAWAY(NO_ERROR) and close. */
+	uint32_t upstream_idle_ms;
+};
+
+/** Why nrf_h2_ctx_sweep() ended something (counter index). */
+enum nrf_h2_tmo {
+	NRF_H2_TMO_HANDSHAKE = 0, /**< handshake_ms (front connection) */
+	NRF_H2_TMO_HEADER,        /**< header_ms (front connection) */
+	NRF_H2_TMO_BODY,          /**< body_ms (front stream) */
+	NRF_H2_TMO_IDLE,          /**< idle_ms (front connection) */
+	NRF_H2_TMO_STALLED_READER, /**< stalled_ms (front stream or connection) */
+	NRF_H2_TMO_UPSTREAM_IDLE, /**< upstream_idle_ms (peer connection) */
+	NRF_H2_TMO_UPSTREAM_STALLED, /**< stalled_ms (peer connection) */
+	NRF_H2_TMO_COUNT
+};
+
+/**
+ * Set the timeouts of @p ctx (copied; a new context has every one off).
+ * Takes effect at the next sweep, also for what is already open. Worker
+ * thread of @p ctx.
+ */
+void nrf_h2_ctx_set_timeouts(struct nrf_h2_ctx *ctx, const struct nrf_h2_timeouts *t);
+
+/**
+ * How often the owner should call nrf_h2_ctx_sweep() for the timeouts set:
+ * a quarter of the shortest one, between 10 and 250 ms.
+ */
+uint32_t nrf_h2_ctx_sweep_period_ms(const struct nrf_h2_ctx *ctx);
+
+/**
+ * Check every connection and stream of @p ctx against the timeouts and end
+ * what is over (the actions of struct nrf_h2_timeouts; sends and closes
+ * are deferred to nrf_h2_ctx_run() as usual, on_request may be called from
+ * here). Call every nrf_h2_ctx_sweep_period_ms() with the monotonic clock
+ * @p now_ns.
+ *
+ * How time is kept: the event paths never read the clock. A sweep notes
+ * the time it first sees a connection or stream in a waiting state, the
+ * event paths only clear that note when it moves on (a stream opened,
+ * bytes framed, the socket writable again), and a later sweep that finds
+ * the note older than the timeout acts. So nothing ends before its timeout,
+ * and nothing waits more than two sweep periods beyond it (one to notice
+ * the wait, one between sweeps). Cost: one pass
+ * over the connections and their open streams per period.
+ *
+ * @param counts  per enum nrf_h2_tmo, incremented for each action.
+ * Worker thread of @p ctx; not from a callback.
+ */
+void nrf_h2_ctx_sweep(struct nrf_h2_ctx *ctx, uint64_t now_ns,
+	uint64_t counts[NRF_H2_TMO_COUNT]);
+
+/* ------------------------------------------------------------------------ */
+/* Memory                                                                    */
+
+/** What a context's memory holds (nrf_h2_ctx_mem_get()). */
+enum nrf_h2_mem_kind {
+	/** Body chunks: request bodies, answers held or being relayed,
+	 *  answers kept for later. */
+	NRF_H2_MEM_BODIES = 0,
+	/** Header blocks of requests and answers (max_header_bytes each). */
+	NRF_H2_MEM_HEADERS,
+	/** Output buffers of connections whose other end reads slower than
+	 *  this side writes. */
+	NRF_H2_MEM_OUTPUT,
+	/** nghttp2's memory (its streams, frames, HPACK tables: what its
+	 *  allocator holds, in use or kept for reuse) and this module's
+	 *  connection and stream objects. */
+	NRF_H2_MEM_HTTP2,
+	/** Receive window granted to upstreams on the peer streams open now
+	 *  and not used yet: what they may still send without being asked. */
+	NRF_H2_MEM_WINDOW,
+	NRF_H2_MEM_COUNT
+};
+
+/** Memory of a context, in bytes. */
+struct nrf_h2_mem_stats {
+	uint64_t bytes[NRF_H2_MEM_COUNT]; /**< by enum nrf_h2_mem_kind */
+	uint64_t total;                   /**< their sum: the budget's measure */
+	uint64_t pooled;                  /**< kept on this module's free lists
+					   *   (not in total; nghttp2's are in
+					   *   NRF_H2_MEM_HTTP2) */
+};
+
+/**
+ * The memory of @p ctx now. Any thread (relaxed loads of single-writer
+ * counters: each value is exact, the set a few microseconds apart).
+ */
+void nrf_h2_ctx_mem_get(const struct nrf_h2_ctx *ctx, struct nrf_h2_mem_stats *out);
+
+/**
+ * Memory budget of @p ctx (@p bytes 0: none, the default). While the
+ * total of nrf_h2_ctx_mem_get() is at or over it, new front requests are
+ * refused without keeping their fields or body: a stream whose header
+ * block begins, or whose body arrives, over the budget is delivered with
+ * on_request(st, NRF_EFULL) (NRF_H2_SF_BUSY set). Answers in flight go
+ * on: they are bounded by flow control. Worker thread of @p ctx.
+ */
+void nrf_h2_ctx_set_budget(struct nrf_h2_ctx *ctx, uint64_t bytes);
+
+/** True while @p ctx is at or over its budget. Worker thread. */
+bool nrf_h2_ctx_over_budget(const struct nrf_h2_ctx *ctx);
+
+/**
+ * Give back to the system the pooled objects (chunks, blocks, stream
+ * objects, output buffers, nghttp2's small blocks) that stayed unused
+ * since the previous call: half of them each call, above a small floor.
+ * Call about once a second. Worker thread.
+ * @return bytes freed (the caller may then ask the allocator to return
+ *   memory to the system, e.g. glibc's malloc_trim()).
+ */
+size_t nrf_h2_ctx_trim(struct nrf_h2_ctx *ctx);
+
+/* ------------------------------------------------------------------------ */
 /* Connections and streams                                                   */
 
 struct nrf_h2_conn;
@@ -229,6 +405,8 @@ struct nrf_h2_stream {
 	const struct nrf_h2_chunk *src_chunk;
 	uint32_t src_off;
 	uint32_t unconsumed;     /**< peer: received, not yet consumed */
+	uint32_t rx_held;        /**< front: body bytes not yet credited to
+				  *   the connection window */
 	uint8_t hdr_phase;
 	struct nrf_h2_reqchk chk;  /**< front: HTTP checks of the request */
 	struct nrf_h2_stream *prev;
@@ -236,6 +414,8 @@ struct nrf_h2_stream {
 	uint16_t inl_len;        /**< front: inline response bytes used */
 	uint16_t inl_body;       /**< front: inline body starts here */
 	uint16_t inl_off;        /**< front: next inline body byte to frame */
+	uint64_t tmo_req;        /**< front: request seen incomplete since (ns; 0: not yet) */
+	uint64_t tmo_out;        /**< front: answer seen waiting for the reader since */
 	/* Last: not cleared when the stream is reused (only inl_len bytes
 	 * of it are ever read). */
 	char inl[NRF_H2_INLINE_BYTES];
@@ -253,6 +433,8 @@ struct nrf_h2_stream {
 #define NRF_H2_SF_DELIVERED 0x0010u
 /** Front: the request exceeded a limit or was malformed (answered 4xx). */
 #define NRF_H2_SF_REJECTED 0x0020u
+/** Front: refused for memory (the context was over its budget). */
+#define NRF_H2_SF_BUSY 0x2000u
 /** Front: the request is malformed (HTTP rules): reset, never delivered. */
 #define NRF_H2_SF_MALFORMED 0x0800u
 /** Front: the response is held in the stream (nrf_h2_respond_inline()). */
@@ -274,6 +456,8 @@ struct nrf_h2_stream {
  * at once, and a body it sends is never delivered.
  */
 #define NRF_H2_SF_HEAD 0x1000u
+/** Front: the request did not arrive in time (nrf_h2_ctx_sweep()). */
+#define NRF_H2_SF_TIMEDOUT 0x8000u
 
 /**
  * What happens to a connection's streams and the connection itself. Every
@@ -284,12 +468,20 @@ struct nrf_h2_cbs {
 	/**
 	 * Front: a request stream is ready, exactly once per stream, or never
 	 * when it closes first. @p err: 0 complete request (headers, body,
-	 * END_STREAM); NRF_EPARSE malformed for this proxy (no :path, CONNECT,
-	 * header list over max_header_bytes: answer 400);
-	 * NRF_ETOOBIG body over max_body_bytes (answer 413; the rest of the
-	 * body is read and dropped, and the stream reset with NO_ERROR only if
-	 * the client sends more than 1 MiB after the answer). The owner
-	 * answers with nrf_h2_respond().
+	 * END_STREAM); NRF_EPARSE malformed for this proxy (no :path,
+	 * CONNECT: answer 400); NRF_ETOOBIG a limit: the body over
+	 * max_body_bytes (answer 413), or, with NRF_H2_SF_HDR_OVER set, the
+	 * header list over max_header_bytes (answer 431, RFC 6585; a header
+	 * block decoding far beyond it, see struct nrf_h2_limits, is
+	 * delivered before it ends, and the connection then closes with
+	 * GOAWAY(ENHANCE_YOUR_CALM) once the answer is sent); NRF_EFULL the
+	 * context is over its memory budget (NRF_H2_SF_BUSY, answer 503);
+	 * NRF_ETIMEDOUT the request was not complete within the body timeout
+	 * (nrf_h2_ctx_sweep(): answer 408; once the answer is out the stream
+	 * is reset with NO_ERROR, RFC 9113 §8.1). After an early 4xx/5xx the
+	 * rest of the body is read and dropped, and the stream reset with
+	 * NO_ERROR only if the client sends more than 1 MiB after the answer.
+	 * The owner answers with nrf_h2_respond().
 	 */
 	void (*on_request)(struct nrf_h2_stream *st, int err);
 	/** Front: @p n bytes of the response body were framed (flow control). */
@@ -303,11 +495,15 @@ struct nrf_h2_cbs {
 	/** Peer: body bytes were added to st->msg.body, or END_STREAM seen. */
 	void (*on_data)(struct nrf_h2_stream *st);
 	/**
-	 * Either role: the stream is gone; @p st is freed when this returns.
+	 * Either role: the stream is gone; @p st is freed when this returns
+	 * (or, for a peer stream that broke flow control, forgotten: never
+	 * used by the owner again, freed later).
 	 * @p h2_code: RST_STREAM code or NRF_H2_NO_ERROR for a normal close;
 	 * REFUSED_STREAM also for a request the peer never processed (GOAWAY);
-	 * @p err: 0, or NRF_ECLOSED when the connection went away.
-	 * Called only while st->user is not NULL.
+	 * FLOW_CONTROL_ERROR for a peer that sent more DATA than its window
+	 * (reported when the frame header arrives, before any of its bytes,
+	 * and the stream is reset). @p err: 0, or NRF_ECLOSED when the
+	 * connection went away. Called only while st->user is not NULL.
 	 */
 	void (*on_close)(struct nrf_h2_stream *st, uint32_t h2_code, int err);
 	/** Peer: the TCP connection is established (requests may be sent). */
@@ -333,6 +529,13 @@ struct nrf_h2_cbs {
 	 * data). Not called for the PING of nrf_h2_conn_shutdown().
 	 */
 	void (*on_conn_ping_ack)(struct nrf_h2_conn *c, uint64_t token);
+	/**
+	 * Peer: @p c has carried no stream for the upstream idle timeout
+	 * (nrf_h2_ctx_sweep()). Return true (or leave the callback NULL) to
+	 * let it go: GOAWAY(NO_ERROR), then it closes once that is written
+	 * (on_conn_close(c, 0)); false keeps it (asked again next sweep).
+	 */
+	bool (*on_conn_idle)(struct nrf_h2_conn *c);
 };
 
 /**
@@ -395,6 +598,15 @@ int nrf_h2_conn_ping(struct nrf_h2_conn *c, uint64_t token);
 void nrf_h2_conn_shutdown(struct nrf_h2_conn *c, bool final);
 
 /**
+ * Front: refuse @p c (just made by nrf_h2_conn_server()): our SETTINGS
+ * and GOAWAY(last-stream-id 0, @p h2_code) with @p why as debug data,
+ * then the connection closes once they are written; no stream is ever
+ * delivered. RFC 9113 §6.8: the client may retry every request elsewhere
+ * or later. Worker thread.
+ */
+void nrf_h2_conn_refuse(struct nrf_h2_conn *c, uint32_t h2_code, const char *why);
+
+/**
  * Close @p c now: every stream is closed (on_close with err NRF_ECLOSED),
  * then on_conn_close(@p err). Deferred to nrf_h2_ctx_run(); idempotent.
  */
@@ -439,9 +651,13 @@ int nrf_h2_respond_inline(struct nrf_h2_stream *st, int status,
 	const struct nrf_h2_hdr *hdrs, size_t n_hdrs, const void *body, size_t len);
 
 /**
- * Front: move @p b's chunks to the end of the response body; resumes sending.
- * On a HEAD stream the chunks are returned to the pool instead (the answer
- * has no content) and 0 is returned.
+ * Front: move @p b's bytes to the end of the response body; resumes
+ * sending. Chunks of @p b whose bytes fit in the room left in the last
+ * chunk of the response body are copied there and freed, so a body relayed
+ * as it arrives, however small its DATA frames, takes about one chunk per
+ * NRF_H2_CHUNK_SIZE bytes (at most two), never one per frame. On a HEAD
+ * stream the chunks are returned to the pool instead (the answer has no
+ * content) and 0 is returned.
  */
 int nrf_h2_append(struct nrf_h2_stream *st, struct nrf_h2_body *b);
 
@@ -476,10 +692,20 @@ void nrf_h2_cancel(struct nrf_h2_stream *st);
 
 /**
  * Peer: @p n bytes of st->msg.body were used (relayed or kept): let the
- * peer send more (WINDOW_UPDATE as needed). Peer streams do not get window
- * updates otherwise, so a slow client slows its own upstream stream only.
+ * peer send more on this stream (WINDOW_UPDATE as needed). Peer streams do
+ * not get stream window updates otherwise, so a slow client slows its own
+ * upstream stream only, and an answer never holds more than the stream
+ * window (peer_stream_window) of unconsumed bytes. The connection window
+ * is credited as data arrives.
  */
 void nrf_h2_consume(struct nrf_h2_stream *st, size_t n);
+
+/**
+ * Peer: true when @p st's receive window is used up: the peer sends no
+ * more of its answer until the owner consumes (nrf_h2_consume()). An owner
+ * that holds an answer before relaying it must relay (or consume) by then.
+ */
+bool nrf_h2_stalled(const struct nrf_h2_stream *st);
 
 #ifdef __cplusplus
 }

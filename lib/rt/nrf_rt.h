@@ -234,6 +234,8 @@ enum nrf_rt_outcome {
 	NRF_RT_OUT_NOT_IMPLEMENTED,  /**< 501: local-only operation, no local NRF */
 	NRF_RT_OUT_INTERNAL,         /**< 500 */
 	NRF_RT_OUT_CLIENT_RESET,     /**< the stream closed before an answer */
+	NRF_RT_OUT_REQUEST_TIMEOUT,  /**< 408: the request did not arrive whole
+				      *   within timeouts.requestBodyMs */
 	NRF_RT_OUT_COUNT
 };
 
@@ -257,6 +259,42 @@ enum nrf_rt_fail {
 /** "connect", "reset", "refused", ... (metric label values). */
 const char *nrf_rt_fail_name(enum nrf_rt_fail f);
 
+/**
+ * What a timeout of runtime.timeouts ended (lib/h2's enum nrf_h2_tmo, in
+ * the same order): docs/config.md says what each one does.
+ */
+enum nrf_rt_tmo {
+	NRF_RT_TMO_HANDSHAKE = 0,    /**< handshakeMs: TLS, preface or SETTINGS ACK */
+	NRF_RT_TMO_HEADER,           /**< requestHeaderMs: a header block unfinished */
+	NRF_RT_TMO_BODY,             /**< requestBodyMs: a request not complete */
+	NRF_RT_TMO_IDLE,             /**< idleMs: a front connection without stream */
+	NRF_RT_TMO_STALLED_READER,   /**< stalledReaderMs: a client takes no answer */
+	NRF_RT_TMO_UPSTREAM_IDLE,    /**< upstreamIdleMs: a pool connection unused */
+	NRF_RT_TMO_UPSTREAM_STALLED, /**< stalledReaderMs: an upstream reads nothing */
+	NRF_RT_TMO_COUNT
+};
+
+/** "handshake", "header", "body", ... (metric label values). */
+const char *nrf_rt_timeout_name(enum nrf_rt_tmo r);
+
+/**
+ * What the memory of the data path holds (nrf_rt_stats.buffered), as the
+ * workers' HTTP/2 contexts count it (lib/h2: enum nrf_h2_mem_kind, same
+ * order). Their sum is checked against runtime.limits.maxBufferedBytes
+ * (docs/architecture-datapath.md, "Memory").
+ */
+enum nrf_rt_buf {
+	NRF_RT_BUF_BODIES = 0,  /**< request bodies, answers held or relayed */
+	NRF_RT_BUF_HEADERS,     /**< header blocks (maxHeaderBytes each) */
+	NRF_RT_BUF_OUTPUT,      /**< output of connections slower than nrfwd */
+	NRF_RT_BUF_HTTP2,       /**< HTTP/2 sessions, streams, connections */
+	NRF_RT_BUF_WINDOW,      /**< window granted to upstreams, not used yet */
+	NRF_RT_BUF_COUNT
+};
+
+/** "bodies", "headers", ... (metric label values). */
+const char *nrf_rt_buf_name(enum nrf_rt_buf k);
+
 /** Upper bounds of the request latency histogram, in microseconds. */
 #define NRF_RT_LAT_BOUNDS_US                                                   \
 	{500, 1000, 2500, 5000, 10000, 25000, 50000, 100000, 250000, 500000,  \
@@ -270,7 +308,7 @@ const char *nrf_rt_fail_name(enum nrf_rt_fail f);
  */
 struct nrf_rt_stats {
 	uint64_t conns_accepted;
-	uint64_t conns_refused;       /**< over maxConnections */
+	uint64_t conns_refused;       /**< over maxConnections (GOAWAY) */
 	uint64_t conns_closed;        /**< front connections gone */
 	uint64_t requests;            /**< front streams answered or reset */
 	uint64_t bad_requests;        /**< 400/413 answered by nrfwd */
@@ -295,6 +333,15 @@ struct nrf_rt_stats {
 	uint64_t peer_connects;
 	uint64_t peer_connect_failures;
 	uint64_t snapshot_switches;   /**< snapshots picked up by workers */
+	/** Timeouts of runtime.timeouts that ended something, by reason. */
+	uint64_t timeouts[NRF_RT_TMO_COUNT];
+	uint64_t budget_rejections;   /**< requests refused over the memory
+				       *   budget (runtime.limits.maxBufferedBytes) */
+	/** Gauges, summed over workers when read: bytes held now, by kind;
+	 *  bytes kept on free lists for reuse; the workers' budgets. */
+	uint64_t buffered[NRF_RT_BUF_COUNT];
+	uint64_t pooled_bytes;
+	uint64_t budget_bytes;
 	/** Requests by operation (enum nrf_fwd_op) and outcome. */
 	uint64_t req[NRF_OP_COUNT][NRF_RT_OUT_COUNT];
 	/** Latency (complete request to stream closed) by operation:

@@ -483,6 +483,19 @@ nrf_rt_stats_get(const struct nrf_rt *rt, struct nrf_rt_stats *out)
 		for (k = 0; k < n; k++)
 			dst[k] += __atomic_load_n(&src[k], __ATOMIC_RELAXED);
 	}
+	/* Gauges: read from each worker's h2 context (single-writer
+	 * counters, relaxed loads). */
+	for (i = 0; i < rt->n; i++) {
+		struct nrf_h2_mem_stats m;
+
+		if (rt->w[i]->h2 == NULL)
+			continue;
+		nrf_h2_ctx_mem_get(rt->w[i]->h2, &m);
+		for (k = 0; k < NRF_RT_BUF_COUNT; k++)
+			out->buffered[k] += m.bytes[k];
+		out->pooled_bytes += m.pooled;
+		out->budget_bytes += __atomic_load_n(&rt->w[i]->budget, __ATOMIC_RELAXED);
+	}
 }
 
 int
@@ -509,12 +522,48 @@ static const char *const outcome_names[NRF_RT_OUT_COUNT] = {
 	[NRF_RT_OUT_NOT_IMPLEMENTED] = "not_implemented",
 	[NRF_RT_OUT_INTERNAL] = "internal_error",
 	[NRF_RT_OUT_CLIENT_RESET] = "client_reset",
+	[NRF_RT_OUT_REQUEST_TIMEOUT] = "request_timeout",
 };
 
 const char *
 nrf_rt_outcome_name(enum nrf_rt_outcome o)
 {
 	return (unsigned int)o < NRF_RT_OUT_COUNT ? outcome_names[o] : "unknown";
+}
+
+static const char *const tmo_names[NRF_RT_TMO_COUNT] = {
+	[NRF_RT_TMO_HANDSHAKE] = "handshake",
+	[NRF_RT_TMO_HEADER] = "header",
+	[NRF_RT_TMO_BODY] = "body",
+	[NRF_RT_TMO_IDLE] = "idle",
+	[NRF_RT_TMO_STALLED_READER] = "stalled_reader",
+	[NRF_RT_TMO_UPSTREAM_IDLE] = "upstream_idle",
+	[NRF_RT_TMO_UPSTREAM_STALLED] = "upstream_stalled",
+};
+
+const char *
+nrf_rt_timeout_name(enum nrf_rt_tmo r)
+{
+	return (unsigned int)r < NRF_RT_TMO_COUNT ? tmo_names[r] : "unknown";
+}
+
+_Static_assert((int)NRF_RT_BUF_COUNT == (int)NRF_H2_MEM_COUNT &&
+	(int)NRF_RT_BUF_WINDOW == (int)NRF_H2_MEM_WINDOW &&
+	(int)NRF_RT_BUF_HTTP2 == (int)NRF_H2_MEM_HTTP2,
+	"enum nrf_rt_buf mirrors enum nrf_h2_mem_kind");
+
+static const char *const buf_names[NRF_RT_BUF_COUNT] = {
+	[NRF_RT_BUF_BODIES] = "bodies",
+	[NRF_RT_BUF_HEADERS] = "headers",
+	[NRF_RT_BUF_OUTPUT] = "output",
+	[NRF_RT_BUF_HTTP2] = "http2",
+	[NRF_RT_BUF_WINDOW] = "upstream_window",
+};
+
+const char *
+nrf_rt_buf_name(enum nrf_rt_buf k)
+{
+	return (unsigned int)k < NRF_RT_BUF_COUNT ? buf_names[k] : "unknown";
 }
 
 static const char *const fail_names[NRF_RT_FAIL_COUNT] = {

@@ -10,6 +10,8 @@
  *   rt_pool.c   per-worker, per-peer connection pools and queues, health,
  *               per-snapshot pool views (live peer changes), counters
  *   rt_proxy.c  the request pipeline (SPEC §3) on one front stream
+ *   rt_sweep.c  runtime.timeouts: the periodic sweep of the h2 context
+ *   rt_mem.c    the memory budget and giving memory back
  */
 
 #include <pthread.h>
@@ -233,6 +235,8 @@ struct rt_try {
 				  * see rt_pool_submit() */
 	bool retried;            /* sent again once after its stream was lost */
 	struct rt_timer timer;   /* per-try timeout */
+	struct rt_timer due;     /* relay an answer too big to hold (0 ms:
+				  * after the reads of this loop iteration) */
 };
 
 struct rt_xact {
@@ -269,6 +273,9 @@ int rt_try_send(struct rt_try *t, struct nrf_h2_conn *c);
 /* A queued or sent try could not be completed (pool side failure). */
 void rt_try_failed(struct rt_try *t, enum nrf_rt_fail reason, const char *why);
 void rt_xact_pool_fini(struct rt_worker *w);
+/* Free half of the pooled transactions unused since the last call (above
+ * a floor); bytes freed (rt_mem.c, once a second). */
+size_t rt_xact_trim(struct rt_worker *w);
 
 /*
  * Relayed answers (rt_proxy.c, docs/via.md): append nrfwd's own Via member
@@ -347,6 +354,7 @@ struct rt_worker {
 
 	struct rt_xact *free_x;
 	uint32_t n_free_x;
+	uint32_t low_free_x;      /* lowest n_free_x since the last trim */
 	uint32_t n_xact;
 	uint32_t rotation;
 
@@ -371,6 +379,11 @@ struct rt_worker {
 	bool drain_final;        /* final GOAWAY sent */
 	bool exiting;            /* closing everything: no new connections */
 	struct rt_timer drain_timer;
+	struct rt_timer sweep_timer; /* runtime.timeouts (rt_sweep.c) */
+	uint32_t sweep_ms;
+	uint64_t budget;          /* its share of maxBufferedBytes (rt_mem.c) */
+	struct rt_timer mem_timer; /* pools given back, malloc_trim() */
+	size_t mem_freed;         /* bytes given back since the last malloc_trim() */
 	_Atomic uint64_t seen_gen;
 
 	struct nrf_rt_stats st;
@@ -402,6 +415,19 @@ struct rt_worker *rt_worker_create(struct nrf_rt *rt, unsigned int id,
 	struct nrf_rt_snap *snap, uint16_t *bound_ports, int *err);
 void rt_worker_free(struct rt_worker *w);
 void *rt_worker_main(void *arg);
+/* runtime.timeouts of the worker's snapshot into its h2 context, and the
+ * sweep timer armed for their period (rt_sweep.c). At creation and at every
+ * snapshot switch: the timeouts are live. */
+void rt_sweep_conf(struct rt_worker *w);
+/* Peer connection idle for upstreamIdleMs: may it be closed? (on_conn_idle) */
+bool rt_pconn_idle(struct nrf_h2_conn *c);
+/* Memory (rt_mem.c): the worker's share of runtime.limits.maxBufferedBytes
+ * into its h2 context (at creation and at every snapshot switch: live), and
+ * the once-a-second timer that gives unused pooled memory back. */
+void rt_mem_conf(struct rt_worker *w);
+/* Connections refused over maxConnections (rt_worker.c). */
+extern const struct nrf_h2_cbs rt_refused_cbs;
+
 /* Mark peer @p p down/up in the worker's health bitset. */
 void rt_worker_set_down(struct rt_worker *w, int peer, bool down);
 

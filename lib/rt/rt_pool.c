@@ -874,4 +874,5 @@ const struct nrf_h2_cbs rt_peer_cbs = {
 	.on_conn_goaway = peer_conn_goaway,
 	.on_conn_close = peer_conn_close,
 	.on_conn_ping_ack = peer_conn_ping_ack,
+	.on_conn_idle = rt_pconn_idle,
 };

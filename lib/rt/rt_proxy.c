@@ -33,6 +33,7 @@ static void next_candidate(struct rt_xact *x);
 static void answer_final(struct rt_xact *x);
 static void try_timeout(struct rt_timer *t, void *arg);
 static void request_timeout(struct rt_timer *t, void *arg);
+static void relay_due(struct rt_timer *t, void *arg);
 
 /* ------------------------------------------------------------------------ */
 /* Transactions                                                              */
@@ -64,11 +65,13 @@ static void
 xact_take(struct rt_worker *w, struct rt_xact *x)
 {
 	w->free_x = x->next_free;
-	w->n_free_x--;
+	if (--w->n_free_x < w->low_free_x)
+		w->low_free_x = w->n_free_x;
 	memset(x, 0, offsetof(struct rt_xact, plan));
 	x->w = w;
 	x->t.x = x;
 	rt_timer_init(&x->t.timer, try_timeout);
+	rt_timer_init(&x->t.due, relay_due);
 	rt_timer_init(&x->rtimer, request_timeout);
 	w->n_xact++;
 }
@@ -84,6 +87,26 @@ xact_put(struct rt_worker *w, struct rt_xact *x)
 	x->next_free = w->free_x;
 	w->free_x = x;
 	w->n_free_x++;
+}
+
+#define FLOOR_XACTS 128
+
+size_t
+rt_xact_trim(struct rt_worker *w)
+{
+	uint32_t k = w->low_free_x > FLOOR_XACTS ? (w->low_free_x - FLOOR_XACTS + 1) / 2 : 0;
+	size_t n = 0;
+
+	for (; k > 0 && w->free_x != NULL; k--) {
+		struct rt_xact *x = w->free_x;
+
+		w->free_x = x->next_free;
+		w->n_free_x--;
+		free(x);
+		n += sizeof(*x);
+	}
+	w->low_free_x = w->n_free_x;
+	return n;
 }
 
 void
@@ -294,6 +317,8 @@ try_abort(struct rt_try *t)
 		t->ps = NULL;
 	}
 	rt_timer_cancel(&w->timers, &t->timer);
+	if (NRF_UNLIKELY(t->due.idx != 0))
+		rt_timer_cancel(&w->timers, &t->due);
 	t->state = T_IDLE;
 }
 
@@ -470,6 +495,8 @@ relay_start(struct rt_xact *x)
 	int rc;
 
 	rt_timer_cancel(&x->w->timers, &t->timer);
+	if (NRF_UNLIKELY(t->due.idx != 0))
+		rt_timer_cancel(&x->w->timers, &t->due);
 	t->state = T_RELAY;
 	x->answered = true;
 	x->outcome = t->local ? NRF_RT_OUT_LOCAL : NRF_RT_OUT_PEER;
@@ -504,7 +531,11 @@ relay_start(struct rt_xact *x)
 	if (rc != 0) {
 		nrf_h2_reset(x->front, NRF_H2_INTERNAL_ERROR);
 		try_abort(t);
+		return;
 	}
+	/* nghttp2 copied the fields: the answer's header block can go now,
+	 * not when its last byte has reached a (maybe slow) client. */
+	nrf_h2_msg_release(x->w->h2, &ps->msg);
 }
 
 /* The local answer is complete while being kept: decide what it means. */
@@ -640,6 +671,25 @@ hold_for_links(const struct rt_xact *x, size_t len)
 	return rt_links_on(x, x->t.local) && len <= x->snap->cfg->rt.max_body_bytes;
 }
 
+/*
+ * An answer too big to hold, still arriving: it will be relayed as it is,
+ * but not from inside this read. The rest of the read (and of the loop
+ * iteration's reads) comes first, so an upstream that sends more than its
+ * window in one go (h2 reports it on the frame header, as a reset with
+ * FLOW_CONTROL_ERROR) is a failed try before any of its answer reached the
+ * client, and the client gets the failure rule's answer, not headers and
+ * a reset.
+ */
+static void
+relay_due(struct rt_timer *tm, void *arg)
+{
+	struct rt_try *t = RT_CONTAINER(tm, struct rt_try, due);
+
+	(void)arg;
+	if (t->state == T_BUFFER && t->ps != NULL)
+		relay_start(t->x);
+}
+
 void
 rt_peer_on_data(struct nrf_h2_stream *ps)
 {
@@ -656,13 +706,34 @@ rt_peer_on_data(struct nrf_h2_stream *ps)
 		}
 		break;
 	case T_BUFFER:
-		/* Kept, not relayed: take it out of flow control now. */
-		nrf_h2_consume(ps, ps->unconsumed);
-		if (ps->msg.body.len > hold_cap(x) && !hold_for_links(x, ps->msg.body.len)) {
-			/* Too big to keep for later: relay it as it is. */
-			relay_start(x);
+		/* Held, not consumed: the upstream sends at most its stream
+		 * window (RT_HOLD_MAX_BYTES) until the relay consumes. An answer
+		 * held for its links (rewriteLinks, decision 0013) is taken out
+		 * of flow control up to maxBodyBytes, while the worker is within
+		 * its memory budget (decision 0018). */
+		if (ps->msg.body.len >= hold_cap(x) && hold_for_links(x, ps->msg.body.len) &&
+			!nrf_h2_ctx_over_budget(x->w->h2)) {
+			nrf_h2_consume(ps, ps->unconsumed);
+			if (!(ps->flags & NRF_H2_SF_END))
+				return;
+		} else if (ps->flags & NRF_H2_SF_END) {
+			if (ps->msg.body.len > hold_cap(x)) {
+				relay_start(x); /* too big to keep: as it is */
+				return;
+			}
+		} else {
+			if (ps->msg.body.len >= NRF_MAX(hold_cap(x), (size_t)1) ||
+				(ps->msg.body.len + NRF_H2_CHUNK_SIZE >= RT_HOLD_MAX_BYTES &&
+					nrf_h2_stalled(ps))) {
+				/* Too big to keep for later: relayed as it is. */
+				if (t->due.idx == 0 &&
+					rt_timer_arm(&x->w->timers, &t->due, 0) != 0)
+					relay_start(x); /* no timer: now */
+			}
 			return;
 		}
+		if (NRF_UNLIKELY(t->due.idx != 0))
+			rt_timer_cancel(&x->w->timers, &t->due);
 		if ((ps->flags & NRF_H2_SF_END) && t->hold && t->local)
 			relay_start(x);
 		else if ((ps->flags & NRF_H2_SF_END) && t->hold)
@@ -952,6 +1023,70 @@ start(struct rt_xact *x)
 /* ------------------------------------------------------------------------ */
 /* Front stream callbacks                                                    */
 
+/*
+ * The request did not arrive whole within runtime.timeouts.requestBodyMs
+ * (h2's sweep): 408 (RFC 9110 §15.5.9), counted under its operation. TS
+ * 29.500 has no application error for it, so the ProblemDetails has no
+ * cause. h2 resets the stream (NO_ERROR) once the answer is out.
+ */
+static void
+request_incomplete(struct rt_worker *w, struct nrf_h2_stream *st)
+{
+	enum nrf_fwd_op op = nrf_fwd_classify(st->msg.method, st->msg.path, nrf_slice_str(""));
+
+	NRF_LOG_RL(INFO, MOD, "worker %u: request not complete within requestBodyMs: 408",
+		w->id);
+	respond_rendered(st, 408, "Request Timeout", "",
+		"request not complete within runtime.timeouts.requestBodyMs");
+	rt_count_answer(w, op, NRF_RT_OUT_REQUEST_TIMEOUT);
+}
+
+/*
+ * The worker is over its share of runtime.limits.maxBufferedBytes: the
+ * request is refused before anything is kept for it, with the answer of a
+ * full queue (NRF_Forwarding_Overload, 503 NF_CONGESTION by default), which
+ * a client or a previous hop retries elsewhere (decision 0018).
+ */
+static void
+budget_reject(struct rt_worker *w, struct nrf_h2_stream *st)
+{
+	struct nrf_h2_mem_stats m;
+	enum nrf_fwd_op op = nrf_fwd_classify(st->msg.method, st->msg.path, nrf_slice_str(""));
+	uint8_t outcome;
+
+	RT_STAT(w, budget_rejections, 1);
+	nrf_h2_ctx_mem_get(w->h2, &m);
+	NRF_LOG_RL(WARN, MOD, "worker %u: %llu bytes buffered, over its memory budget "
+		"of %llu (runtime.limits.maxBufferedBytes): request refused", w->id,
+		(unsigned long long)m.total, (unsigned long long)w->budget);
+	outcome = send_error(w, st, w->snap, NRF_MODE_FORWARDING, NRF_COND_OVERLOAD);
+	rt_count_answer(w, op, outcome);
+}
+
+/* A request h2 delivered with an error: the answer for each limit. */
+static void
+reject(struct rt_worker *w, struct nrf_h2_stream *st, int err)
+{
+	if (err == NRF_EFULL) {
+		budget_reject(w, st);
+		return;
+	}
+	RT_STAT(w, bad_requests, 1);
+	rt_count_reject(w);
+	NRF_LOG_RL(INFO, MOD, "worker %u: rejected request: %s%s", w->id, nrf_strerror(err),
+		(st->flags & NRF_H2_SF_HDR_OVER) ? " (header list)" : "");
+	if (st->flags & NRF_H2_SF_HDR_OVER)
+		/* RFC 6585 §5; TS 29.500 has no cause of its own for it. */
+		respond_rendered(st, 431, "Request Header Fields Too Large", "INVALID_MSG_FORMAT",
+			"header list exceeds runtime.limits.maxHeaderBytes");
+	else if (err == NRF_ETOOBIG)
+		respond_rendered(st, 413, "Payload Too Large", "INVALID_MSG_FORMAT",
+			"request body exceeds runtime.limits.maxBodyBytes");
+	else
+		respond_rendered(st, 400, "Bad Request", "INVALID_MSG_FORMAT",
+			"malformed request");
+}
+
 static void
 front_on_request(struct nrf_h2_stream *st, int err)
 {
@@ -959,16 +1094,12 @@ front_on_request(struct nrf_h2_stream *st, int err)
 	struct rt_xact *x;
 
 	RT_STAT(w, requests, 1);
+	if (err == NRF_ETIMEDOUT) {
+		request_incomplete(w, st);
+		return;
+	}
 	if (err != 0) {
-		RT_STAT(w, bad_requests, 1);
-		rt_count_reject(w);
-		NRF_LOG_RL(INFO, MOD, "worker %u: rejected request: %s", w->id, nrf_strerror(err));
-		if (err == NRF_ETOOBIG)
-			respond_rendered(st, 413, "Payload Too Large", "INVALID_MSG_FORMAT",
-				"request body exceeds runtime.limits.maxBodyBytes");
-		else
-			respond_rendered(st, 400, "Bad Request", "INVALID_MSG_FORMAT",
-				"malformed request or header list over runtime.limits.maxHeaderBytes");
+		reject(w, st, err); /* over the memory budget too (h2 checked) */
 		return;
 	}
 	x = xact_next(w);

@@ -28,6 +28,35 @@ rt_worker_set_down(struct rt_worker *w, int peer, bool down)
 		w->down[peer >> 6] &= ~(1ull << (peer & 63));
 }
 
+/*
+ * Over maxConnections: RFC 9113 has no way to refuse a connection before it
+ * starts, so the connection gets the server preface and GOAWAY(0, NO_ERROR)
+ * at once (nrf_h2_conn_refuse()): the client knows no request was
+ * processed and may retry elsewhere or later, instead of seeing a TCP
+ * connection closed under it. Such a connection lives until that is
+ * written (a TLS one through its handshake) and is not counted as open.
+ */
+static void
+refuse(struct rt_worker *w, struct rt_listener *rl, struct nrf_tp_conn *tc)
+{
+	struct nrf_h2_conn *c;
+	int err;
+
+	RT_STAT(w, conns_refused, 1);
+	NRF_LOG_RL(WARN, MOD, "worker %u: connection refused with GOAWAY: %u connections open "
+		"(runtime.limits.maxConnections)", w->id, w->n_front);
+	tc = nrf_tp_tls_server(w->tls_loop, tc,
+		w->snap->cfg->rt.listen[rl - w->lst].tls ? w->snap->tls_srv : NULL, &err);
+	if (tc == NULL)
+		return;
+	c = nrf_h2_conn_server(w->h2, tc, &rt_refused_cbs, w, &err);
+	if (c != NULL)
+		nrf_h2_conn_refuse(c, NRF_H2_NO_ERROR, "connection limit reached");
+}
+
+/* No stream is ever delivered on a refused connection. */
+const struct nrf_h2_cbs rt_refused_cbs = {0};
+
 static void
 on_listener(void *arg, unsigned int events)
 {
@@ -48,11 +77,13 @@ on_listener(void *arg, unsigned int events)
 				NRF_LOG_RL(WARN, MOD, "worker %u: accept: %s", w->id, nrf_strerror(err));
 			return;
 		}
-		if (w->n_front >= w->max_front || w->draining) {
+		if (w->draining) {
 			RT_STAT(w, conns_refused, 1);
-			NRF_LOG_RL(WARN, MOD, "worker %u: connection refused: %u connections open",
-				w->id, w->n_front);
 			w->tp->close(tc);
+			continue;
+		}
+		if (w->n_front >= w->max_front) {
+			refuse(w, rl, tc);
 			continue;
 		}
 		/* TLS listener: the handshake runs under the h2 connection
@@ -132,6 +163,8 @@ worker_switch(struct rt_worker *w, struct nrf_rt_snap *s)
 	}
 	w->snap = s;
 	w->max_front = max_front(w->rt, s->cfg);
+	rt_sweep_conf(w);
+	rt_mem_conf(w);
 	own_member(w);
 	rt_pool_warm(w); /* a new local NRF: learn its health now */
 	RT_STAT(w, snapshot_switches, 1);
@@ -250,12 +283,17 @@ rt_worker_create(struct nrf_rt *rt, unsigned int id, struct nrf_rt_snap *snap,
 	lim.max_header_bytes = cfg->rt.max_header_bytes;
 	lim.max_body_bytes = cfg->rt.max_body_bytes;
 	lim.max_concurrent_streams = cfg->rt.max_concurrent_streams;
+	/* An upstream sends at most what an answer may hold before it is
+	 * relayed (docs/failures.md, "Held answers"). */
+	lim.peer_stream_window = RT_HOLD_MAX_BYTES;
 	w->tls_loop = nrf_tp_tls_loop_create(w->tp, w->loop, err);
 	if (w->tls_loop == NULL)
 		goto fail;
 	w->h2 = nrf_h2_ctx_create(nrf_tp_tls_ops(), w->tls_loop, &lim, err);
 	if (w->h2 == NULL)
 		goto fail;
+	rt_sweep_conf(w);
+	rt_mem_conf(w);
 	w->scratch = nrf_via_scratch_create(snap->db, err);
 	if (w->scratch == NULL)
 		goto fail;

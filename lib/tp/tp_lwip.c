@@ -1129,6 +1129,13 @@ lw_close(struct nrf_tp_conn *c)
 	 * unread data does. */
 	apply_recved(c, pcb);
 	rx_free(c);
+	/* Closed before the handshake finished (a connect timeout): the MAC
+	 * lwIP holds for the peer may be stale (a neighbour that changed its
+	 * MAC keeps a STABLE entry for ARP_MAXAGE, minutes), so ask again; a
+	 * reply updates the entry before the next connect. Cheap: one frame
+	 * per failed connect. */
+	if (pcb != NULL && pcb->state == SYN_SENT && IP_IS_V4(&pcb->remote_ip))
+		etharp_request(&lw.netif, ip_2_ip4(&pcb->remote_ip));
 	if (pcb != NULL && tcp_close(pcb) != ERR_OK)
 		tcp_abort(pcb); /* no memory for the FIN */
 	free(c);

@@ -288,7 +288,7 @@ class Fabric:
                 vdev = 'net_af_packet0,iface=%s,qpairs=1,qdisc_bypass=1' % self.dpdk_dev(host)
             eal = self.eal(name, vdev, main_lcore)
         cmd = self.wrap([H.binary('nrfwd')] + list(eal) + ['--'] +
-                        cfg_args(cfg, path) + ['--log-level', log_level] + list(extra),
+                        cfg_args(cfg, path) + ['--log-level', os.environ.get('NRFWD_LOG_LEVEL', log_level)] + list(extra),
                         hugetlbfs)
         proc = self._spawn(name, host, cmd, port, ip)
         proc.config_path = path
@@ -384,7 +384,7 @@ class Fabric:
                     pass
             if dump:
                 sys.stderr.write('---- %s (pid %d) log ----\n%s\n' % (p.name, p.pid,
-                                                                   p.log()[-6000:]))
+                                                                   p.log()[-int(os.environ.get("NRFWD_DUMP_BYTES", "6000")):]))
         self.procs = []
         release_hugepages(self)
         for ns in reversed(self.namespaces):
@@ -485,7 +485,8 @@ def test_main(argv, parts, needs=()):
     @parts: (name, fn(fabric, runner), tag); @needs: programs the parts run.
     Exit 77 when the machine cannot run DPDK in namespaces or lacks one of
     @needs (the reason printed)."""
-    H.parse_args(argv)
+    # parse_args() skips argv[0] (the program): scripts pass sys.argv[1:].
+    H.parse_args(['dpdk-test'] + list(argv))
     reason = cannot_run(H.BUILD_DIR)
     for tool in needs:
         if reason is None and shutil.which(tool) is None:

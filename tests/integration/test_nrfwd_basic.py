@@ -521,10 +521,10 @@ class TestLimits(Base):
         st, _, _ = H.curl(nrfwd.url(PROFILE + ID_AMF1))  # still serving
         self.assertEqual(st, 200)
 
-    def test_header_list_over_max_header_bytes_gives_400(self):
+    def test_header_list_over_max_header_bytes_gives_431(self):
         nrfwd, loc = self.fwd(limits={'maxHeaderBytes': 2048})
         st, _, body = H.curl(nrfwd.url(PROFILE + ID_AMF1), headers=['x-big: ' + 'y' * 3000])
-        self.assertEqual(st, 400)
+        self.assertEqual(st, 431)
         self.assertEqual(self.problem(body)['cause'], 'INVALID_MSG_FORMAT')
         self.assertEqual(H.stub_requests(loc.port), [])
 

@@ -136,6 +136,8 @@ TEST(ApiMetrics, CountersAppearWithTheirLabels)
 	st.lat_bucket[NRF_OP_NF_DISCOVER][3] = 4;
 	st.lat_bucket[NRF_OP_NF_DISCOVER][NRF_RT_LAT_BUCKETS] = 2;
 	st.lat_sum_ns[NRF_OP_NF_DISCOVER] = 1500000000ull;
+	st.timeouts[NRF_RT_TMO_IDLE] = 9;
+	st.req[NRF_OP_ACCESS_TOKEN][NRF_RT_OUT_REQUEST_TIMEOUT] = 1;
 
 	nrf_rt_peer_stats peers[3] = {};
 	snprintf(peers[0].name, sizeof(peers[0].name), "nrf-e.test:8080");
@@ -174,6 +176,12 @@ TEST(ApiMetrics, CountersAppearWithTheirLabels)
 	EXPECT_EQ(s.count("nrfwd_requests_total{operation=\"other\",outcome=\"client_reset\"}"),
 		1u);
 	EXPECT_EQ(s["nrfwd_loop_detections_total"], 2);
+	EXPECT_EQ(s["nrfwd_timeouts_total{reason=\"idle\"}"], 9);
+	for (const char *r : {"handshake", "header", "body", "stalled_reader", "upstream_idle",
+		     "upstream_stalled"})
+		EXPECT_EQ(s.count(std::string("nrfwd_timeouts_total{reason=\"") + r + "\"}"), 1u) << r;
+	EXPECT_EQ(s["nrfwd_requests_total{operation=\"AccessToken\",outcome=\"request_timeout\"}"],
+		1);
 	EXPECT_EQ(s["nrfwd_connections_open"], 3);
 	EXPECT_EQ(s["nrfwd_loop_preventions_total{peer=\"nrf-e.test:8080\"}"], 3);
 	EXPECT_EQ(s["nrfwd_forwards_total{peer=\"nrf-e.test:8080\",status=\"200\"}"], 5);

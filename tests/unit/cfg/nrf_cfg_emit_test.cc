@@ -66,7 +66,9 @@ const char *kRich = R"({
     "listen": [{"address": "::", "port": 8443, "tls": true}, {"port": 8080}],
     "localNrf": {"scheme": "https", "address": "local-nrf.example.com", "rewriteLinks": true},
     "management": {"address": "::1", "port": 0},
-    "timeouts": {"connectMs": 10, "perTryMs": 20, "requestMs": 30},
+    "timeouts": {"connectMs": 10, "perTryMs": 20, "requestMs": 30, "handshakeMs": 40,
+                 "requestHeaderMs": 50, "requestBodyMs": 60, "idleMs": 70,
+                 "stalledReaderMs": 80, "upstreamIdleMs": 0},
     "limits": {"maxConnections": 1, "maxConcurrentStreams": 2, "maxHeaderBytes": 2048,
                "maxBodyBytes": 0, "peerQueueDepth": 4}
   }
@@ -137,9 +139,11 @@ TEST(CfgEmit, FillsEveryDefault)
 		R"("nrfHostConfig":{"staticNrfConfigList":[]},"errorResponses":[]}},)"
 		R"("runtime":{"listen":[{"address":"0.0.0.0","port":8080,"tls":false}],"localNrf":null,)"
 		R"("management":{"address":"127.0.0.1","port":9090},)"
-		R"("timeouts":{"connectMs":1000,"perTryMs":2000,"requestMs":5000},)"
+		R"("timeouts":{"connectMs":1000,"perTryMs":2000,"requestMs":5000,)"
+		R"("handshakeMs":5000,"requestHeaderMs":5000,"requestBodyMs":10000,)"
+		R"("idleMs":60000,"stalledReaderMs":10000,"upstreamIdleMs":60000},)"
 		R"("limits":{"maxConnections":10000,"maxConcurrentStreams":128,"maxHeaderBytes":16384,)"
-		R"("maxBodyBytes":1048576,"peerQueueDepth":1024},)"
+		R"("maxBodyBytes":1048576,"peerQueueDepth":1024,"maxBufferedBytes":1073741824},)"
 		R"("health":{"probeIntervalMs":250,"probeIntervalMaxMs":500,"probeTimeoutMs":500},)"
 		R"("transport":"kernel",)"
 		R"("dpdk":{"ipv4Address":"","prefixLength":24,"gateway":"","portId":null,)"
@@ -364,11 +368,18 @@ TEST(CfgEqual, SeesEveryKindOfDifference)
 		{"/runtime/timeouts/connectMs", "11"},
 		{"/runtime/timeouts/perTryMs", "21"},
 		{"/runtime/timeouts/requestMs", "31"},
+		{"/runtime/timeouts/handshakeMs", "41"},
+		{"/runtime/timeouts/requestHeaderMs", "51"},
+		{"/runtime/timeouts/requestBodyMs", "61"},
+		{"/runtime/timeouts/idleMs", "71"},
+		{"/runtime/timeouts/stalledReaderMs", "81"},
+		{"/runtime/timeouts/upstreamIdleMs", "1"},
 		{"/runtime/limits/maxConnections", "2"},
 		{"/runtime/limits/maxConcurrentStreams", "3"},
 		{"/runtime/limits/maxHeaderBytes", "2049"},
 		{"/runtime/limits/maxBodyBytes", "1"},
 		{"/runtime/limits/peerQueueDepth", "5"},
+		{"/runtime/limits/maxBufferedBytes", "8388608"},
 		{"/runtime/health/probeIntervalMs", "100"},
 		{"/runtime/health/probeIntervalMaxMs", "2000"},
 		{"/runtime/health/probeTimeoutMs", "300"},

@@ -94,11 +94,18 @@ TEST(CfgLoad, FillsEveryDefaultOfAMinimalDocument)
 	EXPECT_EQ(c->rt.connect_ms, 1000u);
 	EXPECT_EQ(c->rt.per_try_ms, 2000u);
 	EXPECT_EQ(c->rt.request_ms, 5000u);
+	EXPECT_EQ(c->rt.handshake_ms, 5000u);
+	EXPECT_EQ(c->rt.request_header_ms, 5000u);
+	EXPECT_EQ(c->rt.request_body_ms, 10000u);
+	EXPECT_EQ(c->rt.idle_ms, 60000u);
+	EXPECT_EQ(c->rt.stalled_reader_ms, 10000u);
+	EXPECT_EQ(c->rt.upstream_idle_ms, 60000u);
 	EXPECT_EQ(c->rt.max_connections, 10000u);
 	EXPECT_EQ(c->rt.max_concurrent_streams, 128u);
 	EXPECT_EQ(c->rt.max_header_bytes, 16384u);
 	EXPECT_EQ(c->rt.max_body_bytes, 1048576u);
 	EXPECT_EQ(c->rt.peer_queue_depth, 1024u);
+	EXPECT_EQ(c->rt.max_buffered_bytes, 1073741824u);
 }
 
 TEST(CfgLoad, KeepsTheGeneration)

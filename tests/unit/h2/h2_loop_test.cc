@@ -45,6 +45,7 @@ struct Fixture {
 	/* server side */
 	int requests = 0;
 	int request_err = 0;
+	uint32_t request_flags = 0;
 	std::string req_method, req_path, req_body;
 	std::vector<std::string> req_via;
 	int respond_status = 200;
@@ -52,6 +53,7 @@ struct Fixture {
 	bool respond_in_parts = false;
 	bool respond_inline = false;
 	bool close_server_on_request = false;
+	bool refuse_next = false; /* on_listen refuses the next connection */
 	nrf_h2_stream *front = nullptr;
 
 	/* client side */
@@ -91,7 +93,11 @@ on_request(nrf_h2_stream *st, int err)
 		return;
 	}
 	nrf_h2_hdr h[1] = {{nrf_slice_str("content-type"), nrf_slice_str("text/plain")}};
-	int status = err == NRF_ETOOBIG ? 413 : err ? 400 : f->respond_status;
+	f->request_flags = st->flags;
+	int status = (st->flags & NRF_H2_SF_HDR_OVER) ? 431
+		: err == NRF_ETOOBIG ? 413
+		: err == NRF_EFULL ? 503
+		: err ? 400 : f->respond_status;
 	if (f->respond_inline) {
 		ASSERT_EQ(nrf_h2_respond_inline(st, status, h, 1, f->respond_body.data(),
 				  f->respond_body.size()), 0);
@@ -120,7 +126,7 @@ on_server_ping_ack(nrf_h2_conn *, uint64_t token)
 
 const nrf_h2_cbs server_cbs = {
 	on_request, nullptr, nullptr, nullptr, nullptr, nullptr, nullptr, nullptr,
-	on_server_conn_close, on_server_ping_ack,
+	on_server_conn_close, on_server_ping_ack, nullptr,
 };
 
 void
@@ -178,13 +184,13 @@ on_client_ping_ack(nrf_h2_conn *, uint64_t token)
 
 const nrf_h2_cbs client_cbs = {
 	nullptr, nullptr, on_response, on_data, on_close, on_ready, on_gone, nullptr,
-	on_client_close, on_client_ping_ack,
+	on_client_close, on_client_ping_ack, nullptr,
 };
 
 const nrf_h2_cbs extra_cbs = {
 	nullptr, nullptr, nullptr, nullptr, nullptr,
 	[](nrf_h2_conn *) { cur->extra_ready++; }, nullptr, nullptr,
-	[](nrf_h2_conn *, int) { cur->extra_closes++; }, on_client_ping_ack,
+	[](nrf_h2_conn *, int) { cur->extra_closes++; }, on_client_ping_ack, nullptr,
 };
 
 void
@@ -196,6 +202,10 @@ on_listen(void *arg, unsigned)
 	if (tc == nullptr)
 		return;
 	f->server = nrf_h2_conn_server(f->ctx, tc, &server_cbs, f, &err);
+	if (f->refuse_next && f->server != nullptr) {
+		f->refuse_next = false;
+		nrf_h2_conn_refuse(f->server, NRF_H2_NO_ERROR, "full");
+	}
 }
 
 class H2Loop : public ::testing::Test {
@@ -231,6 +241,9 @@ protected:
 			nrf_h2_conn_close(f_.client, NRF_ECLOSED);
 		if (f_.server)
 			nrf_h2_conn_close(f_.server, NRF_ECLOSED);
+		/* and whatever else a test opened (f_.server is only the last
+		 * server connection accepted) */
+		nrf_h2_ctx_close_all(f_.ctx);
 		nrf_h2_ctx_run(f_.ctx);
 		nrf_h2_body_release(f_.ctx, &f_.req_body_src);
 		f_.tp->listener_close(f_.lst);
@@ -382,13 +395,14 @@ TEST_F(H2LoopLimits, ContentLengthOverTheLimitIsRefusedBeforeTheBody)
 	EXPECT_EQ(f_.got.status, 413);
 }
 
-TEST_F(H2LoopLimits, HeaderListOverTheLimitIsReportedAsMalformed)
+TEST_F(H2LoopLimits, HeaderListOverTheLimitIsReportedAsTooBigWithItsFlag)
 {
 	Request("GET", "/x", {{"x-big", std::string(2000, 'h')}});
 	ASSERT_TRUE(Run([&] { return f_.got.closes == 1; }));
 	EXPECT_EQ(f_.requests, 1);
-	EXPECT_EQ(f_.request_err, NRF_EPARSE);
-	EXPECT_EQ(f_.got.status, 400);
+	EXPECT_EQ(f_.request_err, NRF_ETOOBIG);
+	EXPECT_TRUE(f_.request_flags & NRF_H2_SF_HDR_OVER);
+	EXPECT_EQ(f_.got.status, 431);
 	/* The connection still serves the next request. */
 	f_.got = Got();
 	Request("GET", "/y");
@@ -591,3 +605,152 @@ TEST_F(H2Loop, HeadAnswerIsItsHeadersAloneWhateverBodyIsGiven)
 	ASSERT_TRUE(Run([&] { return f_.got.closes == 1; }));
 	EXPECT_EQ(f_.got.body, "body");
 }
+
+/* ------------------------------------------------------------------------ */
+/* Memory: accounting, budget, giving back                                   */
+
+static uint64_t
+MemTotal(nrf_h2_ctx *ctx, nrf_h2_mem_stats *m = nullptr)
+{
+	nrf_h2_mem_stats s;
+	nrf_h2_ctx_mem_get(ctx, &s);
+	if (m != nullptr)
+		*m = s;
+	return s.total;
+}
+
+TEST_F(H2Loop, MemoryIsAccountedByKindAndComesBackWhenStreamsEnd)
+{
+	nrf_h2_mem_stats m;
+	uint64_t base = MemTotal(f_.ctx, &m);
+	EXPECT_GT(m.bytes[NRF_H2_MEM_HTTP2], 0u); /* two sessions */
+	EXPECT_EQ(m.bytes[NRF_H2_MEM_BODIES], 0u);
+	EXPECT_EQ(m.bytes[NRF_H2_MEM_WINDOW], 0u);
+
+	f_.respond_in_parts = true;
+	nrf_h2_stream *ps = Request("GET", "/x");
+	ASSERT_NE(ps, nullptr);
+	MemTotal(f_.ctx, &m);
+	/* an open peer stream is charged the window its upstream may fill */
+	EXPECT_EQ(m.bytes[NRF_H2_MEM_WINDOW], 64u * 1024u);
+	ASSERT_TRUE(Run([&] { return f_.front != nullptr && f_.got.status == 200; }));
+	nrf_h2_body b = {};
+	std::string part(20000, 'p');
+	ASSERT_EQ(nrf_h2_body_append(f_.ctx, &b, part.data(), part.size()), 0);
+	MemTotal(f_.ctx, &m);
+	EXPECT_EQ(m.bytes[NRF_H2_MEM_BODIES], 2 * sizeof(nrf_h2_chunk));
+	ASSERT_EQ(nrf_h2_append(f_.front, &b), 0);
+	ASSERT_EQ(nrf_h2_end(f_.front), 0);
+	ASSERT_TRUE(Run([&] { return f_.got.end && f_.got.closes == 1; }));
+	EXPECT_EQ(f_.got.body.size(), part.size());
+	/* nghttp2 keeps what its HPACK tables learnt; the rest comes back. */
+	ASSERT_TRUE(Run([&] { return MemTotal(f_.ctx, &m) <= base + 4096; }))
+		<< m.total << " vs " << base << " http2 " << m.bytes[NRF_H2_MEM_HTTP2];
+	EXPECT_EQ(m.bytes[NRF_H2_MEM_BODIES], 0u);
+	EXPECT_EQ(m.bytes[NRF_H2_MEM_HEADERS], 0u);
+	EXPECT_EQ(m.bytes[NRF_H2_MEM_OUTPUT], 0u); /* nothing waits for the transport */
+	EXPECT_EQ(m.bytes[NRF_H2_MEM_WINDOW], 0u);
+	EXPECT_GT(m.pooled, 0u); /* kept for reuse ... */
+}
+
+TEST_F(H2Loop, PooledMemoryUnusedSinceTheLastTrimIsGivenBack)
+{
+	/* Fill the free lists: many streams at once, then none. */
+	for (int i = 0; i < 200; i++)
+		Request("GET", "/x");
+	ASSERT_TRUE(Run([&] { return f_.got.closes == 200; }));
+	nrf_h2_mem_stats m;
+	MemTotal(f_.ctx, &m);
+	uint64_t full = m.pooled;
+	/* nghttp2's allocator counts what it holds, its free lists too */
+	uint64_t held = m.pooled + m.total;
+	ASSERT_GT(full, 200 * sizeof(nrf_h2_stream));
+	nrf_h2_ctx_trim(f_.ctx); /* marks what is unused from now on */
+	size_t freed = 0;
+	for (int i = 0; i < 16; i++)
+		freed += nrf_h2_ctx_trim(f_.ctx);
+	MemTotal(f_.ctx, &m);
+	EXPECT_GT(freed, 0u);
+	EXPECT_EQ(m.pooled + m.total + freed, held);
+	EXPECT_LT(m.pooled, full);
+	/* down to the floors: nothing more to give */
+	EXPECT_EQ(nrf_h2_ctx_trim(f_.ctx), 0u);
+	EXPECT_GT(m.pooled, 0u);
+	/* The context still serves. */
+	f_.got = Got();
+	Request("GET", "/y");
+	ASSERT_TRUE(Run([&] { return f_.got.closes == 1; }));
+	EXPECT_EQ(f_.got.status, 200);
+}
+
+TEST_F(H2Loop, OverItsBudgetAContextRefusesNewRequestsWithoutKeepingThem)
+{
+	nrf_h2_ctx_set_budget(f_.ctx, 1);
+	EXPECT_TRUE(nrf_h2_ctx_over_budget(f_.ctx));
+	Request("GET", "/x", {{"x-a", std::string(500, 'a')}});
+	ASSERT_TRUE(Run([&] { return f_.got.closes == 1; }));
+	EXPECT_EQ(f_.requests, 1);
+	EXPECT_EQ(f_.request_err, NRF_EFULL);
+	EXPECT_TRUE(f_.request_flags & NRF_H2_SF_BUSY);
+	EXPECT_EQ(f_.got.status, 503);
+	EXPECT_TRUE(f_.req_method.empty()); /* nothing of it was kept */
+
+	/* A body arriving over the budget: answered at once, body dropped. */
+	nrf_h2_ctx_set_budget(f_.ctx, 0);
+	f_.got = Got();
+	f_.requests = 0;
+	std::string body(100000, 'b');
+	ASSERT_EQ(nrf_h2_body_append(f_.ctx, &f_.req_body_src, body.data(), body.size()), 0);
+	nrf_h2_ctx_set_budget(f_.ctx, MemTotal(f_.ctx) + 1000); /* room for the headers */
+	Request("POST", "/oauth2/token");
+	ASSERT_TRUE(Run([&] { return f_.got.closes == 1; }));
+	EXPECT_EQ(f_.requests, 1);
+	EXPECT_EQ(f_.request_err, NRF_EFULL);
+	EXPECT_EQ(f_.got.status, 503);
+	nrf_h2_body_release(f_.ctx, &f_.req_body_src);
+
+	/* Within the budget again: served. */
+	nrf_h2_ctx_set_budget(f_.ctx, 0);
+	EXPECT_FALSE(nrf_h2_ctx_over_budget(f_.ctx));
+	f_.got = Got();
+	Request("GET", "/y");
+	ASSERT_TRUE(Run([&] { return f_.got.closes == 1; }));
+	EXPECT_EQ(f_.request_err, 0);
+	EXPECT_EQ(f_.got.status, 200);
+}
+
+TEST_F(H2Loop, ABodyRelayedInSmallPiecesTakesOneChunkNotOneEach)
+{
+	f_.respond_in_parts = true;
+	Request("GET", "/x");
+	ASSERT_TRUE(Run([&] { return f_.front != nullptr && f_.got.status == 200; }));
+	for (int i = 0; i < 1000; i++) {
+		nrf_h2_body b = {};
+		ASSERT_EQ(nrf_h2_body_append(f_.ctx, &b, "0123456789", 10), 0);
+		ASSERT_EQ(nrf_h2_append(f_.front, &b), 0);
+	}
+	nrf_h2_mem_stats m;
+	MemTotal(f_.ctx, &m);
+	EXPECT_EQ(m.bytes[NRF_H2_MEM_BODIES], sizeof(nrf_h2_chunk));
+	ASSERT_EQ(nrf_h2_end(f_.front), 0);
+	ASSERT_TRUE(Run([&] { return f_.got.end; }));
+	EXPECT_EQ(f_.got.body.size(), 10000u);
+}
+
+TEST_F(H2Loop, ARefusedConnectionGetsGoawayAndNoStreamIsDelivered)
+{
+	int err;
+	f_.refuse_next = true;
+	f_.ready = false;
+	nrf_h2_conn *prev = f_.client;
+	f_.client = nrf_h2_conn_client(f_.ctx, &f_.addr, &client_cbs, &f_, &err);
+	ASSERT_NE(f_.client, nullptr);
+	ASSERT_TRUE(Run([&] { return f_.ready; }));
+	Request("GET", "/x");
+	ASSERT_TRUE(Run([&] { return f_.got.closes == 1 && f_.client == nullptr; }));
+	EXPECT_EQ(f_.requests, 0);
+	EXPECT_EQ(f_.got.status, 0);
+	EXPECT_EQ(f_.got.code, NRF_H2_REFUSED_STREAM) << f_.got.err; /* above last-stream-id 0 */
+	nrf_h2_conn_close(prev, NRF_ECLOSED);
+}
+

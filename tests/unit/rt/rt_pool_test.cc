@@ -91,7 +91,7 @@ up_on_request(nrf_h2_stream *st, int)
 
 const nrf_h2_cbs up_cbs = {
 	up_on_request, nullptr, nullptr, nullptr, nullptr, nullptr, nullptr, nullptr,
-	nullptr, nullptr,
+	nullptr, nullptr, nullptr,
 };
 
 void

@@ -1,0 +1,110 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+#ifndef NRF_CTL_H
+#define NRF_CTL_H
+
+/*
+ * nrfwd-ctl's commands and what they share. Each command is
+ * `int ctl_<name>(int argc, char **argv)` with argv[1] the command name
+ * (argv[0] the program), returning the process exit status.
+ */
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+
+#include <jansson.h>
+
+#include "nrf_cfg.h"
+#include "nrf_common.h"
+#include "nrf_fwd.h"
+#include "nrf_topo.h"
+
+#define EXIT_USAGE 2
+#define EXIT_UNREACHABLE 3
+/* lint and trace: their 2 is "errors found", so a usage error is 4. */
+#define EXIT_TOPO_USAGE 4
+#define DEFAULT_API "http://127.0.0.1:9090"
+
+void ctl_usage(FILE *f);
+
+/* Commands (ctl_explain.c, ctl_api.c, ctl_lint.c, ctl_trace.c). */
+int ctl_check(int argc, char **argv);
+int ctl_explain(int argc, char **argv);
+int ctl_api(int argc, char **argv);
+int ctl_lint(int argc, char **argv);
+int ctl_trace(int argc, char **argv);
+
+/* Load a configuration file; prints every problem on stderr. */
+struct nrf_cfg *ctl_load(const char *file);
+
+/* A whole file ("-": stdin), NUL-terminated; NULL with errno set. */
+char *ctl_read_all(const char *file, size_t *len);
+
+json_t *ctl_jslice(struct nrf_slice s);
+
+/* The error response of @p cond in @p mode's group, as explain shows it. */
+json_t *ctl_problem_json(const struct nrf_fwd_table *t, enum nrf_cfg_mode mode,
+	enum nrf_cfg_cond cond);
+
+/* ------------------------------------------------------------------------ */
+/* Topologies (ctl_topo.c)                                                    */
+
+/* Where a topology comes from: files and directories, and REST APIs. */
+struct ctl_topo_src {
+	const char **paths;
+	size_t n_paths;
+	const char **apis;
+	size_t n_apis;
+};
+
+/*
+ * Load and resolve a topology: every FILE, every *.json of a DIRECTORY
+ * (sorted), the running document of every API (GET
+ * {apiRoot}/nrf-configuration/v1/). A configuration that does not load is
+ * recorded (lint reports it) and printed on stderr when @p quiet is false.
+ * @return the topology, or NULL with *exit_code set (3: an API not
+ *   reachable; 4: nothing to load, an unreadable path; 1: it does not
+ *   resolve).
+ */
+struct nrf_topo *ctl_topo_load(const struct ctl_topo_src *src, bool quiet, int *exit_code);
+
+/* An NRF by --at / --down reference; prints why not on stderr. -1 when none. */
+int ctl_topo_find(const struct nrf_topo *t, const char *ref, const char *what);
+
+/*
+ * Read a holdings file (docs/nrfwd-ctl.md): which NF types, profile ids and
+ * subscription ids each local NRF holds, which NRFs or local NRFs are down.
+ * @return 0, or -1 with the reason on stderr.
+ */
+int ctl_holdings_load(struct nrf_topo *t, const char *file);
+
+/* The NF types of every holding, sorted and unique (caller frees the array,
+ * not the strings, which the topology owns through ctl_holdings_load()). */
+size_t ctl_holdings_types(const struct nrf_topo *t, const char ***out);
+
+/* Read / write a trace state file (rotation counters, held-down peers);
+ * a missing file reads as the zero state. @return 0 or -1 (stderr). */
+int ctl_state_load(struct nrf_topo *t, const char *file);
+int ctl_state_save(const struct nrf_topo *t, const char *file);
+
+/* ------------------------------------------------------------------------ */
+/* Pictures (ctl_dot.c)                                                       */
+
+/*
+ * Graphviz DOT of the forwarding graph: NRFs (clustered by nrfSetId), peer
+ * entries as edges, targets outside the topology as dashed nodes; the
+ * findings of @p lint (may be NULL) and the path of @p trace (may be NULL)
+ * highlighted. @p title may be NULL.
+ */
+void ctl_dot_write(FILE *f, const struct nrf_topo *t, const struct nrf_topo_findings *lint,
+	const struct nrf_topo_hops *trace, const char *title);
+
+/*
+ * Write the picture where asked: DOT to @p dot_file ("-": stdout), SVG
+ * rendered by Graphviz's `dot` to @p svg_file. Either may be NULL.
+ * @return 0, or -1 with the reason on stderr (dot not installed, a file).
+ */
+int ctl_picture(const char *dot_file, const char *svg_file, const struct nrf_topo *t,
+	const struct nrf_topo_findings *lint, const struct nrf_topo_hops *trace, const char *title);
+
+#endif /* NRF_CTL_H */
