@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * Replays every file of the corpus folders given on the command line
- * through a libFuzzer target, so the corpora run as ordinary tests with any
- * compiler. A crash or sanitizer report fails the test; so does an empty
+ * Replays every file of the corpus folders (or the files) given on the
+ * command line through a libFuzzer target, so the corpora run as ordinary
+ * tests with any compiler. A crash or sanitizer report fails the test; so does an empty
  * corpus (a replay that runs nothing proves nothing).
  */
 #include <dirent.h>
@@ -45,9 +45,20 @@ main(int argc, char **argv)
 	int files = 0;
 
 	for (int i = 1; i < argc; i++) {
-		DIR *d = opendir(argv[i]);
+		struct stat fst;
+		DIR *d;
 		struct dirent *e;
 
+		if (stat(argv[i], &fst) == 0 && S_ISREG(fst.st_mode)) {
+			/* One input (a crash a fuzzer wrote, say). */
+			if (run_file(argv[i]) != 0) {
+				fprintf(stderr, "replay: cannot read %s\n", argv[i]);
+				return 1;
+			}
+			files++;
+			continue;
+		}
+		d = opendir(argv[i]);
 		if (d == NULL) {
 			fprintf(stderr, "replay: cannot open %s\n", argv[i]);
 			return 1;
