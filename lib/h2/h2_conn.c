@@ -452,6 +452,20 @@ on_frame_send(nghttp2_session *sess, const nghttp2_frame *frame, void *ud)
 	struct nrf_h2_conn *c = ud;
 	struct nrf_h2_stream *st;
 
+	if (c->server && frame->hd.type == NGHTTP2_HEADERS) {
+		st = stream_of(sess, frame->hd.stream_id);
+		if (st != NULL) {
+			st->flags |= H2_SF_HDRS_OUT;
+			if (st->flags & H2_SF_RST_DUE) {
+				/* The answer broke off before its HEADERS left. */
+				st->flags &= ~H2_SF_RST_DUE;
+				nghttp2_submit_rst_stream(c->sess, NGHTTP2_FLAG_NONE, st->id,
+					st->rst_code);
+				mark_dirty(c);
+				return 0;
+			}
+		}
+	}
 	if (!c->server || !(frame->hd.flags & NGHTTP2_FLAG_END_STREAM))
 		return 0;
 	if (frame->hd.type != NGHTTP2_DATA && frame->hd.type != NGHTTP2_HEADERS)
@@ -628,6 +642,11 @@ front_read(nghttp2_session *sess, int32_t id, uint8_t *buf, size_t length,
 
 	(void)sess;
 	(void)id;
+	if (NRF_UNLIKELY(st->flags & NRF_H2_SF_RESET)) {
+		/* Reset while its HEADERS were queued: never an end of stream. */
+		st->flags |= NRF_H2_SF_DEFERRED;
+		return NGHTTP2_ERR_DEFERRED;
+	}
 	n = h2_body_take(c->ctx, &st->out, buf, length);
 	if (n > 0)
 		h2_tmo_progress(st);
@@ -1538,9 +1557,10 @@ int
 nrf_h2_append(struct nrf_h2_stream *st, struct nrf_h2_body *b)
 {
 	if (!(st->flags & NRF_H2_SF_RESPONDED) || (st->flags & NRF_H2_SF_OUT_EOF) ||
-		(st->conn->fl & CF_DEAD)) {
+		(st->conn->fl & CF_DEAD) || (st->flags & NRF_H2_SF_RESET)) {
 		nrf_h2_body_release(st->conn->ctx, b);
-		return (st->flags & NRF_H2_SF_HEAD) && (st->flags & NRF_H2_SF_RESPONDED)
+		return (st->flags & (NRF_H2_SF_HEAD | NRF_H2_SF_RESET)) &&
+				(st->flags & NRF_H2_SF_RESPONDED)
 			? 0 : NRF_EINVAL;
 	}
 	if (b->len == 0)
@@ -1568,6 +1588,15 @@ nrf_h2_reset(struct nrf_h2_stream *st, uint32_t h2_code)
 	if ((c->fl & CF_DEAD) || (st->flags & NRF_H2_SF_RESET))
 		return;
 	st->flags |= NRF_H2_SF_RESET;
+	if (c->server && (st->flags & NRF_H2_SF_RESPONDED) && !(st->flags & H2_SF_HDRS_OUT)) {
+		/* Queued HEADERS would be dropped by the reset: it follows them
+		 * (on_frame_send()); no more of the body is framed meanwhile. */
+		st->flags |= H2_SF_RST_DUE;
+		st->rst_code = h2_code;
+		nrf_h2_body_release(c->ctx, &st->out);
+		mark_dirty(c);
+		return;
+	}
 	nghttp2_submit_rst_stream(c->sess, NGHTTP2_FLAG_NONE, st->id, h2_code);
 	mark_dirty(c);
 }

@@ -97,6 +97,10 @@ struct h2_pool {
 /* Private stream flag (above the public NRF_H2_SF_* bits): a peer stream
  * charged the upstream window (h2_stream_get()). */
 #define H2_SF_WINDOW 0x10000000u
+/* Front: the response's HEADERS frame has been written (on_frame_send). */
+#define H2_SF_HDRS_OUT 0x20000000u
+/* Front: a reset waits for the response's HEADERS (nrf_h2_reset()). */
+#define H2_SF_RST_DUE 0x40000000u
 
 /* Header blocks decoded beyond this many times the limit (and at least
  * H2_BOMB_MIN over it) end the connection (h2_conn.c, header_flood()). */

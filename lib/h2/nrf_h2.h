@@ -408,6 +408,7 @@ struct nrf_h2_stream {
 	uint32_t rx_held;        /**< front: body bytes not yet credited to
 				  *   the connection window */
 	uint8_t hdr_phase;
+	uint32_t rst_code;       /**< front: code of a reset held for the HEADERS */
 	struct nrf_h2_reqchk chk;  /**< front: HTTP checks of the request */
 	struct nrf_h2_stream *prev;
 	struct nrf_h2_stream *next;
@@ -656,15 +657,22 @@ int nrf_h2_respond_inline(struct nrf_h2_stream *st, int status,
  * chunk of the response body are copied there and freed, so a body relayed
  * as it arrives, however small its DATA frames, takes about one chunk per
  * NRF_H2_CHUNK_SIZE bytes (at most two), never one per frame. On a HEAD
- * stream the chunks are returned to the pool instead (the answer has no
- * content) and 0 is returned.
+ * stream, and on one this side reset (nrf_h2_reset()), the chunks are
+ * returned to the pool instead (the answer has no content, or no more of
+ * it is sent) and 0 is returned.
  */
 int nrf_h2_append(struct nrf_h2_stream *st, struct nrf_h2_body *b);
 
 /** Front: the response body is complete. */
 int nrf_h2_end(struct nrf_h2_stream *st);
 
-/** Either role: RST_STREAM with @p h2_code (on_close follows later). */
+/**
+ * Either role: RST_STREAM with @p h2_code (on_close follows later). On a
+ * front stream whose response was submitted but whose HEADERS frame is not
+ * written yet, the reset waits for that frame: the client always sees the
+ * status of an answer that broke off, never a bare RST_STREAM (libnghttp2
+ * drops queued HEADERS of a stream once a reset is submitted).
+ */
 void nrf_h2_reset(struct nrf_h2_stream *st, uint32_t h2_code);
 
 /**
