@@ -435,8 +435,7 @@ apply(struct nrf_api *api, struct MHD_Connection *c, struct api_req *rq)
 	n_restart = nrf_rt_restart_only(api->rt, cfg, restart, NRF_ARRAY_SIZE(restart));
 	if (n_restart > 0) {
 		for (i = 0; i < n_restart && i < NRF_ARRAY_SIZE(restart); i++)
-			api_problem_add(&probs, restart[i], "takes effect only after a restart: "
-				"change the configuration file and restart nrfwd");
+			api_problem_add(&probs, restart[i], "%s", NRF_CFG_RESTART_REASON);
 		nrf_cfg_free(cfg);
 		ret = refuse(api, c, rq, g, 400, "Bad Request", "MODIFICATION_NOT_ALLOWED",
 			"restart-only settings cannot be changed live; nothing was changed", &probs);
