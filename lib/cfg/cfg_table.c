@@ -23,6 +23,11 @@
  * aliases, the listen list, the optional local NRF) is in F_CUSTOM hooks,
  * each with its JSON type and a valid example; the rules that span several
  * fields are in cfg_check.c.
+ *
+ * The tables nest, so C wants the inner ones first: cfg_root_fields, at the
+ * end, is the document. The tables of one array element (peers, sets, error
+ * responses, listen entries, the local NRF) belong to their F_CUSTOM key
+ * and apply as it does.
  */
 #include <pthread.h>
 #include <stddef.h>
@@ -87,6 +92,7 @@ static const struct field reroute_fields[] = {
 	{NULL},
 };
 
+/* One peer of nrfHostConfig / nrfHostConfigList (element table). */
 const struct field cfg_peer_fields[] = {
 	{FLD("apiVersion", F_STR, struct nrf_cfg_peer, api_version),
 		.def_str = "v1", .check = cfg_check_api_version},
@@ -107,7 +113,8 @@ const struct field cfg_peer_fields[] = {
 	{NULL},
 };
 
-/* errorCause, errorTitle, errorDetail: NULL = the condition's default. */
+/* One errorResponses[] entry (element table). errorCause, errorTitle,
+ * errorDetail: NULL = the condition's default. */
 const struct field cfg_error_fields[] = {
 	{FLD("errorCondition", F_ENUM, struct err_entry, cond), .required = true,
 		.names = cfg_cond_names, .def = -1},
@@ -148,6 +155,7 @@ const struct field cfg_fwd_fields[] = {
 	{NULL},
 };
 
+/* One NRF set of staticNrfConfigList (element table). */
 const struct field cfg_set_fields[] = {
 	{FLD("nrfSetId", F_STR, struct nrf_cfg_set, nrf_set_id), .required = true,
 		.def_str = "", .check = cfg_check_nonempty_set_id},
@@ -181,6 +189,7 @@ static const struct field growth_outer_fields[] = {
 	{NULL},
 };
 
+/* One runtime.listen entry (element table). */
 const struct field cfg_listen_fields[] = {
 	{FLD("address", F_STR, struct nrf_cfg_listen, address), .def_str = "0.0.0.0",
 		.check = cfg_check_bind_address},
@@ -190,6 +199,7 @@ const struct field cfg_listen_fields[] = {
 	{NULL},
 };
 
+/* runtime.localNrf when it is an object (element table). */
 const struct field cfg_endpoint_fields[] = {
 	{FLD("scheme", F_ENUM, struct nrf_cfg_endpoint, scheme),
 		.names = scheme_names, .def = NRF_SCHEME_HTTP},
