@@ -42,6 +42,9 @@
 	"[{\"errorCondition\": \"NRF_Not_Reachable\", \"errorCode\": 503}]"
 
 #define FLD(n, t, T, m) .name = (n), .type = (t), .off = offsetof(T, m)
+/* How a change of the key applies (.apply); neither: as its object. */
+#define LIVE .apply = NRF_CFG_APPLY_LIVE
+#define RESTART_ONLY .apply = NRF_CFG_APPLY_RESTART
 
 const char *const cfg_status_names[] = {"DISABLED", "ENABLED", NULL};
 static const char *const scheme_names[] = {"http", "https", NULL};
@@ -213,9 +216,9 @@ const struct field cfg_endpoint_fields[] = {
 
 static const struct field mgmt_fields[] = {
 	{FLD("address", F_STR, struct nrf_cfg_runtime, mgmt_address),
-		.def_str = "127.0.0.1", .check = cfg_check_bind_address, .apply = NRF_CFG_APPLY_RESTART},
+		.def_str = "127.0.0.1", .check = cfg_check_bind_address, RESTART_ONLY},
 	{FLD("port", F_U16, struct nrf_cfg_runtime, mgmt_port),
-		.min = 0, .max = 65535, .def = 9090, .apply = NRF_CFG_APPLY_RESTART},
+		.min = 0, .max = 65535, .def = 9090, RESTART_ONLY},
 	{NULL},
 };
 
@@ -244,18 +247,18 @@ static const struct field timeout_fields[] = {
 
 static const struct field limit_fields[] = {
 	{FLD("maxConnections", F_U32, struct nrf_cfg_runtime, max_connections),
-		.min = 1, .max = 1000000, .def = 10000, .apply = NRF_CFG_APPLY_LIVE},
+		.min = 1, .max = 1000000, .def = 10000, LIVE},
 	{FLD("maxConcurrentStreams", F_U32, struct nrf_cfg_runtime,
-		max_concurrent_streams), .min = 1, .max = 65535, .def = 128, .apply = NRF_CFG_APPLY_RESTART},
+		max_concurrent_streams), .min = 1, .max = 65535, .def = 128, RESTART_ONLY},
 	{FLD("maxHeaderBytes", F_U32, struct nrf_cfg_runtime, max_header_bytes),
-		.min = 1024, .max = 1048576, .def = 16384, .apply = NRF_CFG_APPLY_RESTART},
+		.min = 1024, .max = 1048576, .def = 16384, RESTART_ONLY},
 	{FLD("maxBodyBytes", F_U32, struct nrf_cfg_runtime, max_body_bytes),
-		.min = 0, .max = 1073741824, .def = 1048576, .apply = NRF_CFG_APPLY_RESTART},
+		.min = 0, .max = 1073741824, .def = 1048576, RESTART_ONLY},
 	{FLD("peerQueueDepth", F_U32, struct nrf_cfg_runtime, peer_queue_depth),
-		.min = 1, .max = 1048576, .def = 1024, .apply = NRF_CFG_APPLY_LIVE},
+		.min = 1, .max = 1048576, .def = 1024, LIVE},
 	/* Bytes (u32: up to 4 GiB - 1); decision 0018. */
 	{FLD("maxBufferedBytes", F_U32, struct nrf_cfg_runtime, max_buffered_bytes),
-		.min = 4194304, .max = 4294967295LL, .def = 1073741824, .apply = NRF_CFG_APPLY_LIVE},
+		.min = 4194304, .max = 4294967295LL, .def = 1073741824, LIVE},
 	{NULL},
 };
 
@@ -332,35 +335,36 @@ static const struct field tls_client_fields[] = {
 const struct field cfg_runtime_fields[] = {
 	/* sockets bound at start, one per worker */
 	{.name = "listen", .type = F_CUSTOM, .load = cfg_load_listen, .emit = cfg_emit_listen,
-		.eq = cfg_eq_listen, .jtype = "array", .apply = NRF_CFG_APPLY_RESTART,
+		.eq = cfg_eq_listen, .jtype = "array", RESTART_ONLY,
 		.example = "[{\"address\": \"0.0.0.0\", \"port\": 18080}]"},
 	{FLD("localNrf", F_CUSTOM, struct nrf_cfg_runtime, local_nrf),
 		.load = cfg_load_local_nrf, .emit = cfg_emit_local_nrf, .eq = cfg_eq_local_nrf,
-		.jtype = "object or null", .apply = NRF_CFG_APPLY_LIVE,
+		.jtype = "object or null", LIVE,
 		.example = "{\"address\": \"192.0.2.20\", \"port\": 8090}"},
 	/* per key: the listener of the REST API */
 	{.name = "management", .type = F_OBJECT, .sub = mgmt_fields},
-	{.name = "timeouts", .type = F_OBJECT, .sub = timeout_fields, .apply = NRF_CFG_APPLY_LIVE},
+	{.name = "timeouts", .type = F_OBJECT, .sub = timeout_fields, LIVE},
 	/* per key: SETTINGS and buffers of the h2 contexts are fixed at start */
 	{.name = "limits", .type = F_OBJECT, .sub = limit_fields},
-	{.name = "health", .type = F_OBJECT, .sub = health_fields, .apply = NRF_CFG_APPLY_LIVE},
+	{.name = "health", .type = F_OBJECT, .sub = health_fields, LIVE},
 	{FLD("transport", F_ENUM, struct nrf_cfg_runtime, transport),
-		.names = transport_names, .def = NRF_TRANSPORT_KERNEL, .apply = NRF_CFG_APPLY_RESTART},
+		.names = transport_names, .def = NRF_TRANSPORT_KERNEL, RESTART_ONLY},
 	/* the port is set up once: compared whole, named "/runtime/dpdk" */
-	{FLD("dpdk", F_OBJECT, struct nrf_cfg_runtime, dpdk), .sub = cfg_dpdk_fields, .apply = NRF_CFG_APPLY_RESTART},
+	{FLD("dpdk", F_OBJECT, struct nrf_cfg_runtime, dpdk), .sub = cfg_dpdk_fields, RESTART_ONLY},
 	/* certificates are loaded per snapshot (nrf_rt_snap_create()) */
-	{FLD("tls", F_OBJECT, struct nrf_cfg_runtime, tls), .sub = tls_fields, .apply = NRF_CFG_APPLY_LIVE},
+	{FLD("tls", F_OBJECT, struct nrf_cfg_runtime, tls), .sub = tls_fields, LIVE},
 	{FLD("tlsClient", F_OBJECT, struct nrf_cfg_runtime, tls_client),
-		.sub = tls_client_fields, .apply = NRF_CFG_APPLY_LIVE},
+		.sub = tls_client_fields, LIVE},
 	{NULL},
 };
 
 const struct field cfg_root_fields[] = {
 	/* identities, peers, switches, error responses: every snapshot */
 	{FLD("generalOptions", F_OBJECT, struct nrf_cfg, general), .sub = cfg_general_fields,
-		.apply = NRF_CFG_APPLY_LIVE},
-	{FLD("forwardingOptions", F_OBJECT, struct nrf_cfg, fwd), .sub = cfg_fwd_fields, .apply = NRF_CFG_APPLY_LIVE},
-	{.name = "nrfGrowth", .type = F_OBJECT, .sub = growth_outer_fields, .apply = NRF_CFG_APPLY_LIVE},
+		LIVE},
+	{FLD("forwardingOptions", F_OBJECT, struct nrf_cfg, fwd), .sub = cfg_fwd_fields,
+		LIVE},
+	{.name = "nrfGrowth", .type = F_OBJECT, .sub = growth_outer_fields, LIVE},
 	/* per key */
 	{FLD("runtime", F_OBJECT, struct nrf_cfg, rt), .sub = cfg_runtime_fields},
 	{NULL},
