@@ -35,9 +35,9 @@
  * are closed (none of its streams can belong to a request) and it is freed
  * when the last one is gone.
  *
- * Counters per upstream name live in a per-worker append-only table (see
- * rt_pstats_get()), so they outlive pools and keep counting when a peer
- * comes back under the same name.
+ * Counters per upstream name live in a per-worker append-only table
+ * (rt_stats.c, rt_pstats_get()), so they outlive pools and keep counting
+ * when a peer comes back under the same name.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -49,10 +49,6 @@
 
 /* Opaque data of the PING every new connection sends ("nrfhealt"). */
 #define HEALTH_PING 0x6e72666865616c74ull
-
-/* Single-writer counter of an upstream entry. */
-#define PS_ADD(e, field, n)                                                    \
-	__atomic_store_n(&(e)->field, (e)->field + (uint64_t)(n), __ATOMIC_RELAXED)
 
 static int pconn_open(struct rt_pool *p, bool probe);
 static void pool_free(struct rt_pool *p);
@@ -157,7 +153,7 @@ pick(struct rt_pool *p)
 }
 
 static void
-enqueue(struct rt_pool *p, struct rt_try *t)
+enqueue(struct rt_pool *p, struct rt_waiter *t)
 {
 	t->qnext = NULL;
 	t->qprev = p->qtail;
@@ -167,15 +163,15 @@ enqueue(struct rt_pool *p, struct rt_try *t)
 		p->qhead = t;
 	p->qtail = t;
 	p->qlen++;
-	t->state = T_QUEUED;
+	t->queued = true;
 }
 
 void
-rt_pool_dequeue(struct rt_try *t)
+rt_pool_dequeue(struct rt_waiter *t)
 {
 	struct rt_pool *p = t->pool;
 
-	if (t->state != T_QUEUED)
+	if (!t->queued)
 		return;
 	if (t->qprev != NULL)
 		t->qprev->qnext = t->qnext;
@@ -187,7 +183,7 @@ rt_pool_dequeue(struct rt_try *t)
 		p->qtail = t->qprev;
 	t->qprev = t->qnext = NULL;
 	p->qlen--;
-	t->state = T_IDLE;
+	t->queued = false;
 }
 
 /* Fail every queued try (the pool cannot serve them). */
@@ -195,10 +191,10 @@ static void
 fail_queue(struct rt_pool *p, enum nrf_rt_fail reason, const char *why)
 {
 	while (p->qhead != NULL) {
-		struct rt_try *t = p->qhead;
+		struct rt_waiter *t = p->qhead;
 
 		rt_pool_dequeue(t);
-		rt_try_failed(t, reason, why);
+		rt_waiter_failed(t, reason, why);
 	}
 }
 
@@ -210,11 +206,11 @@ dispatch(struct rt_pool *p)
 	if (p->down)
 		return; /* forced tries wait for the probe's PING ACK */
 	while (p->qhead != NULL && (pc = pick(p)) != NULL) {
-		struct rt_try *t = p->qhead;
+		struct rt_waiter *t = p->qhead;
 
 		rt_pool_dequeue(t);
-		if (rt_try_send(t, pc->h2) != 0)
-			rt_try_failed(t, NRF_RT_FAIL_OTHER, "submit failed");
+		if (rt_waiter_send(t, pc->h2) != 0)
+			rt_waiter_failed(t, NRF_RT_FAIL_OTHER, "submit failed");
 	}
 }
 
@@ -291,7 +287,7 @@ maybe_open(struct rt_pool *p)
 }
 
 int
-rt_pool_submit(struct rt_pool *p, struct rt_try *t)
+rt_pool_submit(struct rt_pool *p, struct rt_waiter *t)
 {
 	struct rt_worker *w = p->w;
 	struct rt_pconn *pc;
@@ -320,7 +316,7 @@ rt_pool_submit(struct rt_pool *p, struct rt_try *t)
 	if (p->qhead == NULL) {
 		pc = pick(p);
 		if (pc != NULL)
-			return rt_try_send(t, pc->h2);
+			return rt_waiter_send(t, pc->h2);
 	}
 	if (p->qlen >= w->snap->cfg->rt.peer_queue_depth)
 		return NRF_EFULL;
@@ -709,159 +705,6 @@ struct rt_pool *
 rt_xact_local(struct rt_xact *x)
 {
 	return x->snap->views[x->w->id]->local;
-}
-
-/* ------------------------------------------------------------------------ */
-/* Counters                                                                  */
-
-struct rt_pstats *
-rt_pstats_get(struct rt_worker *w, const char *name, bool local)
-{
-	uint32_t n = atomic_load_explicit(&w->n_pstats, memory_order_relaxed), k;
-	const uint32_t max = RT_PSTATS_CHUNK * RT_PSTATS_CHUNKS;
-	struct rt_pstats *chunk, *e;
-
-	for (k = 0; k < n; k++) {
-		e = &w->pstats[k / RT_PSTATS_CHUNK][k % RT_PSTATS_CHUNK];
-		if (e->local == local && strcmp(e->name, name) == 0)
-			return e;
-	}
-	if (n == max) /* full: the last entry counts for every further name */
-		return &w->pstats[(max - 1) / RT_PSTATS_CHUNK][(max - 1) % RT_PSTATS_CHUNK];
-	chunk = w->pstats[n / RT_PSTATS_CHUNK];
-	if (chunk == NULL) {
-		chunk = calloc(RT_PSTATS_CHUNK, sizeof(*chunk));
-		if (chunk == NULL)
-			return NULL;
-		atomic_store_explicit(&w->pstats[n / RT_PSTATS_CHUNK], chunk,
-			memory_order_release);
-	}
-	e = &chunk[n % RT_PSTATS_CHUNK];
-	snprintf(e->name, sizeof(e->name), "%s", n == max - 1 ? "(other)" : name);
-	e->local = n == max - 1 ? false : local;
-	atomic_store_explicit(&w->n_pstats, n + 1, memory_order_release);
-	return e;
-}
-
-void
-rt_count_try(struct rt_pool *p)
-{
-	PS_ADD(p->stats, tries, 1);
-}
-
-void
-rt_count_fail(struct rt_pool *p, enum nrf_rt_fail why)
-{
-	PS_ADD(p->stats, fail[why], 1);
-}
-
-void
-rt_count_status(struct rt_pool *p, int status)
-{
-	struct rt_pstats *e = p->stats;
-	unsigned int k;
-
-	for (k = 0; k < NRF_RT_PEER_CODES; k++) {
-		uint16_t c = atomic_load_explicit(&e->codes[k], memory_order_relaxed);
-
-		if (c == status) {
-			PS_ADD(e, code_n[k], 1);
-			return;
-		}
-		if (c == 0) {
-			__atomic_store_n(&e->code_n[k], 1, __ATOMIC_RELAXED);
-			atomic_store_explicit(&e->codes[k], (uint16_t)status, memory_order_release);
-			return;
-		}
-	}
-	PS_ADD(e, code_other, 1);
-}
-
-void
-rt_count_skips(struct rt_xact *x)
-{
-	uint16_t i;
-
-	for (i = 0; i < x->plan.n_skip; i++) {
-		const struct nrf_fwd_skip *sk = &x->plan.skip[i];
-		struct rt_pool *p;
-
-		if (sk->reason == NRF_FWD_SKIP_DOWN)
-			continue;
-		p = rt_xact_pool(x, sk->peer);
-		if (p != NULL)
-			PS_ADD(p->stats, loop_prevented, 1);
-	}
-}
-
-static void
-count_latency(struct rt_worker *w, enum nrf_fwd_op op, uint64_t ns)
-{
-	static const uint64_t bounds_us[NRF_RT_LAT_BUCKETS] = NRF_RT_LAT_BOUNDS_US;
-	unsigned int b = 0;
-
-	while (b < NRF_RT_LAT_BUCKETS && ns > bounds_us[b] * 1000u)
-		b++;
-	RT_STAT(w, lat_bucket[op][b], 1);
-	RT_STAT(w, lat_sum_ns[op], ns);
-}
-
-void
-rt_count_request(struct rt_worker *w, struct rt_xact *x)
-{
-	enum nrf_fwd_op op = x->plan.op < NRF_OP_COUNT ? x->plan.op : NRF_OP_OTHER;
-	unsigned int o = x->answered ? x->outcome : NRF_RT_OUT_CLIENT_RESET;
-	uint64_t now = nrf_now_ns();
-
-	RT_STAT(w, req[op][o], 1);
-	count_latency(w, op, now > x->t0 ? now - x->t0 : 0);
-}
-
-void
-rt_count_answer(struct rt_worker *w, enum nrf_fwd_op op, unsigned int outcome)
-{
-	if (op >= NRF_OP_COUNT)
-		op = NRF_OP_OTHER;
-	RT_STAT(w, req[op][outcome], 1);
-	count_latency(w, op, 0);
-}
-
-void
-rt_count_reject(struct rt_worker *w)
-{
-	RT_STAT(w, req[NRF_OP_OTHER][NRF_RT_OUT_BAD_REQUEST], 1);
-	count_latency(w, NRF_OP_OTHER, 0);
-}
-
-enum nrf_rt_outcome
-rt_outcome_of_cond(enum nrf_cfg_cond cond)
-{
-	switch (cond) {
-	case NRF_COND_LOOP_DETECTION:
-		return NRF_RT_OUT_LOOP_DETECTED;
-	case NRF_COND_LOOP_PREVENTION:
-		return NRF_RT_OUT_LOOP_PREVENTED;
-	case NRF_COND_HOP_LIMIT:
-		return NRF_RT_OUT_HOP_LIMIT;
-	case NRF_COND_NOT_REACHABLE:
-		return NRF_RT_OUT_NOT_REACHABLE;
-	case NRF_COND_OVERLOAD:
-		return NRF_RT_OUT_OVERLOAD;
-	case NRF_COND_LOCAL_UNAVAILABLE:
-		return NRF_RT_OUT_LOCAL_UNAVAILABLE;
-	default:
-		return NRF_RT_OUT_INTERNAL;
-	}
-}
-
-enum nrf_rt_outcome
-rt_outcome_of_status(int status)
-{
-	if (status == 400 || status == 413)
-		return NRF_RT_OUT_BAD_REQUEST;
-	if (status == 501)
-		return NRF_RT_OUT_NOT_IMPLEMENTED;
-	return NRF_RT_OUT_INTERNAL;
 }
 
 /* Peer stream callbacks live in rt_proxy.c; connection ones here. */

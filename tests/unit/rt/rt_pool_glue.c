@@ -112,7 +112,7 @@ rtp_try_new(struct rtp *r, bool force)
 	x->req.path.p = req_path;
 	x->req.path.len = sizeof(req_path) - 1;
 	x->t.x = x;
-	x->t.force = force;
+	x->t.wt.force = force;
 	t = &r->tries[r->n_tries++];
 	t->x = x;
 	return t;
@@ -127,8 +127,13 @@ pool_of(struct rtp *r, bool local)
 int
 rtp_submit(struct rtp *r, struct rtp_try *t, bool local)
 {
+	int rc;
+
 	t->x->t.local = local;
-	return rt_pool_submit(pool_of(r, local), &t->x->t);
+	rc = rt_pool_submit(pool_of(r, local), &t->x->t.wt);
+	if (rc == 0 && t->x->t.wt.queued)
+		t->x->t.state = T_QUEUED; /* as rt_proxy.c's try_start() */
+	return rc;
 }
 
 int
