@@ -125,12 +125,14 @@ stream_get(struct loop *lp, struct conn *c, int32_t id)
 	s->hvcap = keep.hvcap;
 	s->body = keep.body;
 	s->body_cap = keep.body_cap;
+	s->sha = keep.sha;
 	/* offset 0 is the empty string: an absent span reads as "" */
 	if (s->hcap == 0) {
 		s->hbuf = malloc(1024);
 		if (s->hbuf == NULL) {
 			free(s->hv);
 			free(s->body);
+			EVP_MD_CTX_free(s->sha);
 			free(s);
 			return NULL;
 		}
@@ -140,7 +142,14 @@ stream_get(struct loop *lp, struct conn *c, int32_t id)
 	s->hlen = 1;
 	s->conn = c;
 	s->id = id;
-	sha256_init(&s->sha);
+	/* A digest only while recording (one context per pooled stream, made
+	 * on first use); one kept from an earlier stream is always reset. */
+	if (lp->st.rec.enabled && s->sha == NULL)
+		s->sha = EVP_MD_CTX_new();
+	if (s->sha != NULL && !EVP_DigestInit_ex(s->sha, EVP_sha256(), NULL)) {
+		EVP_MD_CTX_free(s->sha);
+		s->sha = NULL;
+	}
 	s->next = c->streams;
 	if (c->streams != NULL)
 		c->streams->prev = s;
@@ -224,6 +233,7 @@ stream_release(struct loop *lp, struct stream *s)
 		free(s->hbuf);
 		free(s->hv);
 		free(s->body);
+		EVP_MD_CTX_free(s->sha);
 		free(s);
 		return;
 	}
@@ -241,6 +251,7 @@ stream_free_all(struct stream *s)
 		free(s->hbuf);
 		free(s->hv);
 		free(s->body);
+		EVP_MD_CTX_free(s->sha);
 		free(s);
 		s = n;
 	}
@@ -602,7 +613,8 @@ cb_data_chunk(nghttp2_session *sess, uint8_t flags, int32_t id,
 		return 0;
 	s->body_total += len;
 	if (c->lp->st.rec.enabled && !(s->flags & STREAM_F_CONTROL))
-		sha256_update(&s->sha, data, len);
+		if (s->sha != NULL)
+			EVP_DigestUpdate(s->sha, data, len);
 	if (s->body_total > STUB_MAX_BODY)
 		return 0;	/* answered 413 at the end */
 	if (s->body_len + len > s->body_cap) {

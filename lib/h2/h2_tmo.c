@@ -300,10 +300,10 @@ sweep_client(struct nrf_h2_conn *c, uint64_t now, uint64_t *counts)
 void
 nrf_h2_ctx_sweep(struct nrf_h2_ctx *ctx, uint64_t now, uint64_t counts[NRF_H2_TMO_COUNT])
 {
-	struct h2_link *l;
+	struct nrf_list *l;
 
 	for (l = ctx->conns.next; l != &ctx->conns; l = l->next) {
-		struct nrf_h2_conn *c = H2_CONTAINER(l, struct nrf_h2_conn, all);
+		struct nrf_h2_conn *c = nrf_container_of(l, struct nrf_h2_conn, all);
 
 		if (c->fl & (CF_DEAD | CF_FINAL))
 			continue;

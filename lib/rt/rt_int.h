@@ -21,6 +21,7 @@
 #include "nrf_cfg.h"
 #include "nrf_fwd.h"
 #include "nrf_h2.h"
+#include "nrf_list.h"
 #include "nrf_rt.h"
 #include "nrf_tp.h"
 #include "nrf_tp_tls.h"
@@ -78,9 +79,6 @@ struct nrf_rt_snap {
 
 struct rt_worker;
 
-#define RT_CONTAINER(ptr, type, member) \
-	((type *)(void *)((char *)(ptr) - offsetof(type, member)))
-
 /* ------------------------------------------------------------------------ */
 /* Pools                                                                     */
 
@@ -93,8 +91,8 @@ struct rt_xact;
  * rt_try or a transaction).
  *
  * The owner (rt_proxy.c) embeds one in each try and sets @force before
- * rt_pool_submit(); the pool sets @pool, links @qprev/@qnext and sets
- * @queued while the waiter is in its queue. The pool calls back exactly
+ * rt_pool_submit(); the pool sets @pool, links @qlink and sets @queued
+ * while the waiter is in its queue. The pool calls back exactly
  * one of two functions for a waiter it took (submitted, or later taken out
  * of its queue):
  *   rt_waiter_send(wt, conn)  open the request's stream on @conn (a
@@ -107,8 +105,7 @@ struct rt_xact;
  */
 struct rt_waiter {
 	struct rt_pool *pool;    /* set by rt_pool_submit() */
-	struct rt_waiter *qprev; /* pool queue links (pool only) */
-	struct rt_waiter *qnext;
+	struct nrf_list qlink;   /* in the pool's queue (pool only) */
 	bool queued;             /* in @pool's queue (written by the pool) */
 	bool force;              /* owner: held down, tried anyway as a last
 				  * resort (see rt_pool_submit()) */
@@ -127,8 +124,7 @@ struct rt_pconn {
 	bool probe;              /* opened while the pool was held down */
 	uint64_t opened;         /* nrf_now_ns() at open */
 	struct rt_timer ctimer;  /* connect timeout, then PING ACK timeout */
-	struct rt_pconn *prev;
-	struct rt_pconn *next;
+	struct nrf_list link;    /* in pool->conns, newest first */
 };
 
 /* Counters of one upstream name in one worker (single writer: the worker;
@@ -165,12 +161,10 @@ struct rt_pool {
 	uint32_t n_views;        /* views that use this pool */
 	uint64_t claimed;        /* generation of the view being built that took it */
 	bool retired;            /* no view uses it: closing, freed when empty */
-	struct rt_pool *all_prev; /* the worker's list of every pool */
-	struct rt_pool *all_next;
-	struct rt_pconn *conns;
+	struct nrf_list all;     /* in w->all_pools, newest first */
+	struct nrf_list conns;   /* struct rt_pconn.link */
 	uint32_t n_conns;
-	struct rt_waiter *qhead;
-	struct rt_waiter *qtail;
+	struct nrf_list queue;   /* struct rt_waiter.qlink, FIFO */
 	uint32_t qlen;
 	bool down;               /* held down: probed until a PING is answered */
 	bool ever_up;
@@ -374,7 +368,7 @@ struct rt_worker {
 
 	struct rt_view *view;     /* pools of the current snapshot (w->snap) */
 	struct rt_view *old_views; /* of older snapshots still in use */
-	struct rt_pool *all_pools; /* every pool, also retired ones */
+	struct nrf_list all_pools; /* every pool (rt_pool.all), also retired ones */
 	uint64_t view_seq;         /* views built (pool claim marks) */
 	uint64_t down[NRF_CFG_MAX_PEERS / 64]; /* by current peer index */
 

@@ -89,7 +89,7 @@ static void
 pool_hold_end(struct rt_timer *t, void *arg)
 {
 	struct rt_worker *w = arg;
-	struct rt_pool *p = RT_CONTAINER(t, struct rt_pool, hold);
+	struct rt_pool *p = nrf_container_of(t, struct rt_pool, hold);
 
 	if (w->exiting || p->retired || p->n_conns > 0)
 		return;
@@ -146,22 +146,26 @@ pick(struct rt_pool *p)
 {
 	struct rt_pconn *pc;
 
-	for (pc = p->conns; pc != NULL; pc = pc->next)
+	struct nrf_list *l;
+
+	NRF_LIST_FOREACH(l, &p->conns) {
+		pc = nrf_container_of(l, struct rt_pconn, link);
 		if (conn_has_room(pc))
 			return pc;
+	}
 	return NULL;
+}
+
+static struct rt_waiter *
+queue_first(struct rt_pool *p)
+{
+	return nrf_container_of(p->queue.next, struct rt_waiter, qlink);
 }
 
 static void
 enqueue(struct rt_pool *p, struct rt_waiter *t)
 {
-	t->qnext = NULL;
-	t->qprev = p->qtail;
-	if (p->qtail != NULL)
-		p->qtail->qnext = t;
-	else
-		p->qhead = t;
-	p->qtail = t;
+	nrf_list_add_tail(&p->queue, &t->qlink);
 	p->qlen++;
 	t->queued = true;
 }
@@ -173,15 +177,7 @@ rt_pool_dequeue(struct rt_waiter *t)
 
 	if (!t->queued)
 		return;
-	if (t->qprev != NULL)
-		t->qprev->qnext = t->qnext;
-	else
-		p->qhead = t->qnext;
-	if (t->qnext != NULL)
-		t->qnext->qprev = t->qprev;
-	else
-		p->qtail = t->qprev;
-	t->qprev = t->qnext = NULL;
+	nrf_list_del(&t->qlink);
 	p->qlen--;
 	t->queued = false;
 }
@@ -190,8 +186,8 @@ rt_pool_dequeue(struct rt_waiter *t)
 static void
 fail_queue(struct rt_pool *p, enum nrf_rt_fail reason, const char *why)
 {
-	while (p->qhead != NULL) {
-		struct rt_waiter *t = p->qhead;
+	while (!nrf_list_empty(&p->queue)) {
+		struct rt_waiter *t = queue_first(p);
 
 		rt_pool_dequeue(t);
 		rt_waiter_failed(t, reason, why);
@@ -205,8 +201,8 @@ dispatch(struct rt_pool *p)
 
 	if (p->down)
 		return; /* forced tries wait for the probe's PING ACK */
-	while (p->qhead != NULL && (pc = pick(p)) != NULL) {
-		struct rt_waiter *t = p->qhead;
+	while (!nrf_list_empty(&p->queue) && (pc = pick(p)) != NULL) {
+		struct rt_waiter *t = queue_first(p);
 
 		rt_pool_dequeue(t);
 		if (rt_waiter_send(t, pc->h2) != 0)
@@ -217,7 +213,7 @@ dispatch(struct rt_pool *p)
 static void
 connect_timeout(struct rt_timer *t, void *arg)
 {
-	struct rt_pconn *pc = RT_CONTAINER(t, struct rt_pconn, ctimer);
+	struct rt_pconn *pc = nrf_container_of(t, struct rt_pconn, ctimer);
 
 	(void)arg;
 	if (!pc->alive)
@@ -252,10 +248,7 @@ pconn_open(struct rt_pool *p, bool probe)
 			mark_down(p, err);
 		return err;
 	}
-	pc->next = p->conns;
-	if (p->conns != NULL)
-		p->conns->prev = pc;
-	p->conns = pc;
+	nrf_list_add_head(&p->conns, &pc->link);
 	p->n_conns++;
 	/* Sent behind the preface; its ACK is the proof of health. Out of
 	 * memory here: the connection fails like any other. */
@@ -271,11 +264,13 @@ static int
 maybe_open(struct rt_pool *p)
 {
 	struct rt_pconn *pc;
+	struct nrf_list *l;
 	uint32_t usable = 0;
 
 	if (p->down)
 		return 0; /* the probe under way is the only connection */
-	for (pc = p->conns; pc != NULL; pc = pc->next) {
+	NRF_LIST_FOREACH(l, &p->conns) {
+		pc = nrf_container_of(l, struct rt_pconn, link);
 		if (!pc->ready)
 			return 0; /* one connect at a time */
 		if (nrf_h2_conn_usable(pc->h2))
@@ -313,7 +308,7 @@ rt_pool_submit(struct rt_pool *p, struct rt_waiter *t)
 		enqueue(p, t);
 		return 0;
 	}
-	if (p->qhead == NULL) {
+	if (nrf_list_empty(&p->queue)) {
 		pc = pick(p);
 		if (pc != NULL)
 			return rt_waiter_send(t, pc->h2);
@@ -330,12 +325,7 @@ rt_pool_submit(struct rt_pool *p, struct rt_waiter *t)
 static void
 pconn_unlink(struct rt_pool *p, struct rt_pconn *pc)
 {
-	if (pc->prev != NULL)
-		pc->prev->next = pc->next;
-	else
-		p->conns = pc->next;
-	if (pc->next != NULL)
-		pc->next->prev = pc->prev;
+	nrf_list_del(&pc->link);
 	p->n_conns--;
 }
 
@@ -356,7 +346,7 @@ peer_conn_ready(struct nrf_h2_conn *c)
 	 * that never answers it fails and takes its streams along). Held
 	 * down: forced tries wait for that answer. */
 	dispatch(p);
-	if (p->qhead != NULL)
+	if (!nrf_list_empty(&p->queue))
 		maybe_open(p);
 }
 
@@ -375,7 +365,7 @@ peer_conn_ping_ack(struct nrf_h2_conn *c, uint64_t token)
 		return;
 	mark_up(p);
 	dispatch(p);
-	if (p->qhead != NULL)
+	if (!nrf_list_empty(&p->queue))
 		maybe_open(p);
 }
 
@@ -384,7 +374,7 @@ peer_conn_goaway(struct nrf_h2_conn *c)
 {
 	struct rt_pconn *pc = nrf_h2_conn_user(c);
 
-	if (pc->pool->qhead != NULL)
+	if (!nrf_list_empty(&pc->pool->queue))
 		maybe_open(pc->pool);
 }
 
@@ -435,7 +425,7 @@ peer_conn_close(struct nrf_h2_conn *c, int err)
 	if (err != 0 && err != NRF_ECLOSED)
 		NRF_LOG_RL(WARN, MOD, "worker %u: connection to %s lost: %s", w->id, p->ep.name,
 			nrf_strerror(err));
-	if (p->qhead != NULL) {
+	if (!nrf_list_empty(&p->queue)) {
 		if (maybe_open(p) != 0 && p->n_conns == 0)
 			fail_queue(p, NRF_RT_FAIL_CONNECT, "reconnect failed");
 		return;
@@ -469,12 +459,12 @@ rt_pool_warm(struct rt_worker *w)
 void
 rt_pool_fini(struct rt_pool *p)
 {
-	struct rt_pconn *pc;
+	struct nrf_list *l, *nx;
 
 	rt_timer_cancel(&p->w->timers, &p->hold);
 	fail_queue(p, NRF_RT_FAIL_OTHER, "shutting down");
-	for (pc = p->conns; pc != NULL; pc = pc->next)
-		nrf_h2_conn_close(pc->h2, NRF_ECLOSED);
+	NRF_LIST_FOREACH_SAFE(l, nx, &p->conns)
+		nrf_h2_conn_close(nrf_container_of(l, struct rt_pconn, link)->h2, NRF_ECLOSED);
 }
 
 /* ------------------------------------------------------------------------ */
@@ -500,10 +490,9 @@ pool_new(struct rt_worker *w, const struct rt_ep *ep, bool local)
 	if (p->ep.tlsc != NULL)
 		nrf_tp_tls_ctx_ref(p->ep.tlsc); /* the pool may outlive the snapshot */
 	rt_timer_init(&p->hold, pool_hold_end);
-	p->all_next = w->all_pools;
-	if (w->all_pools != NULL)
-		w->all_pools->all_prev = p;
-	w->all_pools = p;
+	nrf_list_init(&p->conns);
+	nrf_list_init(&p->queue);
+	nrf_list_add_head(&w->all_pools, &p->all);
 	return p;
 }
 
@@ -518,12 +507,7 @@ pool_free(struct rt_pool *p)
 			state_publish(p, false);
 		pools_count(p, -1);
 	}
-	if (p->all_prev != NULL)
-		p->all_prev->all_next = p->all_next;
-	else
-		w->all_pools = p->all_next;
-	if (p->all_next != NULL)
-		p->all_next->all_prev = p->all_prev;
+	nrf_list_del(&p->all);
 	nrf_tp_tls_ctx_free(p->ep.tlsc);
 	free(p);
 }
@@ -532,7 +516,7 @@ pool_free(struct rt_pool *p)
 static void
 pool_retire(struct rt_pool *p)
 {
-	struct rt_pconn *pc;
+	struct nrf_list *l, *nx;
 
 	p->retired = true;
 	p->peer = -1;
@@ -548,8 +532,8 @@ pool_retire(struct rt_pool *p)
 	}
 	NRF_LOG(INFO, MOD, "worker %u: %s %s no longer configured: closing %u connection(s)",
 		p->w->id, pool_kind(p), p->ep.name, p->n_conns);
-	for (pc = p->conns; pc != NULL; pc = pc->next)
-		nrf_h2_conn_close(pc->h2, NRF_ECLOSED);
+	NRF_LIST_FOREACH_SAFE(l, nx, &p->conns)
+		nrf_h2_conn_close(nrf_container_of(l, struct rt_pconn, link)->h2, NRF_ECLOSED);
 }
 
 static bool
@@ -568,11 +552,16 @@ ep_same(const struct rt_ep *a, const struct rt_ep *b)
 static struct rt_pool *
 pool_claim(struct rt_worker *w, const struct rt_ep *ep, bool local, uint64_t seq)
 {
-	struct rt_pool *p;
+	struct rt_pool *p = NULL;
+	struct nrf_list *l;
 
-	for (p = w->all_pools; p != NULL; p = p->all_next) {
-		if (!p->retired && p->local == local && p->claimed != seq && ep_same(&p->ep, ep))
+	NRF_LIST_FOREACH(l, &w->all_pools) {
+		struct rt_pool *q = nrf_container_of(l, struct rt_pool, all);
+
+		if (!q->retired && q->local == local && q->claimed != seq && ep_same(&q->ep, ep)) {
+			p = q;
 			break;
+		}
 	}
 	if (p == NULL)
 		p = pool_new(w, ep, local);
@@ -587,7 +576,8 @@ rt_view_create(struct rt_worker *w, struct nrf_rt_snap *s)
 	uint16_t n = s->cfg->n_peers, i;
 	uint64_t seq = ++w->view_seq;
 	struct rt_view *v = calloc(1, sizeof(*v));
-	struct rt_pool *p, *next;
+	struct rt_pool *p;
+	struct nrf_list *l, *nx;
 
 	if (v == NULL)
 		return NRF_ENOMEM;
@@ -606,9 +596,11 @@ rt_view_create(struct rt_worker *w, struct nrf_rt_snap *s)
 		goto fail;
 
 	/* Commit: nothing below fails. */
-	for (p = w->all_pools; p != NULL; p = p->all_next)
+	NRF_LIST_FOREACH(l, &w->all_pools) {
+		p = nrf_container_of(l, struct rt_pool, all);
 		if (!p->local)
 			p->peer = -1;
+	}
 	memset(w->down, 0, sizeof(w->down));
 	for (i = 0; i < n; i++) {
 		p = v->pools[i];
@@ -628,8 +620,8 @@ rt_view_create(struct rt_worker *w, struct nrf_rt_snap *s)
 	return 0;
 fail:
 	/* Pools made for this view and used by no other: not needed. */
-	for (p = w->all_pools; p != NULL; p = next) {
-		next = p->all_next;
+	NRF_LIST_FOREACH_SAFE(l, nx, &w->all_pools) {
+		p = nrf_container_of(l, struct rt_pool, all);
 		if (p->n_views == 0 && !p->retired && p->n_conns == 0)
 			pool_free(p);
 	}
@@ -689,8 +681,8 @@ rt_views_free(struct rt_worker *w)
 		free(w->view);
 		w->view = NULL;
 	}
-	while (w->all_pools != NULL)
-		pool_free(w->all_pools);
+	while (!nrf_list_empty(&w->all_pools))
+		pool_free(nrf_container_of(w->all_pools.next, struct rt_pool, all));
 }
 
 struct rt_pool *

@@ -436,7 +436,7 @@ static void
 try_timeout(struct rt_timer *tm, void *arg)
 {
 	struct rt_worker *w = arg;
-	struct rt_try *t = RT_CONTAINER(tm, struct rt_try, timer);
+	struct rt_try *t = nrf_container_of(tm, struct rt_try, timer);
 
 	RT_STAT(w, try_timeouts, 1);
 	try_failed(t, NRF_RT_FAIL_TIMEOUT, "per-try timeout");
@@ -512,13 +512,13 @@ try_send(struct rt_try *t, struct nrf_h2_conn *c)
 int
 rt_waiter_send(struct rt_waiter *wt, struct nrf_h2_conn *c)
 {
-	return try_send(RT_CONTAINER(wt, struct rt_try, wt), c);
+	return try_send(nrf_container_of(wt, struct rt_try, wt), c);
 }
 
 void
 rt_waiter_failed(struct rt_waiter *wt, enum nrf_rt_fail reason, const char *why)
 {
-	try_failed(RT_CONTAINER(wt, struct rt_try, wt), reason, why);
+	try_failed(nrf_container_of(wt, struct rt_try, wt), reason, why);
 }
 
 /* The answer of the current try is the one: stream it to the client. */
@@ -721,7 +721,7 @@ hold_for_links(const struct rt_xact *x, size_t len)
 static void
 relay_due(struct rt_timer *tm, void *arg)
 {
-	struct rt_try *t = RT_CONTAINER(tm, struct rt_try, due);
+	struct rt_try *t = nrf_container_of(tm, struct rt_try, due);
 
 	(void)arg;
 	if (t->state == T_BUFFER && t->ps != NULL)
@@ -878,7 +878,7 @@ static void
 request_timeout(struct rt_timer *tm, void *arg)
 {
 	struct rt_worker *w = arg;
-	struct rt_xact *x = RT_CONTAINER(tm, struct rt_xact, rtimer);
+	struct rt_xact *x = nrf_container_of(tm, struct rt_xact, rtimer);
 
 	RT_STAT(w, request_timeouts, 1);
 	NRF_LOG_RL(WARN, MOD, "worker %u: request timeout", w->id);

@@ -170,7 +170,8 @@ rtp_pool_get(struct rtp *r, bool local, struct rtp_pool_info *out)
 	out->down_bit = !local && (r->w->down[0] & 1) != 0;
 	out->backoff_ms = p->backoff_ms;
 	out->n_conns = p->n_conns;
-	out->first_alive = p->conns != NULL && p->conns->alive;
+	out->first_alive = !nrf_list_empty(&p->conns) &&
+		nrf_container_of(p->conns.next, struct rt_pconn, link)->alive;
 	out->qlen = p->qlen;
 	out->connect_failures = p->stats->fail[NRF_RT_FAIL_CONNECT];
 }
