@@ -29,8 +29,10 @@
 #include <sys/signalfd.h>
 #include <sys/socket.h>
 
+#include "nrf_addr.h"
 #include "nrf_common.h"
 #include "nrf_log.h"
+#include "nrf_sys.h"
 #include "stub.h"
 
 #define EXIT_USAGE 2
@@ -1121,7 +1123,7 @@ usage(FILE *f)
 static int
 open_listener(const char *arg, char *out, size_t outsz)
 {
-	char host[256], port[16], num[INET6_ADDRSTRLEN];
+	char host[256], port[16];
 	struct addrinfo hints, *res = NULL;
 	struct sockaddr_storage ss;
 	socklen_t sl = sizeof(ss);
@@ -1176,17 +1178,7 @@ open_listener(const char *arg, char *out, size_t outsz)
 		exit(1);
 	}
 	freeaddrinfo(res);
-	if (ss.ss_family == AF_INET6) {
-		struct sockaddr_in6 *a = (struct sockaddr_in6 *)&ss;
-
-		inet_ntop(AF_INET6, &a->sin6_addr, num, sizeof(num));
-		snprintf(out, outsz, "[%s]:%u", num, ntohs(a->sin6_port));
-	} else {
-		struct sockaddr_in *a = (struct sockaddr_in *)&ss;
-
-		inet_ntop(AF_INET, &a->sin_addr, num, sizeof(num));
-		snprintf(out, outsz, "%s:%u", num, ntohs(a->sin_port));
-	}
+	nrf_sockaddr_format((const struct sockaddr *)&ss, out, outsz);
 	return fd;
 }
 
@@ -1252,17 +1244,6 @@ setup_callbacks(struct loop *lp)
 		return -1;
 	nghttp2_option_set_no_closed_streams(lp->opt, 1);
 	return 0;
-}
-
-static void
-raise_nofile(void)
-{
-	struct rlimit rl;
-
-	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < rl.rlim_max) {
-		rl.rlim_cur = rl.rlim_max;
-		setrlimit(RLIMIT_NOFILE, &rl);
-	}
 }
 
 static void
@@ -1382,7 +1363,7 @@ main(int argc, char **argv)
 	if (rec_init(&lp->st.rec, record) < 0 || setup_callbacks(lp) < 0)
 		usage_error("out of memory");
 
-	raise_nofile();
+	(void)nrf_raise_nofile();
 	signal(SIGPIPE, SIG_IGN);
 	sigemptyset(&mask);
 	sigaddset(&mask, SIGINT);

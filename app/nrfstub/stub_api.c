@@ -826,9 +826,9 @@ path_under(const char *p, size_t pl, const char *lit)
 }
 
 /*
- * Routing by table: one line per resource and method. A request whose
- * path matches a line but whose method matches none of that path's lines
- * gets 405 with Allow listing them, in table order; no path: 404.
+ * Routing by table: one line per resource, with its handler per method.
+ * A method the line does not list gets 405 with the line's Allow (a
+ * literal: the answer keeps the pointer); no line for the path: 404.
  */
 struct req {
 	struct stub *st;
@@ -843,11 +843,16 @@ typedef void (*route_fn)(const struct req *r);
 
 enum { ROUTE_EXACT = 0, ROUTE_ID = 1 };
 
+#define ROUTE_METHODS 2
+
 struct route {
 	const char *path;
 	int kind;                /* ROUTE_EXACT, or ROUTE_ID: path "/" one segment */
-	const char *method;      /* NULL: any (the handler checks) */
-	route_fn fn;
+	const char *allow;       /* the methods below, for 405 */
+	struct {
+		const char *method; /* NULL: any (the handler checks) */
+		route_fn fn;
+	} m[ROUTE_METHODS];
 };
 
 /* Dispatch @p r on @p p (its path without query) through @p tab. 0 when
@@ -855,11 +860,9 @@ struct route {
 static int
 route(const struct route *tab, size_t n, struct req *r, const char *p, size_t pl)
 {
-	char allow[64], id[256];
-	bool found = false;
-	size_t i, al = 0;
+	char id[256];
+	size_t i, k;
 
-	allow[0] = '\0';
 	for (i = 0; i < n; i++) {
 		const struct route *e = &tab[i];
 
@@ -870,18 +873,16 @@ route(const struct route *tab, size_t n, struct req *r, const char *p, size_t pl
 				return -1;
 			r->id = id;
 		}
-		if (e->method == NULL || strcmp(e->method, r->m) == 0) {
-			e->fn(r);
-			return 0;
+		for (k = 0; k < ROUTE_METHODS && e->m[k].fn != NULL; k++) {
+			if (e->m[k].method == NULL || strcmp(e->m[k].method, r->m) == 0) {
+				e->m[k].fn(r);
+				return 0;
+			}
 		}
-		found = true;
-		al += (size_t)snprintf(allow + al, al < sizeof(allow) ? sizeof(allow) - al : 0,
-			"%s%s", al > 0 ? ", " : "", e->method);
+		method_not_allowed(r->s, e->allow);
+		return 0;
 	}
-	if (!found)
-		return -1;
-	method_not_allowed(r->s, allow);
-	return 0;
+	return -1;
 }
 
 static void
@@ -921,12 +922,12 @@ r_token(const struct req *r)
 }
 
 static const struct route api_routes[] = {
-	{P_DISC, ROUTE_EXACT, "GET", r_discover},
-	{P_NFI, ROUTE_EXACT, "GET", r_list},
-	{P_NFI, ROUTE_ID, NULL, r_nf_instance},
-	{P_SUBS, ROUTE_EXACT, "POST", r_subscribe},
-	{P_SUBS, ROUTE_ID, NULL, r_subscription},
-	{P_TOKEN, ROUTE_EXACT, "POST", r_token},
+	{P_DISC, ROUTE_EXACT, "GET", {{"GET", r_discover}}},
+	{P_NFI, ROUTE_EXACT, "GET", {{"GET", r_list}}},
+	{P_NFI, ROUTE_ID, NULL, {{NULL, r_nf_instance}}},
+	{P_SUBS, ROUTE_EXACT, "POST", {{"POST", r_subscribe}}},
+	{P_SUBS, ROUTE_ID, NULL, {{NULL, r_subscription}}},
+	{P_TOKEN, ROUTE_EXACT, "POST", {{"POST", r_token}}},
 };
 
 void
@@ -1152,14 +1153,12 @@ ctl_record_put(const struct req *r)
 }
 
 static const struct route ctl_routes[] = {
-	{"/_stub/requests", ROUTE_EXACT, "GET", ctl_requests_get},
-	{"/_stub/requests", ROUTE_EXACT, "DELETE", ctl_requests_delete},
-	{"/_stub/stats", ROUTE_EXACT, "GET", ctl_stats_get},
-	{"/_stub/stats", ROUTE_EXACT, "DELETE", ctl_stats_delete},
-	{"/_stub/fault", ROUTE_EXACT, "GET", ctl_fault_get},
-	{"/_stub/fault", ROUTE_EXACT, "PUT", ctl_fault_put_r},
-	{"/_stub/record", ROUTE_EXACT, "GET", ctl_record_get},
-	{"/_stub/record", ROUTE_EXACT, "PUT", ctl_record_put},
+	{"/_stub/requests", ROUTE_EXACT, "GET, DELETE",
+		{{"GET", ctl_requests_get}, {"DELETE", ctl_requests_delete}}},
+	{"/_stub/stats", ROUTE_EXACT, "GET, DELETE",
+		{{"GET", ctl_stats_get}, {"DELETE", ctl_stats_delete}}},
+	{"/_stub/fault", ROUTE_EXACT, "GET, PUT", {{"GET", ctl_fault_get}, {"PUT", ctl_fault_put_r}}},
+	{"/_stub/record", ROUTE_EXACT, "GET, PUT", {{"GET", ctl_record_get}, {"PUT", ctl_record_put}}},
 };
 
 void
