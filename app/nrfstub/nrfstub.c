@@ -61,15 +61,14 @@ struct loop;
 
 struct conn {
 	enum ev_kind kind;	/* first: epoll data points here */
-	struct conn *next;
-	struct conn *prev;
+	struct nrf_list link;	/* in lp->conns */
 	struct loop *lp;
 	int fd;
 	uint32_t id;
 	uint32_t events;
 	enum kill_mode kill;
 	nghttp2_session *sess;
-	struct stream *streams;
+	struct nrf_list streams;	/* struct stream.link */
 	char *pend;		/* bytes the kernel did not take yet */
 	size_t pend_off;
 	size_t pend_len;
@@ -85,7 +84,7 @@ struct loop {
 	int sfd;
 	int reserve_fd;		/* spare fd to shed connections on EMFILE */
 	int stop;
-	struct conn *conns;
+	struct nrf_list conns;	/* struct conn.link */
 	uint32_t next_conn_id;
 	struct stream *pool;
 	uint32_t pool_n;
@@ -152,10 +151,7 @@ stream_get(struct loop *lp, struct conn *c, int32_t id)
 		EVP_MD_CTX_free(s->sha);
 		s->sha = NULL;
 	}
-	s->next = c->streams;
-	if (c->streams != NULL)
-		c->streams->prev = s;
-	c->streams = s;
+	nrf_list_add_head(&c->streams, &s->link);
 	lp->st.stats.streams_active++;
 	return s;
 }
@@ -209,12 +205,7 @@ stream_release(struct loop *lp, struct stream *s)
 	}
 	if (s->flags & STREAM_F_TIMER)
 		timer_del(lp, s);
-	if (s->prev != NULL)
-		s->prev->next = s->next;
-	else
-		c->streams = s->next;
-	if (s->next != NULL)
-		s->next->prev = s->prev;
+	nrf_list_del(&s->link);
 	blob_put(s->rbody);
 	s->rbody = NULL;
 	free(s->location);
@@ -853,15 +844,10 @@ conn_close(struct loop *lp, struct conn *c)
 	}
 	close(c->fd);
 	nghttp2_session_del(c->sess);
-	while (c->streams != NULL)
-		stream_release(lp, c->streams);
+	while (!nrf_list_empty(&c->streams))
+		stream_release(lp, nrf_container_of(c->streams.next, struct stream, link));
 	free(c->pend);
-	if (c->prev != NULL)
-		c->prev->next = c->next;
-	else
-		lp->conns = c->next;
-	if (c->next != NULL)
-		c->next->prev = c->prev;
+	nrf_list_del(&c->link);
 	lp->st.stats.conn_active--;
 	NRF_LOG(DEBUG, STUB_MODULE, "conn %u closed", c->id);
 	free(c);
@@ -884,6 +870,7 @@ conn_new(struct loop *lp, int fd)
 		close(fd);
 		return;
 	}
+	nrf_list_init(&c->streams);
 	c->kind = EV_CONN;
 	c->lp = lp;
 	c->fd = fd;
@@ -911,10 +898,7 @@ conn_new(struct loop *lp, int fd)
 		return;
 	}
 	c->events = EPOLLIN;
-	c->next = lp->conns;
-	if (lp->conns != NULL)
-		lp->conns->prev = c;
-	lp->conns = c;
+	nrf_list_add_head(&lp->conns, &c->link);
 	lp->st.stats.conn_accepted++;
 	lp->st.stats.conn_active++;
 	NRF_LOG(DEBUG, STUB_MODULE, "conn %u accepted", c->id);
@@ -1249,8 +1233,8 @@ setup_callbacks(struct loop *lp)
 static void
 loop_fini(struct loop *lp)
 {
-	while (lp->conns != NULL)
-		conn_close(lp, lp->conns);
+	while (!nrf_list_empty(&lp->conns))
+		conn_close(lp, nrf_container_of(lp->conns.next, struct conn, link));
 	stream_free_all(lp->pool);
 	lp->pool = NULL;
 	if (lp->cbs != NULL)
@@ -1297,6 +1281,7 @@ main(int argc, char **argv)
 	if (lp == NULL)
 		usage_error("out of memory");
 	lp->ep = lp->lfd = lp->sfd = lp->reserve_fd = -1;
+	nrf_list_init(&lp->conns);
 	lp->st.name = "nrfstub";
 	lp->st.fault.count = -1;
 	opterr = 0;

@@ -22,6 +22,8 @@
 #include <nghttp2/nghttp2.h>
 #include <openssl/evp.h>
 
+#include "nrf_list.h"
+
 #define STUB_MODULE "nrfstub"
 #define STUB_MAX_BODY (1u << 20)	/* request body limit; over it: 413 */
 #define STUB_MAX_HDR_BYTES (64u << 10)	/* header block limit; over it: RST */
@@ -141,8 +143,8 @@ struct conn;
  * uses so the steady state does not allocate per request.
  */
 struct stream {
-	struct stream *next;	/* connection's stream list / pool */
-	struct stream *prev;
+	struct nrf_list link;	/* in its connection's streams */
+	struct stream *next;	/* the loop's pool of free streams */
 	struct stream *tnext;	/* delay list, sorted by deadline */
 	struct stream *tprev;
 	struct conn *conn;
