@@ -79,24 +79,14 @@ frame_stream(struct nrf_h2_conn *c, int32_t id)
 static void
 stream_link(struct nrf_h2_conn *c, struct nrf_h2_stream *st)
 {
-	st->prev = NULL;
-	st->next = c->streams;
-	if (c->streams != NULL)
-		c->streams->prev = st;
-	c->streams = st;
+	nrf_list_add_head(&c->streams, &st->link);
 	c->n_streams++;
 }
 
 static void
 stream_unlink(struct nrf_h2_conn *c, struct nrf_h2_stream *st)
 {
-	if (st->prev != NULL)
-		st->prev->next = st->next;
-	else
-		c->streams = st->next;
-	if (st->next != NULL)
-		st->next->prev = st->prev;
-	st->prev = st->next = NULL;
+	nrf_list_del(&st->link);
 	c->n_streams--;
 }
 
@@ -1129,8 +1119,9 @@ conn_teardown(struct nrf_h2_conn *c)
 	nrf_list_del(&c->dirty);
 	nrf_list_del(&c->rq);
 	nrf_list_del(&c->lng);
-	while (c->streams != NULL) {
-		struct nrf_h2_stream *st = c->streams;
+	while (!nrf_list_empty(&c->streams)) {
+		struct nrf_h2_stream *st = nrf_container_of(c->streams.next, struct nrf_h2_stream,
+			link);
 
 		stream_unlink(c, st);
 		if (st->user != NULL && c->cbs->on_close != NULL)
@@ -1197,6 +1188,7 @@ conn_new(struct nrf_h2_ctx *ctx, const struct nrf_h2_cbs *cbs, void *user, bool 
 
 	if (c == NULL)
 		return NULL;
+	nrf_list_init(&c->streams);
 	h2_acct_add(ctx, NRF_H2_MEM_HTTP2, (int64_t)sizeof(*c));
 	c->ctx = ctx;
 	c->cbs = cbs;
@@ -1414,7 +1406,7 @@ nrf_h2_ctx_shutdown(struct nrf_h2_ctx *ctx, bool final)
 	struct nrf_list *l;
 	uint32_t n = 0;
 
-	for (l = ctx->conns.next; l != &ctx->conns; l = l->next) {
+	NRF_LIST_FOREACH(l, &ctx->conns) {
 		struct nrf_h2_conn *c = nrf_container_of(l, struct nrf_h2_conn, all);
 
 		if (!c->server)
@@ -1430,7 +1422,7 @@ nrf_h2_ctx_close_all(struct nrf_h2_ctx *ctx)
 {
 	struct nrf_list *l;
 
-	for (l = ctx->conns.next; l != &ctx->conns; l = l->next)
+	NRF_LIST_FOREACH(l, &ctx->conns)
 		conn_fail(nrf_container_of(l, struct nrf_h2_conn, all), NRF_ECLOSED);
 }
 

@@ -95,7 +95,7 @@ struct nrf_h2_conn {
 	uint8_t state;
 	uint32_t fl;
 	int err;
-	struct nrf_h2_stream *streams;
+	struct nrf_list streams; /* struct nrf_h2_stream.link, newest first */
 	uint32_t n_streams;
 	/* The stream whose header block is being received (on_header is
 	 * called once per field: no map lookup each time). */
