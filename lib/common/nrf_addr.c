@@ -13,8 +13,7 @@
 #include "nrf_err.h"
 
 socklen_t
-nrf_addr_to_sockaddr(uint8_t family, const uint8_t *ip, uint16_t port,
-	struct sockaddr_storage *ss)
+nrf_addr_to_sockaddr(uint8_t family, const uint8_t *ip, uint16_t port, struct sockaddr_storage *ss)
 {
 	memset(ss, 0, sizeof(*ss));
 	if (family == 6) {
@@ -34,8 +33,7 @@ nrf_addr_to_sockaddr(uint8_t family, const uint8_t *ip, uint16_t port,
 }
 
 int
-nrf_addr_from_sockaddr(const struct sockaddr *sa, uint8_t *family, uint8_t *ip,
-	uint16_t *port)
+nrf_addr_from_sockaddr(const struct sockaddr *sa, uint8_t *family, uint8_t *ip, uint16_t *port)
 {
 	*family = 0;
 	*port = 0;

@@ -95,14 +95,12 @@ nrf_list_first(const struct nrf_list *head)
 
 /** Every element @p it of @p head, in order. @p it must stay on the list
  *  (use NRF_LIST_FOREACH_SAFE to take it off). */
-#define NRF_LIST_FOREACH(it, head) \
-	for ((it) = (head)->next; (it) != (head); (it) = (it)->next)
+#define NRF_LIST_FOREACH(it, head) for ((it) = (head)->next; (it) != (head); (it) = (it)->next)
 
 /** Every element @p it of @p head, in order; @p it may be taken off the
  *  list (or freed) in the body; @p nx is scratch. */
 #define NRF_LIST_FOREACH_SAFE(it, nx, head) \
-	for ((it) = (head)->next, (nx) = (it)->next; (it) != (head); \
-		(it) = (nx), (nx) = (it)->next)
+	for ((it) = (head)->next, (nx) = (it)->next; (it) != (head); (it) = (nx), (nx) = (it)->next)
 
 #ifdef __cplusplus
 }
