@@ -193,10 +193,13 @@ nrfwd_sd_tick(const struct nrf_rt *rt)
 	if (sd.fd < 0 || sd.wd_usec == 0)
 		return;
 	/* Ping twice per interval; judge liveness on half an interval at most
-	 * so a stall is caught before systemd's own deadline. */
+	 * (but 2 s at least) so a stall is caught before systemd's own
+	 * deadline. */
 	if (now - sd.wd_last_ns < sd.wd_usec * 1000u / 2)
 		return;
 	bound = NRF_MIN((uint64_t)NRFWD_SD_STALE_MS * 1000000u, sd.wd_usec * 1000u / 2);
+	/* never below two idle iterations: an idle worker loops once a second */
+	bound = NRF_MAX(bound, 2000000000ull);
 	if (!workers_alive(rt, bound, &who, &age)) {
 		if (!sd.wd_stale) {
 			if (age == UINT64_MAX)

@@ -42,7 +42,8 @@ void nrfwd_sd_ready(const struct nrf_rt *rt);
  * Called at every wake-up of the main loop (at least once a second): sends
  * WATCHDOG=1 every half watchdog interval, but only while every worker is
  * running and its loop iterated within the liveness bound
- * (NRFWD_SD_STALE_MS, or half the watchdog interval when shorter). A stuck
+ * (NRFWD_SD_STALE_MS, or half the watchdog interval when shorter, never
+ * under 2 s). A stuck
  * or dead worker stops the pings, and systemd acts on the unit's
  * WatchdogSec= (restart, with Restart=on-failure). Logs once when liveness
  * is lost and once when it is back.
