@@ -20,7 +20,8 @@ import sys
 def esc(text):
     text = text.replace('\\', '\\e')
     text = text.replace('-', '\\-')
-    return text
+    # non-ASCII as groff named Unicode characters: no preconv needed
+    return ''.join(c if ord(c) < 128 else '\\[u%04X]' % ord(c) for c in text)
 
 
 def inline(text):
@@ -97,7 +98,7 @@ def convert(md, name, section, desc, see_also, source):
             out.append('.SH DESCRIPTION')
         elif ln.startswith('## '):
             flush()
-            out.append('.SH "%s"' % inline(ln[3:]).upper().replace('"', ''))
+            out.append('.SH "%s"' % inline(ln[3:].upper()).replace('"', ''))
         elif ln.startswith('### '):
             flush()
             out.append('.SS "%s"' % inline(ln[4:]).replace('"', ''))
