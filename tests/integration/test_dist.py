@@ -134,6 +134,8 @@ class TestMetricsReferenced(unittest.TestCase):
     def tearDown(self):
         failed = not getattr(self._outcome, 'success', True)
         self.h.cleanup(dump=failed)
+        if not failed:
+            shutil.rmtree(self.h.tmpdir, ignore_errors=True)
 
     def test_dashboard_and_rules_use_only_exported_metrics(self):
         local = self.h.start_stub('local', 'stub-profiles-a.json')

@@ -26,6 +26,7 @@ what nrfwd sends, as systemd would for Type=notify (sd_notify(3)):
 import json
 import os
 import re
+import shutil
 import signal
 import socket
 import subprocess
@@ -91,6 +92,8 @@ class TestService(unittest.TestCase):
         failed = not getattr(self._outcome, 'success', True)
         self.h.cleanup(dump=failed or bool(os.environ.get('NRFWD_TEST_LOGS')))
         self.notify.close()
+        if not failed:
+            shutil.rmtree(self.h.tmpdir, ignore_errors=True)
 
     def start(self, cfg, watchdog=True):
         env = {'NOTIFY_SOCKET': self.notify.path}

@@ -187,6 +187,8 @@ class TestPackage(unittest.TestCase):
             self.ns.close()
         self.notify.close()
         self.h.cleanup(dump=failed)
+        if not failed:
+            shutil.rmtree(self.h.tmpdir, ignore_errors=True)
         shutil.rmtree(self.share, ignore_errors=True)
 
     def test_lintian_clean_or_explained(self):
