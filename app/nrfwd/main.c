@@ -7,7 +7,9 @@
  *
  * The control thread (this one) loads and validates the configuration,
  * builds the first snapshot, binds the listeners, starts the workers and
- * then only waits for signals: SIGTERM/SIGINT drain and stop (exit 0).
+ * then only waits for signals: SIGTERM/SIGINT drain and stop (exit 0),
+ * SIGHUP reloads the configuration file (nrfwd_sd.h, also for systemd's
+ * notifications and watchdog).
  * Anything before a "--" is for the DPDK EAL (runtime.transport "dpdk",
  * nrfwd_tp.c); the kernel transport ignores it.
  *
@@ -33,6 +35,7 @@
 #include "nrf_sys.h"
 #include "nrf_tp.h"
 #include "nrfwd_mp.h"
+#include "nrfwd_sd.h"
 #include "nrfwd_tp.h"
 
 #define MOD "nrfwd"
@@ -338,6 +341,7 @@ main(int argc, char **argv)
 		snprintf(tag, sizeof(tag), "w%d", mp_worker);
 		nrf_log_set_tag(tag);
 	}
+	nrfwd_sd_init(mp_worker < 0);
 
 	cfg = nrf_cfg_load_file(config, 1, &problems, &err);
 	if (cfg == NULL) {
@@ -457,6 +461,7 @@ main(int argc, char **argv)
 		return 1;
 	}
 
+	nrfwd_sd_ready(rt);
 	for (unsigned int tick = 0;; tick++) {
 		struct timespec ts = {primary ? 0 : 1, primary ? 100000000 : 0};
 
@@ -468,14 +473,16 @@ main(int argc, char **argv)
 				nrfwd_mp_supervise(mp);
 			if (!primary || tick % 10 == 0)
 				nrf_rt_reclaim(rt);
+			nrfwd_sd_tick(rt);
 			continue;
 		}
 		if (sig == SIGHUP) {
-			NRF_LOG(INFO, MOD, "SIGHUP ignored (use the REST API to reconfigure)");
+			nrfwd_sd_reload(api, rt, config);
 			continue;
 		}
 		break;
 	}
+	nrfwd_sd_stopping();
 	NRF_LOG(INFO, MOD, "nrfwd stopping (%s): draining for up to %u ms", strsignal(sig),
 		drain_ms);
 	/* /readyz says "draining" and configuration changes are refused until

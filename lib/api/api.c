@@ -838,3 +838,144 @@ nrf_api_token_read(const char *path, int *err)
 	*err = tok != NULL ? 0 : NRF_ENOMEM;
 	return tok;
 }
+
+/* ------------------------------------------------------------------------ */
+/* Reload from the file (SIGHUP)                                             */
+
+/* The first problem of @p probs (or @p dflt) as one line in @p why. */
+static void
+reload_why(char *why, size_t cap, const char *what, const struct nrf_cfg_problems *probs,
+	const char *dflt)
+{
+	if (why == NULL || cap == 0)
+		return;
+	if (probs != NULL && probs->n > 0)
+		snprintf(why, cap, "%s: %s: %s%s", what,
+			probs->v[0].pointer[0] != '\0' ? probs->v[0].pointer : "(root)",
+			probs->v[0].reason, probs->n > 1 ? " (and more)" : "");
+	else
+		snprintf(why, cap, "%s: %s", what, dflt);
+}
+
+static int
+reload_locked(struct nrf_api *api, struct nrf_rt *rt, const char *path, uint64_t *gen_out,
+	bool *applied, char *why, size_t cap)
+{
+	struct nrf_cfg_problems probs = {0};
+	const char *restart[8];
+	char *running = NULL, *next = NULL;
+	struct nrf_rt_snap *snap;
+	struct nrf_cfg *cfg;
+	uint64_t gen = 0, t0 = nrf_now_ns(), t1;
+	unsigned int n_restart, i;
+	int rc, err = 0;
+
+	running = nrf_rt_emit(rt, NRF_CFG_ALL, 0, &gen, &err);
+	if (running == NULL) {
+		reload_why(why, cap, "running configuration", NULL, nrf_strerror(err));
+		return err != 0 ? err : NRF_ENOMEM;
+	}
+	if (gen_out != NULL)
+		*gen_out = gen;
+	cfg = nrf_cfg_load_file(path, gen + 1, &probs, &err);
+	if (cfg == NULL) {
+		reload_why(why, cap, err == NRF_EIO ? "cannot read" : "invalid", &probs,
+			nrf_strerror(err));
+		rc = err;
+		goto out;
+	}
+	next = nrf_cfg_emit(cfg, NRF_CFG_ALL, 0, &err);
+	if (next == NULL) {
+		nrf_cfg_free(cfg);
+		reload_why(why, cap, "internal", NULL, nrf_strerror(err));
+		rc = NRF_ENOMEM;
+		goto out;
+	}
+	if (strcmp(next, running) == 0) {
+		nrf_cfg_free(cfg);
+		rc = 0;
+		NRF_LOG(INFO, API_MOD, "configuration reload from %s: unchanged (generation %llu)",
+			path, (unsigned long long)gen);
+		goto out;
+	}
+	n_restart = nrf_rt_restart_only(rt, cfg, restart, NRF_ARRAY_SIZE(restart));
+	if (n_restart > 0) {
+		for (i = 0; i < n_restart && i < NRF_ARRAY_SIZE(restart); i++)
+			api_problem_add(&probs, restart[i], "takes effect only after a restart "
+				"(systemctl restart, not reload)");
+		nrf_cfg_free(cfg);
+		reload_why(why, cap, "restart-only setting changed", &probs, "");
+		rc = NRF_ECONFIG;
+		goto out;
+	}
+	snap = nrf_rt_snap_create(cfg, &err);
+	if (snap == NULL) {
+		reload_why(why, cap, "cannot be used", NULL, nrf_strerror(err));
+		rc = err == NRF_ENOMEM ? NRF_ENOMEM : NRF_ECONFIG;
+		goto out;
+	}
+	t1 = nrf_now_ns();
+	rc = nrf_rt_publish(rt, snap);
+	if (rc != 0) {
+		reload_why(why, cap, "not published", NULL, nrf_strerror(rc));
+		rc = rc == NRF_ENOMEM ? NRF_ENOMEM : NRF_ECONFIG;
+		goto out;
+	}
+	gen = nrf_rt_generation(rt);
+	if (gen_out != NULL)
+		*gen_out = gen;
+	if (api != NULL) {
+		while (!nrf_rt_generation_seen(rt, gen) && nrf_now_ns() - t1 <
+			(uint64_t)api->settle_ms * 1000000ull)
+			usleep(100);
+		api->last_apply[0] = secs(t0, t1);
+		api->last_apply[1] = 0.0;
+		api->last_apply[2] = secs(t1, nrf_now_ns());
+	}
+	*applied = true;
+	NRF_LOG(INFO, API_MOD, "configuration generation %llu applied (reload of %s)",
+		(unsigned long long)gen, path);
+out:
+	nrf_cfg_problems_fini(&probs);
+	free(running);
+	free(next);
+	return rc;
+}
+
+int
+nrf_api_reload_file(struct nrf_api *api, struct nrf_rt *rt, const char *path, uint64_t *gen,
+	char *why, size_t why_cap)
+{
+	bool applied = false;
+	char line[512];
+	int rc;
+
+	if (why == NULL) {
+		why = line;
+		why_cap = sizeof(line);
+	}
+	why[0] = '\0';
+	if (rt == NULL || path == NULL) {
+		snprintf(why, why_cap, "no runtime or no file");
+		return NRF_EINVAL;
+	}
+	if (api != NULL && atomic_load(&api->draining)) {
+		snprintf(why, why_cap, "nrfwd is stopping");
+		atomic_fetch_add(&api->n_failures, 1);
+		return NRF_ECONFIG;
+	}
+	if (api != NULL)
+		pthread_mutex_lock(&api->lock);
+	rc = reload_locked(api, rt, path, gen, &applied, why, why_cap);
+	if (api != NULL) {
+		pthread_mutex_unlock(&api->lock);
+		if (rc != 0)
+			atomic_fetch_add(&api->n_failures, 1);
+		else if (applied)
+			atomic_fetch_add(&api->n_reloads, 1);
+	}
+	if (rc != 0)
+		NRF_LOG(WARN, API_MOD, "configuration reload from %s refused, the running "
+			"configuration stays: %s", path, why);
+	return rc;
+}

@@ -113,12 +113,44 @@ void nrf_api_free(struct nrf_api *api);
  */
 char *nrf_api_token_read(const char *path, int *err);
 
+/**
+ * Reload the configuration from the file @p path (SIGHUP, systemctl
+ * reload): the path of a REST PUT of the whole document — load and validate
+ * all of it (nrf_cfg_load_file()), refuse it when a restart-only setting
+ * differs (nrf_rt_restart_only()), build the snapshot (Via database,
+ * forwarding table, peer addresses: nrf_rt_snap_create()), publish it
+ * (nrf_rt_publish()). All or nothing: on any failure the running
+ * configuration stays. The file is read, never rewritten. A file whose
+ * content is the running configuration publishes nothing (0, *@p gen
+ * unchanged, not counted as a reload).
+ *
+ * Serialised with REST changes (the API's lock) and counted in its
+ * counters (reloads, reload_failures, last apply time). Logs one line: the
+ * generation applied, "unchanged", or why it was refused (the first
+ * problem with its JSON pointer; restart-only settings by pointer).
+ *
+ * @param api   the management listener, or NULL when there is none (then
+ *              nothing is counted; the caller serialises).
+ * @param rt    the runtime.
+ * @param path  the configuration file.
+ * @param gen   if not NULL, receives the generation in use afterwards.
+ * @param why   if not NULL, receives a one-line reason on failure
+ *              (@p why_cap bytes).
+ * @return 0, NRF_EIO (cannot read), NRF_EPARSE (not JSON), NRF_ECONFIG
+ *   (invalid, or a restart-only setting differs, or the snapshot cannot be
+ *   built: identities, TLS files), NRF_ENOMEM. Control thread (the main
+ *   thread: never the API thread).
+ */
+int nrf_api_reload_file(struct nrf_api *api, struct nrf_rt *rt, const char *path,
+	uint64_t *gen, char *why, size_t why_cap);
+
 /** Counters of the API itself (for tests; also exported as metrics). */
 struct nrf_api_stats {
 	uint64_t requests;         /**< HTTP requests answered */
-	uint64_t reloads;          /**< changes applied */
-	uint64_t reload_failures;  /**< PUT/PATCH refused: invalid, restart-only,
-				    *   persistence or internal failure */
+	uint64_t reloads;          /**< changes applied (REST or file reload) */
+	uint64_t reload_failures;  /**< PUT/PATCH or file reload refused:
+				    *   invalid, restart-only, persistence or
+				    *   internal failure */
 };
 
 void nrf_api_stats_get(const struct nrf_api *api, struct nrf_api_stats *out);

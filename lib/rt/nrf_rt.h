@@ -414,6 +414,14 @@ struct nrf_rt_worker_info {
 	uint64_t conns_open;     /**< front connections open now */
 	int pid;                 /**< its process (remote workers), else 0 */
 	uint32_t restarts;       /**< times it was restarted (remote workers) */
+	/**
+	 * nrf_now_ns() (CLOCK_MONOTONIC, comparable across processes) at its
+	 * last loop iteration: the data path's liveness. An idle worker
+	 * iterates at least once a second (timer cap), so an age of several
+	 * seconds means the loop is stuck. Remote workers: as of their last
+	 * report.
+	 */
+	uint64_t loop_ns;
 };
 
 /** Number of workers. */

@@ -714,6 +714,7 @@ nrf_rt_worker_get(const struct nrf_rt *rt, unsigned int i, struct nrf_rt_worker_
 	out->conns_open = __atomic_load_n(&w->st.conns_accepted, __ATOMIC_RELAXED) -
 		__atomic_load_n(&w->st.conns_closed, __ATOMIC_RELAXED);
 	out->running = w->started && !atomic_load_explicit(&w->exited, memory_order_acquire);
+	out->loop_ns = atomic_load_explicit(&w->loop_ns, memory_order_relaxed);
 	if (out->running && pthread_getcpuclockid(w->th, &cid) == 0 &&
 		clock_gettime(cid, &ts) == 0)
 		out->cpu_ns = (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;

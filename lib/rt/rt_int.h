@@ -411,6 +411,7 @@ struct rt_worker {
 	struct rt_timer mem_timer; /* pools given back, malloc_trim() */
 	size_t mem_freed;         /* bytes given back since the last malloc_trim() */
 	_Atomic uint64_t seen_gen;
+	_Atomic uint64_t loop_ns; /* nrf_now_ns() of its last iteration (liveness) */
 
 	struct nrf_rt_stats st;
 } NRF_CACHE_ALIGNED;

@@ -222,6 +222,7 @@ rt_worker_main(void *arg)
 	rt_pool_warm(w);
 	for (;;) {
 		struct nrf_rt_snap *s = atomic_load_explicit(&rt->snap, memory_order_acquire);
+		uint64_t now;
 		int timeout;
 
 		if (s != w->snap)
@@ -235,7 +236,11 @@ rt_worker_main(void *arg)
 		if (w->tp->poll(w->loop, timeout) < 0) {
 			NRF_LOG_RL(ERR, MOD, "worker %u: poll failed", w->id);
 		}
-		rt_timers_run(&w->timers, nrf_now_ns());
+		now = nrf_now_ns();
+		rt_timers_run(&w->timers, now);
+		/* Liveness for the service manager's watchdog (nrf_rt_worker_get):
+		 * the clock read the timers need anyway. */
+		atomic_store_explicit(&w->loop_ns, now, memory_order_relaxed);
 		busy = nrf_h2_ctx_run(w->h2);
 		if (w->old_views != NULL)
 			rt_views_gc(w);
@@ -272,6 +277,7 @@ rt_worker_create(struct nrf_rt *rt, unsigned int id, struct nrf_rt_snap *snap,
 	atomic_init(&w->stop, 0);
 	atomic_init(&w->exited, false);
 	atomic_init(&w->seen_gen, snap->gen);
+	atomic_init(&w->loop_ns, nrf_now_ns());
 	atomic_init(&w->n_pstats, 0);
 	rt_timer_init(&w->drain_timer, drain_tick);
 	w->max_front = max_front(rt, cfg);
