@@ -583,12 +583,13 @@ nrf_tp_dpdk_init(int argc, char **argv, const struct nrf_tp_dpdk_conf *conf)
 	rc = check_conf(conf);
 	if (rc != 0)
 		return rc;
+	/* Before the EAL: rte_eal_init() reorders argv. */
+	(void)nrf_dp_eal_scan(argc, argv, &f);
 	dc.role = conf->role;
 	dc.pci_nic_intended = conf->pci_nic_intended;
 	n = nrf_dp_eal_init(argc, argv, &dc);
 	if (n < 0)
 		return n;
-	(void)nrf_dp_eal_scan(argc, argv, &f);
 	pt.hz = nrf_dp_tsc_hz();
 	pt.conf = *conf;
 	memcpy(&pt.ip_be, conf->ip.ip, 4);
