@@ -28,7 +28,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/resource.h>
 #include <unistd.h>
 #include <time.h>
 
@@ -38,6 +37,7 @@
 #include "nrf_err.h"
 #include "nrf_log.h"
 #include "nrf_rt.h"
+#include "nrf_sys.h"
 #include "nrf_tp.h"
 #include "nrfwd_mp.h"
 #include "nrfwd_tp.h"
@@ -86,18 +86,6 @@ parse_level(const char *s, enum nrf_log_level *out)
 		}
 	}
 	return -1;
-}
-
-/* maxConnections plus peer connections need more than the usual 1024. */
-static void
-raise_nofile(void)
-{
-	struct rlimit rl;
-
-	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < rl.rlim_max) {
-		rl.rlim_cur = rl.rlim_max;
-		(void)setrlimit(RLIMIT_NOFILE, &rl);
-	}
 }
 
 /* ------------------------------------------------------------------------ */
@@ -402,7 +390,7 @@ prepare(const struct nrfwd_args *a, struct nrfwd_base *b)
 		nrf_cfg_free(cfg);
 		return rc;
 	}
-	raise_nofile();
+	(void)nrf_raise_nofile(); /* maxConnections + peer connections */
 	b->drain_ms = cfg->rt.request_ms < DRAIN_MAX_MS ? cfg->rt.request_ms : DRAIN_MAX_MS;
 	if (a->mp_worker >= 0) {
 		if (cfg->rt.transport != NRF_TRANSPORT_DPDK)
