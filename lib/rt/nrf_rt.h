@@ -441,7 +441,7 @@ int nrf_rt_listen_addr(const struct nrf_rt *rt, unsigned int i, struct nrf_tp_ad
  * Poll-mode accounting of the worker on a DPDK transport (params.tp ==
  * nrf_tp_dpdk_ops()). That transport runs exactly one worker per process
  * (nrf_rt_create() refuses more with NRF_EINVAL), started by
- * nrf_rt_start() on the data-path lcore with nrf_tp_dpdk_launch() (or on a
+ * nrf_rt_start() on the data-path lcore with nrf_dp_launch() (or on a
  * registered pthread when the EAL core list has a single lcore).
  *
  * busy_cycles / requests (nrf_rt_stats) is the data-path cost per request
@@ -456,15 +456,17 @@ struct nrf_rt_dp_stats {
 };
 
 /**
- * Counters of the polling worker (any thread; each value consistent).
+ * Counters of the polling worker (any thread; each value consistent):
+ * nrf_rt_dp_stats_worker() of worker 0.
  * @return 0, or NRF_ENOENT when the runtime is not on the DPDK transport
  *   (@p out zeroed, lcore -1).
  */
 int nrf_rt_dp_stats_get(const struct nrf_rt *rt, struct nrf_rt_dp_stats *out);
 
 /**
- * Poll-loop counters of worker @p i: nrf_rt_dp_stats_get() for worker 0 of a
- * local runtime, the worker process's for a remote one.
+ * Poll-loop counters of worker @p i: the lcore's and the port's for the
+ * one worker of a runtime on the DPDK transport, the worker process's for
+ * a runtime of remote workers (its nrf_rt_remote_ops.dp_stats_get).
  * @return 0, NRF_ENOENT (no such worker, or not on the DPDK transport).
  */
 int nrf_rt_dp_stats_worker(const struct nrf_rt *rt, unsigned int i,

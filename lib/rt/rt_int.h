@@ -420,8 +420,11 @@ struct rt_worker {
 #define RT_STAT(w, field, n)                                                   \
 	__atomic_store_n(&(w)->st.field, (w)->st.field + (uint64_t)(n), __ATOMIC_RELAXED)
 
+struct rt_group_ops;
+
 struct nrf_rt {
 	struct nrf_rt_params p;
+	const struct rt_group_ops *grp; /* how the workers run (rt_group.h) */
 	const struct nrf_tp_ops *tp;
 	struct rt_worker *w[NRF_RT_MAX_WORKERS];
 	unsigned int n;
@@ -431,7 +434,7 @@ struct nrf_rt {
 	_Atomic uint64_t cur_gen;  /* rt->cur->gen, for any thread */
 	pthread_mutex_t ctl_lock; /* control side: publish, reclaim, emit */
 	atomic_bool running;
-	/* Polled transport (rt_dp.c): the worker's lcore (-1: a pthread,
+	/* Lcore group (rt_group_lcore.c): the worker's lcore (-1: a pthread,
 	 * dp_th), and its hello once it has stored its thread id. */
 	int dp_lcore;
 	pthread_t dp_th;
@@ -463,12 +466,5 @@ void rt_worker_set_down(struct rt_worker *w, int peer, bool down);
  * or NRF_ENOMEM. */
 int rt_tls_snap_init(struct nrf_rt_snap *s);
 void rt_tls_snap_fini(struct nrf_rt_snap *s);
-
-/* Polled transport (DPDK, rt_dp.c): one worker, run on the data-path
- * lcore. rt_dp_check(): 0 or NRF_EINVAL (logged) for the parameters. */
-bool rt_dp_polled(const struct nrf_tp_ops *tp);
-int rt_dp_check(const struct nrf_rt_params *p);
-int rt_dp_start(struct nrf_rt *rt);
-void rt_dp_join(struct nrf_rt *rt);
 
 #endif /* NRF_RT_INT_H */
