@@ -33,6 +33,7 @@
 #include "nrf_rt.h"
 #include "nrf_tp.h"
 #include "nrfwd_mp.h"
+#include "nrfwd_src.h"
 #include "nrfwd_tp.h"
 
 #define MOD "nrfwd"
@@ -57,6 +58,7 @@ usage(FILE *f)
 		"  -h, --help             this text\n"
 		"  -V, --version          print the version\n",
 		NRF_RT_MAX_WORKERS);
+	nrfwd_src_usage(f);
 	nrfwd_tp_usage(f);
 }
 
@@ -165,6 +167,7 @@ mgmt_start(const struct mgmt_opts *o, struct nrf_rt *rt, const struct nrf_cfg *c
 	}
 	ap.config_path = config_path;
 	ap.token = token;
+	nrfwd_src_api(&ap);
 	*out = nrf_api_create(&ap, rt, &err);
 	if (token != NULL) {
 		memset(token, 0, strlen(token));
@@ -237,6 +240,7 @@ main(int argc, char **argv)
 		{"pci-nic", no_argument, NULL, 1000},
 		{"dpdk-processes", no_argument, NULL, 1001},
 		{"mp-worker", required_argument, NULL, 1002},
+		NRFWD_SRC_LONGOPTS,
 		{"help", no_argument, NULL, 'h'},
 		{"version", no_argument, NULL, 'V'},
 		{NULL, 0, NULL, 0},
@@ -321,6 +325,10 @@ main(int argc, char **argv)
 			topts.queue = (unsigned int)v;
 			break;
 		}
+		case NRFWD_SRC_OPT_FIRST ... NRFWD_SRC_OPT_LAST:
+			if (nrfwd_src_opt(c, optarg) != 0)
+				return 2;
+			break;
 		case 'h':
 			usage(stdout);
 			return 0;
@@ -351,12 +359,14 @@ main(int argc, char **argv)
 		nrf_log_set_tag(tag);
 	}
 
-	cfg = nrf_cfg_load_file(config, 1, &problems, &err);
+	cfg = nrfwd_src_active() ? nrfwd_src_load(config, &problems, &err)
+				 : nrf_cfg_load_file(config, 1, &problems, &err);
 	if (cfg == NULL) {
 		size_t k;
 
 		NRF_LOG(ERR, MOD, "configuration %s rejected (%s): %zu problem(s)", config,
 			nrf_strerror(err), problems.n);
+		nrfwd_src_free();
 		for (k = 0; k < problems.n; k++)
 			fprintf(stderr, "%s: %s\n",
 				problems.v[k].pointer[0] != '\0' ? problems.v[k].pointer : "(root)",
@@ -468,6 +478,11 @@ main(int argc, char **argv)
 		nrfwd_tp_stop();
 		return 1;
 	}
+	if (mp_worker < 0 && nrfwd_src_start(rt) != 0) {
+		nrf_api_drain(api);
+		sig = SIGTERM;
+		goto stop;
+	}
 
 	for (unsigned int tick = 0;; tick++) {
 		struct timespec ts = {primary ? 0 : 1, primary ? 100000000 : 0};
@@ -492,12 +507,15 @@ main(int argc, char **argv)
 		drain_ms);
 	/* /readyz says "draining" and configuration changes are refused until
 	 * the workers are done; the API goes only after they are. */
+stop:
 	nrf_api_drain(api);
+	nrfwd_src_stop();
 	if (primary)
 		nrfwd_mp_stop(mp, drain_ms);
 	nrf_rt_stop(rt, drain_ms);
 	nrf_rt_join(rt);
 	nrf_api_free(api);
+	nrfwd_src_free();
 	log_stats(rt);
 	if (primary)
 		log_workers(rt);
