@@ -641,6 +641,14 @@ on_events(void *arg, const struct nrf_etcd_event *ev, size_t n)
 	return 0;
 }
 
+static bool
+woken(void *arg)
+{
+	struct nrf_cfgsrc *s = arg;
+
+	return atomic_load(&s->wake);
+}
+
 /* Read the key again (start, or after compaction). */
 static int
 reread(struct nrf_cfgsrc *s)
@@ -727,7 +735,7 @@ watcher_main(void *arg)
 		atomic_store(&s->wake, false);
 		if (atomic_load(&s->stop))
 			break;
-		rc = nrf_etcd_watch(s->w_etcd, s->key, start, on_events, s, &s->wake, &compact, 0);
+		rc = nrf_etcd_watch(s->w_etcd, s->key, start, on_events, woken, s, &compact, 0);
 		pthread_mutex_lock(&s->st);
 		if (s->watch_live)
 			backoff = BACKOFF_MIN_MS;  /* it worked for a while */
@@ -809,7 +817,7 @@ reporter_main(void *arg)
 	int64_t lease = 0;
 
 	while (!atomic_load(&s->stop)) {
-		bool dirty, put = false;
+		bool dirty = false, put = false;
 		char *status = NULL;
 		int rc = 0;
 

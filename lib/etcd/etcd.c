@@ -781,7 +781,7 @@ struct wstate {
 	uint32_t create_ms;
 	bool idle;
 	bool not_created;
-	const atomic_bool *stop;
+	nrf_etcd_stop_fn *stop;
 	nrf_etcd_watch_fn *fn;
 	void *arg;
 };
@@ -837,7 +837,7 @@ watch_progress(void *arg, curl_off_t dltotal, curl_off_t dlnow, curl_off_t ultot
 	(void)dlnow;
 	(void)ultotal;
 	(void)ulnow;
-	if (w->stop != NULL && atomic_load(w->stop))
+	if (w->stop != NULL && w->stop(w->arg))
 		return 1;
 	if (!w->created && nrf_now_ns() - w->start_ns > (uint64_t)w->create_ms * 1000000ull) {
 		w->not_created = true;
@@ -852,7 +852,7 @@ watch_progress(void *arg, curl_off_t dltotal, curl_off_t dlnow, curl_off_t ultot
 
 int
 nrf_etcd_watch(struct nrf_etcd *e, const char *key, int64_t start_rev,
-	nrf_etcd_watch_fn *fn, void *arg, const atomic_bool *stop, int64_t *compact_rev,
+	nrf_etcd_watch_fn *fn, nrf_etcd_stop_fn *stop, void *arg, int64_t *compact_rev,
 	uint32_t idle_ms)
 {
 	char *k64 = nrf_etcd_b64_encode(key, strlen(key)), *body;
@@ -900,7 +900,7 @@ nrf_etcd_watch(struct nrf_etcd *e, const char *key, int64_t start_rev,
 			free(body);
 			return w.rc;
 		}
-		if (stop != NULL && atomic_load(stop)) {
+		if (stop != NULL && stop(arg)) {
 			free(body);
 			return 0;
 		}

@@ -27,7 +27,6 @@
  * endpoint.
  */
 
-#include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -152,11 +151,14 @@ int nrf_etcd_lease_revoke(struct nrf_etcd *e, int64_t id);
  */
 typedef int (nrf_etcd_watch_fn)(void *arg, const struct nrf_etcd_event *ev, size_t n);
 
+/** True when a watch should end now (called with the watch's @p arg). */
+typedef bool (nrf_etcd_stop_fn)(void *arg);
+
 /**
  * Watch @p key from @p start_rev (every change with a revision >=
  * start_rev, then live ones) over one long-lived streaming POST
  * /v3/watch. Blocks until the stream ends, @p fn returns non-zero, or
- * @p stop becomes true (checked about once a second, libcurl's progress
+ * @p stop returns true (checked about once a second, libcurl's progress
  * callback).
  * @param compact_rev  receives the compaction revision when etcd refused
  *   @p start_rev as compacted (then read the key again and watch from the
@@ -172,7 +174,7 @@ typedef int (nrf_etcd_watch_fn)(void *arg, const struct nrf_etcd_event *ev, size
  *   NRF_ETIMEDOUT, NRF_EPROTO, NRF_ENOMEM.
  */
 int nrf_etcd_watch(struct nrf_etcd *e, const char *key, int64_t start_rev,
-	nrf_etcd_watch_fn *fn, void *arg, const atomic_bool *stop, int64_t *compact_rev,
+	nrf_etcd_watch_fn *fn, nrf_etcd_stop_fn *stop, void *arg, int64_t *compact_rev,
 	uint32_t idle_ms);
 
 /* ------------------------------------------------------------------------ */

@@ -258,10 +258,11 @@ class TestFleet(unittest.TestCase):
             self.assertEqual(source_of(a3).get('state'), 'cached')
             self.assertEqual(answered_by(a3), (200, 'nrf-e'))
             # ... and with no cache: a clear error, non-zero exit
-            nc = self._start_instance(self.h, 3, {'runtime': json.loads(open(
-                a3.config_path).read())['runtime'] | {'listen': [{
-                    'address': '127.0.0.1', 'port': H.free_port(), 'tls': False}]}},
-                extra=['--config-cache', 'none'], wait=False)
+            with open(a3.config_path) as f:
+                rt = json.load(f)['runtime']
+            rt['listen'] = [{'address': '127.0.0.1', 'port': H.free_port(), 'tls': False}]
+            nc = self._start_instance(self.h, 3, {'runtime': rt},
+                                      extra=['--config-cache', 'none'], wait=False)
             nc.proc.wait(15)
             self.assertNotEqual(nc.proc.returncode, 0)
             self.assertIn('etcd unreachable', nc.log())
