@@ -754,9 +754,12 @@ watcher_main(void *arg)
 		}
 		if (rc == 0)
 			continue; /* woken to reconnect */
-		if (was_live)
+		if (was_live) {
+			/* at once on the next member: the others are likely fine */
 			NRF_LOG(WARN, MOD, "watch of %s lost: %s; resuming from revision %lld",
 				s->key, nrf_etcd_last_error(s->w_etcd), (long long)s->start_rev);
+			continue;
+		}
 		nap(s, jitter(backoff, &seed));
 		backoff = NRF_MIN(backoff * 2, BACKOFF_MAX_MS);
 	}
