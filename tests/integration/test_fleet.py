@@ -31,7 +31,10 @@ whole again):
      exits with a clear error; once etcd is back, a change made while it
      was down... (written right after) is applied by all;
   5. concurrent REST writes on two instances: one wins, the other gets 409
-     (and the store holds the winner's document).
+     (and the store holds the winner's document);
+  6. nrfwd-ctl get/put/patch --etcd work on the store directly: a patch is
+     validated, written with CAS and applied by all; an invalid one and a
+     runtime group are refused with nothing written.
 """
 
 import json
@@ -322,6 +325,41 @@ class TestFleet(unittest.TestCase):
         print('\nfleet: concurrent writes: %d round(s) with one 409' % conflicts,
               file=sys.stderr)
         self.assertGreater(conflicts, 0)
+
+    def test_6_nrfwd_ctl_writes_the_store_directly(self):
+        ctl = [H.binary('nrfwd-ctl')]
+        where = ['--etcd', self.cluster.endpoints, '--config-key', self.key]
+        tmp = os.path.join(self.h.tmpdir, 'patch.json')
+
+        def run(*args, data=None):
+            if data is not None:
+                with open(tmp, 'w') as f:
+                    json.dump(data, f)
+            return subprocess.run(ctl + list(args) + where, capture_output=True, text=True,
+                                  timeout=10)
+
+        r = run('get', 'forwardingOptions')
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertIn('nrfHostConfig', json.loads(r.stdout))
+        before, _ = self.rev_of_store()
+        r = run('patch', 'forwardingOptions', tmp, data={'maxViaMembers': 12})
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertIn('written at revision', r.stdout)
+        rev, stored = self.rev_of_store()
+        self.assertGreater(rev, before)
+        self.assertEqual(stored['forwardingOptions']['maxViaMembers'], 12)
+        self.assertIsNotNone(self.converge(rev, timeout=2.0))
+        for inst in self.inst:
+            self.assertEqual(H.api(inst, 'GET', FWD)[2]['maxViaMembers'], 12)
+        r = run('patch', 'forwardingOptions', tmp, data={'maxViaMembers': 0})
+        self.assertEqual(r.returncode, 1)
+        self.assertIn('/forwardingOptions/maxViaMembers', r.stderr)
+        r = run('put', 'runtime', tmp, data={})
+        self.assertEqual(r.returncode, 2)
+        self.assertEqual(self.rev_of_store()[0], rev)  # nothing written
+        r = subprocess.run(ctl + ['fleet', 'status'] + where, capture_output=True, text=True,
+                           timeout=10)
+        self.assertEqual(r.returncode, 0, r.stdout + r.stderr)  # all on the current revision
 
 
 if __name__ == '__main__':
