@@ -169,7 +169,7 @@ ctl_fleet(int argc, char **argv)
 		rc = nrf_etcd_get(e, prefix, true, &inst);
 	if (rc != 0) {
 		fprintf(stderr, "nrfwd-ctl: etcd: %s\n", nrf_etcd_last_error(e));
-		status = EXIT_UNREACHABLE;
+		status = rc == NRF_EIO ? EXIT_UNREACHABLE : 1;
 		goto out;
 	}
 	cur = cfg.n > 0 ? cfg.v[0].mod_revision : 0;
@@ -350,8 +350,9 @@ ctl_fleet_doc(int argc, char **argv)
 	}
 	rc = nrf_etcd_get(e, o.key, false, &kvs);
 	if (rc != 0) {
+		/* unreachable, or refused (authentication, permission) */
 		fprintf(stderr, "nrfwd-ctl: etcd: %s\n", nrf_etcd_last_error(e));
-		status = EXIT_UNREACHABLE;
+		status = rc == NRF_EIO ? EXIT_UNREACHABLE : 1;
 		goto out;
 	}
 	if (kvs.n == 1) {
