@@ -635,6 +635,7 @@ on_events(void *arg, const struct nrf_etcd_event *ev, size_t n)
 	/* seen after applied: a waiter woken by it reads the outcome */
 	s->seen_rev = last->kv.mod_revision;
 	s->seen_mod = last->kv.mod_revision;
+	s->dirty = true;  /* the status shows the seen revision too */
 	pthread_cond_broadcast(&s->cond);
 	pthread_mutex_unlock(&s->st);
 	nrf_cfgsrc_unlock(s);

@@ -210,6 +210,19 @@ class TestFleet(unittest.TestCase):
         self.assertIsNotNone(self.converge(fixed, timeout=2.0))
         for inst in self.inst:
             self.assertEqual(source_of(inst)['state'], 'applied')
+        # the status keys follow: every instance on the fixed revision
+        ok = E.wait_for(lambda: subprocess.run(
+            [H.binary('nrfwd-ctl'), 'fleet', 'status', '--etcd', self.cluster.endpoints,
+             '--config-key', self.key], capture_output=True, timeout=10).returncode == 0, 3.0,
+            step=0.1)
+        self.assertIsNotNone(ok)
+        inst_keys = E.get(self.cluster.url(0), self.key.rsplit('/', 1)[0] + '/instances/',
+                          prefix=True)
+        self.assertEqual(len(inst_keys), 3)
+        for _, value, _ in inst_keys:
+            st = json.loads(value)
+            self.assertEqual((st['appliedRevision'], st['seenRevision'], st['state']),
+                             (fixed, fixed, 'applied'), st)
 
     def test_3_one_member_killed_a_change_still_converges(self):
         c = self.cluster
