@@ -22,7 +22,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/resource.h>
 #include <unistd.h>
 #include <time.h>
 
@@ -31,6 +30,7 @@
 #include "nrf_err.h"
 #include "nrf_log.h"
 #include "nrf_rt.h"
+#include "nrf_sys.h"
 #include "nrf_tp.h"
 #include "nrfwd_mp.h"
 #include "nrfwd_src.h"
@@ -81,18 +81,6 @@ parse_level(const char *s, enum nrf_log_level *out)
 		}
 	}
 	return -1;
-}
-
-/* maxConnections plus peer connections need more than the usual 1024. */
-static void
-raise_nofile(void)
-{
-	struct rlimit rl;
-
-	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < rl.rlim_max) {
-		rl.rlim_cur = rl.rlim_max;
-		(void)setrlimit(RLIMIT_NOFILE, &rl);
-	}
 }
 
 /* ------------------------------------------------------------------------ */
@@ -382,7 +370,7 @@ main(int argc, char **argv)
 		nrf_cfg_free(cfg);
 		return c;
 	}
-	raise_nofile();
+	(void)nrf_raise_nofile(); /* maxConnections + peer connections */
 	drain_ms = cfg->rt.request_ms < DRAIN_MAX_MS ? cfg->rt.request_ms : DRAIN_MAX_MS;
 	primary = nrfwd_tp_primary();
 	if (mp_worker >= 0 && (cfg->rt.transport != NRF_TRANSPORT_DPDK ||

@@ -26,6 +26,7 @@
 #include <microhttpd.h>
 
 #include "api_int.h"
+#include "nrf_addr.h"
 #include "nrf_common.h"
 #include "nrf_err.h"
 #include "nrf_log.h"
@@ -225,22 +226,7 @@ serve_metrics(struct nrf_api *api, struct MHD_Connection *c, struct api_req *rq)
 static void
 sockaddr_of(const struct nrf_tp_addr *a, struct sockaddr_storage *ss, socklen_t *len)
 {
-	memset(ss, 0, sizeof(*ss));
-	if (a->family == 6) {
-		struct sockaddr_in6 *s6 = (struct sockaddr_in6 *)ss;
-
-		s6->sin6_family = AF_INET6;
-		s6->sin6_port = htons(a->port);
-		memcpy(&s6->sin6_addr, a->ip, 16);
-		*len = sizeof(*s6);
-	} else {
-		struct sockaddr_in *s4 = (struct sockaddr_in *)ss;
-
-		s4->sin_family = AF_INET;
-		s4->sin_port = htons(a->port);
-		memcpy(&s4->sin_addr, a->ip, 4);
-		*len = sizeof(*s4);
-	}
+	*len = nrf_addr_to_sockaddr(a->family, a->ip, a->port, ss);
 }
 
 /* RFC 3339 UTC text of the moment @p mono_ns (CLOCK_MONOTONIC, in the
@@ -440,8 +426,7 @@ apply(struct nrf_api *api, struct MHD_Connection *c, struct api_req *rq)
 	n_restart = nrf_rt_restart_only(api->rt, cfg, restart, NRF_ARRAY_SIZE(restart));
 	if (n_restart > 0) {
 		for (i = 0; i < n_restart && i < NRF_ARRAY_SIZE(restart); i++)
-			api_problem_add(&probs, restart[i], "takes effect only after a restart: "
-				"change the configuration file and restart nrfwd");
+			api_problem_add(&probs, restart[i], "%s", NRF_CFG_RESTART_REASON);
 		nrf_cfg_free(cfg);
 		ret = refuse(api, c, rq, g, 400, "Bad Request", "MODIFICATION_NOT_ALLOWED",
 			"restart-only settings cannot be changed live; nothing was changed", &probs);

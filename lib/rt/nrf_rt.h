@@ -330,6 +330,11 @@ struct nrf_rt_stats {
 	uint64_t request_timeouts;
 	uint64_t client_resets;       /**< client went away before the answer */
 	uint64_t relay_aborts;        /**< upstream broke after the answer began */
+	/** Breaches of "every request is answered exactly once" found by
+	 *  lib/rt (a second answer attempted, or a transaction left with no
+	 *  answer and nothing that will give one). Always 0 unless nrfwd has
+	 *  a bug; builds without NDEBUG abort at the first one instead. */
+	uint64_t answer_violations;
 	uint64_t peer_connects;
 	uint64_t peer_connect_failures;
 	uint64_t snapshot_switches;   /**< snapshots picked up by workers */

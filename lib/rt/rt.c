@@ -222,52 +222,14 @@ nrf_rt_start(struct nrf_rt *rt)
 	return 0;
 }
 
-/* Restart-only settings: baked into listeners, the management listener,
- * the workers' HTTP/2 contexts (SETTINGS, header blocks) and their
- * per-worker buffers sized from the limits. */
-static bool
-listen_differs(const struct nrf_cfg *a, const struct nrf_cfg *b)
-{
-	uint16_t i;
-
-	if (a->rt.n_listen != b->rt.n_listen)
-		return true;
-	for (i = 0; i < a->rt.n_listen; i++) {
-		if (a->rt.listen[i].port != b->rt.listen[i].port ||
-			a->rt.listen[i].tls != b->rt.listen[i].tls ||
-			strcmp(a->rt.listen[i].address, b->rt.listen[i].address) != 0)
-			return true;
-	}
-	return false;
-}
-
+/* Restart-only settings (baked into listeners, the management listener,
+ * the workers' HTTP/2 contexts and buffers, the DPDK port) are marked in
+ * the configuration table (lib/cfg/cfg_table.c). */
 static unsigned int
 restart_diff(const struct nrf_cfg *a, const struct nrf_cfg *b, const char **ptrs,
 	unsigned int max)
 {
-	unsigned int n = 0;
-
-#define RT_DIFF(cond, ptr)                                                     \
-	do {                                                                   \
-		if (cond) {                                                    \
-			if (n < max && ptrs != NULL)                           \
-				ptrs[n] = ptr;                                 \
-			n++;                                                   \
-		}                                                              \
-	} while (0)
-	RT_DIFF(listen_differs(a, b), "/runtime/listen");
-	RT_DIFF(strcmp(a->rt.mgmt_address, b->rt.mgmt_address) != 0,
-		"/runtime/management/address");
-	RT_DIFF(a->rt.mgmt_port != b->rt.mgmt_port, "/runtime/management/port");
-	RT_DIFF(a->rt.max_concurrent_streams != b->rt.max_concurrent_streams,
-		"/runtime/limits/maxConcurrentStreams");
-	RT_DIFF(a->rt.max_header_bytes != b->rt.max_header_bytes,
-		"/runtime/limits/maxHeaderBytes");
-	RT_DIFF(a->rt.max_body_bytes != b->rt.max_body_bytes, "/runtime/limits/maxBodyBytes");
-	RT_DIFF(a->rt.transport != b->rt.transport, "/runtime/transport");
-	RT_DIFF(!nrf_cfg_dpdk_equal(&a->rt.dpdk, &b->rt.dpdk), "/runtime/dpdk");
-#undef RT_DIFF
-	return n;
+	return nrf_cfg_restart_diff(a, b, ptrs, max);
 }
 
 unsigned int

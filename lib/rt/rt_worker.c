@@ -191,14 +191,14 @@ static void
 worker_exit(struct rt_worker *w)
 {
 	struct nrf_h2_ctx_stats hs;
-	struct rt_pool *p;
+	struct nrf_list *l;
 	int guard;
 
 	w->exiting = true;
 	/* Front first: their transactions cancel what runs upstream. */
 	nrf_h2_ctx_close_all(w->h2);
-	for (p = w->all_pools; p != NULL; p = p->all_next)
-		rt_pool_fini(p);
+	NRF_LIST_FOREACH(l, &w->all_pools)
+		rt_pool_fini(nrf_container_of(l, struct rt_pool, all));
 	for (guard = 0; guard < 100; guard++) {
 		nrf_h2_ctx_run(w->h2);
 		nrf_h2_ctx_stats_get(w->h2, &hs);
@@ -263,6 +263,7 @@ rt_worker_create(struct nrf_rt *rt, unsigned int id, struct nrf_rt_snap *snap,
 		return NULL;
 	}
 	memset(w, 0, sizeof(*w));
+	nrf_list_init(&w->all_pools);
 	w->rt = rt;
 	w->id = id;
 	w->tp = rt->tp;
