@@ -22,6 +22,7 @@ pkgs=(
 	iproute2 ethtool curl haproxy jq python3
 	python3-h2
 	debhelper fakeroot lintian prometheus systemd
+	libcurl4-openssl-dev etcd-server etcd-client
 )
 
 if [ "${NRFWD_SKIP_APT:-0}" != 1 ]; then

@@ -43,6 +43,7 @@
 #include "nrf_tp.h"
 #include "nrfwd_mp.h"
 #include "nrfwd_sd.h"
+#include "nrfwd_src.h"
 #include "nrfwd_tp.h"
 
 #define MOD "nrfwd"
@@ -67,6 +68,7 @@ usage(FILE *f)
 		"  -h, --help             this text\n"
 		"  -V, --version          print the version\n",
 		NRF_RT_MAX_WORKERS);
+	nrfwd_src_usage(f);
 	nrfwd_tp_usage(f);
 }
 
@@ -163,6 +165,7 @@ mgmt_start(const struct mgmt_opts *o, struct nrf_rt *rt, const struct nrf_cfg *c
 	}
 	ap.config_path = config_path;
 	ap.token = token;
+	nrfwd_src_api(&ap);
 	*out = nrf_api_create(&ap, rt, &err);
 	if (token != NULL) {
 		memset(token, 0, strlen(token));
@@ -249,6 +252,7 @@ parse_args(int argc, char **argv, struct nrfwd_args *a)
 		{"pci-nic", no_argument, NULL, 1000},
 		{"dpdk-processes", no_argument, NULL, 1001},
 		{"mp-worker", required_argument, NULL, 1002},
+		NRFWD_SRC_LONGOPTS,
 		{"help", no_argument, NULL, 'h'},
 		{"version", no_argument, NULL, 'V'},
 		{NULL, 0, NULL, 0},
@@ -323,6 +327,10 @@ parse_args(int argc, char **argv, struct nrfwd_args *a)
 			a->tp.queue = (unsigned int)v;
 			break;
 		}
+		case NRFWD_SRC_OPT_FIRST ... NRFWD_SRC_OPT_LAST:
+			if (nrfwd_src_opt(c, optarg) != 0)
+				return 2;
+			break;
 		case 'h':
 			usage(stdout);
 			return 0;
@@ -372,12 +380,14 @@ prepare(const struct nrfwd_args *a, struct nrfwd_base *b)
 	struct nrf_cfg *cfg;
 	int rc, err;
 
-	cfg = nrf_cfg_load_file(a->config, 1, &problems, &err);
+	cfg = nrfwd_src_active() ? nrfwd_src_load(a->config, &problems, &err)
+				 : nrf_cfg_load_file(a->config, 1, &problems, &err);
 	if (cfg == NULL) {
 		size_t k;
 
 		NRF_LOG(ERR, MOD, "configuration %s rejected (%s): %zu problem(s)", a->config,
 			nrf_strerror(err), problems.n);
+		nrfwd_src_free();
 		for (k = 0; k < problems.n; k++)
 			fprintf(stderr, "%s: %s\n",
 				problems.v[k].pointer[0] != '\0' ? problems.v[k].pointer : "(root)",
@@ -538,20 +548,30 @@ run_single(const struct nrfwd_args *a, const struct nrfwd_base *b)
 	/* Management listener: after the workers, before the first signal. */
 	if (mgmt_start(&a->mgmt, rt, b->cfg, a->config, &api) != 0)
 		goto fail_rt;
+	/* The configuration source's watch (etcd; nothing for a file). */
+	if (nrfwd_src_start(rt) != 0)
+		goto fail_api;
 
 	sig = wait_stop(&b->sigs, &(struct ctl_wait){rt, api, a->config}, 1000, tick_reclaim, rt);
 	log_stopping(sig, b->drain_ms);
 	/* /readyz says "draining" and configuration changes are refused until
 	 * the workers are done; the API goes only after they are. */
 	nrf_api_drain(api);
+	nrfwd_src_stop();
 	nrf_rt_stop(rt, b->drain_ms);
 	nrf_rt_join(rt);
 	nrf_api_free(api);
+	nrfwd_src_free();
 	log_stats(rt);
 	nrfwd_tp_report(rt);
 	nrf_rt_free(rt);
 	return 0;
 
+fail_api:
+	nrf_api_drain(api);
+	nrfwd_src_stop();
+	nrf_api_free(api);
+	nrfwd_src_free();
 fail_rt:
 	nrf_rt_stop(rt, 0);
 	nrf_rt_free(rt);
@@ -657,22 +677,33 @@ run_primary(const struct nrfwd_args *a, const struct nrfwd_base *b)
 		NRF_LOG(ERR, MOD, "no worker process could be started");
 		goto fail_workers;
 	}
+	if (nrfwd_src_start(rt) != 0)
+		goto fail_src;
 
 	tick.mp = mp;
 	tick.rt = rt;
 	sig = wait_stop(&b->sigs, &(struct ctl_wait){rt, api, a->config}, 100, tick_primary, &tick);
 	log_stopping(sig, b->drain_ms);
 	nrf_api_drain(api);
+	nrfwd_src_stop();
 	nrfwd_mp_stop(mp, b->drain_ms);
 	nrf_rt_stop(rt, b->drain_ms);
 	nrf_rt_join(rt);
 	nrf_api_free(api);
+	nrfwd_src_free();
 	log_stats(rt);
 	log_workers(rt);
 	nrf_rt_free(rt);
 	nrfwd_mp_free(mp);
 	return 0;
 
+fail_src:
+	nrf_api_drain(api);
+	nrfwd_src_stop();
+	nrf_api_free(api);
+	nrfwd_src_free();
+	nrfwd_mp_stop(mp, 0);
+	goto fail_started;
 fail_workers:
 	nrf_api_free(api);
 	nrfwd_mp_stop(mp, 0);

@@ -56,6 +56,7 @@ struct nrf_api {
 	double busy[NRF_RT_MAX_WORKERS];
 	double last_apply[3];
 	atomic_bool draining;     /* nrf_api_drain(): the process is stopping */
+	const struct nrf_api_source *src; /* etcd (api_source.c); NULL: the file */
 };
 
 /* One request (MHD's per-request context). */
@@ -208,6 +209,7 @@ serve_metrics(struct nrf_api *api, struct MHD_Connection *c, struct api_req *rq)
 	if (any_dp)
 		in.dp = dp;
 	api_metrics_render(&b, &in);
+	api_source_metrics(api->src, &b);
 	pthread_mutex_unlock(&api->lock);
 	free(peers);
 	free(st);
@@ -330,6 +332,7 @@ serve_ready(struct nrf_api *api, struct MHD_Connection *c, struct api_req *rq)
 	json_object_set_new(doc, "heldDown", held);
 	json_object_set_new(doc, "generation",
 		json_integer((json_int_t)nrf_rt_generation(api->rt)));
+	api_source_ready(api->src, doc);
 	free(peers);
 	text = json_dumps(doc, JSON_COMPACT);
 	json_decref(doc);
@@ -378,6 +381,7 @@ apply(struct nrf_api *api, struct MHD_Connection *c, struct api_req *rq)
 	enum MHD_Result ret;
 	char why[512];
 	int rc, err = 0;
+	bool src_locked = false;
 
 	if (atomic_load(&api->draining))
 		return refuse(api, c, rq, g, 503, "Service Unavailable", "NF_SERVICE_FAILURE",
@@ -393,6 +397,7 @@ apply(struct nrf_api *api, struct MHD_Connection *c, struct api_req *rq)
 		return ret;
 	}
 	pthread_mutex_lock(&api->lock);
+	src_locked = api_source_lock(api->src);
 	running = nrf_rt_emit(api->rt, NRF_CFG_ALL, 0, &gen, &err);
 	if (running == NULL) {
 		ret = refuse(api, c, rq, g, 500, "Internal Server Error", "SYSTEM_FAILURE",
@@ -451,11 +456,32 @@ apply(struct nrf_api *api, struct MHD_Connection *c, struct api_req *rq)
 		goto out;
 	}
 	t1 = nrf_now_ns();
-	if (api->config_path != NULL) {
+	if (api->src != NULL && g->cfg != NRF_CFG_RUNTIME) {
+		/* shared group: to the source, applied from its watch */
+		struct api_src_out so = {0};
+
+		api_source_change(api->src, snap, api->settle_ms, &src_locked, &so);
+		if (so.status != 200 && so.status != 202) {
+			ret = refuse(api, c, rq, g, so.status, so.title, so.cause, so.detail,
+				&so.probs);
+		} else {
+			atomic_fetch_add(&api->n_reloads, 1);
+			NRF_LOG(INFO, API_MOD, "%s %s: %s", rq->merge ? "PATCH" : "PUT", g->name,
+				so.detail);
+			ret = reply_json_owned(api, c, rq, so.status, answer);
+			answer = NULL;
+		}
+		nrf_cfg_problems_fini(&so.probs);
+		goto out;
+	}
+	if (api->src != NULL || api->config_path != NULL) {
 		size_t plen = strlen(persist);
 
 		persist[plen] = '\n'; /* nrf_cfg_emit's NUL becomes the final newline */
-		rc = api_file_write_atomic(api->config_path, persist, plen + 1, why, sizeof(why));
+		rc = api->src != NULL
+			? api_source_persist(api->src, snap, why, sizeof(why))
+			: api_file_write_atomic(api->config_path, persist, plen + 1, why,
+				sizeof(why));
 		persist[plen] = '\0';
 		if (rc != 0) {
 			nrf_rt_snap_free(snap);
@@ -496,6 +522,8 @@ apply(struct nrf_api *api, struct MHD_Connection *c, struct api_req *rq)
 	ret = reply_json_owned(api, c, rq, 200, answer);
 	answer = NULL;
 out:
+	if (src_locked)
+		api_source_unlock(api->src);
 	pthread_mutex_unlock(&api->lock);
 	json_decref(body);
 	nrf_cfg_problems_fini(&probs);
@@ -690,6 +718,7 @@ nrf_api_create(const struct nrf_api_params *p, struct nrf_rt *rt, int *err)
 	api->rt = rt;
 	api->max_body = p->max_body != 0 ? p->max_body : NRF_API_MAX_BODY;
 	api->settle_ms = p->settle_ms != 0 ? p->settle_ms : 1000;
+	api->src = p->source;
 	pthread_mutex_init(&api->lock, NULL);
 	if (nrf_tp_addr_parse(p->address != NULL ? p->address : "127.0.0.1", p->port,
 		    &api->addr) != 0) {

@@ -44,6 +44,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "nrf_cfg.h"
 #include "nrf_rt.h"
 #include "nrf_tp.h"
 
@@ -53,6 +54,39 @@ extern "C" {
 
 /** Default limit on a request body (PUT/PATCH), bytes. */
 #define NRF_API_MAX_BODY (1024 * 1024)
+
+/**
+ * A configuration source other than the file (the fleet's etcd,
+ * lib/cfgsrc), wired by the application. With one, a PUT or PATCH of a
+ * shared group (generalOptions, forwardingOptions, nrfGrowth) is validated
+ * and compiled here as always, then written to the source instead of
+ * being published: every instance, this one included, applies it from the
+ * source. The answer is 200 once this instance applied it (within
+ * settle_ms), 409 when the source moved on since the revision the change
+ * was based on, 503 when the source cannot be reached, 400 when this
+ * instance refused it after all. A change of runtime is applied here and
+ * persisted through persist(). Every function is called on the API thread.
+ */
+struct nrf_api_source {
+	/** Serialise with the source's own applies (held from reading the
+	 *  running document to writing or publishing). */
+	void (*lock)(void *arg);
+	void (*unlock)(void *arg);
+	/** Write @p next's shared groups, compare-and-swap (lock held).
+	 *  0 with @p ticket, NRF_EAGAIN conflict, NRF_EIO unreachable. */
+	int (*write)(void *arg, const struct nrf_cfg *next, int64_t *ticket, char *why,
+		size_t why_cap);
+	/** Wait for @p ticket to be applied here (lock not held): 0,
+	 *  NRF_ECONFIG (refused: @p problems), NRF_ETIMEDOUT. */
+	int (*wait)(void *arg, int64_t ticket, uint32_t ms, struct nrf_cfg_problems *problems);
+	/** Persist a runtime change (instead of rewriting the whole file). */
+	int (*persist)(void *arg, const struct nrf_cfg *next, char *why, size_t why_cap);
+	/** JSON object text for /readyz "configSource" (malloc'd or NULL). */
+	char *(*status_json)(void *arg);
+	/** Prometheus text appended to /metrics (malloc'd or NULL). */
+	char *(*metrics)(void *arg);
+	void *arg;
+};
 
 /** Parameters of the management listener. */
 struct nrf_api_params {
@@ -76,6 +110,9 @@ struct nrf_api_params {
 	/** Milliseconds a change waits for every worker to use it before it
 	 *  is answered (0: 1000). The answer is 200 either way. */
 	uint32_t settle_ms;
+	/** Configuration source other than the file; NULL: the file. Must
+	 *  outlive the API. */
+	const struct nrf_api_source *source;
 };
 
 struct nrf_api;
