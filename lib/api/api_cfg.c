@@ -175,28 +175,6 @@ api_merge_patch(const json_t *target, const json_t *patch)
 /* ------------------------------------------------------------------------ */
 /* Problems                                                                  */
 
-void
-api_problem_add(struct nrf_cfg_problems *probs, const char *pointer, const char *fmt, ...)
-{
-	struct nrf_cfg_problem *p;
-	va_list ap;
-
-	if (probs->n == probs->cap) {
-		size_t nc = probs->cap == 0 ? 4 : probs->cap * 2;
-		struct nrf_cfg_problem *v = realloc(probs->v, nc * sizeof(*v));
-
-		if (v == NULL)
-			return;
-		probs->v = v;
-		probs->cap = nc;
-	}
-	p = &probs->v[probs->n++];
-	snprintf(p->pointer, sizeof(p->pointer), "%s", pointer);
-	va_start(ap, fmt);
-	vsnprintf(p->reason, sizeof(p->reason), fmt, ap);
-	va_end(ap);
-}
-
 int
 api_doc_apply(const char *running, const struct api_group *g, bool merge,
 	const json_t *body, char **out, struct nrf_cfg_problems *probs)

@@ -96,9 +96,8 @@ json_t *api_merge_patch(const json_t *target, const json_t *patch);
 int api_doc_apply(const char *running, const struct api_group *g, bool merge,
 	const json_t *body, char **out, struct nrf_cfg_problems *probs);
 
-/* Append one problem (pointer, printf reason). */
-void api_problem_add(struct nrf_cfg_problems *probs, const char *pointer,
-	const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+/* Append one problem (pointer, printf reason); out of memory: dropped. */
+#define api_problem_add(probs, ...) ((void)nrf_cfg_problem_add((probs), __VA_ARGS__))
 
 /*
  * ProblemDetails (TS 29.571) as JSON text: title, status, detail (omitted

@@ -171,12 +171,8 @@ problems_add_v(struct nrf_cfg_problems *out, const char *ptr, const char *fmt,
 	return 0;
 }
 
-static int
-problems_add(struct nrf_cfg_problems *out, const char *ptr, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-
-static int
-problems_add(struct nrf_cfg_problems *out, const char *ptr, const char *fmt, ...)
+int
+nrf_cfg_problem_add(struct nrf_cfg_problems *out, const char *ptr, const char *fmt, ...)
 {
 	va_list ap;
 	int rc;
@@ -1010,7 +1006,7 @@ nrf_cfg_load(const char *text, size_t len, uint64_t generation,
 				col = 1;
 			}
 		}
-		if (problems_add(problems, "", "line %zu, column %zu: NUL byte in text",
+		if (nrf_cfg_problem_add(problems, "", "line %zu, column %zu: NUL byte in text",
 			    line, col) != 0) {
 			set_err(err, NRF_ENOMEM);
 			return NULL;
@@ -1028,7 +1024,7 @@ nrf_cfg_load(const char *text, size_t len, uint64_t generation,
 			set_err(err, NRF_ENOMEM);
 			return NULL;
 		}
-		if (problems_add(problems, "", "line %d, column %d: %s", jerr.line,
+		if (nrf_cfg_problem_add(problems, "", "line %d, column %d: %s", jerr.line,
 			    jerr.column, jerr.text) != 0) {
 			set_err(err, NRF_ENOMEM);
 			return NULL;
@@ -1099,7 +1095,7 @@ nrf_cfg_load_file(const char *path, uint64_t generation,
 	return cfg;
 
 io_error:
-	if (problems_add(problems, "", "cannot read %s: %s", path, why) != 0) {
+	if (nrf_cfg_problem_add(problems, "", "cannot read %s: %s", path, why) != 0) {
 		set_err(err, NRF_ENOMEM);
 		return NULL;
 	}

@@ -319,6 +319,17 @@ struct nrf_cfg_problems {
 void nrf_cfg_problems_fini(struct nrf_cfg_problems *p);
 
 /**
+ * Append one problem to @p out: @p ptr (an RFC 6901 pointer, "" for the
+ * root) and a printf-style reason, both truncated to their fields. For the
+ * layers that check documents of their own (the REST API, a configuration
+ * source) so every problem list is built one way. Any thread; @p out is
+ * the caller's. @return 0, or NRF_ENOMEM (the list is unchanged). @p out
+ * NULL: nothing, 0.
+ */
+int nrf_cfg_problem_add(struct nrf_cfg_problems *out, const char *ptr, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+/**
  * Load and validate a configuration document.
  *
  * @param text        JSON text, @p len bytes (need not be NUL-terminated;

@@ -21,33 +21,8 @@
 static const char *const shared_groups[] = {"generalOptions", "forwardingOptions",
 	"nrfGrowth"};
 
-static void
-problem(struct nrf_cfg_problems *probs, const char *pointer, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-
-static void
-problem(struct nrf_cfg_problems *probs, const char *pointer, const char *fmt, ...)
-{
-	struct nrf_cfg_problem *p;
-	va_list ap;
-
-	if (probs == NULL)
-		return;
-	if (probs->n == probs->cap) {
-		size_t nc = probs->cap == 0 ? 4 : probs->cap * 2;
-		struct nrf_cfg_problem *v = realloc(probs->v, nc * sizeof(*v));
-
-		if (v == NULL)
-			return;
-		probs->v = v;
-		probs->cap = nc;
-	}
-	p = &probs->v[probs->n++];
-	snprintf(p->pointer, sizeof(p->pointer), "%s", pointer);
-	va_start(ap, fmt);
-	vsnprintf(p->reason, sizeof(p->reason), fmt, ap);
-	va_end(ap);
-}
+/* A problem at @p pointer; out of memory: dropped. */
+#define problem(probs, ...) ((void)nrf_cfg_problem_add((probs), __VA_ARGS__))
 
 static json_t *
 load_object(const char *text, size_t len, struct nrf_cfg_problems *probs, const char *what)
