@@ -389,6 +389,7 @@ main(int argc, char **argv)
 	sigaddset(&sigs, SIGTERM);
 	sigaddset(&sigs, SIGINT);
 	sigaddset(&sigs, SIGHUP);
+	sigaddset(&sigs, SIGUSR1);
 	pthread_sigmask(SIG_BLOCK, &sigs, NULL);
 	signal(SIGPIPE, SIG_IGN);
 
@@ -484,6 +485,10 @@ main(int argc, char **argv)
 		}
 		if (sig == SIGHUP) {
 			NRF_LOG(INFO, MOD, "SIGHUP ignored (use the REST API to reconfigure)");
+			continue;
+		}
+		if (sig == SIGUSR1) {
+			(void)nrf_rt_alog_reopen(); /* logrotate (docs/access-log.md) */
 			continue;
 		}
 		break;

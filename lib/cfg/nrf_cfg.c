@@ -773,6 +773,7 @@ static const char *const status_names[] = {"DISABLED", "ENABLED", NULL};
 static const char *const scheme_names[] = {"http", "https", NULL};
 static const char *const scope_names[] = {"HOST", "SET", NULL};
 static const char *const transport_names[] = {"kernel", "dpdk", NULL};
+static const char *const alog_format_names[] = {"text", "json", NULL};
 static const char *const cond_names[] = {
 	"NRF_Forwarding_Loop_Detection",
 	"NRF_Forwarding_Loop_Prevention",
@@ -991,6 +992,27 @@ static const struct field health_fields[] = {
 	{NULL},
 };
 
+/* runtime.accessLog (docs/access-log.md); a path that cannot be opened
+ * is found when the data path starts (nrf_rt_create()). */
+static const struct field alog_fields[] = {
+	{FLD("path", F_STR, struct nrf_cfg_access_log, path), .def_str = ""},
+	{FLD("format", F_ENUM, struct nrf_cfg_access_log, format),
+		.names = alog_format_names, .def = NRF_ALOG_TEXT},
+	{FLD("sample", F_U32, struct nrf_cfg_access_log, sample),
+		.min = 1, .max = 1000000, .def = 1},
+	{FLD("maxLinesPerSecond", F_U32, struct nrf_cfg_access_log, max_per_second),
+		.min = 0, .max = 10000000, .def = 0},
+	{FLD("flushMs", F_U32, struct nrf_cfg_access_log, flush_ms),
+		.min = 10, .max = 10000, .def = 200},
+	{NULL},
+};
+
+/* runtime.requestId (docs/access-log.md, "Request ids"). */
+static const struct field rid_fields[] = {
+	{FLD("generate", F_BOOL, struct nrf_cfg_runtime, request_id_generate), .def = true},
+	{NULL},
+};
+
 /* The DPDK port (struct nrf_tp_dpdk_conf); rules across fields in
  * check_dpdk(). */
 static const struct field dpdk_fields[] = {
@@ -1055,6 +1077,8 @@ static const struct field runtime_fields[] = {
 	{.name = "timeouts", .type = F_OBJECT, .sub = timeout_fields},
 	{.name = "limits", .type = F_OBJECT, .sub = limit_fields},
 	{.name = "health", .type = F_OBJECT, .sub = health_fields},
+	{FLD("accessLog", F_OBJECT, struct nrf_cfg_runtime, access_log), .sub = alog_fields},
+	{.name = "requestId", .type = F_OBJECT, .sub = rid_fields},
 	{FLD("transport", F_ENUM, struct nrf_cfg_runtime, transport),
 		.names = transport_names, .def = NRF_TRANSPORT_KERNEL},
 	{FLD("dpdk", F_OBJECT, struct nrf_cfg_runtime, dpdk), .sub = dpdk_fields},

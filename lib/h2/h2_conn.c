@@ -1148,6 +1148,7 @@ conn_teardown(struct nrf_h2_conn *c)
 	ctx->tp->close(c->tc);
 	h2_obuf_put(ctx, c->obuf);
 	h2_acct_add(ctx, NRF_H2_MEM_HTTP2, -(int64_t)sizeof(*c));
+	free(c->peer);
 	free(c);
 }
 
@@ -1274,6 +1275,7 @@ conn_destroy_unstarted(struct nrf_h2_conn *c)
 		c->ctx->tp->close(c->tc);
 	h2_obuf_put(c->ctx, c->obuf);
 	h2_acct_add(c->ctx, NRF_H2_MEM_HTTP2, -(int64_t)sizeof(*c));
+	free(c->peer);
 	free(c);
 }
 
@@ -1326,6 +1328,20 @@ void *
 nrf_h2_conn_user(const struct nrf_h2_conn *c)
 {
 	return c->user;
+}
+
+const char *
+nrf_h2_conn_peer(struct nrf_h2_conn *c)
+{
+	char buf[64];
+
+	if (c->peer != NULL)
+		return c->peer;
+	buf[0] = '\0';
+	if (c->tc != NULL && c->ctx->tp->peer_name != NULL)
+		c->ctx->tp->peer_name(c->tc, buf, sizeof(buf));
+	c->peer = strdup(buf[0] != '\0' ? buf : "-");
+	return c->peer != NULL ? c->peer : "-";
 }
 
 bool
@@ -1472,6 +1488,8 @@ nrf_h2_respond(struct nrf_h2_stream *st, int status, const struct nrf_h2_hdr *hd
 		return NRF_ENOMEM;
 	if (!more)
 		st->flags |= NRF_H2_SF_OUT_EOF;
+	st->resp_status = (uint16_t)status;
+	st->resp_bytes = len;
 	prd.source.ptr = st;
 	prd.read_callback = front_read;
 	rv = nghttp2_submit_response(c->sess, st->id, ctx->nv, n,
@@ -1530,6 +1548,8 @@ nrf_h2_respond_inline(struct nrf_h2_stream *st, int status, const struct nrf_h2_
 		memcpy(p, body, len);
 	st->inl_len = (uint16_t)need;
 	st->flags |= NRF_H2_SF_OUT_EOF | NRF_H2_SF_INLINE;
+	st->resp_status = (uint16_t)status;
+	st->resp_bytes = len;
 	prd.source.ptr = st;
 	prd.read_callback = inline_read;
 	rv = nghttp2_submit_response(c->sess, st->id, ctx->nv, n_hdrs + 1, len > 0 ? &prd : NULL);
@@ -1565,6 +1585,7 @@ nrf_h2_append(struct nrf_h2_stream *st, struct nrf_h2_body *b)
 	}
 	if (b->len == 0)
 		return 0;
+	st->resp_bytes += b->len;
 	h2_body_join(st->conn->ctx, &st->out, b);
 	resume(st);
 	return 0;

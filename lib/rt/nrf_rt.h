@@ -214,6 +214,17 @@ void nrf_rt_stop(struct nrf_rt *rt, uint32_t drain_ms);
 /** Wait for every worker thread to exit (after nrf_rt_stop()). */
 void nrf_rt_join(struct nrf_rt *rt);
 
+/**
+ * Reopen the access log file of this process (runtime.accessLog.path; SIGUSR1,
+ * for logrotate): the path is opened again and takes the place of the file
+ * descriptor the workers write to, so lines written from now on go to the
+ * file now at that path. No-op when the log is off or goes to standard error.
+ * Control thread (not a signal handler).
+ * @return 0, or NRF_EIO (logged: the path and the reason; the workers keep
+ *   writing to the file they had).
+ */
+int nrf_rt_alog_reopen(void);
+
 /** Free the runtime (workers joined or never started). NULL-safe. */
 void nrf_rt_free(struct nrf_rt *rt);
 
@@ -337,6 +348,9 @@ struct nrf_rt_stats {
 	uint64_t timeouts[NRF_RT_TMO_COUNT];
 	uint64_t budget_rejections;   /**< requests refused over the memory
 				       *   budget (runtime.limits.maxBufferedBytes) */
+	uint64_t alog_lines;          /**< access log lines formatted */
+	uint64_t alog_dropped;        /**< access log lines not written: over
+				       *   maxLinesPerSecond, or a write failed */
 	/** Gauges, summed over workers when read: bytes held now, by kind;
 	 *  bytes kept on free lists for reuse; the workers' budgets. */
 	uint64_t buffered[NRF_RT_BUF_COUNT];

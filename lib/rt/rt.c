@@ -266,6 +266,8 @@ restart_diff(const struct nrf_cfg *a, const struct nrf_cfg *b, const char **ptrs
 	RT_DIFF(a->rt.max_body_bytes != b->rt.max_body_bytes, "/runtime/limits/maxBodyBytes");
 	RT_DIFF(a->rt.transport != b->rt.transport, "/runtime/transport");
 	RT_DIFF(!nrf_cfg_dpdk_equal(&a->rt.dpdk, &b->rt.dpdk), "/runtime/dpdk");
+	RT_DIFF(strcmp(a->rt.access_log.path, b->rt.access_log.path) != 0,
+		"/runtime/accessLog/path");
 #undef RT_DIFF
 	return n;
 }

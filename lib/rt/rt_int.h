@@ -12,6 +12,7 @@
  *   rt_proxy.c  the request pipeline (SPEC §3) on one front stream
  *   rt_sweep.c  runtime.timeouts: the periodic sweep of the h2 context
  *   rt_mem.c    the memory budget and giving memory back
+ *   rt_alog.c   the access log and request ids
  */
 
 #include <pthread.h>
@@ -24,6 +25,7 @@
 #include "nrf_tp.h"
 #include "nrf_tp_tls.h"
 #include "nrf_via.h"
+#include "rt_alog.h"
 #include "rt_timer.h"
 
 #define MOD "rt"
@@ -254,6 +256,7 @@ struct rt_xact {
 	struct rt_timer rtimer;    /* request timeout */
 	uint64_t t0;               /* complete request received (ns) */
 	uint8_t outcome;           /* enum nrf_rt_outcome of the answer given */
+	char rid[RT_RID_MAX + 1];  /* request id (rt_alog.c); "" none */
 	struct rt_xact *next_free;
 	/* Last: decided before the transaction is taken (xact_take() clears
 	 * only what comes before it). */
@@ -385,6 +388,7 @@ struct rt_worker {
 	struct rt_timer mem_timer; /* pools given back, malloc_trim() */
 	size_t mem_freed;         /* bytes given back since the last malloc_trim() */
 	_Atomic uint64_t seen_gen;
+	struct rt_alog *alog;     /* access log buffer, request ids (rt_alog.c) */
 
 	struct nrf_rt_stats st;
 } NRF_CACHE_ALIGNED;
