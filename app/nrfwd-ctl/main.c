@@ -30,6 +30,7 @@ ctl_usage(FILE *f)
 		"       nrfwd-ctl put GROUP FILE [--api URL] [--token-file F]\n"
 		"       nrfwd-ctl patch GROUP FILE [--api URL] [--token-file F]\n"
 		"       nrfwd-ctl metrics [--api URL]\n"
+		"       nrfwd-ctl peers [--api URL]\n"
 		"\n"
 		"check    validate a configuration; prints every problem as\n"
 		"         '<json-pointer>: <reason>'; exit 0 valid, 1 invalid\n"
@@ -67,6 +68,7 @@ ctl_usage(FILE *f)
 		"put      replace GROUP with the JSON object in FILE ('-': stdin)\n"
 		"patch    merge FILE into GROUP (JSON merge patch, RFC 7396)\n"
 		"metrics  print the Prometheus metrics\n"
+		"peers    every upstream: address, state, tries, last failure (GET /peers)\n"
 		"         --api        management listener (default " DEFAULT_API ")\n"
 		"         --token-file bearer token for put and patch\n"
 		"         a refused change prints every problem as\n"
@@ -93,7 +95,8 @@ main(int argc, char **argv)
 	if (strcmp(argv[1], "trace") == 0)
 		return ctl_trace(argc, argv);
 	if (strcmp(argv[1], "get") == 0 || strcmp(argv[1], "put") == 0 ||
-		strcmp(argv[1], "patch") == 0 || strcmp(argv[1], "metrics") == 0)
+		strcmp(argv[1], "patch") == 0 || strcmp(argv[1], "metrics") == 0 ||
+		strcmp(argv[1], "peers") == 0)
 		return ctl_api(argc, argv);
 	if (strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "--help") == 0) {
 		ctl_usage(stdout);

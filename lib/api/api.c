@@ -550,6 +550,14 @@ first_call(struct nrf_api *api, struct MHD_Connection *c, struct api_req *rq,
 			return reply(api, c, rq, 200, CT_JSON, "{\"status\":\"alive\"}\n", NULL);
 		case API_RES_READYZ:
 			return serve_ready(api, c, rq);
+		case API_RES_PEERS: {
+			char *text = api_peers_get(api->rt);
+
+			if (text == NULL)
+				return reply_problem(api, c, rq, 500, "Internal Server Error",
+					"SYSTEM_FAILURE", "out of memory", NULL, NULL);
+			return reply_json_owned(api, c, rq, 200, text);
+		}
 		default:
 			return serve_config(api, c, rq);
 		}

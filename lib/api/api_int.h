@@ -41,6 +41,7 @@ enum api_res {
 	API_RES_METRICS,
 	API_RES_HEALTHZ,
 	API_RES_READYZ,
+	API_RES_PEERS,      /* /peers (api_peers.c) */
 };
 
 /* A configuration group as a resource. */
@@ -154,4 +155,15 @@ void api_metrics_render(struct api_buf *b, const struct api_metrics_in *in);
 #ifdef __cplusplus
 }
 #endif
+/*
+ * GET /peers (api_peers.c): @p up upstreams of the running configuration
+ * joined by name with @p st (their counters summed over the workers), as
+ * a JSON document (malloc'd, no trailing newline; NULL: out of memory).
+ * @p now_ns: nrf_now_ns(), for "seconds ago" fields.
+ */
+char *api_peers_render(const struct nrf_rt_upstream *up, size_t n_up,
+	const struct nrf_rt_peer_stats *st, size_t n_st, uint64_t generation, uint64_t now_ns);
+/* api_peers_render() of @p rt now (control thread). */
+char *api_peers_get(struct nrf_rt *rt);
+
 #endif /* NRF_API_INT_H */

@@ -225,6 +225,27 @@ void nrf_rt_join(struct nrf_rt *rt);
  */
 int nrf_rt_alog_reopen(void);
 
+/** One upstream of the running configuration (GET /peers). */
+struct nrf_rt_upstream {
+	char name[280];          /**< as in struct nrf_rt_peer_stats (the key) */
+	bool local;              /**< the local NRF */
+	enum nrf_cfg_mode mode;  /**< peers: forwarding or growth */
+	char set_id[128];        /**< growth: its nrfSetId */
+	uint32_t priority;       /**< peers: priority */
+	char configured[300];    /**< what the configuration names: fqdn,
+				  *   addresses, port */
+	char address[64];        /**< the address tries go to ("ip:port",
+				  *   "[v6]:port"); "" when it did not resolve */
+	bool tls;                /**< https */
+};
+
+/**
+ * The upstreams of the current snapshot, local NRF first, then the peers
+ * in configuration order. Control thread. @p *out is malloc'd (caller
+ * frees). @return 0 or NRF_ENOMEM.
+ */
+int nrf_rt_upstreams_get(struct nrf_rt *rt, struct nrf_rt_upstream **out, size_t *n);
+
 /** Free the runtime (workers joined or never started). NULL-safe. */
 void nrf_rt_free(struct nrf_rt *rt);
 
@@ -393,6 +414,10 @@ struct nrf_rt_peer_stats {
 	/** Earliest hold-down start among those workers, nrf_now_ns() clock
 	 *  (CLOCK_MONOTONIC, the same in every process); 0 when none. */
 	uint64_t down_since_ns;
+	/** Last failed try in any worker: nrf_now_ns() clock (0: none) and
+	 *  its reason. */
+	uint64_t last_fail_ns;
+	enum nrf_rt_fail last_fail;
 };
 
 /**

@@ -121,6 +121,9 @@ struct rt_pstats {
 	uint32_t pools;
 	uint32_t n_down;         /* worker only */
 	uint64_t down_since;
+	/* Last failed try (GET /peers): nrf_now_ns() and enum nrf_rt_fail. */
+	uint64_t last_fail_ns;
+	uint32_t last_fail;
 };
 
 #define RT_PSTATS_CHUNK 64
