@@ -357,9 +357,11 @@ main(int argc, char **argv)
 
 		NRF_LOG(ERR, MOD, "configuration %s rejected (%s): %zu problem(s)", config,
 			nrf_strerror(err), problems.n);
+		/* One log line per problem (timestamp, level): journald and
+		 * log collectors keep each one whole. The root is "/". */
 		for (k = 0; k < problems.n; k++)
-			fprintf(stderr, "%s: %s\n",
-				problems.v[k].pointer[0] != '\0' ? problems.v[k].pointer : "(root)",
+			NRF_LOG(ERR, MOD, "configuration %s: %s: %s", config,
+				problems.v[k].pointer[0] != '\0' ? problems.v[k].pointer : "/",
 				problems.v[k].reason);
 		nrf_cfg_problems_fini(&problems);
 		return 1;

@@ -693,13 +693,13 @@ struct nrf_api *
 nrf_api_create(const struct nrf_api_params *p, struct nrf_rt *rt, int *err)
 {
 	struct sockaddr_storage ss;
-	const union MHD_DaemonInfo *info;
 	struct nrf_api *api;
 	/* epoll (MHD_USE_AUTO): nrfwd raises its descriptor limit for its
 	 * clients, so management sockets may be numbered beyond FD_SETSIZE. */
 	unsigned int flags = MHD_USE_AUTO_INTERNAL_THREAD | MHD_USE_ERROR_LOG;
 	socklen_t len;
 	unsigned int i;
+	int lfd = -1, one = 1;
 
 	if (p == NULL || rt == NULL) {
 		*err = NRF_EINVAL;
@@ -748,10 +748,37 @@ nrf_api_create(const struct nrf_api_params *p, struct nrf_rt *rt, int *err)
 	sockaddr_of(&api->addr, &ss, &len);
 	if (api->addr.family == 6)
 		flags |= MHD_USE_IPv6;
+	/* The socket is bound here, not by libmicrohttpd, so that a failure
+	 * names the address and the reason ("Address already in use"), not
+	 * "Failed to bind to port 0". */
+	lfd = socket(ss.ss_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (lfd < 0 || setsockopt(lfd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one)) < 0 ||
+		(api->addr.family == 6 &&
+			setsockopt(lfd, IPPROTO_IPV6, IPV6_V6ONLY, &one, sizeof(one)) < 0) ||
+		bind(lfd, (struct sockaddr *)&ss, len) < 0 || listen(lfd, 64) < 0) {
+		char buf[80];
+		int e = errno;
+
+		NRF_LOG(ERR, API_MOD, "management listener: cannot listen on %s: %s",
+			nrf_tp_addr_format(&api->addr, buf, sizeof(buf)), strerror(e));
+		if (lfd >= 0)
+			close(lfd);
+		*err = e == EADDRINUSE ? NRF_EADDRINUSE : e == EACCES ? NRF_EACCES
+			: e == EADDRNOTAVAIL ? NRF_EADDRNOTAVAIL : NRF_EIO;
+		goto fail;
+	}
+	{
+		struct sockaddr_storage b;
+		socklen_t bl = sizeof(b);
+
+		if (getsockname(lfd, (struct sockaddr *)&b, &bl) == 0)
+			api->addr.port = ntohs(b.ss_family == AF_INET6
+				? ((struct sockaddr_in6 *)&b)->sin6_port
+				: ((struct sockaddr_in *)&b)->sin_port);
+	}
 	api->d = MHD_start_daemon(flags, 0, NULL, NULL, on_request, api,
 		MHD_OPTION_EXTERNAL_LOGGER, mhd_log, api,
-		MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&ss,
-		MHD_OPTION_LISTENING_ADDRESS_REUSE, (unsigned int)1,
+		MHD_OPTION_LISTEN_SOCKET, lfd,
 		MHD_OPTION_CONNECTION_LIMIT, (unsigned int)64,
 		MHD_OPTION_CONNECTION_TIMEOUT, (unsigned int)30,
 		MHD_OPTION_NOTIFY_COMPLETED, on_completed, api,
@@ -759,14 +786,12 @@ nrf_api_create(const struct nrf_api_params *p, struct nrf_rt *rt, int *err)
 	if (api->d == NULL) {
 		char buf[80];
 
-		NRF_LOG(ERR, API_MOD, "cannot listen on %s", nrf_tp_addr_format(&api->addr, buf,
-			sizeof(buf)));
+		NRF_LOG(ERR, API_MOD, "management listener on %s: libmicrohttpd did not start",
+			nrf_tp_addr_format(&api->addr, buf, sizeof(buf)));
+		close(lfd);
 		*err = NRF_EIO;
 		goto fail;
 	}
-	info = MHD_get_daemon_info(api->d, MHD_DAEMON_INFO_BIND_PORT);
-	if (info != NULL && info->port != 0)
-		api->addr.port = info->port;
 	*err = 0;
 	return api;
 fail:

@@ -1070,8 +1070,12 @@ conn_event(void *arg, unsigned int events)
 	if (c->fl & CF_DEAD)
 		return;
 	if (c->state == CONN_CONNECTING) {
-		if (c->ctx->tp->connect_result(c->tc) != 0) {
-			conn_fail(c, NRF_EIO);
+		int rc = c->ctx->tp->connect_result(c->tc);
+
+		if (rc != 0) {
+			/* The transport's reason (connection refused, unreachable…)
+			 * goes to on_conn_close and from there into the logs. */
+			conn_fail(c, rc);
 			return;
 		}
 		c->state = CONN_OPEN;

@@ -524,8 +524,9 @@ struct nrf_h2_cbs {
 	/**
 	 * Either role: the connection is gone (after on_close of each of its
 	 * streams); @p c is freed when this returns. @p err: 0 orderly close,
-	 * or why (NRF_EIO connect or socket error, NRF_ETIMEDOUT,
-	 * NRF_EPROTO protocol error, NRF_ECLOSED peer closed).
+	 * or why (a failed connect: the transport's reason, e.g.
+	 * NRF_ECONNREFUSED, NRF_EUNREACH, else NRF_EIO; NRF_EIO socket error,
+	 * NRF_ETIMEDOUT, NRF_EPROTO protocol error, NRF_ECLOSED peer closed).
 	 */
 	void (*on_conn_close)(struct nrf_h2_conn *c, int err);
 	/**

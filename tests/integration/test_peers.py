@@ -12,7 +12,9 @@ it "up" again (background probes, no traffic needed); nrfwd-ctl prints the
 same in a table. Standard library only; helpers in nrfwd_harness.py.
 """
 
+import json
 import os
+import socket
 import subprocess
 import sys
 import time
@@ -82,6 +84,8 @@ class Peers(unittest.TestCase):
         self.assertEqual(st, 504)
         p = wait_state(fwd, pname, 'down')
         self.assertEqual(p['lastFailure']['reason'], 'connect')
+        # The transport's reason is kept in the log, not "input/output error".
+        self.assertIn('connect failed: connection refused', fwd.log())
         self.assertGreaterEqual(p['failures']['connect'], 1)
         self.assertIsNotNone(p['downForSeconds'])
         self.assertEqual(p['workersDown'], p['workers'])
@@ -105,6 +109,58 @@ class Peers(unittest.TestCase):
         self.assertEqual(p['lastFailure']['reason'], 'connect')  # kept: the last one
         st, _, _ = H.curl(fwd.url(PROFILE + ID_UDM1))
         self.assertEqual(st, 200)
+
+
+class Reasons(unittest.TestCase):
+    """Start-up failures name the address and the reason, one log line each."""
+
+    def setUp(self):
+        self.h = H.Harness()
+        self.busy = socket.socket()
+        self.busy.bind(('127.0.0.1', 0))
+        self.busy.listen(1)
+        self.port = self.busy.getsockname()[1]
+
+    def tearDown(self):
+        self.busy.close()
+        self.h.cleanup()
+
+    def run_nrfwd(self, cfg):
+        path = os.path.join(self.h.tmpdir, 'c.json')
+        with open(path, 'w') as f:
+            json.dump(cfg, f)
+        return subprocess.run([H.binary('nrfwd'), '--config', path, '--workers', '1'],
+                              capture_output=True, text=True, timeout=20)
+
+    def test_01_listen_port_in_use(self):
+        cfg = H.nrfwd_config('nrf-a.test', port=self.port)
+        r = self.run_nrfwd(cfg)
+        self.assertNotEqual(r.returncode, 0)
+        self.assertIn('cannot listen on 127.0.0.1:%d: address already in use' % self.port,
+                      r.stderr)
+        self.assertNotIn('input/output error', r.stderr)
+
+    def test_02_management_port_in_use(self):
+        cfg = H.nrfwd_config('nrf-a.test')
+        cfg['runtime']['management'] = {'address': '127.0.0.1', 'port': self.port}
+        r = self.run_nrfwd(cfg)
+        self.assertNotEqual(r.returncode, 0)
+        self.assertIn('management listener: cannot listen on 127.0.0.1:%d: Address already in use'
+                      % self.port, r.stderr)
+        self.assertNotIn('port 0', r.stderr)
+
+    def test_03_configuration_problems_one_line_each(self):
+        cfg = H.nrfwd_config('nrf-a.test')
+        cfg['runtime']['limits']['maxConnections'] = 0
+        cfg['forwardingOptions']['maxViaMembers'] = 0
+        r = self.run_nrfwd(cfg)
+        self.assertNotEqual(r.returncode, 0)
+        lines = [x for x in r.stderr.splitlines() if x.strip()]
+        probs = [x for x in lines if '/runtime/limits/maxConnections' in x or
+                 '/forwardingOptions/maxViaMembers' in x]
+        self.assertEqual(len(probs), 2, r.stderr)
+        for line in lines:  # every line: timestamp and level
+            self.assertRegex(line, r'^\d{4}-\d\d-\d\dT[0-9:.]+Z (ERROR|WARN|INFO) ', line)
 
 
 if __name__ == '__main__':
