@@ -8,7 +8,7 @@ median over the rounds, with min..max. Reported per system: requests/s,
 proxy CPU seconds per 100 000 requests (on-CPU time from the threads' schedstat),
 requests per proxy-CPU-second, p50/p99 latency (h2load --log-file).
 A fourth row sends the same request through a second nrfwd (same build and
-options, also on core 1, idle while the others run) configured as SPEC's main
+options, also on core 1, idle while the others run) configured as the main
 deployment: a local NRF (an nrfstub on core 0 answering every request 404,
 `--fault status:404`) is tried first, its 404 is the forwarding trigger, then
 the request goes to the same upstream. A fifth row sends requests that nrfwd
@@ -135,7 +135,7 @@ def main():
         nrfwd = start([f"{build}/app/nrfwd/nrfwd", "--config", cfgfile, "--workers", "1",
                        "--log-level", "error"], 1, p_nrfwd)
 
-        # The same nrfwd with a local NRF that answers 404 (SPEC §3: local
+        # The same nrfwd with a local NRF that answers 404 (behaviour.md §3: local
         # NRF first, 404 triggers forwarding to the peers).
         p_nrfwd_l = free_port()
         cfg_l = json.loads(json.dumps(cfg))
@@ -323,7 +323,7 @@ backend be
         "bounded by the client side for every system: compare CPU per request.",
         "",
         "Rows: **nrfwd (forwarded)** is the pure forwarder (no `localNrf`): front exchange + one exchange "
-        "with the upstream. **nrfwd (forwarded after local 404)** is SPEC's main deployment: a second nrfwd "
+        "with the upstream. **nrfwd (forwarded after local 404)** is the main deployment (behaviour §3: local NRF first): a second nrfwd "
         "(same build, one worker, also on core 1, idle while the other systems run) whose `localNrf` is an "
         "nrfstub on core 0 answering every request `404` (`--fault status:404`, `conf/stub-profiles-empty.json`): "
         "front exchange + the local NRF's 404 (the forwarding trigger, kept for step 8) + the upstream exchange. "
