@@ -21,6 +21,8 @@ pkgs=(
 	liblwip-dev dpkg-dev xz-utils
 	iproute2 ethtool curl haproxy jq python3
 	python3-h2
+	debhelper fakeroot lintian prometheus systemd
+	libcurl4-openssl-dev etcd-server etcd-client
 )
 
 if [ "${NRFWD_SKIP_APT:-0}" != 1 ]; then

@@ -42,6 +42,11 @@ fi
 if [ -f tests/dpdk/meson.build ]; then
 	suites+=(--suite dpdk)
 fi
+# The Debian package: built from a clone of HEAD, installed and run in a
+# throwaway root (tests/package/test_package.py, docs/service.md).
+if [ -f tests/package/meson.build ] && command -v dpkg-buildpackage >/dev/null; then
+	suites+=(--suite package)
+fi
 set +e
 meson test -C "$builddir" "${suites[@]}" --print-errorlogs --num-processes 2
 rc=$?

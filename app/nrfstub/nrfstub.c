@@ -29,8 +29,10 @@
 #include <sys/signalfd.h>
 #include <sys/socket.h>
 
+#include "nrf_addr.h"
 #include "nrf_common.h"
 #include "nrf_log.h"
+#include "nrf_sys.h"
 #include "stub.h"
 
 #define EXIT_USAGE 2
@@ -59,15 +61,14 @@ struct loop;
 
 struct conn {
 	enum ev_kind kind;	/* first: epoll data points here */
-	struct conn *next;
-	struct conn *prev;
+	struct nrf_list link;	/* in lp->conns */
 	struct loop *lp;
 	int fd;
 	uint32_t id;
 	uint32_t events;
 	enum kill_mode kill;
 	nghttp2_session *sess;
-	struct stream *streams;
+	struct nrf_list streams;	/* struct stream.link */
 	char *pend;		/* bytes the kernel did not take yet */
 	size_t pend_off;
 	size_t pend_len;
@@ -83,7 +84,7 @@ struct loop {
 	int sfd;
 	int reserve_fd;		/* spare fd to shed connections on EMFILE */
 	int stop;
-	struct conn *conns;
+	struct nrf_list conns;	/* struct conn.link */
 	uint32_t next_conn_id;
 	struct stream *pool;
 	uint32_t pool_n;
@@ -125,12 +126,14 @@ stream_get(struct loop *lp, struct conn *c, int32_t id)
 	s->hvcap = keep.hvcap;
 	s->body = keep.body;
 	s->body_cap = keep.body_cap;
+	s->sha = keep.sha;
 	/* offset 0 is the empty string: an absent span reads as "" */
 	if (s->hcap == 0) {
 		s->hbuf = malloc(1024);
 		if (s->hbuf == NULL) {
 			free(s->hv);
 			free(s->body);
+			EVP_MD_CTX_free(s->sha);
 			free(s);
 			return NULL;
 		}
@@ -140,11 +143,15 @@ stream_get(struct loop *lp, struct conn *c, int32_t id)
 	s->hlen = 1;
 	s->conn = c;
 	s->id = id;
-	sha256_init(&s->sha);
-	s->next = c->streams;
-	if (c->streams != NULL)
-		c->streams->prev = s;
-	c->streams = s;
+	/* A digest only while recording (one context per pooled stream, made
+	 * on first use); one kept from an earlier stream is always reset. */
+	if (lp->st.rec.enabled && s->sha == NULL)
+		s->sha = EVP_MD_CTX_new();
+	if (s->sha != NULL && !EVP_DigestInit_ex(s->sha, EVP_sha256(), NULL)) {
+		EVP_MD_CTX_free(s->sha);
+		s->sha = NULL;
+	}
+	nrf_list_add_head(&c->streams, &s->link);
 	lp->st.stats.streams_active++;
 	return s;
 }
@@ -198,12 +205,7 @@ stream_release(struct loop *lp, struct stream *s)
 	}
 	if (s->flags & STREAM_F_TIMER)
 		timer_del(lp, s);
-	if (s->prev != NULL)
-		s->prev->next = s->next;
-	else
-		c->streams = s->next;
-	if (s->next != NULL)
-		s->next->prev = s->prev;
+	nrf_list_del(&s->link);
 	blob_put(s->rbody);
 	s->rbody = NULL;
 	free(s->location);
@@ -224,6 +226,7 @@ stream_release(struct loop *lp, struct stream *s)
 		free(s->hbuf);
 		free(s->hv);
 		free(s->body);
+		EVP_MD_CTX_free(s->sha);
 		free(s);
 		return;
 	}
@@ -241,6 +244,7 @@ stream_free_all(struct stream *s)
 		free(s->hbuf);
 		free(s->hv);
 		free(s->body);
+		EVP_MD_CTX_free(s->sha);
 		free(s);
 		s = n;
 	}
@@ -602,7 +606,8 @@ cb_data_chunk(nghttp2_session *sess, uint8_t flags, int32_t id,
 		return 0;
 	s->body_total += len;
 	if (c->lp->st.rec.enabled && !(s->flags & STREAM_F_CONTROL))
-		sha256_update(&s->sha, data, len);
+		if (s->sha != NULL)
+			EVP_DigestUpdate(s->sha, data, len);
 	if (s->body_total > STUB_MAX_BODY)
 		return 0;	/* answered 413 at the end */
 	if (s->body_len + len > s->body_cap) {
@@ -839,15 +844,10 @@ conn_close(struct loop *lp, struct conn *c)
 	}
 	close(c->fd);
 	nghttp2_session_del(c->sess);
-	while (c->streams != NULL)
-		stream_release(lp, c->streams);
+	while (!nrf_list_empty(&c->streams))
+		stream_release(lp, nrf_container_of(c->streams.next, struct stream, link));
 	free(c->pend);
-	if (c->prev != NULL)
-		c->prev->next = c->next;
-	else
-		lp->conns = c->next;
-	if (c->next != NULL)
-		c->next->prev = c->prev;
+	nrf_list_del(&c->link);
 	lp->st.stats.conn_active--;
 	NRF_LOG(DEBUG, STUB_MODULE, "conn %u closed", c->id);
 	free(c);
@@ -870,6 +870,7 @@ conn_new(struct loop *lp, int fd)
 		close(fd);
 		return;
 	}
+	nrf_list_init(&c->streams);
 	c->kind = EV_CONN;
 	c->lp = lp;
 	c->fd = fd;
@@ -897,10 +898,7 @@ conn_new(struct loop *lp, int fd)
 		return;
 	}
 	c->events = EPOLLIN;
-	c->next = lp->conns;
-	if (lp->conns != NULL)
-		lp->conns->prev = c;
-	lp->conns = c;
+	nrf_list_add_head(&lp->conns, &c->link);
 	lp->st.stats.conn_accepted++;
 	lp->st.stats.conn_active++;
 	NRF_LOG(DEBUG, STUB_MODULE, "conn %u accepted", c->id);
@@ -1109,7 +1107,7 @@ usage(FILE *f)
 static int
 open_listener(const char *arg, char *out, size_t outsz)
 {
-	char host[256], port[16], num[INET6_ADDRSTRLEN];
+	char host[256], port[16];
 	struct addrinfo hints, *res = NULL;
 	struct sockaddr_storage ss;
 	socklen_t sl = sizeof(ss);
@@ -1164,17 +1162,7 @@ open_listener(const char *arg, char *out, size_t outsz)
 		exit(1);
 	}
 	freeaddrinfo(res);
-	if (ss.ss_family == AF_INET6) {
-		struct sockaddr_in6 *a = (struct sockaddr_in6 *)&ss;
-
-		inet_ntop(AF_INET6, &a->sin6_addr, num, sizeof(num));
-		snprintf(out, outsz, "[%s]:%u", num, ntohs(a->sin6_port));
-	} else {
-		struct sockaddr_in *a = (struct sockaddr_in *)&ss;
-
-		inet_ntop(AF_INET, &a->sin_addr, num, sizeof(num));
-		snprintf(out, outsz, "%s:%u", num, ntohs(a->sin_port));
-	}
+	nrf_sockaddr_format((const struct sockaddr *)&ss, out, outsz);
 	return fd;
 }
 
@@ -1243,21 +1231,10 @@ setup_callbacks(struct loop *lp)
 }
 
 static void
-raise_nofile(void)
-{
-	struct rlimit rl;
-
-	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < rl.rlim_max) {
-		rl.rlim_cur = rl.rlim_max;
-		setrlimit(RLIMIT_NOFILE, &rl);
-	}
-}
-
-static void
 loop_fini(struct loop *lp)
 {
-	while (lp->conns != NULL)
-		conn_close(lp, lp->conns);
+	while (!nrf_list_empty(&lp->conns))
+		conn_close(lp, nrf_container_of(lp->conns.next, struct conn, link));
 	stream_free_all(lp->pool);
 	lp->pool = NULL;
 	if (lp->cbs != NULL)
@@ -1304,6 +1281,7 @@ main(int argc, char **argv)
 	if (lp == NULL)
 		usage_error("out of memory");
 	lp->ep = lp->lfd = lp->sfd = lp->reserve_fd = -1;
+	nrf_list_init(&lp->conns);
 	lp->st.name = "nrfstub";
 	lp->st.fault.count = -1;
 	opterr = 0;
@@ -1370,7 +1348,7 @@ main(int argc, char **argv)
 	if (rec_init(&lp->st.rec, record) < 0 || setup_callbacks(lp) < 0)
 		usage_error("out of memory");
 
-	raise_nofile();
+	(void)nrf_raise_nofile();
 	signal(SIGPIPE, SIG_IGN);
 	sigemptyset(&mask);
 	sigaddset(&mask, SIGINT);

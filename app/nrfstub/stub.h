@@ -7,7 +7,7 @@
  *   nrfstub.c   command line, epoll loop, connections, HTTP/2 glue, timers
  *   stub_api.c  NRF API and control API handlers, profile store
  *   stub_rec.c  request recording ring
- *   stub_util.c blobs, string builder, SHA-256, URL decoding
+ *   stub_util.c blobs, string builder, URL decoding
  *
  * Everything runs on the single event-loop thread; nothing here is
  * thread-safe and nothing needs to be.
@@ -20,6 +20,9 @@
 
 #include <jansson.h>
 #include <nghttp2/nghttp2.h>
+#include <openssl/evp.h>
+
+#include "nrf_list.h"
 
 #define STUB_MODULE "nrfstub"
 #define STUB_MAX_BODY (1u << 20)	/* request body limit; over it: 413 */
@@ -76,17 +79,6 @@ void sb_json_str(struct sb *b, const char *s, size_t n);
 /* Hand the bytes over as a blob (builder left empty); NULL on ENOMEM. */
 struct blob *sb_blob(struct sb *b);
 void sb_fini(struct sb *b);
-
-struct sha256 {
-	uint32_t h[8];
-	uint64_t len;
-	uint8_t buf[64];
-	size_t blen;
-};
-
-void sha256_init(struct sha256 *c);
-void sha256_update(struct sha256 *c, const void *data, size_t len);
-void sha256_final(struct sha256 *c, uint8_t out[32]);
 
 /*
  * Decode a URL query component (percent escapes, '+' as space) into @p out
@@ -151,8 +143,8 @@ struct conn;
  * uses so the steady state does not allocate per request.
  */
 struct stream {
-	struct stream *next;	/* connection's stream list / pool */
-	struct stream *prev;
+	struct nrf_list link;	/* in its connection's streams */
+	struct stream *next;	/* the loop's pool of free streams */
 	struct stream *tnext;	/* delay list, sorted by deadline */
 	struct stream *tprev;
 	struct conn *conn;
@@ -177,7 +169,8 @@ struct stream {
 	size_t body_len;
 	size_t body_cap;
 	size_t body_total;
-	struct sha256 sha;
+	EVP_MD_CTX *sha;	/* SHA-256 of the whole body (OpenSSL), kept
+				 * with the stream for reuse; recording only */
 
 	/* response */
 	int status;

@@ -825,12 +825,117 @@ path_under(const char *p, size_t pl, const char *lit)
 	return pl > n && memcmp(p, lit, n) == 0 && p[n] == '/';
 }
 
+/*
+ * Routing by table: one line per resource, with its handler per method.
+ * A method the line does not list gets 405 with the line's Allow (a
+ * literal: the answer keeps the pointer); no line for the path: 404.
+ */
+struct req {
+	struct stub *st;
+	struct stream *s;
+	const char *m;           /* method (HEAD already mapped to GET) */
+	const char *id;          /* URL-decoded last segment (ROUTE_ID lines) */
+	const char *q;           /* query, NULL: none */
+	size_t ql;
+};
+
+typedef void (*route_fn)(const struct req *r);
+
+enum { ROUTE_EXACT = 0, ROUTE_ID = 1 };
+
+#define ROUTE_METHODS 2
+
+struct route {
+	const char *path;
+	int kind;                /* ROUTE_EXACT, or ROUTE_ID: path "/" one segment */
+	const char *allow;       /* the methods below, for 405 */
+	struct {
+		const char *method; /* NULL: any (the handler checks) */
+		route_fn fn;
+	} m[ROUTE_METHODS];
+};
+
+/* Dispatch @p r on @p p (its path without query) through @p tab. 0 when
+ * handled (answered, 405 included); -1: no such resource. */
+static int
+route(const struct route *tab, size_t n, struct req *r, const char *p, size_t pl)
+{
+	char id[256];
+	size_t i, k;
+
+	for (i = 0; i < n; i++) {
+		const struct route *e = &tab[i];
+
+		if (e->kind == ROUTE_EXACT ? !path_is(p, pl, e->path) : !path_under(p, pl, e->path))
+			continue;
+		if (e->kind == ROUTE_ID) {
+			if (path_id(p, pl, strlen(e->path) + 1, id, sizeof(id)) < 0)
+				return -1;
+			r->id = id;
+		}
+		for (k = 0; k < ROUTE_METHODS && e->m[k].fn != NULL; k++) {
+			if (e->m[k].method == NULL || strcmp(e->m[k].method, r->m) == 0) {
+				e->m[k].fn(r);
+				return 0;
+			}
+		}
+		method_not_allowed(r->s, e->allow);
+		return 0;
+	}
+	return -1;
+}
+
+static void
+r_discover(const struct req *r)
+{
+	op_discover(r->st, r->s, r->q, r->ql);
+}
+
+static void
+r_list(const struct req *r)
+{
+	op_list(r->st, r->s, r->q, r->ql);
+}
+
+static void
+r_nf_instance(const struct req *r)
+{
+	op_nf_instance(r->st, r->s, r->m, r->id);
+}
+
+static void
+r_subscribe(const struct req *r)
+{
+	op_subscribe(r->st, r->s);
+}
+
+static void
+r_subscription(const struct req *r)
+{
+	op_subscription(r->st, r->s, r->m, r->id);
+}
+
+static void
+r_token(const struct req *r)
+{
+	op_token(r->st, r->s);
+}
+
+static const struct route api_routes[] = {
+	{P_DISC, ROUTE_EXACT, "GET", {{"GET", r_discover}}},
+	{P_NFI, ROUTE_EXACT, "GET", {{"GET", r_list}}},
+	{P_NFI, ROUTE_ID, NULL, {{NULL, r_nf_instance}}},
+	{P_SUBS, ROUTE_EXACT, "POST", {{"POST", r_subscribe}}},
+	{P_SUBS, ROUTE_ID, NULL, {{NULL, r_subscription}}},
+	{P_TOKEN, ROUTE_EXACT, "POST", {{"POST", r_token}}},
+};
+
 void
 api_handle(struct stub *st, struct stream *s)
 {
-	const char *m, *p, *q;
-	size_t pl, ql;
-	char id[256];
+	struct req r = {.st = st, .s = s};
+	const char *p, *q;
+	size_t pl;
 
 	if (s->method.len == 0 || s->path.len == 0) {
 		stream_problem(s, 400, "Bad Request", "INVALID_MSG_FORMAT",
@@ -842,51 +947,20 @@ api_handle(struct stub *st, struct stream *s)
 			"request body exceeds 1 MiB");
 		return;
 	}
-	m = stream_str(s, s->method);
+	r.m = stream_str(s, s->method);
 	/* HEAD is served wherever GET is (RFC 9110 §9.3.2): the same status
 	 * and fields; stream_submit() leaves the body out. */
-	if (strcmp(m, "HEAD") == 0)
-		m = "GET";
+	if (strcmp(r.m, "HEAD") == 0)
+		r.m = "GET";
 	p = stream_str(s, s->path);
 	q = memchr(p, '?', s->path.len);
 	pl = q != NULL ? (size_t)(q - p) : s->path.len;
 	if (q != NULL)
 		q++;
-	ql = q != NULL ? s->path.len - pl - 1 : 0;
-
-	if (path_is(p, pl, P_DISC)) {
-		if (strcmp(m, "GET") == 0)
-			op_discover(st, s, q, ql);
-		else
-			method_not_allowed(s, "GET");
-	} else if (path_is(p, pl, P_NFI)) {
-		if (strcmp(m, "GET") == 0)
-			op_list(st, s, q, ql);
-		else
-			method_not_allowed(s, "GET");
-	} else if (path_under(p, pl, P_NFI)) {
-		if (path_id(p, pl, strlen(P_NFI) + 1, id, sizeof(id)) < 0)
-			goto not_found;
-		op_nf_instance(st, s, m, id);
-	} else if (path_is(p, pl, P_SUBS)) {
-		if (strcmp(m, "POST") == 0)
-			op_subscribe(st, s);
-		else
-			method_not_allowed(s, "POST");
-	} else if (path_under(p, pl, P_SUBS)) {
-		if (path_id(p, pl, strlen(P_SUBS) + 1, id, sizeof(id)) < 0)
-			goto not_found;
-		op_subscription(st, s, m, id);
-	} else if (path_is(p, pl, P_TOKEN)) {
-		if (strcmp(m, "POST") == 0)
-			op_token(st, s);
-		else
-			method_not_allowed(s, "POST");
-	} else {
-		goto not_found;
-	}
-	return;
-not_found:
+	r.q = q;
+	r.ql = q != NULL ? s->path.len - pl - 1 : 0;
+	if (route(api_routes, NRF_ARRAY_SIZE(api_routes), &r, p, pl) == 0)
+		return;
 	stream_problem(s, 404, "Not Found", "RESOURCE_URI_STRUCTURE_NOT_FOUND",
 		"no such resource on this NRF");
 }
@@ -1002,13 +1076,97 @@ stats_json(const struct stub *st)
 	return o;
 }
 
+static void
+ctl_requests_get(const struct req *r)
+{
+	uint64_t since = 0, limit = 0;
+	char buf[32];
+
+	if (query_get(r->q, r->ql, "since", buf, sizeof(buf)) > 0)
+		since = strtoull(buf, NULL, 10);
+	if (query_get(r->q, r->ql, "limit", buf, sizeof(buf)) > 0)
+		limit = strtoull(buf, NULL, 10);
+	respond_json(r->s, 200, rec_dump(&r->st->rec, since, limit));
+}
+
+static void
+ctl_requests_delete(const struct req *r)
+{
+	rec_clear(&r->st->rec);
+	stream_respond(r->s, 204, NULL, NULL);
+}
+
+static void
+ctl_stats_get(const struct req *r)
+{
+	respond_json(r->s, 200, stats_json(r->st));
+}
+
+static void
+ctl_stats_delete(const struct req *r)
+{
+	struct stub_stats *ss = &r->st->stats;
+	uint64_t started = ss->started_ns;
+	uint64_t ca = ss->conn_active;
+	uint64_t sa = ss->streams_active;
+
+	memset(ss, 0, sizeof(*ss));
+	ss->started_ns = started;
+	ss->conn_active = ca;
+	ss->streams_active = sa;
+	stream_respond(r->s, 204, NULL, NULL);
+}
+
+static void
+ctl_fault_get(const struct req *r)
+{
+	respond_json(r->s, 200, fault_json(&r->st->fault));
+}
+
+static void
+ctl_fault_put_r(const struct req *r)
+{
+	ctl_fault_put(r->st, r->s);
+}
+
+static void
+ctl_record_get(const struct req *r)
+{
+	respond_json(r->s, 200, json_pack("{s:b}", "enabled", r->st->rec.enabled));
+}
+
+static void
+ctl_record_put(const struct req *r)
+{
+	struct stream *s = r->s;
+	json_t *j = json_loadb(s->body, s->body_len, 0, NULL);
+
+	if (!json_is_boolean(json_object_get(j, "enabled"))) {
+		json_decref(j);
+		stream_problem(s, 400, "Bad Request", "INVALID_MSG_FORMAT",
+			"expected {\"enabled\": boolean}");
+		return;
+	}
+	r->st->rec.enabled = json_is_true(json_object_get(j, "enabled"));
+	json_decref(j);
+	respond_json(s, 200, json_pack("{s:b}", "enabled", r->st->rec.enabled));
+}
+
+static const struct route ctl_routes[] = {
+	{"/_stub/requests", ROUTE_EXACT, "GET, DELETE",
+		{{"GET", ctl_requests_get}, {"DELETE", ctl_requests_delete}}},
+	{"/_stub/stats", ROUTE_EXACT, "GET, DELETE",
+		{{"GET", ctl_stats_get}, {"DELETE", ctl_stats_delete}}},
+	{"/_stub/fault", ROUTE_EXACT, "GET, PUT", {{"GET", ctl_fault_get}, {"PUT", ctl_fault_put_r}}},
+	{"/_stub/record", ROUTE_EXACT, "GET, PUT", {{"GET", ctl_record_get}, {"PUT", ctl_record_put}}},
+};
+
 void
 ctl_handle(struct stub *st, struct stream *s)
 {
-	const char *m = stream_str(s, s->method);
+	struct req r = {.st = st, .s = s, .m = stream_str(s, s->method)};
 	const char *p = stream_str(s, s->path), *q;
-	size_t pl, ql;
-	char buf[32];
+	size_t pl;
 
 	if (s->method.len == 0) {
 		stream_problem(s, 400, "Bad Request", NULL, "missing :method");
@@ -1018,73 +1176,11 @@ ctl_handle(struct stub *st, struct stream *s)
 	pl = q != NULL ? (size_t)(q - p) : s->path.len;
 	if (q != NULL)
 		q++;
-	ql = q != NULL ? s->path.len - pl - 1 : 0;
-
-	if (path_is(p, pl, "/_stub/requests")) {
-		uint64_t since = 0, limit = 0;
-
-		if (strcmp(m, "DELETE") == 0) {
-			rec_clear(&st->rec);
-			stream_respond(s, 204, NULL, NULL);
-			return;
-		}
-		if (strcmp(m, "GET") != 0) {
-			method_not_allowed(s, "GET, DELETE");
-			return;
-		}
-		if (query_get(q, ql, "since", buf, sizeof(buf)) > 0)
-			since = strtoull(buf, NULL, 10);
-		if (query_get(q, ql, "limit", buf, sizeof(buf)) > 0)
-			limit = strtoull(buf, NULL, 10);
-		respond_json(s, 200, rec_dump(&st->rec, since, limit));
-	} else if (path_is(p, pl, "/_stub/stats")) {
-		if (strcmp(m, "GET") == 0) {
-			respond_json(s, 200, stats_json(st));
-		} else if (strcmp(m, "DELETE") == 0) {
-			uint64_t started = st->stats.started_ns;
-			uint64_t ca = st->stats.conn_active;
-			uint64_t sa = st->stats.streams_active;
-
-			memset(&st->stats, 0, sizeof(st->stats));
-			st->stats.started_ns = started;
-			st->stats.conn_active = ca;
-			st->stats.streams_active = sa;
-			stream_respond(s, 204, NULL, NULL);
-		} else {
-			method_not_allowed(s, "GET, DELETE");
-		}
-	} else if (path_is(p, pl, "/_stub/fault")) {
-		if (strcmp(m, "GET") == 0)
-			respond_json(s, 200, fault_json(&st->fault));
-		else if (strcmp(m, "PUT") == 0)
-			ctl_fault_put(st, s);
-		else
-			method_not_allowed(s, "GET, PUT");
-	} else if (path_is(p, pl, "/_stub/record")) {
-		json_t *j;
-
-		if (strcmp(m, "GET") == 0) {
-			respond_json(s, 200, json_pack("{s:b}", "enabled",
-				st->rec.enabled));
-			return;
-		}
-		if (strcmp(m, "PUT") != 0) {
-			method_not_allowed(s, "GET, PUT");
-			return;
-		}
-		j = json_loadb(s->body, s->body_len, 0, NULL);
-		if (!json_is_boolean(json_object_get(j, "enabled"))) {
-			json_decref(j);
-			stream_problem(s, 400, "Bad Request", "INVALID_MSG_FORMAT",
-				"expected {\"enabled\": boolean}");
-			return;
-		}
-		st->rec.enabled = json_is_true(json_object_get(j, "enabled"));
-		json_decref(j);
-		respond_json(s, 200, json_pack("{s:b}", "enabled", st->rec.enabled));
-	} else {
-		stream_problem(s, 404, "Not Found", NULL,
-			"control resources: /_stub/requests, /_stub/stats, "
-			"/_stub/fault, /_stub/record");
-	}
+	r.q = q;
+	r.ql = q != NULL ? s->path.len - pl - 1 : 0;
+	if (route(ctl_routes, NRF_ARRAY_SIZE(ctl_routes), &r, p, pl) == 0)
+		return;
+	stream_problem(s, 404, "Not Found", NULL,
+		"control resources: /_stub/requests, /_stub/stats, "
+		"/_stub/fault, /_stub/record");
 }

@@ -99,7 +99,6 @@ void
 rec_add(struct recorder *r, const struct stream *s, uint32_t conn_id,
 	int complete, const char *fault, int64_t now_ms)
 {
-	struct sha256 sha;
 	struct rec *e;
 	size_t keep;
 	uint32_t idx;
@@ -152,8 +151,13 @@ rec_add(struct recorder *r, const struct stream *s, uint32_t conn_id,
 	if (s->body_total == 0) {
 		memcpy(e->sha, sha_empty, sizeof(e->sha));
 	} else {
-		sha = s->sha;
-		sha256_final(&sha, e->sha);
+		/* A copy: the stream's digest stays usable (OpenSSL EVP). */
+		EVP_MD_CTX *md = EVP_MD_CTX_new();
+
+		if (md == NULL || s->sha == NULL || !EVP_MD_CTX_copy_ex(md, s->sha) ||
+			!EVP_DigestFinal_ex(md, e->sha, NULL))
+			memset(e->sha, 0, sizeof(e->sha));
+		EVP_MD_CTX_free(md);
 	}
 	return;
 drop:

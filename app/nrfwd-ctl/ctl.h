@@ -33,6 +33,8 @@ int ctl_explain(int argc, char **argv);
 int ctl_api(int argc, char **argv);
 int ctl_lint(int argc, char **argv);
 int ctl_trace(int argc, char **argv);
+int ctl_fleet(int argc, char **argv);
+int ctl_fleet_doc(int argc, char **argv);
 
 /* Load a configuration file; prints every problem on stderr. */
 struct nrf_cfg *ctl_load(const char *file);

@@ -31,6 +31,10 @@ ctl_usage(FILE *f)
 		"       nrfwd-ctl patch GROUP FILE [--api URL] [--token-file F]\n"
 		"       nrfwd-ctl metrics [--api URL]\n"
 		"       nrfwd-ctl peers [--api URL]\n"
+		"       nrfwd-ctl fleet status --etcd URLS --config-key KEY [--json]\n"
+		"       nrfwd-ctl get [GROUP|all] --etcd URLS --config-key KEY\n"
+		"       nrfwd-ctl put GROUP|all FILE --etcd URLS --config-key KEY\n"
+		"       nrfwd-ctl patch GROUP|all FILE --etcd URLS --config-key KEY\n"
 		"\n"
 		"check    validate a configuration; prints every problem as\n"
 		"         '<json-pointer>: <reason>'; exit 0 valid, 1 invalid\n"
@@ -69,6 +73,16 @@ ctl_usage(FILE *f)
 		"patch    merge FILE into GROUP (JSON merge patch, RFC 7396)\n"
 		"metrics  print the Prometheus metrics\n"
 		"peers    every upstream: address, state, tries, last failure (GET /peers)\n"
+		"fleet status  every instance sharing the configuration KEY in etcd:\n"
+		"         applied and seen revision, generation, etcd reachable, and\n"
+		"         what each refused and why; exit 0 when every instance runs\n"
+		"         the current revision, 1 otherwise, 3 etcd unreachable\n"
+		"get/put/patch --etcd  the shared document in etcd itself (no nrfwd\n"
+		"         needed): validated as nrfwd validates it, written with a\n"
+		"         compare-and-swap on the revision read (a conflict exits 1);\n"
+		"         'all' is the whole document; runtime is not in etcd\n"
+		"         --etcd-cacert F --etcd-cert F --etcd-key F: TLS;\n"
+		"         --etcd-user-file F: user:password\n"
 		"         --api        management listener (default " DEFAULT_API ")\n"
 		"         --token-file bearer token for put and patch\n"
 		"         a refused change prints every problem as\n"
@@ -94,6 +108,12 @@ main(int argc, char **argv)
 		return ctl_lint(argc, argv);
 	if (strcmp(argv[1], "trace") == 0)
 		return ctl_trace(argc, argv);
+	if (strcmp(argv[1], "fleet") == 0)
+		return ctl_fleet(argc, argv);
+	for (int i = 2; i < argc; i++)
+		if ((strcmp(argv[1], "get") == 0 || strcmp(argv[1], "put") == 0 ||
+			strcmp(argv[1], "patch") == 0) && strncmp(argv[i], "--etcd", 6) == 0)
+			return ctl_fleet_doc(argc, argv);
 	if (strcmp(argv[1], "get") == 0 || strcmp(argv[1], "put") == 0 ||
 		strcmp(argv[1], "patch") == 0 || strcmp(argv[1], "metrics") == 0 ||
 		strcmp(argv[1], "peers") == 0)

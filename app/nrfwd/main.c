@@ -7,7 +7,9 @@
  *
  * The control thread (this one) loads and validates the configuration,
  * builds the first snapshot, binds the listeners, starts the workers and
- * then only waits for signals: SIGTERM/SIGINT drain and stop (exit 0).
+ * then only waits for signals: SIGTERM/SIGINT drain and stop (exit 0),
+ * SIGHUP reloads the configuration file (nrfwd_sd.h, also for systemd's
+ * notifications and watchdog).
  * Anything before a "--" is for the DPDK EAL (runtime.transport "dpdk",
  * nrfwd_tp.c); the kernel transport ignores it.
  *
@@ -15,6 +17,12 @@
  * of one worker process per worker lcore (nrfwd_mp.h): it keeps the port,
  * the REST API and the configuration, and runs no worker itself; each
  * worker is this program again, started with --mp-worker K.
+ *
+ * main() is: parse the command line, prepare what every role needs
+ * (configuration, transport, signals, first snapshot), then run one of
+ * three roles: single process (kernel threads or one DPDK lcore), primary
+ * of worker processes, or worker process. Each role function starts its
+ * parts in order and undoes them in reverse with goto-style cleanup.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -22,17 +30,20 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/resource.h>
 #include <unistd.h>
 #include <time.h>
 
 #include "nrf_api.h"
 #include "nrf_cfg.h"
+#include "nrf_dp.h"
 #include "nrf_err.h"
 #include "nrf_log.h"
 #include "nrf_rt.h"
+#include "nrf_sys.h"
 #include "nrf_tp.h"
 #include "nrfwd_mp.h"
+#include "nrfwd_sd.h"
+#include "nrfwd_src.h"
 #include "nrfwd_tp.h"
 
 #define MOD "nrfwd"
@@ -57,6 +68,7 @@ usage(FILE *f)
 		"  -h, --help             this text\n"
 		"  -V, --version          print the version\n",
 		NRF_RT_MAX_WORKERS);
+	nrfwd_src_usage(f);
 	nrfwd_tp_usage(f);
 }
 
@@ -79,18 +91,6 @@ parse_level(const char *s, enum nrf_log_level *out)
 		}
 	}
 	return -1;
-}
-
-/* maxConnections plus peer connections need more than the usual 1024. */
-static void
-raise_nofile(void)
-{
-	struct rlimit rl;
-
-	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < rl.rlim_max) {
-		rl.rlim_cur = rl.rlim_max;
-		(void)setrlimit(RLIMIT_NOFILE, &rl);
-	}
 }
 
 /* ------------------------------------------------------------------------ */
@@ -165,6 +165,7 @@ mgmt_start(const struct mgmt_opts *o, struct nrf_rt *rt, const struct nrf_cfg *c
 	}
 	ap.config_path = config_path;
 	ap.token = token;
+	nrfwd_src_api(&ap);
 	*out = nrf_api_create(&ap, rt, &err);
 	if (token != NULL) {
 		memset(token, 0, strlen(token));
@@ -225,8 +226,22 @@ log_workers(const struct nrf_rt *rt)
 	}
 }
 
-int
-main(int argc, char **argv)
+/* ------------------------------------------------------------------------ */
+/* Command line                                                              */
+
+struct nrfwd_args {
+	const char *config;
+	const char *level_name;  /* --log-level as given (passed on to workers) */
+	enum nrf_log_level level;
+	unsigned int workers;    /* --workers */
+	int mp_worker;           /* --mp-worker K, -1: not a worker process */
+	struct mgmt_opts mgmt;
+	struct nrfwd_tp_opts tp;
+};
+
+/* @return -1 to go on, or the exit status (help, version, usage error). */
+static int
+parse_args(int argc, char **argv, struct nrfwd_args *a)
 {
 	static const struct option opts[] = {
 		{"config", required_argument, NULL, 'c'},
@@ -237,34 +252,25 @@ main(int argc, char **argv)
 		{"pci-nic", no_argument, NULL, 1000},
 		{"dpdk-processes", no_argument, NULL, 1001},
 		{"mp-worker", required_argument, NULL, 1002},
+		NRFWD_SRC_LONGOPTS,
 		{"help", no_argument, NULL, 'h'},
 		{"version", no_argument, NULL, 'V'},
 		{NULL, 0, NULL, 0},
 	};
-	struct nrf_cfg_problems problems = {0};
-	struct nrf_rt_params params = {.workers = 1, .tp = NULL};
-	const char *config = NULL;
-	enum nrf_log_level level = NRF_LOG_INFO;
-	struct nrf_rt_snap *snap;
-	struct nrf_cfg *cfg;
-	struct nrf_rt *rt;
-	struct mgmt_opts mopts = {NULL, NULL};
-	struct nrf_api *api = NULL;
-	struct nrfwd_tp_opts topts = {.eal_argc = 1, .eal_argv = argv,
-		.role = NRF_TP_DPDK_AUTO};
-	struct nrfwd_mp *mp = NULL;
-	const char *level_name = NULL;
-	int mp_worker = -1;
-	bool primary = false;
-	sigset_t sigs;
-	uint32_t drain_ms;
-	int i, c, err, sig = 0;
+	int i, c;
 
+	memset(a, 0, sizeof(*a));
+	a->level = NRF_LOG_INFO;
+	a->workers = 1;
+	a->mp_worker = -1;
+	a->tp.eal_argc = 1;
+	a->tp.eal_argv = argv;
+	a->tp.role = NRF_DP_AUTO;
 	/* Everything up to a "--" is EAL arguments (DPDK transport): kept for
 	 * nrfwd_tp_start(); our own options follow, after the program name. */
 	for (i = 1; i < argc; i++) {
 		if (strcmp(argv[i], "--") == 0) {
-			topts.eal_argc = i;
+			a->tp.eal_argc = i;
 			argv[i] = argv[0];
 			argv += i;
 			argc -= i;
@@ -274,7 +280,7 @@ main(int argc, char **argv)
 	while ((c = getopt_long(argc, argv, "c:w:l:M:T:hV", opts, NULL)) != -1) {
 		switch (c) {
 		case 'c':
-			config = optarg;
+			a->config = optarg;
 			break;
 		case 'w': {
 			char *end;
@@ -285,42 +291,46 @@ main(int argc, char **argv)
 					NRF_RT_MAX_WORKERS, optarg);
 				return 2;
 			}
-			params.workers = (unsigned int)v;
+			a->workers = (unsigned int)v;
 			break;
 		}
 		case 'l':
-			if (parse_level(optarg, &level) != 0) {
+			if (parse_level(optarg, &a->level) != 0) {
 				fprintf(stderr, "nrfwd: --log-level: unknown level \"%s\"\n", optarg);
 				return 2;
 			}
-			level_name = optarg;
+			a->level_name = optarg;
 			break;
 		case 'M':
-			mopts.listen = optarg;
+			a->mgmt.listen = optarg;
 			break;
 		case 'T':
-			mopts.token_file = optarg;
+			a->mgmt.token_file = optarg;
 			break;
 		case 1000:
-			topts.pci_nic = true;
+			a->tp.pci_nic = true;
 			break;
 		case 1001:
-			topts.role = NRF_TP_DPDK_PRIMARY;
+			a->tp.role = NRF_DP_PRIMARY;
 			break;
 		case 1002: {
 			char *end;
 			long v = strtol(optarg, &end, 10);
 
-			if (*end != '\0' || v < 0 || v >= NRF_TP_DPDK_MAX_QUEUES) {
+			if (*end != '\0' || v < 0 || v >= NRF_DP_MAX_WORKERS) {
 				fprintf(stderr, "nrfwd: --mp-worker: expected 0..%d, got \"%s\"\n",
-					NRF_TP_DPDK_MAX_QUEUES - 1, optarg);
+					NRF_DP_MAX_WORKERS - 1, optarg);
 				return 2;
 			}
-			mp_worker = (int)v;
-			topts.role = NRF_TP_DPDK_SECONDARY;
-			topts.queue = (unsigned int)v;
+			a->mp_worker = (int)v;
+			a->tp.role = NRF_DP_SECONDARY;
+			a->tp.queue = (unsigned int)v;
 			break;
 		}
+		case NRFWD_SRC_OPT_FIRST ... NRFWD_SRC_OPT_LAST:
+			if (nrfwd_src_opt(c, optarg) != 0)
+				return 2;
+			break;
 		case 'h':
 			usage(stdout);
 			return 0;
@@ -338,29 +348,50 @@ main(int argc, char **argv)
 		usage(stderr);
 		return 2;
 	}
-	if (config == NULL) {
+	if (a->config == NULL) {
 		fprintf(stderr, "nrfwd: --config is required\n");
 		usage(stderr);
 		return 2;
 	}
-	nrf_log_set_level(level);
-	if (mp_worker >= 0) {
-		char tag[16];
+	return -1;
+}
 
-		snprintf(tag, sizeof(tag), "w%d", mp_worker);
-		nrf_log_set_tag(tag);
-	}
+/* ------------------------------------------------------------------------ */
+/* What every role starts from                                               */
 
-	cfg = nrf_cfg_load_file(config, 1, &problems, &err);
+struct nrfwd_base {
+	const struct nrf_tp_ops *tp;  /* the transport started */
+	struct nrf_rt_snap *snap;     /* first snapshot (the runtime takes it) */
+	const struct nrf_cfg *cfg;    /* its configuration */
+	uint32_t drain_ms;
+	sigset_t sigs;                /* blocked here, waited for by the role */
+};
+
+/*
+ * Configuration loaded (every problem printed), transport started, a
+ * worker process attached to its primary's shared memory (which may bring
+ * a newer document), signals blocked, first snapshot built.
+ * @return 0, or the exit status after logging (transport stopped).
+ */
+static int
+prepare(const struct nrfwd_args *a, struct nrfwd_base *b)
+{
+	struct nrf_cfg_problems problems = {0};
+	struct nrf_cfg *cfg;
+	int rc, err;
+
+	cfg = nrfwd_src_active() ? nrfwd_src_load(a->config, &problems, &err)
+				 : nrf_cfg_load_file(a->config, 1, &problems, &err);
 	if (cfg == NULL) {
 		size_t k;
 
-		NRF_LOG(ERR, MOD, "configuration %s rejected (%s): %zu problem(s)", config,
+		NRF_LOG(ERR, MOD, "configuration %s rejected (%s): %zu problem(s)", a->config,
 			nrf_strerror(err), problems.n);
+		nrfwd_src_free();
 		/* One log line per problem (timestamp, level): journald and
 		 * log collectors keep each one whole. The root is "/". */
 		for (k = 0; k < problems.n; k++)
-			NRF_LOG(ERR, MOD, "configuration %s: %s: %s", config,
+			NRF_LOG(ERR, MOD, "configuration %s: %s: %s", a->config,
 				problems.v[k].pointer[0] != '\0' ? problems.v[k].pointer : "/",
 				problems.v[k].reason);
 		nrf_cfg_problems_fini(&problems);
@@ -369,152 +400,358 @@ main(int argc, char **argv)
 	nrf_cfg_problems_fini(&problems);
 	/* Transport: kernel sockets, or the DPDK port (EAL start-up problems
 	 * end here with one line and a non-zero status). */
-	c = nrfwd_tp_start(cfg, &topts, params.workers, &params.tp);
-	if (c != 0) {
+	rc = nrfwd_tp_start(cfg, &a->tp, a->workers, &b->tp);
+	if (rc != 0) {
 		nrf_cfg_free(cfg);
-		return c;
+		return rc;
 	}
-	raise_nofile();
-	drain_ms = cfg->rt.request_ms < DRAIN_MAX_MS ? cfg->rt.request_ms : DRAIN_MAX_MS;
-	primary = nrfwd_tp_primary();
-	if (mp_worker >= 0 && (cfg->rt.transport != NRF_TRANSPORT_DPDK ||
-		nrfwd_mp_worker_attach((unsigned int)mp_worker, &cfg) != 0)) {
+	(void)nrf_raise_nofile(); /* maxConnections + peer connections */
+	b->drain_ms = cfg->rt.request_ms < DRAIN_MAX_MS ? cfg->rt.request_ms : DRAIN_MAX_MS;
+	if (a->mp_worker >= 0) {
 		if (cfg->rt.transport != NRF_TRANSPORT_DPDK)
 			NRF_LOG(ERR, MOD, "--mp-worker needs runtime.transport \"dpdk\"");
-		nrf_cfg_free(cfg);
-		nrfwd_tp_stop();
-		return 1;
+		if (cfg->rt.transport != NRF_TRANSPORT_DPDK ||
+			nrfwd_mp_worker_attach((unsigned int)a->mp_worker, &cfg) != 0)
+			goto fail_cfg;
 	}
 
-	/* Signals are handled here only; workers inherit the mask. */
-	sigemptyset(&sigs);
-	sigaddset(&sigs, SIGTERM);
-	sigaddset(&sigs, SIGINT);
-	sigaddset(&sigs, SIGHUP);
-	sigaddset(&sigs, SIGUSR1);
-	pthread_sigmask(SIG_BLOCK, &sigs, NULL);
+	/* Signals are handled by the control thread only; workers inherit
+	 * the mask. */
+	sigemptyset(&b->sigs);
+	sigaddset(&b->sigs, SIGTERM);
+	sigaddset(&b->sigs, SIGINT);
+	sigaddset(&b->sigs, SIGHUP);
+	sigaddset(&b->sigs, SIGUSR1);
+	pthread_sigmask(SIG_BLOCK, &b->sigs, NULL);
 	signal(SIGPIPE, SIG_IGN);
 
-	snap = nrf_rt_snap_create(cfg, &err);
-	if (snap == NULL) {
-		NRF_LOG(ERR, MOD, "cannot build the forwarding data from %s: %s", config,
+	b->snap = nrf_rt_snap_create(cfg, &err); /* takes cfg, also on failure */
+	if (b->snap == NULL) {
+		NRF_LOG(ERR, MOD, "cannot build the forwarding data from %s: %s", a->config,
 			nrf_strerror(err));
-		nrfwd_tp_stop();
-		return 1;
+		goto fail_tp;
 	}
-	cfg = (struct nrf_cfg *)nrf_rt_snap_cfg(snap);
-	if (primary) {
-		struct nrfwd_mp_params mpp = {0};
-		static char exe[4096];
-		ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	b->cfg = nrf_rt_snap_cfg(b->snap);
+	return 0;
 
-		exe[n > 0 ? n : 0] = '\0';
-		mpp.exe = exe;
-		mpp.eal_argc = topts.eal_argc;
-		mpp.eal_argv = topts.eal_argv;
-		mpp.config_path = config;
-		mpp.log_level = level_name;
-		mp = n > 0 ? nrfwd_mp_primary_create(&mpp, cfg, cfg->generation) : NULL;
-		if (mp == NULL) {
-			nrf_rt_snap_free(snap);
-			nrfwd_tp_stop();
-			return 1;
-		}
-		params.workers = 0;
-		params.tp = NULL;
-		params.remote = nrfwd_mp_remote_ops();
-		params.remote_arg = mp;
-	}
-	rt = nrf_rt_create(&params, snap, &err);
-	if (rt == NULL) {
-		NRF_LOG(ERR, MOD, "cannot start: %s", nrf_strerror(err));
-		nrfwd_tp_stop();
-		return 1;
-	}
-	if (nrf_rt_start(rt) != 0) {
-		NRF_LOG(ERR, MOD, "cannot start worker threads");
-		nrf_rt_free(rt);
-		nrfwd_tp_stop();
-		return 1;
-	}
-	NRF_LOG(INFO, MOD, "nrfwd %s:%u started: %u worker%s, transport %s, %u peer(s), "
-		"local NRF %s", cfg->general.host, cfg->general.port,
-		primary ? nrf_rt_workers(rt) : params.workers,
-		primary ? " process(es)" : "(s)", nrfwd_tp_name(), cfg->n_peers,
-		cfg->rt.local_nrf.present ? cfg->rt.local_nrf.address : "none");
-	for (i = 0; !primary && i < cfg->rt.n_listen; i++) {
-		struct nrf_tp_addr a;
-		char buf[80];
+fail_cfg:
+	nrf_cfg_free(cfg);
+fail_tp:
+	nrfwd_tp_stop();
+	return 1;
+}
 
-		if (nrf_rt_listen_addr(rt, (unsigned int)i, &a) == 0)
-			NRF_LOG(INFO, MOD, "nrfwd listening on %s", nrf_tp_addr_format(&a, buf, sizeof(buf)));
-	}
-	/* Management listener: after the workers, before the first signal;
-	 * worker processes leave it to their primary. */
-	if (mp_worker < 0 && mgmt_start(&mopts, rt, cfg, config, &api) != 0) {
-		nrf_rt_stop(rt, 0);
-		nrf_rt_free(rt);
-		nrfwd_mp_free(mp);
-		nrfwd_tp_stop();
-		return 1;
-	}
-	if ((primary && nrfwd_mp_start(mp) != 0) ||
-		(mp_worker >= 0 && nrfwd_mp_worker_agent_start(rt) != 0)) {
-		NRF_LOG(ERR, MOD, primary ? "no worker process could be started" :
-			"cannot start the worker's agent thread");
-		nrf_api_free(api);
-		if (primary)
-			nrfwd_mp_stop(mp, 0);
-		nrf_rt_stop(rt, 0);
-		nrf_rt_free(rt);
-		nrfwd_mp_free(mp);
-		nrfwd_tp_stop();
-		return 1;
-	}
+/* What the control thread's wait needs besides its tick: the runtime (the
+ * watchdog's liveness, SIGHUP's publish) and the REST API (NULL: none). */
+struct ctl_wait {
+	struct nrf_rt *rt;
+	struct nrf_api *api;
+	const char *config;
+};
 
-	for (unsigned int tick = 0;; tick++) {
-		struct timespec ts = {primary ? 0 : 1, primary ? 100000000 : 0};
+/* Wait for SIGTERM or SIGINT, calling @p tick(@p arg, n) every @p period_ms
+ * meanwhile (and the service manager's watchdog, nrfwd_sd.h); SIGHUP
+ * reloads the configuration file. READY=1 first, STOPPING=1 last.
+ * @return the signal. */
+static int
+wait_stop(const sigset_t *sigs, const struct ctl_wait *w, unsigned int period_ms,
+	void (*tick)(void *, unsigned int), void *arg)
+{
+	struct timespec ts = {period_ms / 1000u, (long)(period_ms % 1000u) * 1000000L};
+	unsigned int n;
+	int sig;
 
-		sig = sigtimedwait(&sigs, NULL, &ts);
+	nrfwd_sd_ready(w->rt);
+	for (n = 0;; n++) {
+		sig = sigtimedwait(sigs, NULL, &ts);
 		if (sig < 0) {
 			if (errno != EAGAIN && errno != EINTR)
 				NRF_LOG(ERR, MOD, "sigtimedwait: %s", strerror(errno));
-			if (primary)
-				nrfwd_mp_supervise(mp);
-			if (!primary || tick % 10 == 0)
-				nrf_rt_reclaim(rt);
+			tick(arg, n);
+			nrfwd_sd_tick(w->rt);
 			continue;
 		}
 		if (sig == SIGHUP) {
-			NRF_LOG(INFO, MOD, "SIGHUP ignored (use the REST API to reconfigure)");
+			nrfwd_sd_reload(w->api, w->rt, w->config);
 			continue;
 		}
 		if (sig == SIGUSR1) {
 			(void)nrf_rt_alog_reopen(); /* logrotate (docs/access-log.md) */
 			continue;
 		}
-		break;
+		nrfwd_sd_stopping();
+		return sig;
 	}
+}
+
+/* Control-thread tick of a runtime with its workers here: free retired
+ * snapshots (once a second). */
+static void
+tick_reclaim(void *arg, unsigned int n)
+{
+	(void)n;
+	(void)nrf_rt_reclaim(arg);
+}
+
+/* The workers of this process: runtime created and started, one line
+ * saying so, the bound listeners. NULL after logging why (the runtime
+ * took the snapshot either way). */
+static struct nrf_rt *
+start_local(const struct nrfwd_args *a, const struct nrfwd_base *b)
+{
+	struct nrf_rt_params params = {.workers = a->workers, .tp = b->tp};
+	const struct nrf_cfg *cfg = b->cfg;
+	struct nrf_rt *rt;
+	unsigned int i;
+	int err;
+
+	rt = nrf_rt_create(&params, b->snap, &err);
+	if (rt == NULL) {
+		NRF_LOG(ERR, MOD, "cannot start: %s", nrf_strerror(err));
+		return NULL;
+	}
+	if (nrf_rt_start(rt) != 0) {
+		NRF_LOG(ERR, MOD, "cannot start worker threads");
+		nrf_rt_free(rt);
+		return NULL;
+	}
+	NRF_LOG(INFO, MOD, "nrfwd %s:%u started: %u worker(s), transport %s, %u peer(s), "
+		"local NRF %s", cfg->general.host, cfg->general.port, params.workers,
+		nrfwd_tp_name(), cfg->n_peers,
+		cfg->rt.local_nrf.present ? cfg->rt.local_nrf.address : "none");
+	for (i = 0; i < cfg->rt.n_listen; i++) {
+		struct nrf_tp_addr addr;
+		char buf[80];
+
+		if (nrf_rt_listen_addr(rt, i, &addr) == 0)
+			NRF_LOG(INFO, MOD, "nrfwd listening on %s",
+				nrf_tp_addr_format(&addr, buf, sizeof(buf)));
+	}
+	return rt;
+}
+
+static void
+log_stopping(int sig, uint32_t drain_ms)
+{
 	NRF_LOG(INFO, MOD, "nrfwd stopping (%s): draining for up to %u ms", strsignal(sig),
 		drain_ms);
+}
+
+/* ------------------------------------------------------------------------ */
+/* Roles                                                                     */
+
+/* One process: worker threads on kernel sockets, or the one worker of the
+ * DPDK transport on its lcore; the REST API here. */
+static int
+run_single(const struct nrfwd_args *a, const struct nrfwd_base *b)
+{
+	struct nrf_api *api = NULL;
+	struct nrf_rt *rt;
+	int sig;
+
+	rt = start_local(a, b);
+	if (rt == NULL)
+		return 1;
+	/* Management listener: after the workers, before the first signal. */
+	if (mgmt_start(&a->mgmt, rt, b->cfg, a->config, &api) != 0)
+		goto fail_rt;
+	/* The configuration source's watch (etcd; nothing for a file). */
+	if (nrfwd_src_start(rt) != 0)
+		goto fail_api;
+
+	sig = wait_stop(&b->sigs, &(struct ctl_wait){rt, api, a->config}, 1000, tick_reclaim, rt);
+	log_stopping(sig, b->drain_ms);
 	/* /readyz says "draining" and configuration changes are refused until
 	 * the workers are done; the API goes only after they are. */
 	nrf_api_drain(api);
-	if (primary)
-		nrfwd_mp_stop(mp, drain_ms);
-	nrf_rt_stop(rt, drain_ms);
+	nrfwd_src_stop();
+	nrf_rt_stop(rt, b->drain_ms);
 	nrf_rt_join(rt);
 	nrf_api_free(api);
+	nrfwd_src_free();
 	log_stats(rt);
-	if (primary)
-		log_workers(rt);
-	else
-		nrfwd_tp_report(rt);
-	if (mp_worker >= 0)
-		nrfwd_mp_worker_agent_stop();
+	nrfwd_tp_report(rt);
+	nrf_rt_free(rt);
+	return 0;
+
+fail_api:
+	nrf_api_drain(api);
+	nrfwd_src_stop();
+	nrf_api_free(api);
+	nrfwd_src_free();
+fail_rt:
+	nrf_rt_stop(rt, 0);
+	nrf_rt_free(rt);
+	return 1;
+}
+
+/* A worker process of a DPDK primary (--mp-worker K): a single-worker
+ * nrfwd on its queue pair whose agent thread talks to the primary through
+ * the shared memory; no REST API (the primary's). */
+static int
+run_worker(const struct nrfwd_args *a, const struct nrfwd_base *b)
+{
+	struct nrf_rt *rt;
+	int sig;
+
+	rt = start_local(a, b);
+	if (rt == NULL)
+		return 1;
+	if (nrfwd_mp_worker_agent_start(rt) != 0) {
+		NRF_LOG(ERR, MOD, "cannot start the worker's agent thread");
+		goto fail_rt;
+	}
+
+	sig = wait_stop(&b->sigs, &(struct ctl_wait){rt, NULL, a->config}, 1000, tick_reclaim, rt);
+	log_stopping(sig, b->drain_ms);
+	nrf_rt_stop(rt, b->drain_ms);
+	nrf_rt_join(rt);
+	log_stats(rt);
+	nrfwd_tp_report(rt);
+	nrfwd_mp_worker_agent_stop();
+	nrf_rt_free(rt);
+	return 0;
+
+fail_rt:
+	nrf_rt_stop(rt, 0);
+	nrf_rt_free(rt);
+	return 1;
+}
+
+/* The primary's control-thread tick (every 100 ms): reap and restart
+ * worker processes; free retired snapshots once a second. */
+struct primary_tick {
+	struct nrfwd_mp *mp;
+	struct nrf_rt *rt;
+};
+
+static void
+tick_primary(void *arg, unsigned int n)
+{
+	struct primary_tick *t = arg;
+
+	nrfwd_mp_supervise(t->mp);
+	if (n % 10 == 0)
+		(void)nrf_rt_reclaim(t->rt);
+}
+
+/* The primary of one worker process per worker lcore (DPDK): the port, the
+ * configuration and the REST API here, workers in processes of their own. */
+static int
+run_primary(const struct nrfwd_args *a, const struct nrfwd_base *b)
+{
+	struct nrf_rt_params params = {.workers = 0};
+	struct nrfwd_mp_params mpp = {0};
+	const struct nrf_cfg *cfg = b->cfg;
+	struct primary_tick tick;
+	struct nrf_api *api = NULL;
+	struct nrfwd_mp *mp;
+	struct nrf_rt *rt;
+	static char exe[4096];
+	ssize_t n;
+	int sig, err;
+
+	n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	exe[n > 0 ? n : 0] = '\0';
+	mpp.exe = exe;
+	mpp.eal_argc = a->tp.eal_argc;
+	mpp.eal_argv = a->tp.eal_argv;
+	mpp.config_path = a->config;
+	mpp.log_level = a->level_name;
+	mp = n > 0 ? nrfwd_mp_primary_create(&mpp, cfg, cfg->generation) : NULL;
+	if (mp == NULL) {
+		nrf_rt_snap_free(b->snap);
+		return 1;
+	}
+	params.remote = nrfwd_mp_remote_ops();
+	params.remote_arg = mp;
+	rt = nrf_rt_create(&params, b->snap, &err);
+	if (rt == NULL) {
+		NRF_LOG(ERR, MOD, "cannot start: %s", nrf_strerror(err));
+		goto fail_mp;
+	}
+	if (nrf_rt_start(rt) != 0) {
+		NRF_LOG(ERR, MOD, "cannot start worker threads");
+		goto fail_rt;
+	}
+	NRF_LOG(INFO, MOD, "nrfwd %s:%u started: %u worker process(es), transport %s, "
+		"%u peer(s), local NRF %s", cfg->general.host, cfg->general.port,
+		nrf_rt_workers(rt), nrfwd_tp_name(), cfg->n_peers,
+		cfg->rt.local_nrf.present ? cfg->rt.local_nrf.address : "none");
+	if (mgmt_start(&a->mgmt, rt, cfg, a->config, &api) != 0)
+		goto fail_started;
+	if (nrfwd_mp_start(mp) != 0) {
+		NRF_LOG(ERR, MOD, "no worker process could be started");
+		goto fail_workers;
+	}
+	if (nrfwd_src_start(rt) != 0)
+		goto fail_src;
+
+	tick.mp = mp;
+	tick.rt = rt;
+	sig = wait_stop(&b->sigs, &(struct ctl_wait){rt, api, a->config}, 100, tick_primary, &tick);
+	log_stopping(sig, b->drain_ms);
+	nrf_api_drain(api);
+	nrfwd_src_stop();
+	nrfwd_mp_stop(mp, b->drain_ms);
+	nrf_rt_stop(rt, b->drain_ms);
+	nrf_rt_join(rt);
+	nrf_api_free(api);
+	nrfwd_src_free();
+	log_stats(rt);
+	log_workers(rt);
 	nrf_rt_free(rt);
 	nrfwd_mp_free(mp);
-	nrfwd_tp_stop();
-	NRF_LOG(INFO, MOD, "nrfwd stopped");
 	return 0;
+
+fail_src:
+	nrf_api_drain(api);
+	nrfwd_src_stop();
+	nrf_api_free(api);
+	nrfwd_src_free();
+	nrfwd_mp_stop(mp, 0);
+	goto fail_started;
+fail_workers:
+	nrf_api_free(api);
+	nrfwd_mp_stop(mp, 0);
+fail_started:
+	nrf_rt_stop(rt, 0);
+fail_rt:
+	nrf_rt_free(rt);
+fail_mp:
+	nrfwd_mp_free(mp);
+	return 1;
+}
+
+int
+main(int argc, char **argv)
+{
+	struct nrfwd_args a;
+	struct nrfwd_base b;
+	int rc;
+
+	rc = parse_args(argc, argv, &a);
+	if (rc >= 0)
+		return rc;
+	nrf_log_set_level(a.level);
+	if (a.mp_worker >= 0) {
+		char tag[16];
+
+		snprintf(tag, sizeof(tag), "w%d", a.mp_worker);
+		nrf_log_set_tag(tag);
+	}
+	nrfwd_sd_init(a.mp_worker < 0);
+	rc = prepare(&a, &b);
+	if (rc != 0)
+		return rc;
+	if (a.mp_worker >= 0)
+		rc = run_worker(&a, &b);
+	else if (nrfwd_tp_primary())
+		rc = run_primary(&a, &b);
+	else
+		rc = run_single(&a, &b);
+	nrfwd_tp_stop();
+	if (rc == 0)
+		NRF_LOG(INFO, MOD, "nrfwd stopped");
+	return rc;
 }

@@ -7,9 +7,10 @@
  * the F-Stack way of scaling such a stack, and it isolates faults: a worker
  * that dies takes its own connections with it and nothing else.
  *
- * Everything the processes share is in one memzone and is written by one
- * side only (sequence locks, no mutex): the configuration document by the
- * primary, each slot by its worker, the restart count by the primary.
+ * Everything the processes share is in one memzone (nrf_dp_shm()) and is
+ * written by one side only under lib/dp's sequence locks (no mutex): the
+ * configuration document by the primary, each slot by its worker, the
+ * restart count by the primary.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -25,6 +26,7 @@
 #include <unistd.h>
 
 #include "nrf_common.h"
+#include "nrf_dp.h"
 #include "nrf_err.h"
 #include "nrf_log.h"
 #include "nrf_tp_dpdk.h"
@@ -69,7 +71,7 @@ struct mp_shm {
 	uint32_t cfg_seq;           /* odd while the primary writes the document */
 	uint32_t cfg_len;
 	uint64_t cfg_gen;
-	struct mp_slot slot[NRF_TP_DPDK_MAX_QUEUES];
+	struct mp_slot slot[NRF_DP_MAX_WORKERS];
 	char cfg_text[MP_CFG_MAX];
 };
 
@@ -88,48 +90,8 @@ struct nrfwd_mp {
 	struct mp_shm *shm;
 	unsigned int n;
 	bool stopping;
-	struct mp_child w[NRF_TP_DPDK_MAX_QUEUES];
+	struct mp_child w[NRF_DP_MAX_WORKERS];
 };
-
-/* ------------------------------------------------------------------------ */
-/* Sequence locks (one writer each)                                          */
-
-static void
-seq_begin(uint32_t *seq)
-{
-	__atomic_store_n(seq, __atomic_load_n(seq, __ATOMIC_RELAXED) + 1, __ATOMIC_RELAXED);
-	__atomic_thread_fence(__ATOMIC_RELEASE);
-}
-
-static void
-seq_end(uint32_t *seq)
-{
-	__atomic_store_n(seq, __atomic_load_n(seq, __ATOMIC_RELAXED) + 1, __ATOMIC_RELEASE);
-}
-
-/* Copy @p n bytes of @p src guarded by @p seq; false when no stable copy
- * was had within a few tries (the writer is stuck or very busy). */
-static bool
-seq_read(const uint32_t *seq, void *dst, const void *src, size_t n)
-{
-	int tries;
-
-	for (tries = 0; tries < 100; tries++) {
-		uint32_t s0 = __atomic_load_n(seq, __ATOMIC_ACQUIRE);
-
-		if (s0 & 1u) {
-			struct timespec ts = {0, 100000};
-
-			nanosleep(&ts, NULL);
-			continue;
-		}
-		memcpy(dst, src, n);
-		__atomic_thread_fence(__ATOMIC_ACQUIRE);
-		if (__atomic_load_n(seq, __ATOMIC_RELAXED) == s0)
-			return true;
-	}
-	return false;
-}
 
 /* ------------------------------------------------------------------------ */
 /* Primary: configuration and remote operations                              */
@@ -154,11 +116,11 @@ cfg_store(struct mp_shm *shm, const struct nrf_cfg *cfg, uint64_t gen)
 		free(text);
 		return;
 	}
-	seq_begin(&shm->cfg_seq);
+	nrf_dp_seq_write_begin(&shm->cfg_seq);
 	memcpy(shm->cfg_text, text, len + 1);
 	shm->cfg_len = (uint32_t)len;
 	shm->cfg_gen = gen;
-	seq_end(&shm->cfg_seq);
+	nrf_dp_seq_write_end(&shm->cfg_seq);
 	free(text);
 }
 
@@ -176,7 +138,7 @@ slot_get(const struct nrfwd_mp *mp, unsigned int i, struct mp_slot *out)
 {
 	const struct mp_slot *s = &mp->shm->slot[i];
 
-	return seq_read(&s->seq, out, s, sizeof(*out));
+	return nrf_dp_seq_copy(&s->seq, out, s, sizeof(*out));
 }
 
 static bool
@@ -334,37 +296,16 @@ nrfwd_mp_remote_ops(void)
 /* ------------------------------------------------------------------------ */
 /* Primary: worker processes                                                 */
 
-/* EAL options of the primary a worker takes over as they are: memory and
- * logging, and the PCI limits (a worker attaches to the primary's PCI
- * devices by probing the same allow list; virtual devices it gets from the
- * primary without asking). */
+/* EAL options of the primary a worker takes over as they are (memory,
+ * logging, the PCI limits: a worker attaches to the primary's PCI devices
+ * by probing the same allow list; virtual devices it gets from the primary
+ * without asking): the NRF_DP_EAL_F_WORKER options of lib/dp's table. */
 static bool
-passed_on(const char *a, bool *takes_next, bool *pci_limited)
+passed_on(const char *a)
 {
-	static const char *const with_value[] = {"--huge-dir", "--log-level", "--iova-mode",
-		"--base-virtaddr", "--trace", "--trace-dir", "--allow", "--block"};
-	static const char *const flags[] = {"--no-telemetry", "--legacy-mem",
-		"--single-file-segments", "--no-hpet", "--huge-unlink", "--no-pci"};
-	size_t i, n = strcspn(a, "=");
+	const struct nrf_dp_eal_opt *o = nrf_dp_eal_opt_find(a);
 
-	*takes_next = false;
-	if (a[0] == '-' && (a[1] == 'a' || a[1] == 'b')) {
-		*takes_next = a[2] == '\0';
-		*pci_limited = *pci_limited || a[1] == 'a';
-		return true;
-	}
-	if (strcmp(a, "--no-pci") == 0 || strncmp(a, "--allow", 7) == 0)
-		*pci_limited = true;
-	for (i = 0; i < NRF_ARRAY_SIZE(with_value); i++) {
-		if (strlen(with_value[i]) == n && strncmp(a, with_value[i], n) == 0) {
-			*takes_next = a[n] != '=';
-			return true;
-		}
-	}
-	for (i = 0; i < NRF_ARRAY_SIZE(flags); i++)
-		if (strcmp(a, flags[i]) == 0)
-			return true;
-	return false;
+	return o != NULL && (o->flags & NRF_DP_EAL_F_WORKER) != 0;
 }
 
 static int
@@ -372,12 +313,13 @@ child_args(struct nrfwd_mp *mp, unsigned int k, unsigned int lcore, unsigned int
 	const char *main_cpus, const char *prefix, const struct nrfwd_mp_params *p)
 {
 	struct mp_child *c = &mp->w[k];
-	bool pci_limited = false;
+	struct nrf_dp_eal_args sc;
 	char cpus[64];
 	int n = 0, i;
 
-	if (nrf_tp_dpdk_lcore_cpus(lcore, cpus, sizeof(cpus)) != 0)
+	if (nrf_dp_lcore_cpus(lcore, cpus, sizeof(cpus)) != 0)
 		return -1;
+	(void)nrf_dp_eal_scan(p->eal_argc, p->eal_argv, &sc);
 	snprintf(c->lcores, sizeof(c->lcores), "--lcores=%u@%s,%u@%s", ctl, main_cpus, lcore,
 		cpus);
 	snprintf(c->main_lcore, sizeof(c->main_lcore), "--main-lcore=%u", ctl);
@@ -393,17 +335,15 @@ child_args(struct nrfwd_mp *mp, unsigned int k, unsigned int lcore, unsigned int
 	ARG(strdup(prefix));
 	ARG(c->lcores);
 	ARG(c->main_lcore);
-	for (i = 1; i < p->eal_argc; i++) {
-		bool next;
-
-		if (!passed_on(p->eal_argv[i], &next, &pci_limited))
+	for (i = 1; i < p->eal_argc; i += nrf_dp_eal_opt_span(p->eal_argc, p->eal_argv, i)) {
+		if (!passed_on(p->eal_argv[i]))
 			continue;
 		ARG(p->eal_argv[i]);
-		if (next && i + 1 < p->eal_argc)
-			ARG(p->eal_argv[++i]);
+		if (nrf_dp_eal_opt_span(p->eal_argc, p->eal_argv, i) == 2)
+			ARG(p->eal_argv[i + 1]);
 	}
 	ARG("--");
-	if (!pci_limited)
+	if (!sc.pci_limited)
 		ARG("--pci-nic"); /* the primary was started with it */
 	ARG("--config");
 	ARG(p->config_path);
@@ -422,12 +362,12 @@ struct nrfwd_mp *
 nrfwd_mp_primary_create(const struct nrfwd_mp_params *p, const struct nrf_cfg *cfg,
 	uint64_t gen)
 {
-	unsigned int lcores[NRF_TP_DPDK_MAX_QUEUES], nl, k, main_lc;
+	unsigned int lcores[NRF_DP_MAX_WORKERS], nl, k, main_lc;
 	char main_cpus[64], prefix[160], fp[128];
 	struct nrfwd_mp *mp;
 	int err;
 
-	nl = nrf_tp_dpdk_worker_lcores(lcores, NRF_TP_DPDK_MAX_QUEUES);
+	nl = nrf_dp_worker_lcores(lcores, NRF_DP_MAX_WORKERS);
 	mp = calloc(1, sizeof(*mp));
 	if (mp == NULL)
 		return NULL;
@@ -450,9 +390,9 @@ nrfwd_mp_primary_create(const struct nrfwd_mp_params *p, const struct nrf_cfg *c
 			return NULL;
 		}
 	}
-	main_lc = nrf_tp_dpdk_main_lcore();
-	if (nrf_tp_dpdk_lcore_cpus(main_lc, main_cpus, sizeof(main_cpus)) != 0 ||
-		nrf_tp_dpdk_file_prefix(fp, sizeof(fp)) != 0) {
+	main_lc = nrf_dp_main_lcore();
+	if (nrf_dp_lcore_cpus(main_lc, main_cpus, sizeof(main_cpus)) != 0 ||
+		nrf_dp_file_prefix(fp, sizeof(fp)) != 0) {
 		NRF_LOG(ERR, MOD, "cannot read the EAL's core list or file prefix");
 		free(mp);
 		return NULL;
@@ -475,7 +415,7 @@ nrfwd_mp_primary_create(const struct nrfwd_mp_params *p, const struct nrf_cfg *c
 			return NULL;
 		}
 	}
-	mp->shm = nrf_tp_dpdk_shm(MP_SHM_NAME, sizeof(*mp->shm), &err);
+	mp->shm = nrf_dp_shm(MP_SHM_NAME, sizeof(*mp->shm), &err);
 	if (mp->shm == NULL) {
 		NRF_LOG(ERR, MOD, "cannot reserve %zu bytes of shared memory for the workers: %s "
 			"(reserve more hugepages)", sizeof(struct mp_shm), nrf_strerror(err));
@@ -498,11 +438,11 @@ spawn(struct nrfwd_mp *mp, unsigned int k)
 
 	/* The slot is the worker's to write; between its lives the primary
 	 * resets it (no worker of this index runs now). */
-	seq_begin(&s->seq);
+	nrf_dp_seq_write_begin(&s->seq);
 	s->pid = 0;
 	s->state = MP_W_STARTING;
 	s->beat_ns = nrf_now_ns();
-	seq_end(&s->seq);
+	nrf_dp_seq_write_end(&s->seq);
 	fflush(stdout);
 	fflush(stderr);
 	pid = fork();
@@ -577,12 +517,11 @@ nrfwd_mp_supervise(struct nrfwd_mp *mp)
 		mp->w[k].pid = 0;
 		/* Killed while writing its slot: the count is odd; make it even
 		 * before writing ourselves. */
-		if (__atomic_load_n(&mp->shm->slot[k].seq, __ATOMIC_RELAXED) & 1u)
-			seq_end(&mp->shm->slot[k].seq);
-		seq_begin(&mp->shm->slot[k].seq);
+		nrf_dp_seq_write_abandoned(&mp->shm->slot[k].seq);
+		nrf_dp_seq_write_begin(&mp->shm->slot[k].seq);
 		mp->shm->slot[k].state = mp->stopping ? MP_W_STOPPED : MP_W_DEAD;
 		mp->shm->slot[k].wi.conns_open = 0;
-		seq_end(&mp->shm->slot[k].seq);
+		nrf_dp_seq_write_end(&mp->shm->slot[k].seq);
 		if (mp->stopping)
 			continue;
 		/* Died soon after its start: back off, else restart at once. */
@@ -674,41 +613,49 @@ static struct {
 	char *text;                 /* scratch for the document */
 } wk;
 
+/* One read of the document under its sequence lock (nrf_dp_seq_read()). */
+struct cfg_read {
+	uint64_t have;  /* the generation the worker has */
+	uint64_t gen;   /* what the shared memory has */
+	uint32_t len;
+};
+
+static bool
+cfg_copy(void *arg)
+{
+	struct cfg_read *r = arg;
+	const struct mp_shm *shm = wk.shm;
+
+	r->gen = shm->cfg_gen;
+	r->len = shm->cfg_len;
+	if (r->gen == r->have || r->gen == 0 || r->len >= MP_CFG_MAX) {
+		r->len = 0;
+		return false; /* nothing new (or nothing sane): no copy */
+	}
+	memcpy(wk.text, shm->cfg_text, r->len);
+	return true;
+}
+
 /* The running document of the shared memory, if it differs from @p have. */
 static struct nrf_cfg *
 shm_cfg(uint64_t have, uint64_t *gen_out)
 {
 	struct nrf_cfg_problems problems = {0};
-	struct mp_shm *shm = wk.shm;
+	struct cfg_read r = {.have = have};
 	struct nrf_cfg *cfg;
-	uint64_t gen;
-	uint32_t len, s0;
-	int err, tries;
+	int err;
 
-	for (tries = 0;; tries++) {
-		s0 = __atomic_load_n(&shm->cfg_seq, __ATOMIC_ACQUIRE);
-		gen = shm->cfg_gen;
-		if (!(s0 & 1u) && (gen == have || gen == 0))
-			return NULL;
-		len = shm->cfg_len;
-		if (!(s0 & 1u) && len < MP_CFG_MAX) {
-			memcpy(wk.text, shm->cfg_text, len);
-			__atomic_thread_fence(__ATOMIC_ACQUIRE);
-			if (__atomic_load_n(&shm->cfg_seq, __ATOMIC_RELAXED) == s0)
-				break;
-		}
-		if (tries > 100)
-			return NULL; /* next tick */
-	}
-	wk.text[len] = '\0';
-	cfg = nrf_cfg_load(wk.text, len, gen, &problems, &err);
+	if (!nrf_dp_seq_read(&wk.shm->cfg_seq, cfg_copy, &r) || r.len == 0)
+		return NULL; /* busy (next tick), or nothing new */
+	wk.text[r.len] = '\0';
+	cfg = nrf_cfg_load(wk.text, r.len, r.gen, &problems, &err);
 	if (cfg == NULL)
 		NRF_LOG(ERR, MOD, "configuration generation %llu from the primary does not load "
 			"here (%s, %zu problem(s)): keeping generation %llu",
-			(unsigned long long)gen, nrf_strerror(err), problems.n,
+			(unsigned long long)r.gen, nrf_strerror(err), problems.n,
 			(unsigned long long)have);
 	nrf_cfg_problems_fini(&problems);
-	*gen_out = gen;
+	*gen_out = r.gen;
 	return cfg;
 }
 
@@ -719,7 +666,7 @@ nrfwd_mp_worker_attach(unsigned int index, struct nrf_cfg **cfg)
 	uint64_t gen = 0;
 	int err;
 
-	wk.shm = nrf_tp_dpdk_shm(MP_SHM_NAME, sizeof(*wk.shm), &err);
+	wk.shm = nrf_dp_shm(MP_SHM_NAME, sizeof(*wk.shm), &err);
 	if (wk.shm == NULL || __atomic_load_n(&wk.shm->magic, __ATOMIC_ACQUIRE) != MP_MAGIC) {
 		NRF_LOG(ERR, MOD, "worker %u: no shared memory from an nrfwd primary (%s)", index,
 			nrf_strerror(wk.shm == NULL ? err : NRF_ENOENT));
@@ -752,7 +699,7 @@ slot_write(uint32_t state)
 
 	if (wk.rt != NULL && nrf_rt_peer_stats_get(wk.rt, &peers, &n) != 0)
 		n = 0;
-	seq_begin(&s->seq);
+	nrf_dp_seq_write_begin(&s->seq);
 	s->pid = (int32_t)getpid();
 	s->state = state;
 	s->beat_ns = nrf_now_ns();
@@ -764,7 +711,7 @@ slot_write(uint32_t state)
 		if (s->n_peers > 0)
 			memcpy(s->peers, peers, s->n_peers * sizeof(*peers));
 	}
-	seq_end(&s->seq);
+	nrf_dp_seq_write_end(&s->seq);
 	free(peers);
 }
 

@@ -16,6 +16,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "nrf_dp.h"
 #include "nrf_err.h"
 #include "nrf_log.h"
 #include "nrf_tp_dpdk.h"
@@ -27,97 +28,32 @@ static bool dpdk_up;
 static const char *tp_name = "kernel";
 
 /* ------------------------------------------------------------------------ */
-/* EAL arguments (DPDK 22.11, `<app> --help` of the EAL)                     */
+/* EAL arguments                                                             */
 
-struct eal_opt {
-	const char *name;
-	char arg; /* 'n' none, 'r' required (next argument or "="), 'o' optional "=" */
-};
-
-static const struct eal_opt eal_long[] = {
-	{"--lcores", 'r'}, {"--main-lcore", 'r'}, {"--mbuf-pool-ops-name", 'r'},
-	{"--block", 'r'}, {"--allow", 'r'}, {"--vdev", 'r'}, {"--iova-mode", 'r'},
-	{"--proc-type", 'r'}, {"--syslog", 'o'}, {"--log-level", 'r'}, {"--trace", 'r'},
-	{"--trace-dir", 'r'}, {"--trace-bufsz", 'r'}, {"--trace-mode", 'r'},
-	{"--base-virtaddr", 'r'}, {"--force-max-simd-bitwidth", 'r'}, {"--socket-mem", 'r'},
-	{"--socket-limit", 'r'}, {"--huge-dir", 'r'}, {"--file-prefix", 'r'},
-	{"--vfio-intr", 'r'}, {"--vfio-vf-token", 'r'}, {"--huge-unlink", 'o'},
-	{"--huge-worker-stack", 'o'}, {"--help", 'n'}, {"--in-memory", 'n'},
-	{"--telemetry", 'n'}, {"--no-telemetry", 'n'}, {"--no-huge", 'n'}, {"--no-pci", 'n'},
-	{"--no-hpet", 'n'}, {"--no-shconf", 'n'}, {"--create-uio-dev", 'n'},
-	{"--legacy-mem", 'n'}, {"--single-file-segments", 'n'}, {"--match-allocations", 'n'},
-	{"--vmware-tsc-map", 'n'},
-};
-
-/* Short options: with a value (attached or next), and flags. */
-#define EAL_SHORT_ARG "abcdlmnrsS"
-#define EAL_SHORT_FLAG "hv"
-
-struct eal_scan {
-	bool pci_limited; /* --no-pci, -a, --allow */
-	bool help;
-};
-
-/* 0, or -1 after logging the one bad argument. */
+/* lib/dp's option table says what is an EAL option of DPDK 22.11 and
+ * which take values. 0, or -1 after logging the one bad argument. */
 static int
-eal_check(int argc, char **argv, struct eal_scan *sc)
+eal_check(int argc, char **argv, struct nrf_dp_eal_args *sc)
 {
-	int i;
+	const char *a;
 
-	memset(sc, 0, sizeof(*sc));
-	for (i = 1; i < argc; i++) {
-		const char *a = argv[i];
-		bool needs_next = false;
-
-		if (a[0] != '-' || a[1] == '\0') {
-			NRF_LOG(ERR, MOD, "unexpected EAL argument \"%s\" (EAL options go before "
-				"\"--\", nrfwd's own after it; see nrfwd --help)", a);
-			return -1;
-		}
-		if (a[1] == '-') {
-			size_t n = strcspn(a, "=");
-			bool has_eq = a[n] == '=';
-			const struct eal_opt *o = NULL;
-			size_t k;
-
-			for (k = 0; k < sizeof(eal_long) / sizeof(eal_long[0]); k++) {
-				if (strlen(eal_long[k].name) == n &&
-					strncmp(eal_long[k].name, a, n) == 0) {
-					o = &eal_long[k];
-					break;
-				}
-			}
-			if (o == NULL || (o->arg == 'n' && has_eq)) {
-				NRF_LOG(ERR, MOD, "unknown EAL option \"%s\" (EAL options go before "
-					"\"--\"; see nrfwd --help and docs/tuning.md)", a);
-				return -1;
-			}
-			needs_next = o->arg == 'r' && !has_eq;
-			if (strcmp(o->name, "--no-pci") == 0 || strcmp(o->name, "--allow") == 0)
-				sc->pci_limited = true;
-			if (strcmp(o->name, "--help") == 0)
-				sc->help = true;
-		} else if (strchr(EAL_SHORT_ARG, a[1]) != NULL) {
-			needs_next = a[2] == '\0';
-			if (a[1] == 'a')
-				sc->pci_limited = true;
-		} else if (strchr(EAL_SHORT_FLAG, a[1]) != NULL && a[2] == '\0') {
-			if (a[1] == 'h')
-				sc->help = true;
-		} else {
-			NRF_LOG(ERR, MOD, "unknown EAL option \"%s\" (EAL options go before \"--\"; "
-				"see nrfwd --help and docs/tuning.md)", a);
-			return -1;
-		}
-		if (needs_next) {
-			if (i + 1 >= argc) {
-				NRF_LOG(ERR, MOD, "EAL option \"%s\" needs a value", a);
-				return -1;
-			}
-			i++;
-		}
+	if (nrf_dp_eal_scan(argc, argv, sc) == 0)
+		return 0;
+	a = argv[sc->bad];
+	switch (sc->why) {
+	case NRF_DP_EAL_NOT_OPTION:
+		NRF_LOG(ERR, MOD, "unexpected EAL argument \"%s\" (EAL options go before "
+			"\"--\", nrfwd's own after it; see nrfwd --help)", a);
+		break;
+	case NRF_DP_EAL_NO_VALUE:
+		NRF_LOG(ERR, MOD, "EAL option \"%s\" needs a value", a);
+		break;
+	default:
+		NRF_LOG(ERR, MOD, "unknown EAL option \"%s\" (EAL options go before \"--\"; "
+			"see nrfwd --help and docs/tuning.md)", a);
+		break;
 	}
-	return 0;
+	return -1;
 }
 
 /* ------------------------------------------------------------------------ */
@@ -223,7 +159,8 @@ capture_end(struct capture *cp, bool failed)
 			continue;
 		}
 		rstrip(line);
-		if (strstr(line, "tp-dpdk: ") != NULL || strstr(line, MOD ": ") != NULL)
+		/* lib/dp logs as "dpdk", the transport as "tp-dpdk" */
+		if (strstr(line, "dpdk: ") != NULL || strstr(line, MOD ": ") != NULL)
 			snprintf(ours, sizeof(ours), "%s", line);
 		else if (line[0] != '\0' && theirs[0] == '\0' &&
 			strncmp(line, "TELEMETRY:", 10) != 0)
@@ -247,7 +184,7 @@ nrfwd_tp_start(const struct nrf_cfg *cfg, const struct nrfwd_tp_opts *o, unsigne
 {
 	struct nrf_tp_dpdk_conf conf;
 	struct capture cp;
-	struct eal_scan sc;
+	struct nrf_dp_eal_args sc;
 	sigset_t sigs;
 	int n;
 
@@ -302,7 +239,7 @@ nrfwd_tp_start(const struct nrf_cfg *cfg, const struct nrfwd_tp_opts *o, unsigne
 bool
 nrfwd_tp_primary(void)
 {
-	return dpdk_up && nrf_tp_dpdk_role() == NRF_TP_DPDK_PRIMARY;
+	return dpdk_up && nrf_dp_role() == NRF_DP_PRIMARY;
 }
 
 bool

@@ -14,6 +14,7 @@
 #include <stdio.h>
 
 #include "nrf_cfg.h"
+#include "nrf_dp.h"
 #include "nrf_rt.h"
 #include "nrf_tp.h"
 #include "nrf_tp_dpdk.h"
@@ -26,7 +27,7 @@ struct nrfwd_tp_opts {
 	/* DPDK: SINGLE, AUTO (primary with worker processes when the core list
 	 * has two or more worker lcores), PRIMARY (--dpdk-processes) or
 	 * SECONDARY (a worker process, --mp-worker) ... */
-	enum nrf_tp_dpdk_role role;
+	enum nrf_dp_role role;
 	unsigned int queue;  /* ... of this queue pair */
 };
 

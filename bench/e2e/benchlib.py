@@ -9,9 +9,13 @@ parse_h2load(): the summary of one h2load run;
 write_section(): replace one marked section of docs/benchmarks.md.
 """
 import os
-import re
 import socket
+import sys
 import time
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "tests",
+                                "integration"))
+import h2load_out  # noqa: E402
 
 CLK = os.sysconf("SC_CLK_TCK")
 
@@ -88,25 +92,12 @@ def write_section(path, key, text):
 
 def parse_h2load(out):
     """h2load's summary: rps, secs, ok (succeeded), done, failed, errored,
-    status ({"2xx": n, ...}), and the TLS lines (cipher) when present."""
-    res = {"ok": 0, "done": 0, "failed": 0, "errored": 0, "rps": 0.0, "status": {}, "cipher": ""}
-    for line in out.splitlines():
-        line = line.strip()
-        if line.startswith("finished in"):
-            res["rps"] = float(line.split(",")[1].split()[0])
-            mt = re.match(r"finished in ([\d.]+)(m?s)", line)
-            if mt:
-                res["secs"] = float(mt.group(1)) / (1000.0 if mt.group(2) == "ms" else 1.0)
-        elif line.startswith("requests:"):
-            parts = dict((p.split()[1], int(p.split()[0])) for p in line[len("requests:"):].split(","))
-            res["ok"] = parts.get("succeeded", 0)
-            res["done"] = parts.get("done", 0)
-            res["failed"] = parts.get("failed", 0)
-            res["errored"] = parts.get("errored", 0)
-        elif line.startswith("status codes:"):
-            for p in line[len("status codes:"):].split(","):
-                cnt, code = p.split()
-                res["status"][code] = int(cnt)
-        elif line.startswith("Cipher:") or line.startswith("TLS Protocol:"):
-            res["cipher"] += line + " "
+    status ({"2xx": n, ...}), and the TLS lines (cipher) when present.
+    Parsed by tests/integration/h2load_out.py, shared with the tests."""
+    r = h2load_out.parse(out)
+    res = {"ok": r.get("succeeded", 0), "done": r.get("done", 0), "failed": r.get("failed", 0),
+           "errored": r.get("errored", 0), "rps": r.get("rps", 0.0), "status": r["status"],
+           "cipher": r["cipher"]}
+    if "seconds" in r:
+        res["secs"] = r["seconds"]
     return res

@@ -26,6 +26,7 @@
 #include <microhttpd.h>
 
 #include "api_int.h"
+#include "nrf_addr.h"
 #include "nrf_common.h"
 #include "nrf_err.h"
 #include "nrf_log.h"
@@ -55,6 +56,7 @@ struct nrf_api {
 	double busy[NRF_RT_MAX_WORKERS];
 	double last_apply[3];
 	atomic_bool draining;     /* nrf_api_drain(): the process is stopping */
+	const struct nrf_api_source *src; /* etcd (api_source.c); NULL: the file */
 };
 
 /* One request (MHD's per-request context). */
@@ -207,6 +209,7 @@ serve_metrics(struct nrf_api *api, struct MHD_Connection *c, struct api_req *rq)
 	if (any_dp)
 		in.dp = dp;
 	api_metrics_render(&b, &in);
+	api_source_metrics(api->src, &b);
 	pthread_mutex_unlock(&api->lock);
 	free(peers);
 	free(st);
@@ -223,22 +226,7 @@ serve_metrics(struct nrf_api *api, struct MHD_Connection *c, struct api_req *rq)
 static void
 sockaddr_of(const struct nrf_tp_addr *a, struct sockaddr_storage *ss, socklen_t *len)
 {
-	memset(ss, 0, sizeof(*ss));
-	if (a->family == 6) {
-		struct sockaddr_in6 *s6 = (struct sockaddr_in6 *)ss;
-
-		s6->sin6_family = AF_INET6;
-		s6->sin6_port = htons(a->port);
-		memcpy(&s6->sin6_addr, a->ip, 16);
-		*len = sizeof(*s6);
-	} else {
-		struct sockaddr_in *s4 = (struct sockaddr_in *)ss;
-
-		s4->sin_family = AF_INET;
-		s4->sin_port = htons(a->port);
-		memcpy(&s4->sin_addr, a->ip, 4);
-		*len = sizeof(*s4);
-	}
+	*len = nrf_addr_to_sockaddr(a->family, a->ip, a->port, ss);
 }
 
 /* RFC 3339 UTC text of the moment @p mono_ns (CLOCK_MONOTONIC, in the
@@ -344,6 +332,7 @@ serve_ready(struct nrf_api *api, struct MHD_Connection *c, struct api_req *rq)
 	json_object_set_new(doc, "heldDown", held);
 	json_object_set_new(doc, "generation",
 		json_integer((json_int_t)nrf_rt_generation(api->rt)));
+	api_source_ready(api->src, doc);
 	free(peers);
 	text = json_dumps(doc, JSON_COMPACT);
 	json_decref(doc);
@@ -392,6 +381,7 @@ apply(struct nrf_api *api, struct MHD_Connection *c, struct api_req *rq)
 	enum MHD_Result ret;
 	char why[512];
 	int rc, err = 0;
+	bool src_locked = false;
 
 	if (atomic_load(&api->draining))
 		return refuse(api, c, rq, g, 503, "Service Unavailable", "NF_SERVICE_FAILURE",
@@ -407,6 +397,7 @@ apply(struct nrf_api *api, struct MHD_Connection *c, struct api_req *rq)
 		return ret;
 	}
 	pthread_mutex_lock(&api->lock);
+	src_locked = api_source_lock(api->src);
 	running = nrf_rt_emit(api->rt, NRF_CFG_ALL, 0, &gen, &err);
 	if (running == NULL) {
 		ret = refuse(api, c, rq, g, 500, "Internal Server Error", "SYSTEM_FAILURE",
@@ -435,8 +426,7 @@ apply(struct nrf_api *api, struct MHD_Connection *c, struct api_req *rq)
 	n_restart = nrf_rt_restart_only(api->rt, cfg, restart, NRF_ARRAY_SIZE(restart));
 	if (n_restart > 0) {
 		for (i = 0; i < n_restart && i < NRF_ARRAY_SIZE(restart); i++)
-			api_problem_add(&probs, restart[i], "takes effect only after a restart: "
-				"change the configuration file and restart nrfwd");
+			api_problem_add(&probs, restart[i], "%s", NRF_CFG_RESTART_REASON);
 		nrf_cfg_free(cfg);
 		ret = refuse(api, c, rq, g, 400, "Bad Request", "MODIFICATION_NOT_ALLOWED",
 			"restart-only settings cannot be changed live; nothing was changed", &probs);
@@ -466,11 +456,32 @@ apply(struct nrf_api *api, struct MHD_Connection *c, struct api_req *rq)
 		goto out;
 	}
 	t1 = nrf_now_ns();
-	if (api->config_path != NULL) {
+	if (api->src != NULL && g->cfg != NRF_CFG_RUNTIME) {
+		/* shared group: to the source, applied from its watch */
+		struct api_src_out so = {0};
+
+		api_source_change(api->src, snap, api->settle_ms, &src_locked, &so);
+		if (so.status != 200 && so.status != 202) {
+			ret = refuse(api, c, rq, g, so.status, so.title, so.cause, so.detail,
+				&so.probs);
+		} else {
+			atomic_fetch_add(&api->n_reloads, 1);
+			NRF_LOG(INFO, API_MOD, "%s %s: %s", rq->merge ? "PATCH" : "PUT", g->name,
+				so.detail);
+			ret = reply_json_owned(api, c, rq, so.status, answer);
+			answer = NULL;
+		}
+		nrf_cfg_problems_fini(&so.probs);
+		goto out;
+	}
+	if (api->src != NULL || api->config_path != NULL) {
 		size_t plen = strlen(persist);
 
 		persist[plen] = '\n'; /* nrf_cfg_emit's NUL becomes the final newline */
-		rc = api_file_write_atomic(api->config_path, persist, plen + 1, why, sizeof(why));
+		rc = api->src != NULL
+			? api_source_persist(api->src, snap, why, sizeof(why))
+			: api_file_write_atomic(api->config_path, persist, plen + 1, why,
+				sizeof(why));
 		persist[plen] = '\0';
 		if (rc != 0) {
 			nrf_rt_snap_free(snap);
@@ -511,6 +522,8 @@ apply(struct nrf_api *api, struct MHD_Connection *c, struct api_req *rq)
 	ret = reply_json_owned(api, c, rq, 200, answer);
 	answer = NULL;
 out:
+	if (src_locked)
+		api_source_unlock(api->src);
 	pthread_mutex_unlock(&api->lock);
 	json_decref(body);
 	nrf_cfg_problems_fini(&probs);
@@ -713,6 +726,7 @@ nrf_api_create(const struct nrf_api_params *p, struct nrf_rt *rt, int *err)
 	api->rt = rt;
 	api->max_body = p->max_body != 0 ? p->max_body : NRF_API_MAX_BODY;
 	api->settle_ms = p->settle_ms != 0 ? p->settle_ms : 1000;
+	api->src = p->source;
 	pthread_mutex_init(&api->lock, NULL);
 	if (nrf_tp_addr_parse(p->address != NULL ? p->address : "127.0.0.1", p->port,
 		    &api->addr) != 0) {
@@ -885,4 +899,145 @@ nrf_api_token_read(const char *path, int *err)
 	memset(buf, 0, sizeof(buf));
 	*err = tok != NULL ? 0 : NRF_ENOMEM;
 	return tok;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Reload from the file (SIGHUP)                                             */
+
+/* The first problem of @p probs (or @p dflt) as one line in @p why. */
+static void
+reload_why(char *why, size_t cap, const char *what, const struct nrf_cfg_problems *probs,
+	const char *dflt)
+{
+	if (why == NULL || cap == 0)
+		return;
+	if (probs != NULL && probs->n > 0)
+		snprintf(why, cap, "%s: %s: %s%s", what,
+			probs->v[0].pointer[0] != '\0' ? probs->v[0].pointer : "(root)",
+			probs->v[0].reason, probs->n > 1 ? " (and more)" : "");
+	else
+		snprintf(why, cap, "%s: %s", what, dflt);
+}
+
+static int
+reload_locked(struct nrf_api *api, struct nrf_rt *rt, const char *path, uint64_t *gen_out,
+	bool *applied, char *why, size_t cap)
+{
+	struct nrf_cfg_problems probs = {0};
+	const char *restart[8];
+	char *running = NULL, *next = NULL;
+	struct nrf_rt_snap *snap;
+	struct nrf_cfg *cfg;
+	uint64_t gen = 0, t0 = nrf_now_ns(), t1;
+	unsigned int n_restart, i;
+	int rc, err = 0;
+
+	running = nrf_rt_emit(rt, NRF_CFG_ALL, 0, &gen, &err);
+	if (running == NULL) {
+		reload_why(why, cap, "running configuration", NULL, nrf_strerror(err));
+		return err != 0 ? err : NRF_ENOMEM;
+	}
+	if (gen_out != NULL)
+		*gen_out = gen;
+	cfg = nrf_cfg_load_file(path, gen + 1, &probs, &err);
+	if (cfg == NULL) {
+		reload_why(why, cap, err == NRF_EIO ? "cannot read" : "invalid", &probs,
+			nrf_strerror(err));
+		rc = err;
+		goto out;
+	}
+	next = nrf_cfg_emit(cfg, NRF_CFG_ALL, 0, &err);
+	if (next == NULL) {
+		nrf_cfg_free(cfg);
+		reload_why(why, cap, "internal", NULL, nrf_strerror(err));
+		rc = NRF_ENOMEM;
+		goto out;
+	}
+	if (strcmp(next, running) == 0) {
+		nrf_cfg_free(cfg);
+		rc = 0;
+		NRF_LOG(INFO, API_MOD, "configuration reload from %s: unchanged (generation %llu)",
+			path, (unsigned long long)gen);
+		goto out;
+	}
+	n_restart = nrf_rt_restart_only(rt, cfg, restart, NRF_ARRAY_SIZE(restart));
+	if (n_restart > 0) {
+		for (i = 0; i < n_restart && i < NRF_ARRAY_SIZE(restart); i++)
+			api_problem_add(&probs, restart[i], "takes effect only after a restart "
+				"(systemctl restart, not reload)");
+		nrf_cfg_free(cfg);
+		reload_why(why, cap, "restart-only setting changed", &probs, "");
+		rc = NRF_ECONFIG;
+		goto out;
+	}
+	snap = nrf_rt_snap_create(cfg, &err);
+	if (snap == NULL) {
+		reload_why(why, cap, "cannot be used", NULL, nrf_strerror(err));
+		rc = err == NRF_ENOMEM ? NRF_ENOMEM : NRF_ECONFIG;
+		goto out;
+	}
+	t1 = nrf_now_ns();
+	rc = nrf_rt_publish(rt, snap);
+	if (rc != 0) {
+		reload_why(why, cap, "not published", NULL, nrf_strerror(rc));
+		rc = rc == NRF_ENOMEM ? NRF_ENOMEM : NRF_ECONFIG;
+		goto out;
+	}
+	gen = nrf_rt_generation(rt);
+	if (gen_out != NULL)
+		*gen_out = gen;
+	if (api != NULL) {
+		while (!nrf_rt_generation_seen(rt, gen) && nrf_now_ns() - t1 <
+			(uint64_t)api->settle_ms * 1000000ull)
+			usleep(100);
+		api->last_apply[0] = secs(t0, t1);
+		api->last_apply[1] = 0.0;
+		api->last_apply[2] = secs(t1, nrf_now_ns());
+	}
+	*applied = true;
+	NRF_LOG(INFO, API_MOD, "configuration generation %llu applied (reload of %s)",
+		(unsigned long long)gen, path);
+out:
+	nrf_cfg_problems_fini(&probs);
+	free(running);
+	free(next);
+	return rc;
+}
+
+int
+nrf_api_reload_file(struct nrf_api *api, struct nrf_rt *rt, const char *path, uint64_t *gen,
+	char *why, size_t why_cap)
+{
+	bool applied = false;
+	char line[512];
+	int rc;
+
+	if (why == NULL) {
+		why = line;
+		why_cap = sizeof(line);
+	}
+	why[0] = '\0';
+	if (rt == NULL || path == NULL) {
+		snprintf(why, why_cap, "no runtime or no file");
+		return NRF_EINVAL;
+	}
+	if (api != NULL && atomic_load(&api->draining)) {
+		snprintf(why, why_cap, "nrfwd is stopping");
+		atomic_fetch_add(&api->n_failures, 1);
+		return NRF_ECONFIG;
+	}
+	if (api != NULL)
+		pthread_mutex_lock(&api->lock);
+	rc = reload_locked(api, rt, path, gen, &applied, why, why_cap);
+	if (api != NULL) {
+		pthread_mutex_unlock(&api->lock);
+		if (rc != 0)
+			atomic_fetch_add(&api->n_failures, 1);
+		else if (applied)
+			atomic_fetch_add(&api->n_reloads, 1);
+	}
+	if (rc != 0)
+		NRF_LOG(WARN, API_MOD, "configuration reload from %s refused, the running "
+			"configuration stays: %s", path, why);
+	return rc;
 }

@@ -7,6 +7,7 @@
  *   api.c          libmicrohttpd daemon, routing, auth, health, apply
  *   api_cfg.c      configuration groups, merge patch, problems, file write
  *   api_metrics.c  Prometheus text exposition
+ *   api_source.c   a configuration source other than the file (etcd)
  * Nothing here does network I/O, so it is tested without a listener.
  */
 
@@ -151,6 +152,39 @@ struct api_metrics_in {
 
 /* The Prometheus text exposition (format 0.0.4) of @p in. */
 void api_metrics_render(struct api_buf *b, const struct api_metrics_in *in);
+
+/* ------------------------------------------------------------------------ */
+/* Configuration source (api_source.c; struct nrf_api_source). Every       */
+/* function is a no-op (or false) when @p src is NULL.                      */
+
+/* Take the source's lock; true when taken. */
+bool api_source_lock(const struct nrf_api_source *src);
+void api_source_unlock(const struct nrf_api_source *src);
+
+/* The answer to a change of a shared group sent to the source. */
+struct api_src_out {
+	unsigned int status;       /* 200, 202 (not yet applied here), 400, 409, 500, 503 */
+	const char *title;
+	const char *cause;
+	char detail[640];
+	struct nrf_cfg_problems probs;  /* for 400; caller finis */
+};
+
+/*
+ * Write the snapshot's shared groups to the source (source lock held,
+ * released here: *@p locked becomes false), then wait up to @p settle_ms
+ * for this instance to apply them from the source. @p snap is freed.
+ */
+void api_source_change(const struct nrf_api_source *src, struct nrf_rt_snap *snap,
+	uint32_t settle_ms, bool *locked, struct api_src_out *out);
+
+/* Persist a runtime change through the source. 0 or NRF_EIO (@p why). */
+int api_source_persist(const struct nrf_api_source *src, struct nrf_rt_snap *snap,
+	char *why, size_t why_cap);
+
+/* Append the source's metrics; add "configSource" to a /readyz document. */
+void api_source_metrics(const struct nrf_api_source *src, struct api_buf *b);
+void api_source_ready(const struct nrf_api_source *src, json_t *doc);
 
 #ifdef __cplusplus
 }

@@ -415,6 +415,9 @@ api_metrics_render(struct api_buf *b, const struct api_metrics_in *in)
 		"Requests whose client went away before the answer.", st->client_resets);
 	scalar(b, "nrfwd_relay_aborts_total", "counter",
 		"Answers that broke off after they began (front stream reset).", st->relay_aborts);
+	scalar(b, "nrfwd_answer_violations_total", "counter",
+		"Requests answered twice or left unanswered (a bug; always 0).",
+		st->answer_violations);
 	head(b, "nrfwd_timeouts_total", "counter",
 		"Connections and streams ended by runtime.timeouts, by reason.");
 	for (k = 0; k < NRF_RT_TMO_COUNT; k++)

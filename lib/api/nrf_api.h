@@ -44,6 +44,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "nrf_cfg.h"
 #include "nrf_rt.h"
 #include "nrf_tp.h"
 
@@ -53,6 +54,39 @@ extern "C" {
 
 /** Default limit on a request body (PUT/PATCH), bytes. */
 #define NRF_API_MAX_BODY (1024 * 1024)
+
+/**
+ * A configuration source other than the file (the fleet's etcd,
+ * lib/cfgsrc), wired by the application. With one, a PUT or PATCH of a
+ * shared group (generalOptions, forwardingOptions, nrfGrowth) is validated
+ * and compiled here as always, then written to the source instead of
+ * being published: every instance, this one included, applies it from the
+ * source. The answer is 200 once this instance applied it (within
+ * settle_ms), 409 when the source moved on since the revision the change
+ * was based on, 503 when the source cannot be reached, 400 when this
+ * instance refused it after all. A change of runtime is applied here and
+ * persisted through persist(). Every function is called on the API thread.
+ */
+struct nrf_api_source {
+	/** Serialise with the source's own applies (held from reading the
+	 *  running document to writing or publishing). */
+	void (*lock)(void *arg);
+	void (*unlock)(void *arg);
+	/** Write @p next's shared groups, compare-and-swap (lock held).
+	 *  0 with @p ticket, NRF_EAGAIN conflict, NRF_EIO unreachable. */
+	int (*write)(void *arg, const struct nrf_cfg *next, int64_t *ticket, char *why,
+		size_t why_cap);
+	/** Wait for @p ticket to be applied here (lock not held): 0,
+	 *  NRF_ECONFIG (refused: @p problems), NRF_ETIMEDOUT. */
+	int (*wait)(void *arg, int64_t ticket, uint32_t ms, struct nrf_cfg_problems *problems);
+	/** Persist a runtime change (instead of rewriting the whole file). */
+	int (*persist)(void *arg, const struct nrf_cfg *next, char *why, size_t why_cap);
+	/** JSON object text for /readyz "configSource" (malloc'd or NULL). */
+	char *(*status_json)(void *arg);
+	/** Prometheus text appended to /metrics (malloc'd or NULL). */
+	char *(*metrics)(void *arg);
+	void *arg;
+};
 
 /** Parameters of the management listener. */
 struct nrf_api_params {
@@ -76,6 +110,9 @@ struct nrf_api_params {
 	/** Milliseconds a change waits for every worker to use it before it
 	 *  is answered (0: 1000). The answer is 200 either way. */
 	uint32_t settle_ms;
+	/** Configuration source other than the file; NULL: the file. Must
+	 *  outlive the API. */
+	const struct nrf_api_source *source;
 };
 
 struct nrf_api;
@@ -113,12 +150,44 @@ void nrf_api_free(struct nrf_api *api);
  */
 char *nrf_api_token_read(const char *path, int *err);
 
+/**
+ * Reload the configuration from the file @p path (SIGHUP, systemctl
+ * reload): the path of a REST PUT of the whole document — load and validate
+ * all of it (nrf_cfg_load_file()), refuse it when a restart-only setting
+ * differs (nrf_rt_restart_only()), build the snapshot (Via database,
+ * forwarding table, peer addresses: nrf_rt_snap_create()), publish it
+ * (nrf_rt_publish()). All or nothing: on any failure the running
+ * configuration stays. The file is read, never rewritten. A file whose
+ * content is the running configuration publishes nothing (0, *@p gen
+ * unchanged, not counted as a reload).
+ *
+ * Serialised with REST changes (the API's lock) and counted in its
+ * counters (reloads, reload_failures, last apply time). Logs one line: the
+ * generation applied, "unchanged", or why it was refused (the first
+ * problem with its JSON pointer; restart-only settings by pointer).
+ *
+ * @param api   the management listener, or NULL when there is none (then
+ *              nothing is counted; the caller serialises).
+ * @param rt    the runtime.
+ * @param path  the configuration file.
+ * @param gen   if not NULL, receives the generation in use afterwards.
+ * @param why   if not NULL, receives a one-line reason on failure
+ *              (@p why_cap bytes).
+ * @return 0, NRF_EIO (cannot read), NRF_EPARSE (not JSON), NRF_ECONFIG
+ *   (invalid, or a restart-only setting differs, or the snapshot cannot be
+ *   built: identities, TLS files), NRF_ENOMEM. Control thread (the main
+ *   thread: never the API thread).
+ */
+int nrf_api_reload_file(struct nrf_api *api, struct nrf_rt *rt, const char *path,
+	uint64_t *gen, char *why, size_t why_cap);
+
 /** Counters of the API itself (for tests; also exported as metrics). */
 struct nrf_api_stats {
 	uint64_t requests;         /**< HTTP requests answered */
-	uint64_t reloads;          /**< changes applied */
-	uint64_t reload_failures;  /**< PUT/PATCH refused: invalid, restart-only,
-				    *   persistence or internal failure */
+	uint64_t reloads;          /**< changes applied (REST or file reload) */
+	uint64_t reload_failures;  /**< PUT/PATCH or file reload refused:
+				    *   invalid, restart-only, persistence or
+				    *   internal failure */
 };
 
 void nrf_api_stats_get(const struct nrf_api *api, struct nrf_api_stats *out);

@@ -396,6 +396,79 @@ enum nrf_cfg_group {
 char *nrf_cfg_emit(const struct nrf_cfg *cfg, enum nrf_cfg_group group,
 	int indent, int *err);
 
+/**
+ * How a change of a key reaches a running nrfwd. Every key of the
+ * configuration table is one or the other (a unit test walks the table);
+ * the table is the only list.
+ */
+enum nrf_cfg_apply {
+	NRF_CFG_APPLY_UNSET = 0, /**< not classified: a table bug */
+	NRF_CFG_APPLY_LIVE,      /**< taken by the next published snapshot */
+	NRF_CFG_APPLY_RESTART,   /**< baked in at start (listeners, h2 contexts,
+				  *   buffers, the DPDK port): a live change is
+				  *   refused, the file change waits for a restart */
+};
+
+/**
+ * Why a change of a restart-only key is refused live: the reason the REST
+ * API gives with each pointer of nrf_cfg_restart_diff().
+ */
+#define NRF_CFG_RESTART_REASON                                                 \
+	"takes effect only after a restart: change the configuration file and " \
+	"restart nrfwd"
+
+/**
+ * One key of the configuration table as tools, docs and tests see it: a
+ * value of the document that is not an object (objects are walked into;
+ * arrays and objects with their own rules, such as runtime.listen or
+ * runtime.localNrf, are one key each).
+ */
+struct nrf_cfg_key {
+	const char *pointer;      /**< RFC 6901, e.g. "/runtime/limits/maxHeaderBytes" */
+	const char *type;         /**< JSON type as docs/config.md writes it:
+				   *   "string", "integer", "boolean", "array",
+				   *   "object or null", "integer or null" */
+	enum nrf_cfg_apply apply; /**< live or restart-only; UNSET only in a broken table */
+	const char *decided_at;   /**< pointer of the table entry whose flag
+				   *   decides @p apply: the key itself or an
+				   *   object around it ("/runtime/timeouts");
+				   *   a restart-only key is refused under this
+				   *   pointer ("/runtime/dpdk" for every key of
+				   *   runtime.dpdk). NULL when UNSET. */
+	bool required;            /**< the document must have it */
+	long long min;            /**< integers: lowest accepted value */
+	long long max;            /**< integers: highest accepted value */
+	const char *const *names; /**< strings with a fixed set of values: the
+				   *   values, NULL-terminated; else NULL */
+	const char *example;      /**< keys with their own rules (arrays, null):
+				   *   a valid value other than the default, JSON
+				   *   text; else NULL */
+};
+
+/**
+ * Every key of the configuration table, in document (emit) order.
+ *
+ * @param keys  receives the array (static, read-only, never freed).
+ * @return the number of keys. Any thread (built once, on first use).
+ */
+size_t nrf_cfg_keys(const struct nrf_cfg_key **keys);
+
+/**
+ * Which restart-only keys differ between two snapshots: the live diff of a
+ * configuration change (@p a running, @p b the candidate). A key is
+ * restart-only when the configuration table says so (struct nrf_cfg_key);
+ * a restart-only object (runtime.dpdk) is compared whole and named once.
+ *
+ * @param ptrs  if not NULL, receives up to @p max JSON pointers, in document
+ *              order (static strings: struct nrf_cfg_key.decided_at), e.g.
+ *              "/runtime/listen", "/runtime/limits/maxHeaderBytes".
+ * @return the number of differing restart-only keys, which may exceed
+ *   @p max (0: @p b can be published live). @p a or @p b NULL: 0.
+ * Any thread; reads both snapshots only.
+ */
+unsigned int nrf_cfg_restart_diff(const struct nrf_cfg *a, const struct nrf_cfg *b,
+	const char **ptrs, unsigned int max);
+
 /** True when two snapshots hold the same configuration (generation ignored). */
 bool nrf_cfg_equal(const struct nrf_cfg *a, const struct nrf_cfg *b);
 

@@ -27,6 +27,14 @@ extern "C" {
 #define NRF_MAX(a, b) ((a) > (b) ? (a) : (b))
 
 /**
+ * The object of type @p type whose member @p member is at @p ptr (an
+ * intrusive list link, a timer, an embedded contract struct). @p ptr must
+ * point into such an object: nothing is checked.
+ */
+#define nrf_container_of(ptr, type, member) \
+	((type *)(void *)((char *)(ptr) - offsetof(type, member)))
+
+/**
  * A borrowed, not NUL-terminated byte range. The owner of the bytes
  * decides how long the slice is valid; a slice never owns memory.
  */

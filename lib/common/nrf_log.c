@@ -8,6 +8,7 @@
 
 static volatile int log_level = NRF_LOG_INFO;
 static char log_tag[24];
+static bool log_journal;
 
 static const char *const level_names[] = {"ERROR", "WARN", "INFO", "DEBUG"};
 
@@ -21,6 +22,12 @@ void
 nrf_log_set_tag(const char *tag)
 {
 	snprintf(log_tag, sizeof(log_tag), "%s", tag != NULL ? tag : "");
+}
+
+void
+nrf_log_set_journal(bool on)
+{
+	log_journal = on;
 }
 
 enum nrf_log_level
@@ -37,12 +44,20 @@ vlog(enum nrf_log_level level, const char *module, const char *fmt, va_list ap)
 	struct tm tm;
 	int n;
 
-	clock_gettime(CLOCK_REALTIME, &ts);
-	gmtime_r(&ts.tv_sec, &tm);
-	n = snprintf(line, sizeof(line), "%04d-%02d-%02dT%02d:%02d:%02d.%03ldZ %s %s%s%s: ",
-		tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min,
-		tm.tm_sec, ts.tv_nsec / 1000000, level_names[level], log_tag,
-		log_tag[0] != '\0' ? "/" : "", module);
+	/* sd-daemon(3) priority prefixes: LOG_ERR, LOG_WARNING, LOG_INFO, LOG_DEBUG. */
+	static const char prio[] = {'3', '4', '6', '7'};
+
+	if (log_journal) {
+		n = snprintf(line, sizeof(line), "<%c>%s %s%s%s: ", prio[level],
+			level_names[level], log_tag, log_tag[0] != '\0' ? "/" : "", module);
+	} else {
+		clock_gettime(CLOCK_REALTIME, &ts);
+		gmtime_r(&ts.tv_sec, &tm);
+		n = snprintf(line, sizeof(line), "%04d-%02d-%02dT%02d:%02d:%02d.%03ldZ %s %s%s%s: ",
+			tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min,
+			tm.tm_sec, ts.tv_nsec / 1000000, level_names[level], log_tag,
+			log_tag[0] != '\0' ? "/" : "", module);
+	}
 	if (n < 0 || (size_t)n >= sizeof(line))
 		n = 0;
 	vsnprintf(line + n, sizeof(line) - (size_t)n, fmt, ap);

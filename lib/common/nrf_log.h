@@ -13,6 +13,7 @@
  */
 
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stdint.h>
 
 #ifdef __cplusplus
@@ -41,6 +42,15 @@ enum nrf_log_level nrf_log_get_level(void);
  * "": none. At most 23 bytes are kept. Call before other threads log.
  */
 void nrf_log_set_tag(const char *tag);
+
+/**
+ * Journal mode (stderr is a journald stream, systemd's JOURNAL_STREAM):
+ * every line starts with its syslog priority in sd-daemon(3) form ("<3>"
+ * error, "<4>" warning, "<6>" info, "<7>" debug) so journalctl filters by
+ * priority, and carries no timestamp of its own (the journal stamps it).
+ * Default off. Call before other threads log.
+ */
+void nrf_log_set_journal(bool on);
 
 /** Print one line when @p level is enabled. */
 void nrf_log(enum nrf_log_level level, const char *module, const char *fmt, ...)

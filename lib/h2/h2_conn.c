@@ -33,15 +33,15 @@ static const uint8_t drain_ping[8] = {'n', 'r', 'f', 'd', 'r', 'a', 'i', 'n'};
 static void
 mark_dirty(struct nrf_h2_conn *c)
 {
-	if (!(c->fl & CF_DEAD) && !link_on(&c->dirty))
-		link_add_tail(&c->ctx->dirty, &c->dirty);
+	if (!(c->fl & CF_DEAD) && !nrf_list_linked(&c->dirty))
+		nrf_list_add_tail(&c->ctx->dirty, &c->dirty);
 }
 
 static void
 mark_read(struct nrf_h2_conn *c)
 {
-	if (!(c->fl & CF_DEAD) && !link_on(&c->rq))
-		link_add_tail(&c->ctx->rq, &c->rq);
+	if (!(c->fl & CF_DEAD) && !nrf_list_linked(&c->rq))
+		nrf_list_add_tail(&c->ctx->rq, &c->rq);
 }
 
 static void
@@ -51,10 +51,10 @@ conn_fail(struct nrf_h2_conn *c, int err)
 		return;
 	c->fl |= CF_DEAD;
 	c->err = err;
-	link_del(&c->dirty);
-	link_del(&c->rq);
-	link_del(&c->lng);
-	link_add_tail(&c->ctx->dead, &c->dead);
+	nrf_list_del(&c->dirty);
+	nrf_list_del(&c->rq);
+	nrf_list_del(&c->lng);
+	nrf_list_add_tail(&c->ctx->dead, &c->dead);
 }
 
 static struct nrf_h2_stream *
@@ -79,24 +79,14 @@ frame_stream(struct nrf_h2_conn *c, int32_t id)
 static void
 stream_link(struct nrf_h2_conn *c, struct nrf_h2_stream *st)
 {
-	st->prev = NULL;
-	st->next = c->streams;
-	if (c->streams != NULL)
-		c->streams->prev = st;
-	c->streams = st;
+	nrf_list_add_head(&c->streams, &st->link);
 	c->n_streams++;
 }
 
 static void
 stream_unlink(struct nrf_h2_conn *c, struct nrf_h2_stream *st)
 {
-	if (st->prev != NULL)
-		st->prev->next = st->next;
-	else
-		c->streams = st->next;
-	if (st->next != NULL)
-		st->next->prev = st->prev;
-	st->prev = st->next = NULL;
+	nrf_list_del(&st->link);
 	c->n_streams--;
 }
 
@@ -762,11 +752,11 @@ nrf_h2_ctx_create(const struct nrf_tp_ops *tp, struct nrf_tp_loop *loop,
 		(uint64_t)ctx->lim.max_header_bytes + H2_BOMB_MIN);
 	h2_mem_init(&ctx->mem, &ctx->acct[NRF_H2_MEM_HTTP2], &ctx->total);
 	h2_pools_init(ctx);
-	link_init(&ctx->conns);
-	link_init(&ctx->dirty);
-	link_init(&ctx->rq);
-	link_init(&ctx->dead);
-	link_init(&ctx->lingering);
+	nrf_list_init(&ctx->conns);
+	nrf_list_init(&ctx->dirty);
+	nrf_list_init(&ctx->rq);
+	nrf_list_init(&ctx->dead);
+	nrf_list_init(&ctx->lingering);
 	ctx->cb_server = make_callbacks();
 	ctx->cb_client = make_callbacks();
 	if (ctx->cb_client != NULL) /* peers only: flow control of answers */
@@ -805,7 +795,7 @@ nrf_h2_ctx_free(struct nrf_h2_ctx *ctx)
 {
 	if (ctx == NULL)
 		return;
-	if (!link_empty(&ctx->conns))
+	if (!nrf_list_empty(&ctx->conns))
 		NRF_LOG(ERR, MOD, "context freed with open connections");
 	if (ctx->cb_server != NULL)
 		nghttp2_session_callbacks_del(ctx->cb_server);
@@ -879,7 +869,7 @@ conn_done(struct nrf_h2_conn *c)
 	}
 	c->fl |= CF_LINGER | CF_RSTOP;
 	c->linger_until = nrf_now_ns() + LINGER_NS;
-	link_add_tail(&c->ctx->lingering, &c->lng);
+	nrf_list_add_tail(&c->ctx->lingering, &c->lng);
 	mark_read(c);
 }
 
@@ -889,8 +879,8 @@ linger_expire(struct nrf_h2_ctx *ctx)
 {
 	uint64_t now = nrf_now_ns();
 
-	while (!link_empty(&ctx->lingering)) {
-		struct nrf_h2_conn *c = H2_CONTAINER(ctx->lingering.next, struct nrf_h2_conn, lng);
+	while (!nrf_list_empty(&ctx->lingering)) {
+		struct nrf_h2_conn *c = nrf_container_of(ctx->lingering.next, struct nrf_h2_conn, lng);
 
 		if (c->linger_until > now)
 			break;
@@ -1111,8 +1101,8 @@ final_flush(struct nrf_h2_conn *c)
 		conn_flush(c);
 	}
 	c->fl |= CF_DEAD;
-	link_del(&c->dirty);
-	link_del(&c->rq);
+	nrf_list_del(&c->dirty);
+	nrf_list_del(&c->rq);
 }
 
 static void
@@ -1121,8 +1111,8 @@ conn_teardown(struct nrf_h2_conn *c)
 	struct nrf_h2_ctx *ctx = c->ctx;
 	int err = c->err;
 
-	link_del(&c->dead);
-	link_del(&c->lng);
+	nrf_list_del(&c->dead);
+	nrf_list_del(&c->lng);
 	/* A GOAWAY may be queued (protocol error, timeout): one last try. */
 	if (err == 0 || err == NRF_EPROTO || err == NRF_ETIMEDOUT) {
 		int saved = c->err;
@@ -1130,11 +1120,12 @@ conn_teardown(struct nrf_h2_conn *c)
 		final_flush(c);
 		c->err = saved;
 	}
-	link_del(&c->dirty);
-	link_del(&c->rq);
-	link_del(&c->lng);
-	while (c->streams != NULL) {
-		struct nrf_h2_stream *st = c->streams;
+	nrf_list_del(&c->dirty);
+	nrf_list_del(&c->rq);
+	nrf_list_del(&c->lng);
+	while (!nrf_list_empty(&c->streams)) {
+		struct nrf_h2_stream *st = nrf_container_of(c->streams.next, struct nrf_h2_stream,
+			link);
 
 		stream_unlink(c, st);
 		if (st->user != NULL && c->cbs->on_close != NULL)
@@ -1143,7 +1134,7 @@ conn_teardown(struct nrf_h2_conn *c)
 	}
 	if (c->cbs->on_conn_close != NULL)
 		c->cbs->on_conn_close(c, err);
-	link_del(&c->all);
+	nrf_list_del(&c->all);
 	if (c->server)
 		ctx->n_server--;
 	else
@@ -1159,37 +1150,37 @@ conn_teardown(struct nrf_h2_conn *c)
 bool
 nrf_h2_ctx_run(struct nrf_h2_ctx *ctx)
 {
-	struct h2_link todo;
+	struct nrf_list todo;
 
-	if (!link_empty(&ctx->lingering))
+	if (!nrf_list_empty(&ctx->lingering))
 		linger_expire(ctx);
 	/* Reads that used up their budget last time: one more budget each. */
-	link_init(&todo);
-	if (!link_empty(&ctx->rq)) {
+	nrf_list_init(&todo);
+	if (!nrf_list_empty(&ctx->rq)) {
 		todo.next = ctx->rq.next;
 		todo.prev = ctx->rq.prev;
 		todo.next->prev = &todo;
 		todo.prev->next = &todo;
-		link_init(&ctx->rq);
-		while (!link_empty(&todo)) {
-			struct nrf_h2_conn *c = H2_CONTAINER(todo.next, struct nrf_h2_conn, rq);
+		nrf_list_init(&ctx->rq);
+		while (!nrf_list_empty(&todo)) {
+			struct nrf_h2_conn *c = nrf_container_of(todo.next, struct nrf_h2_conn, rq);
 
-			link_del(&c->rq);
+			nrf_list_del(&c->rq);
 			conn_read(c);
 		}
 	}
 	for (;;) {
-		while (!link_empty(&ctx->dirty)) {
-			struct nrf_h2_conn *c = H2_CONTAINER(ctx->dirty.next, struct nrf_h2_conn, dirty);
+		while (!nrf_list_empty(&ctx->dirty)) {
+			struct nrf_h2_conn *c = nrf_container_of(ctx->dirty.next, struct nrf_h2_conn, dirty);
 
-			link_del(&c->dirty);
+			nrf_list_del(&c->dirty);
 			conn_flush(c);
 		}
-		if (link_empty(&ctx->dead))
+		if (nrf_list_empty(&ctx->dead))
 			break;
-		conn_teardown(H2_CONTAINER(ctx->dead.next, struct nrf_h2_conn, dead));
+		conn_teardown(nrf_container_of(ctx->dead.next, struct nrf_h2_conn, dead));
 	}
-	return !link_empty(&ctx->rq);
+	return !nrf_list_empty(&ctx->rq);
 }
 
 /* ------------------------------------------------------------------------ */
@@ -1202,16 +1193,17 @@ conn_new(struct nrf_h2_ctx *ctx, const struct nrf_h2_cbs *cbs, void *user, bool 
 
 	if (c == NULL)
 		return NULL;
+	nrf_list_init(&c->streams);
 	h2_acct_add(ctx, NRF_H2_MEM_HTTP2, (int64_t)sizeof(*c));
 	c->ctx = ctx;
 	c->cbs = cbs;
 	c->user = user;
 	c->server = server;
-	link_init(&c->all);
-	link_init(&c->dirty);
-	link_init(&c->rq);
-	link_init(&c->dead);
-	link_init(&c->lng);
+	nrf_list_init(&c->all);
+	nrf_list_init(&c->dirty);
+	nrf_list_init(&c->rq);
+	nrf_list_init(&c->dead);
+	nrf_list_init(&c->lng);
 	return c;
 }
 
@@ -1261,7 +1253,7 @@ conn_start(struct nrf_h2_conn *c)
 			(int32_t)conn_window(ctx, c->server)) != 0)
 		return NRF_ENOMEM;
 	ctx->tp->set_handler(c->tc, conn_event, c);
-	link_add_tail(&ctx->conns, &c->all);
+	nrf_list_add_tail(&ctx->conns, &c->all);
 	if (c->server)
 		ctx->n_server++;
 	else
@@ -1431,11 +1423,11 @@ nrf_h2_conn_close(struct nrf_h2_conn *c, int err)
 uint32_t
 nrf_h2_ctx_shutdown(struct nrf_h2_ctx *ctx, bool final)
 {
-	struct h2_link *l;
+	struct nrf_list *l;
 	uint32_t n = 0;
 
-	for (l = ctx->conns.next; l != &ctx->conns; l = l->next) {
-		struct nrf_h2_conn *c = H2_CONTAINER(l, struct nrf_h2_conn, all);
+	NRF_LIST_FOREACH(l, &ctx->conns) {
+		struct nrf_h2_conn *c = nrf_container_of(l, struct nrf_h2_conn, all);
 
 		if (!c->server)
 			continue;
@@ -1448,10 +1440,10 @@ nrf_h2_ctx_shutdown(struct nrf_h2_ctx *ctx, bool final)
 void
 nrf_h2_ctx_close_all(struct nrf_h2_ctx *ctx)
 {
-	struct h2_link *l;
+	struct nrf_list *l;
 
-	for (l = ctx->conns.next; l != &ctx->conns; l = l->next)
-		conn_fail(H2_CONTAINER(l, struct nrf_h2_conn, all), NRF_ECLOSED);
+	NRF_LIST_FOREACH(l, &ctx->conns)
+		conn_fail(nrf_container_of(l, struct nrf_h2_conn, all), NRF_ECLOSED);
 }
 
 /* ------------------------------------------------------------------------ */

@@ -10,56 +10,9 @@
 #include <nghttp2/nghttp2.h>
 
 #include "h2_guard.h"
+#include "nrf_common.h"
 #include "nrf_h2.h"
-
-/* Intrusive circular doubly-linked list with a sentinel. */
-struct h2_link {
-	struct h2_link *prev;
-	struct h2_link *next;
-};
-
-static inline void
-link_init(struct h2_link *l)
-{
-	l->prev = l;
-	l->next = l;
-}
-
-static inline bool
-link_empty(const struct h2_link *head)
-{
-	return head->next == head;
-}
-
-/* True when @p l is on some list (not self-linked or zeroed). */
-static inline bool
-link_on(const struct h2_link *l)
-{
-	return l->next != NULL && l->next != l;
-}
-
-static inline void
-link_add_tail(struct h2_link *head, struct h2_link *l)
-{
-	l->prev = head->prev;
-	l->next = head;
-	head->prev->next = l;
-	head->prev = l;
-}
-
-static inline void
-link_del(struct h2_link *l)
-{
-	if (l->next == NULL)
-		return;
-	l->prev->next = l->next;
-	l->next->prev = l->prev;
-	l->prev = l;
-	l->next = l;
-}
-
-#define H2_CONTAINER(ptr, type, member) \
-	((type *)(void *)((char *)(ptr) - offsetof(type, member)))
+#include "nrf_list.h"
 
 /* Output buffer of one connection; mem_send is not called while less
  * than OBUF_RESERVE bytes are free, so a frame chunk always fits whole. */
@@ -143,17 +96,17 @@ struct nrf_h2_conn {
 	uint8_t state;
 	uint32_t fl;
 	int err;
-	struct nrf_h2_stream *streams;
+	struct nrf_list streams; /* struct nrf_h2_stream.link, newest first */
 	uint32_t n_streams;
 	/* The stream whose header block is being received (on_header is
 	 * called once per field: no map lookup each time). */
 	struct nrf_h2_stream *hdr_st;
 	int32_t hdr_id;
-	struct h2_link all;   /* ctx->conns */
-	struct h2_link dirty; /* ctx->dirty: output pending */
-	struct h2_link rq;    /* ctx->rq: reads to continue */
-	struct h2_link dead;  /* ctx->dead: teardown pending */
-	struct h2_link lng;   /* ctx->lingering (CF_LINGER) */
+	struct nrf_list all;   /* ctx->conns */
+	struct nrf_list dirty; /* ctx->dirty: output pending */
+	struct nrf_list rq;    /* ctx->rq: reads to continue */
+	struct nrf_list dead;  /* ctx->dead: teardown pending */
+	struct nrf_list lng;   /* ctx->lingering (CF_LINGER) */
 	uint64_t linger_until;
 	uint8_t *obuf;
 	uint32_t olen;
@@ -221,11 +174,11 @@ struct nrf_h2_ctx {
 	uint64_t budget;         /* nrf_h2_ctx_set_budget(); 0: none */
 	uint64_t bomb_bytes;     /* header_flood() threshold */
 
-	struct h2_link conns;
-	struct h2_link dirty;
-	struct h2_link rq;
-	struct h2_link dead;
-	struct h2_link lingering; /* in deadline order */
+	struct nrf_list conns;
+	struct nrf_list dirty;
+	struct nrf_list rq;
+	struct nrf_list dead;
+	struct nrf_list lingering; /* in deadline order */
 	uint32_t n_server;
 	uint32_t n_client;
 	uint32_t n_streams;
@@ -263,8 +216,8 @@ h2_tmo_writable(struct nrf_h2_conn *c)
 static inline void
 h2_mark_dirty(struct nrf_h2_conn *c)
 {
-	if (!(c->fl & CF_DEAD) && !link_on(&c->dirty))
-		link_add_tail(&c->ctx->dirty, &c->dirty);
+	if (!(c->fl & CF_DEAD) && !nrf_list_linked(&c->dirty))
+		nrf_list_add_tail(&c->ctx->dirty, &c->dirty);
 }
 
 /* h2_check.c: HTTP semantics of front requests (nghttp2 1.52's rules,

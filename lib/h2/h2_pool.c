@@ -126,7 +126,7 @@ h2_pools_init(struct nrf_h2_ctx *ctx)
 	/* A free stream keeps its conn and flags: a stale pointer to it still
 	 * reads as a stream that is gone (nrf_h2_respond(): NRF_EINVAL). */
 	pool_init(&ctx->streams, sizeof(struct nrf_h2_stream),
-		offsetof(struct nrf_h2_stream, next), KEEP_STREAMS, FLOOR_STREAMS);
+		offsetof(struct nrf_h2_stream, link), KEEP_STREAMS, FLOOR_STREAMS);
 	pool_init(&ctx->obufs, OBUF_CAP, 0, KEEP_OBUFS, FLOOR_OBUFS);
 }
 

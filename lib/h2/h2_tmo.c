@@ -197,7 +197,8 @@ static void
 sweep_server(struct nrf_h2_conn *c, uint64_t now, uint64_t *counts)
 {
 	const struct nrf_h2_timeouts *t = &c->ctx->tmo;
-	struct nrf_h2_stream *st, *next;
+	struct nrf_h2_stream *st;
+	struct nrf_list *l, *nx;
 
 	if ((c->fl & (CF_PREFACE | CF_ACKED)) != (CF_PREFACE | CF_ACKED)) {
 		if (over(&c->tmo_hs, now, t->handshake_ms)) {
@@ -245,8 +246,8 @@ sweep_server(struct nrf_h2_conn *c, uint64_t now, uint64_t *counts)
 		return;
 	}
 	c->tmo_idle = 0;
-	for (st = c->streams; st != NULL; st = next) {
-		next = st->next;
+	NRF_LIST_FOREACH_SAFE(l, nx, &c->streams) {
+		st = nrf_container_of(l, struct nrf_h2_stream, link);
 		if (!sweep_request(c, st, now, counts))
 			return;
 		if (c->fl & CF_DEAD)
@@ -300,10 +301,10 @@ sweep_client(struct nrf_h2_conn *c, uint64_t now, uint64_t *counts)
 void
 nrf_h2_ctx_sweep(struct nrf_h2_ctx *ctx, uint64_t now, uint64_t counts[NRF_H2_TMO_COUNT])
 {
-	struct h2_link *l;
+	struct nrf_list *l;
 
-	for (l = ctx->conns.next; l != &ctx->conns; l = l->next) {
-		struct nrf_h2_conn *c = H2_CONTAINER(l, struct nrf_h2_conn, all);
+	NRF_LIST_FOREACH(l, &ctx->conns) {
+		struct nrf_h2_conn *c = nrf_container_of(l, struct nrf_h2_conn, all);
 
 		if (c->fl & (CF_DEAD | CF_FINAL))
 			continue;

@@ -41,6 +41,7 @@
 #include <stdint.h>
 
 #include "nrf_common.h"
+#include "nrf_list.h"
 #include "nrf_tp.h"
 
 #ifdef __cplusplus
@@ -414,8 +415,7 @@ struct nrf_h2_stream {
 	uint8_t hdr_phase;
 	uint32_t rst_code;       /**< front: code of a reset held for the HEADERS */
 	struct nrf_h2_reqchk chk;  /**< front: HTTP checks of the request */
-	struct nrf_h2_stream *prev;
-	struct nrf_h2_stream *next;
+	struct nrf_list link;    /**< h2 only: in its connection's streams */
 	uint16_t inl_len;        /**< front: inline response bytes used */
 	uint16_t inl_body;       /**< front: inline body starts here */
 	uint16_t inl_off;        /**< front: next inline body byte to frame */

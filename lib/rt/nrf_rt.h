@@ -362,6 +362,11 @@ struct nrf_rt_stats {
 	uint64_t request_timeouts;
 	uint64_t client_resets;       /**< client went away before the answer */
 	uint64_t relay_aborts;        /**< upstream broke after the answer began */
+	/** Breaches of "every request is answered exactly once" found by
+	 *  lib/rt (a second answer attempted, or a transaction left with no
+	 *  answer and nothing that will give one). Always 0 unless nrfwd has
+	 *  a bug; builds without NDEBUG abort at the first one instead. */
+	uint64_t answer_violations;
 	uint64_t peer_connects;
 	uint64_t peer_connect_failures;
 	uint64_t snapshot_switches;   /**< snapshots picked up by workers */
@@ -448,6 +453,14 @@ struct nrf_rt_worker_info {
 	uint64_t conns_open;     /**< front connections open now */
 	int pid;                 /**< its process (remote workers), else 0 */
 	uint32_t restarts;       /**< times it was restarted (remote workers) */
+	/**
+	 * nrf_now_ns() (CLOCK_MONOTONIC, comparable across processes) at its
+	 * last loop iteration: the data path's liveness. An idle worker
+	 * iterates at least once a second (timer cap), so an age of several
+	 * seconds means the loop is stuck. Remote workers: as of their last
+	 * report.
+	 */
+	uint64_t loop_ns;
 };
 
 /** Number of workers. */
@@ -467,7 +480,7 @@ int nrf_rt_listen_addr(const struct nrf_rt *rt, unsigned int i, struct nrf_tp_ad
  * Poll-mode accounting of the worker on a DPDK transport (params.tp ==
  * nrf_tp_dpdk_ops()). That transport runs exactly one worker per process
  * (nrf_rt_create() refuses more with NRF_EINVAL), started by
- * nrf_rt_start() on the data-path lcore with nrf_tp_dpdk_launch() (or on a
+ * nrf_rt_start() on the data-path lcore with nrf_dp_launch() (or on a
  * registered pthread when the EAL core list has a single lcore).
  *
  * busy_cycles / requests (nrf_rt_stats) is the data-path cost per request
@@ -482,15 +495,17 @@ struct nrf_rt_dp_stats {
 };
 
 /**
- * Counters of the polling worker (any thread; each value consistent).
+ * Counters of the polling worker (any thread; each value consistent):
+ * nrf_rt_dp_stats_worker() of worker 0.
  * @return 0, or NRF_ENOENT when the runtime is not on the DPDK transport
  *   (@p out zeroed, lcore -1).
  */
 int nrf_rt_dp_stats_get(const struct nrf_rt *rt, struct nrf_rt_dp_stats *out);
 
 /**
- * Poll-loop counters of worker @p i: nrf_rt_dp_stats_get() for worker 0 of a
- * local runtime, the worker process's for a remote one.
+ * Poll-loop counters of worker @p i: the lcore's and the port's for the
+ * one worker of a runtime on the DPDK transport, the worker process's for
+ * a runtime of remote workers (its nrf_rt_remote_ops.dp_stats_get).
  * @return 0, NRF_ENOENT (no such worker, or not on the DPDK transport).
  */
 int nrf_rt_dp_stats_worker(const struct nrf_rt *rt, unsigned int i,

@@ -14,6 +14,9 @@
  * The control functions (publish, reclaim, emit, ...) take ctl_lock: the
  * REST API runs on its own thread next to the main thread's reclaim tick.
  * Workers never take it.
+ *
+ * How the workers run (threads, one lcore, other processes) is the worker
+ * group's business (rt_group.h): this file only forwards to rt->grp.
  */
 #include <errno.h>
 #include <time.h>
@@ -23,7 +26,7 @@
 
 #include "nrf_err.h"
 #include "nrf_log.h"
-#include "rt_int.h"
+#include "rt_group.h"
 
 static void
 ep_fill(struct rt_ep *ep, enum nrf_cfg_scheme scheme, const char *authority,
@@ -164,11 +167,13 @@ struct nrf_rt *
 nrf_rt_create(const struct nrf_rt_params *p, struct nrf_rt_snap *snap, int *err)
 {
 	uint16_t ports[NRF_CFG_MAX_LISTEN];
+	const struct rt_group_ops *grp;
 	struct nrf_rt *rt;
 	unsigned int i;
 
-	if (p == NULL || snap == NULL || (p->workers == 0) != (p->remote != NULL) ||
-		p->workers > NRF_RT_MAX_WORKERS || rt_dp_check(p) != 0) {
+	grp = p == NULL ? NULL : p->remote != NULL ? &rt_group_procs :
+		rt_group_lcore_transport(p->tp) ? &rt_group_lcore : &rt_group_threads;
+	if (p == NULL || snap == NULL || grp->check(p) != 0) {
 		nrf_rt_snap_free(snap);
 		*err = NRF_EINVAL;
 		return NULL;
@@ -180,6 +185,7 @@ nrf_rt_create(const struct nrf_rt_params *p, struct nrf_rt_snap *snap, int *err)
 		*err = NRF_ENOMEM;
 		return NULL;
 	}
+	rt->grp = grp;
 	rt->tp = p->tp != NULL ? p->tp : nrf_tp_kern_ops();
 	pthread_mutex_init(&rt->ctl_lock, NULL);
 	atomic_init(&rt->running, false);
@@ -202,74 +208,21 @@ nrf_rt_create(const struct nrf_rt_params *p, struct nrf_rt_snap *snap, int *err)
 int
 nrf_rt_start(struct nrf_rt *rt)
 {
-	unsigned int i;
+	int rc = rt->grp->start(rt);
 
-	if (rt->p.remote != NULL) {
+	if (rc == 0)
 		atomic_store(&rt->running, true);
-		return 0;
-	}
-	if (rt_dp_polled(rt->tp))
-		return rt_dp_start(rt);
-	for (i = 0; i < rt->n; i++) {
-		if (pthread_create(&rt->w[i]->th, NULL, rt_worker_main, rt->w[i]) != 0) {
-			nrf_rt_stop(rt, 0);
-			nrf_rt_join(rt);
-			return NRF_ENOMEM;
-		}
-		rt->w[i]->started = true;
-	}
-	atomic_store(&rt->running, true);
-	return 0;
+	return rc;
 }
 
-/* Restart-only settings: baked into listeners, the management listener,
- * the workers' HTTP/2 contexts (SETTINGS, header blocks) and their
- * per-worker buffers sized from the limits. */
-static bool
-listen_differs(const struct nrf_cfg *a, const struct nrf_cfg *b)
-{
-	uint16_t i;
-
-	if (a->rt.n_listen != b->rt.n_listen)
-		return true;
-	for (i = 0; i < a->rt.n_listen; i++) {
-		if (a->rt.listen[i].port != b->rt.listen[i].port ||
-			a->rt.listen[i].tls != b->rt.listen[i].tls ||
-			strcmp(a->rt.listen[i].address, b->rt.listen[i].address) != 0)
-			return true;
-	}
-	return false;
-}
-
+/* Restart-only settings (baked into listeners, the management listener,
+ * the workers' HTTP/2 contexts and buffers, the DPDK port) are marked in
+ * the configuration table (lib/cfg/cfg_table.c). */
 static unsigned int
 restart_diff(const struct nrf_cfg *a, const struct nrf_cfg *b, const char **ptrs,
 	unsigned int max)
 {
-	unsigned int n = 0;
-
-#define RT_DIFF(cond, ptr)                                                     \
-	do {                                                                   \
-		if (cond) {                                                    \
-			if (n < max && ptrs != NULL)                           \
-				ptrs[n] = ptr;                                 \
-			n++;                                                   \
-		}                                                              \
-	} while (0)
-	RT_DIFF(listen_differs(a, b), "/runtime/listen");
-	RT_DIFF(strcmp(a->rt.mgmt_address, b->rt.mgmt_address) != 0,
-		"/runtime/management/address");
-	RT_DIFF(a->rt.mgmt_port != b->rt.mgmt_port, "/runtime/management/port");
-	RT_DIFF(a->rt.max_concurrent_streams != b->rt.max_concurrent_streams,
-		"/runtime/limits/maxConcurrentStreams");
-	RT_DIFF(a->rt.max_header_bytes != b->rt.max_header_bytes,
-		"/runtime/limits/maxHeaderBytes");
-	RT_DIFF(a->rt.max_body_bytes != b->rt.max_body_bytes, "/runtime/limits/maxBodyBytes");
-	RT_DIFF(a->rt.transport != b->rt.transport, "/runtime/transport");
-	RT_DIFF(!nrf_cfg_dpdk_equal(&a->rt.dpdk, &b->rt.dpdk), "/runtime/dpdk");
-	RT_DIFF(strcmp(a->rt.access_log.path, b->rt.access_log.path) != 0,
-		"/runtime/accessLog/path");
-#undef RT_DIFF
-	return n;
+	return nrf_cfg_restart_diff(a, b, ptrs, max);
 }
 
 unsigned int
@@ -288,7 +241,6 @@ int
 nrf_rt_publish(struct nrf_rt *rt, struct nrf_rt_snap *snap)
 {
 	struct nrf_rt_snap *old;
-	unsigned int i;
 
 	pthread_mutex_lock(&rt->ctl_lock);
 	old = rt->cur;
@@ -307,12 +259,9 @@ nrf_rt_publish(struct nrf_rt *rt, struct nrf_rt_snap *snap)
 	rt->cur = snap;
 	atomic_store_explicit(&rt->cur_gen, snap->gen, memory_order_release);
 	atomic_store_explicit(&rt->snap, snap, memory_order_release);
-	for (i = 0; i < rt->n; i++)
-		rt->tp->loop_wake(rt->w[i]->loop);
 	old->retired_next = rt->retired;
 	rt->retired = old;
-	if (rt->p.remote != NULL)
-		rt->p.remote->published(rt->p.remote_arg, snap->cfg, snap->gen);
+	rt->grp->publish(rt, snap);
 	pthread_mutex_unlock(&rt->ctl_lock);
 	return 0;
 }
@@ -326,19 +275,7 @@ nrf_rt_generation(const struct nrf_rt *rt)
 bool
 nrf_rt_generation_seen(const struct nrf_rt *rt, uint64_t gen)
 {
-	unsigned int i;
-
-	if (rt->p.remote != NULL)
-		return rt->p.remote->generation_seen(rt->p.remote_arg, gen);
-	for (i = 0; i < rt->n; i++) {
-		const struct rt_worker *w = rt->w[i];
-
-		if (atomic_load_explicit(&w->exited, memory_order_acquire))
-			continue;
-		if (atomic_load_explicit(&w->seen_gen, memory_order_acquire) < gen)
-			return false;
-	}
-	return true;
+	return rt->grp->stats.generation_seen(rt, gen);
 }
 
 char *
@@ -417,33 +354,14 @@ nrf_rt_reclaim(struct nrf_rt *rt)
 void
 nrf_rt_stop(struct nrf_rt *rt, uint32_t drain_ms)
 {
-	unsigned int i;
-
 	atomic_store(&rt->running, false);
-	for (i = 0; i < rt->n; i++) {
-		struct rt_worker *w = rt->w[i];
-
-		w->drain_ms = drain_ms;
-		atomic_store_explicit(&w->stop, 1, memory_order_release);
-		rt->tp->loop_wake(w->loop);
-	}
+	rt->grp->stop(rt, drain_ms);
 }
 
 void
 nrf_rt_join(struct nrf_rt *rt)
 {
-	unsigned int i;
-
-	if (rt_dp_polled(rt->tp)) {
-		rt_dp_join(rt);
-		return;
-	}
-	for (i = 0; i < rt->n; i++) {
-		if (rt->w[i]->started) {
-			pthread_join(rt->w[i]->th, NULL);
-			rt->w[i]->started = false;
-		}
-	}
+	rt->grp->join(rt);
 }
 
 void
@@ -470,13 +388,16 @@ nrf_rt_free(struct nrf_rt *rt)
 void
 nrf_rt_stats_get(const struct nrf_rt *rt, struct nrf_rt_stats *out)
 {
+	rt->grp->stats.get(rt, out);
+}
+
+/* Counters of the workers of this process (threads and lcore groups). */
+void
+rt_local_stats_get(const struct nrf_rt *rt, struct nrf_rt_stats *out)
+{
 	unsigned int i;
 	size_t k, n = sizeof(*out) / sizeof(uint64_t);
 
-	if (rt->p.remote != NULL) {
-		rt->p.remote->stats_get(rt->p.remote_arg, out);
-		return;
-	}
 	memset(out, 0, sizeof(*out));
 	for (i = 0; i < rt->n; i++) {
 		const uint64_t *src = (const uint64_t *)(const void *)&rt->w[i]->st;
@@ -666,13 +587,17 @@ peer_slot(struct nrf_rt_peer_stats **v, size_t *n, size_t *cap, const char *name
 int
 nrf_rt_peer_stats_get(const struct nrf_rt *rt, struct nrf_rt_peer_stats **out, size_t *n)
 {
+	return rt->grp->stats.peers(rt, out, n);
+}
+
+int
+rt_local_peer_stats_get(const struct nrf_rt *rt, struct nrf_rt_peer_stats **out, size_t *n)
+{
 	struct nrf_rt_peer_stats *v = NULL;
 	size_t cnt = 0, cap = 0;
 	unsigned int i;
 	uint32_t k;
 
-	if (rt->p.remote != NULL)
-		return rt->p.remote->peer_stats_get(rt->p.remote_arg, out, n);
 	for (i = 0; i < rt->n; i++) {
 		struct rt_worker *w = rt->w[i];
 		uint32_t m = atomic_load_explicit(&w->n_pstats, memory_order_acquire);
@@ -739,21 +664,23 @@ nrf_rt_peer_stats_merge(struct nrf_rt_peer_stats **v, size_t *n, size_t *cap,
 unsigned int
 nrf_rt_workers(const struct nrf_rt *rt)
 {
-	if (rt->p.remote != NULL)
-		return rt->p.remote->workers(rt->p.remote_arg);
-	return rt->n;
+	return rt->grp->stats.workers(rt);
 }
 
 int
 nrf_rt_worker_get(const struct nrf_rt *rt, unsigned int i, struct nrf_rt_worker_info *out)
 {
+	memset(out, 0, sizeof(*out));
+	return rt->grp->stats.worker_get(rt, i, out);
+}
+
+int
+rt_local_worker_get(const struct nrf_rt *rt, unsigned int i, struct nrf_rt_worker_info *out)
+{
 	const struct rt_worker *w;
 	clockid_t cid;
 	struct timespec ts;
 
-	memset(out, 0, sizeof(*out));
-	if (rt->p.remote != NULL)
-		return rt->p.remote->worker_get(rt->p.remote_arg, i, out);
 	if (i >= rt->n)
 		return NRF_ENOENT;
 	w = rt->w[i];
@@ -762,6 +689,7 @@ nrf_rt_worker_get(const struct nrf_rt *rt, unsigned int i, struct nrf_rt_worker_
 	out->conns_open = __atomic_load_n(&w->st.conns_accepted, __ATOMIC_RELAXED) -
 		__atomic_load_n(&w->st.conns_closed, __ATOMIC_RELAXED);
 	out->running = w->started && !atomic_load_explicit(&w->exited, memory_order_acquire);
+	out->loop_ns = atomic_load_explicit(&w->loop_ns, memory_order_relaxed);
 	if (out->running && pthread_getcpuclockid(w->th, &cid) == 0 &&
 		clock_gettime(cid, &ts) == 0)
 		out->cpu_ns = (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
@@ -771,7 +699,19 @@ nrf_rt_worker_get(const struct nrf_rt *rt, unsigned int i, struct nrf_rt_worker_
 bool
 nrf_rt_running(const struct nrf_rt *rt)
 {
-	if (rt->p.remote != NULL)
-		return atomic_load(&rt->running) && rt->p.remote->running(rt->p.remote_arg);
-	return atomic_load(&rt->running);
+	return atomic_load(&rt->running) && rt->grp->stats.serving(rt);
+}
+
+int
+nrf_rt_dp_stats_worker(const struct nrf_rt *rt, unsigned int i, struct nrf_rt_dp_stats *out)
+{
+	memset(out, 0, sizeof(*out));
+	out->lcore = -1;
+	return rt->grp->stats.dp(rt, i, out);
+}
+
+int
+nrf_rt_dp_stats_get(const struct nrf_rt *rt, struct nrf_rt_dp_stats *out)
+{
+	return nrf_rt_dp_stats_worker(rt, 0, out);
 }

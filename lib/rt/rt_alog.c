@@ -587,8 +587,8 @@ rt_alog_xact(struct rt_worker *w, struct rt_xact *x)
 		const struct rt_pool *p = rt_xact_local(x);
 
 		l.upstream = p != NULL ? p->ep.name : NULL;
-	} else if (l.outcome == NRF_RT_OUT_PEER && x->t.pool != NULL) {
-		l.upstream = x->t.pool->ep.name;
+	} else if (l.outcome == NRF_RT_OUT_PEER && x->t.wt.pool != NULL) {
+		l.upstream = x->t.wt.pool->ep.name;
 	}
 	l.via = x->plan.via_members;
 	l.latency_ns = nrf_now_ns() - x->t0;

@@ -8,8 +8,9 @@
  *   rt_worker.c worker thread: loop, listeners, front connections, drain
  *   rt_timer.c  per-worker timer heap
  *   rt_pool.c   per-worker, per-peer connection pools and queues, health,
- *               per-snapshot pool views (live peer changes), counters
+ *               per-snapshot pool views (live peer changes)
  *   rt_proxy.c  the request pipeline (SPEC §3) on one front stream
+ *   rt_stats.c  counters: per upstream, per operation and outcome, latency
  *   rt_sweep.c  runtime.timeouts: the periodic sweep of the h2 context
  *   rt_mem.c    the memory budget and giving memory back
  *   rt_alog.c   the access log and request ids
@@ -21,6 +22,7 @@
 #include "nrf_cfg.h"
 #include "nrf_fwd.h"
 #include "nrf_h2.h"
+#include "nrf_list.h"
 #include "nrf_rt.h"
 #include "nrf_tp.h"
 #include "nrf_tp_tls.h"
@@ -79,15 +81,41 @@ struct nrf_rt_snap {
 
 struct rt_worker;
 
-#define RT_CONTAINER(ptr, type, member) \
-	((type *)(void *)((char *)(ptr) - offsetof(type, member)))
-
 /* ------------------------------------------------------------------------ */
 /* Pools                                                                     */
 
 struct rt_pool;
-struct rt_try;
 struct rt_xact;
+
+/*
+ * The waiter contract: all a pool knows of a try. rt_pool.c and
+ * rt_proxy.c meet here and nowhere else (rt_pool.c never sees a struct
+ * rt_try or a transaction).
+ *
+ * The owner (rt_proxy.c) embeds one in each try and sets @force before
+ * rt_pool_submit(); the pool sets @pool, links @qlink and sets @queued
+ * while the waiter is in its queue. The pool calls back exactly
+ * one of two functions for a waiter it took (submitted, or later taken out
+ * of its queue):
+ *   rt_waiter_send(wt, conn)  open the request's stream on @conn (a
+ *                             connection with room); 0 or < 0;
+ *   rt_waiter_failed(wt, ..)  the pool cannot serve it (connect failed,
+ *                             probe failed, shutting down).
+ * Both are called on the worker thread, with @queued already false. The
+ * owner takes a queued waiter back with rt_pool_dequeue() (abort,
+ * timeout); after that the pool never calls back for it.
+ */
+struct rt_waiter {
+	struct rt_pool *pool;    /* set by rt_pool_submit() */
+	struct nrf_list qlink;   /* in the pool's queue (pool only) */
+	bool queued;             /* in @pool's queue (written by the pool) */
+	bool force;              /* owner: held down, tried anyway as a last
+				  * resort (see rt_pool_submit()) */
+};
+
+/* Implemented by the owner of waiters (rt_proxy.c), called by pools. */
+int rt_waiter_send(struct rt_waiter *wt, struct nrf_h2_conn *c);
+void rt_waiter_failed(struct rt_waiter *wt, enum nrf_rt_fail reason, const char *why);
 
 struct rt_pconn {
 	struct rt_pool *pool;
@@ -98,8 +126,7 @@ struct rt_pconn {
 	bool probe;              /* opened while the pool was held down */
 	uint64_t opened;         /* nrf_now_ns() at open */
 	struct rt_timer ctimer;  /* connect timeout, then PING ACK timeout */
-	struct rt_pconn *prev;
-	struct rt_pconn *next;
+	struct nrf_list link;    /* in pool->conns, newest first */
 };
 
 /* Counters of one upstream name in one worker (single writer: the worker;
@@ -139,12 +166,10 @@ struct rt_pool {
 	uint32_t n_views;        /* views that use this pool */
 	uint64_t claimed;        /* generation of the view being built that took it */
 	bool retired;            /* no view uses it: closing, freed when empty */
-	struct rt_pool *all_prev; /* the worker's list of every pool */
-	struct rt_pool *all_next;
-	struct rt_pconn *conns;
+	struct nrf_list all;     /* in w->all_pools, newest first */
+	struct nrf_list conns;   /* struct rt_pconn.link */
 	uint32_t n_conns;
-	struct rt_try *qhead;
-	struct rt_try *qtail;
+	struct nrf_list queue;   /* struct rt_waiter.qlink, FIFO */
 	uint32_t qlen;
 	bool down;               /* held down: probed until a PING is answered */
 	bool ever_up;
@@ -161,17 +186,18 @@ struct rt_view {
 	struct rt_view *next;    /* the worker's list of old views */
 };
 
-/* Send @p t through @p p: on an open connection with room, else queued.
- * 0 (t->state SENT or QUEUED), NRF_EFULL (queue full), other < 0: cannot
- * be tried now (NRF_EAGAIN held down or worker exiting, NRF_ENOENT no
- * address, NRF_EINVAL TLS, or the connect failed at once).
- * A held-down pool takes a try only when t->force is set: it is queued
+/* Send @p wt through @p p (wt->pool = @p p): on an open connection with
+ * room (rt_waiter_send() called from here, its result returned), else
+ * queued (wt->queued set). 0 (sent or queued), NRF_EFULL (queue full),
+ * other < 0: cannot be tried now (NRF_EAGAIN held down or worker exiting,
+ * NRF_ENOENT no address, NRF_EINVAL TLS, or the connect failed at once).
+ * A held-down pool takes a waiter only when wt->force is set: it is queued
  * behind the probe under way (one is started when none is), sent once that
  * probe's PING is answered (the pool is up again), and failed through
- * rt_try_failed(t, NRF_RT_FAIL_CONNECT, ...) when the probe fails. */
-int rt_pool_submit(struct rt_pool *p, struct rt_try *t);
-/* Take a queued try out of its pool's queue. */
-void rt_pool_dequeue(struct rt_try *t);
+ * rt_waiter_failed(wt, NRF_RT_FAIL_CONNECT, ...) when the probe fails. */
+int rt_pool_submit(struct rt_pool *p, struct rt_waiter *wt);
+/* Take a queued waiter out of its pool's queue (no-op when not queued). */
+void rt_pool_dequeue(struct rt_waiter *wt);
 /* Before the h2 context closes its connections (worker exit). */
 void rt_pool_fini(struct rt_pool *p);
 /* Keep the local NRF's pool of the current view connected: open one
@@ -195,7 +221,7 @@ void rt_views_free(struct rt_worker *w);
 struct rt_pool *rt_xact_pool(struct rt_xact *x, uint16_t peer);
 struct rt_pool *rt_xact_local(struct rt_xact *x);
 
-/* Counters (worker thread; single writer). */
+/* Counters (rt_stats.c; worker thread, single writer). */
 void rt_count_try(struct rt_pool *p);
 void rt_count_fail(struct rt_pool *p, enum nrf_rt_fail why);
 void rt_count_status(struct rt_pool *p, int status);
@@ -205,6 +231,12 @@ void rt_count_reject(struct rt_worker *w);
 /* A request answered at once, without a transaction (latency 0, as for
  * rejects: it is answered inside the callback that delivered it). */
 void rt_count_answer(struct rt_worker *w, enum nrf_fwd_op op, unsigned int outcome);
+/*
+ * The rule "every request is answered exactly once" was broken (@p what
+ * says how): counted (nrfwd_answer_violations_total) and logged; builds
+ * without NDEBUG abort here (assert), so tests stop at the first breach.
+ */
+void rt_answer_violation(struct rt_worker *w, const char *what);
 enum nrf_rt_outcome rt_outcome_of_cond(enum nrf_cfg_cond cond);
 enum nrf_rt_outcome rt_outcome_of_status(int status);
 /* The counters entry of @p name in worker @p w (created when new; the
@@ -227,17 +259,15 @@ struct rt_xact;
 
 struct rt_try {
 	struct rt_xact *x;
-	struct rt_pool *pool;
+	struct rt_waiter wt;     /* what its pool knows of it (wt.pool: the
+				  * pool of this try; wt.force: see
+				  * rt_pool_submit()) */
 	struct nrf_h2_stream *ps;
-	struct rt_try *qprev;
-	struct rt_try *qnext;
 	uint8_t state;
 	bool local;
 	bool need_body;          /* 200 NFDiscover: decide on the body */
 	bool hold;               /* peer answer kept whole before it is relayed */
 	bool eof_sent;           /* relay: front body ended */
-	bool force;              /* held down, tried anyway as a last resort:
-				  * see rt_pool_submit() */
 	bool retried;            /* sent again once after its stream was lost */
 	struct rt_timer timer;   /* per-try timeout */
 	struct rt_timer due;     /* relay an answer too big to hold (0 ms:
@@ -274,10 +304,6 @@ void rt_peer_on_response(struct nrf_h2_stream *st);
 void rt_peer_on_data(struct nrf_h2_stream *st);
 void rt_peer_on_close(struct nrf_h2_stream *st, uint32_t code, int err);
 
-/* Put the request of @p t on @p c (used by pools). 0 or < 0. */
-int rt_try_send(struct rt_try *t, struct nrf_h2_conn *c);
-/* A queued or sent try could not be completed (pool side failure). */
-void rt_try_failed(struct rt_try *t, enum nrf_rt_fail reason, const char *why);
 void rt_xact_pool_fini(struct rt_worker *w);
 /* Free half of the pooled transactions unused since the last call (above
  * a floor); bytes freed (rt_mem.c, once a second). */
@@ -348,7 +374,7 @@ struct rt_worker {
 
 	struct rt_view *view;     /* pools of the current snapshot (w->snap) */
 	struct rt_view *old_views; /* of older snapshots still in use */
-	struct rt_pool *all_pools; /* every pool, also retired ones */
+	struct nrf_list all_pools; /* every pool (rt_pool.all), also retired ones */
 	uint64_t view_seq;         /* views built (pool claim marks) */
 	uint64_t down[NRF_CFG_MAX_PEERS / 64]; /* by current peer index */
 
@@ -392,6 +418,7 @@ struct rt_worker {
 	size_t mem_freed;         /* bytes given back since the last malloc_trim() */
 	_Atomic uint64_t seen_gen;
 	struct rt_alog *alog;     /* access log buffer, request ids (rt_alog.c) */
+	_Atomic uint64_t loop_ns; /* nrf_now_ns() of its last iteration (liveness) */
 
 	struct nrf_rt_stats st;
 } NRF_CACHE_ALIGNED;
@@ -400,8 +427,11 @@ struct rt_worker {
 #define RT_STAT(w, field, n)                                                   \
 	__atomic_store_n(&(w)->st.field, (w)->st.field + (uint64_t)(n), __ATOMIC_RELAXED)
 
+struct rt_group_ops;
+
 struct nrf_rt {
 	struct nrf_rt_params p;
+	const struct rt_group_ops *grp; /* how the workers run (rt_group.h) */
 	const struct nrf_tp_ops *tp;
 	struct rt_worker *w[NRF_RT_MAX_WORKERS];
 	unsigned int n;
@@ -411,7 +441,7 @@ struct nrf_rt {
 	_Atomic uint64_t cur_gen;  /* rt->cur->gen, for any thread */
 	pthread_mutex_t ctl_lock; /* control side: publish, reclaim, emit */
 	atomic_bool running;
-	/* Polled transport (rt_dp.c): the worker's lcore (-1: a pthread,
+	/* Lcore group (rt_group_lcore.c): the worker's lcore (-1: a pthread,
 	 * dp_th), and its hello once it has stored its thread id. */
 	int dp_lcore;
 	pthread_t dp_th;
@@ -443,12 +473,5 @@ void rt_worker_set_down(struct rt_worker *w, int peer, bool down);
  * or NRF_ENOMEM. */
 int rt_tls_snap_init(struct nrf_rt_snap *s);
 void rt_tls_snap_fini(struct nrf_rt_snap *s);
-
-/* Polled transport (DPDK, rt_dp.c): one worker, run on the data-path
- * lcore. rt_dp_check(): 0 or NRF_EINVAL (logged) for the parameters. */
-bool rt_dp_polled(const struct nrf_tp_ops *tp);
-int rt_dp_check(const struct nrf_rt_params *p);
-int rt_dp_start(struct nrf_rt *rt);
-void rt_dp_join(struct nrf_rt *rt);
 
 #endif /* NRF_RT_INT_H */

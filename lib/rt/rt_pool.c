@@ -35,9 +35,9 @@
  * are closed (none of its streams can belong to a request) and it is freed
  * when the last one is gone.
  *
- * Counters per upstream name live in a per-worker append-only table (see
- * rt_pstats_get()), so they outlive pools and keep counting when a peer
- * comes back under the same name.
+ * Counters per upstream name live in a per-worker append-only table
+ * (rt_stats.c, rt_pstats_get()), so they outlive pools and keep counting
+ * when a peer comes back under the same name.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -49,10 +49,6 @@
 
 /* Opaque data of the PING every new connection sends ("nrfhealt"). */
 #define HEALTH_PING 0x6e72666865616c74ull
-
-/* Single-writer counter of an upstream entry. */
-#define PS_ADD(e, field, n)                                                    \
-	__atomic_store_n(&(e)->field, (e)->field + (uint64_t)(n), __ATOMIC_RELAXED)
 
 static int pconn_open(struct rt_pool *p, bool probe);
 static void pool_free(struct rt_pool *p);
@@ -93,7 +89,7 @@ static void
 pool_hold_end(struct rt_timer *t, void *arg)
 {
 	struct rt_worker *w = arg;
-	struct rt_pool *p = RT_CONTAINER(t, struct rt_pool, hold);
+	struct rt_pool *p = nrf_container_of(t, struct rt_pool, hold);
 
 	if (w->exiting || p->retired || p->n_conns > 0)
 		return;
@@ -150,55 +146,51 @@ pick(struct rt_pool *p)
 {
 	struct rt_pconn *pc;
 
-	for (pc = p->conns; pc != NULL; pc = pc->next)
+	struct nrf_list *l;
+
+	NRF_LIST_FOREACH(l, &p->conns) {
+		pc = nrf_container_of(l, struct rt_pconn, link);
 		if (conn_has_room(pc))
 			return pc;
+	}
 	return NULL;
 }
 
-static void
-enqueue(struct rt_pool *p, struct rt_try *t)
+static struct rt_waiter *
+queue_first(struct rt_pool *p)
 {
-	t->qnext = NULL;
-	t->qprev = p->qtail;
-	if (p->qtail != NULL)
-		p->qtail->qnext = t;
-	else
-		p->qhead = t;
-	p->qtail = t;
+	return nrf_container_of(p->queue.next, struct rt_waiter, qlink);
+}
+
+static void
+enqueue(struct rt_pool *p, struct rt_waiter *t)
+{
+	nrf_list_add_tail(&p->queue, &t->qlink);
 	p->qlen++;
-	t->state = T_QUEUED;
+	t->queued = true;
 }
 
 void
-rt_pool_dequeue(struct rt_try *t)
+rt_pool_dequeue(struct rt_waiter *t)
 {
 	struct rt_pool *p = t->pool;
 
-	if (t->state != T_QUEUED)
+	if (!t->queued)
 		return;
-	if (t->qprev != NULL)
-		t->qprev->qnext = t->qnext;
-	else
-		p->qhead = t->qnext;
-	if (t->qnext != NULL)
-		t->qnext->qprev = t->qprev;
-	else
-		p->qtail = t->qprev;
-	t->qprev = t->qnext = NULL;
+	nrf_list_del(&t->qlink);
 	p->qlen--;
-	t->state = T_IDLE;
+	t->queued = false;
 }
 
 /* Fail every queued try (the pool cannot serve them). */
 static void
 fail_queue(struct rt_pool *p, enum nrf_rt_fail reason, const char *why)
 {
-	while (p->qhead != NULL) {
-		struct rt_try *t = p->qhead;
+	while (!nrf_list_empty(&p->queue)) {
+		struct rt_waiter *t = queue_first(p);
 
 		rt_pool_dequeue(t);
-		rt_try_failed(t, reason, why);
+		rt_waiter_failed(t, reason, why);
 	}
 }
 
@@ -209,19 +201,19 @@ dispatch(struct rt_pool *p)
 
 	if (p->down)
 		return; /* forced tries wait for the probe's PING ACK */
-	while (p->qhead != NULL && (pc = pick(p)) != NULL) {
-		struct rt_try *t = p->qhead;
+	while (!nrf_list_empty(&p->queue) && (pc = pick(p)) != NULL) {
+		struct rt_waiter *t = queue_first(p);
 
 		rt_pool_dequeue(t);
-		if (rt_try_send(t, pc->h2) != 0)
-			rt_try_failed(t, NRF_RT_FAIL_OTHER, "submit failed");
+		if (rt_waiter_send(t, pc->h2) != 0)
+			rt_waiter_failed(t, NRF_RT_FAIL_OTHER, "submit failed");
 	}
 }
 
 static void
 connect_timeout(struct rt_timer *t, void *arg)
 {
-	struct rt_pconn *pc = RT_CONTAINER(t, struct rt_pconn, ctimer);
+	struct rt_pconn *pc = nrf_container_of(t, struct rt_pconn, ctimer);
 
 	(void)arg;
 	if (!pc->alive)
@@ -256,10 +248,7 @@ pconn_open(struct rt_pool *p, bool probe)
 			mark_down(p, err);
 		return err;
 	}
-	pc->next = p->conns;
-	if (p->conns != NULL)
-		p->conns->prev = pc;
-	p->conns = pc;
+	nrf_list_add_head(&p->conns, &pc->link);
 	p->n_conns++;
 	/* Sent behind the preface; its ACK is the proof of health. Out of
 	 * memory here: the connection fails like any other. */
@@ -275,11 +264,13 @@ static int
 maybe_open(struct rt_pool *p)
 {
 	struct rt_pconn *pc;
+	struct nrf_list *l;
 	uint32_t usable = 0;
 
 	if (p->down)
 		return 0; /* the probe under way is the only connection */
-	for (pc = p->conns; pc != NULL; pc = pc->next) {
+	NRF_LIST_FOREACH(l, &p->conns) {
+		pc = nrf_container_of(l, struct rt_pconn, link);
 		if (!pc->ready)
 			return 0; /* one connect at a time */
 		if (nrf_h2_conn_usable(pc->h2))
@@ -291,7 +282,7 @@ maybe_open(struct rt_pool *p)
 }
 
 int
-rt_pool_submit(struct rt_pool *p, struct rt_try *t)
+rt_pool_submit(struct rt_pool *p, struct rt_waiter *t)
 {
 	struct rt_worker *w = p->w;
 	struct rt_pconn *pc;
@@ -317,10 +308,10 @@ rt_pool_submit(struct rt_pool *p, struct rt_try *t)
 		enqueue(p, t);
 		return 0;
 	}
-	if (p->qhead == NULL) {
+	if (nrf_list_empty(&p->queue)) {
 		pc = pick(p);
 		if (pc != NULL)
-			return rt_try_send(t, pc->h2);
+			return rt_waiter_send(t, pc->h2);
 	}
 	if (p->qlen >= w->snap->cfg->rt.peer_queue_depth)
 		return NRF_EFULL;
@@ -334,12 +325,7 @@ rt_pool_submit(struct rt_pool *p, struct rt_try *t)
 static void
 pconn_unlink(struct rt_pool *p, struct rt_pconn *pc)
 {
-	if (pc->prev != NULL)
-		pc->prev->next = pc->next;
-	else
-		p->conns = pc->next;
-	if (pc->next != NULL)
-		pc->next->prev = pc->prev;
+	nrf_list_del(&pc->link);
 	p->n_conns--;
 }
 
@@ -360,7 +346,7 @@ peer_conn_ready(struct nrf_h2_conn *c)
 	 * that never answers it fails and takes its streams along). Held
 	 * down: forced tries wait for that answer. */
 	dispatch(p);
-	if (p->qhead != NULL)
+	if (!nrf_list_empty(&p->queue))
 		maybe_open(p);
 }
 
@@ -379,7 +365,7 @@ peer_conn_ping_ack(struct nrf_h2_conn *c, uint64_t token)
 		return;
 	mark_up(p);
 	dispatch(p);
-	if (p->qhead != NULL)
+	if (!nrf_list_empty(&p->queue))
 		maybe_open(p);
 }
 
@@ -388,7 +374,7 @@ peer_conn_goaway(struct nrf_h2_conn *c)
 {
 	struct rt_pconn *pc = nrf_h2_conn_user(c);
 
-	if (pc->pool->qhead != NULL)
+	if (!nrf_list_empty(&pc->pool->queue))
 		maybe_open(pc->pool);
 }
 
@@ -446,7 +432,7 @@ peer_conn_close(struct nrf_h2_conn *c, int err)
 	if (err != 0 && err != NRF_ECLOSED)
 		NRF_LOG_RL(WARN, MOD, "worker %u: connection to %s lost: %s", w->id, p->ep.name,
 			nrf_strerror(err));
-	if (p->qhead != NULL) {
+	if (!nrf_list_empty(&p->queue)) {
 		if (maybe_open(p) != 0 && p->n_conns == 0)
 			fail_queue(p, NRF_RT_FAIL_CONNECT, "reconnect failed");
 		return;
@@ -480,12 +466,12 @@ rt_pool_warm(struct rt_worker *w)
 void
 rt_pool_fini(struct rt_pool *p)
 {
-	struct rt_pconn *pc;
+	struct nrf_list *l, *nx;
 
 	rt_timer_cancel(&p->w->timers, &p->hold);
 	fail_queue(p, NRF_RT_FAIL_OTHER, "shutting down");
-	for (pc = p->conns; pc != NULL; pc = pc->next)
-		nrf_h2_conn_close(pc->h2, NRF_ECLOSED);
+	NRF_LIST_FOREACH_SAFE(l, nx, &p->conns)
+		nrf_h2_conn_close(nrf_container_of(l, struct rt_pconn, link)->h2, NRF_ECLOSED);
 }
 
 /* ------------------------------------------------------------------------ */
@@ -511,10 +497,9 @@ pool_new(struct rt_worker *w, const struct rt_ep *ep, bool local)
 	if (p->ep.tlsc != NULL)
 		nrf_tp_tls_ctx_ref(p->ep.tlsc); /* the pool may outlive the snapshot */
 	rt_timer_init(&p->hold, pool_hold_end);
-	p->all_next = w->all_pools;
-	if (w->all_pools != NULL)
-		w->all_pools->all_prev = p;
-	w->all_pools = p;
+	nrf_list_init(&p->conns);
+	nrf_list_init(&p->queue);
+	nrf_list_add_head(&w->all_pools, &p->all);
 	return p;
 }
 
@@ -529,12 +514,7 @@ pool_free(struct rt_pool *p)
 			state_publish(p, false);
 		pools_count(p, -1);
 	}
-	if (p->all_prev != NULL)
-		p->all_prev->all_next = p->all_next;
-	else
-		w->all_pools = p->all_next;
-	if (p->all_next != NULL)
-		p->all_next->all_prev = p->all_prev;
+	nrf_list_del(&p->all);
 	nrf_tp_tls_ctx_free(p->ep.tlsc);
 	free(p);
 }
@@ -543,7 +523,7 @@ pool_free(struct rt_pool *p)
 static void
 pool_retire(struct rt_pool *p)
 {
-	struct rt_pconn *pc;
+	struct nrf_list *l, *nx;
 
 	p->retired = true;
 	p->peer = -1;
@@ -559,8 +539,8 @@ pool_retire(struct rt_pool *p)
 	}
 	NRF_LOG(INFO, MOD, "worker %u: %s %s no longer configured: closing %u connection(s)",
 		p->w->id, pool_kind(p), p->ep.name, p->n_conns);
-	for (pc = p->conns; pc != NULL; pc = pc->next)
-		nrf_h2_conn_close(pc->h2, NRF_ECLOSED);
+	NRF_LIST_FOREACH_SAFE(l, nx, &p->conns)
+		nrf_h2_conn_close(nrf_container_of(l, struct rt_pconn, link)->h2, NRF_ECLOSED);
 }
 
 static bool
@@ -579,11 +559,16 @@ ep_same(const struct rt_ep *a, const struct rt_ep *b)
 static struct rt_pool *
 pool_claim(struct rt_worker *w, const struct rt_ep *ep, bool local, uint64_t seq)
 {
-	struct rt_pool *p;
+	struct rt_pool *p = NULL;
+	struct nrf_list *l;
 
-	for (p = w->all_pools; p != NULL; p = p->all_next) {
-		if (!p->retired && p->local == local && p->claimed != seq && ep_same(&p->ep, ep))
+	NRF_LIST_FOREACH(l, &w->all_pools) {
+		struct rt_pool *q = nrf_container_of(l, struct rt_pool, all);
+
+		if (!q->retired && q->local == local && q->claimed != seq && ep_same(&q->ep, ep)) {
+			p = q;
 			break;
+		}
 	}
 	if (p == NULL)
 		p = pool_new(w, ep, local);
@@ -598,7 +583,8 @@ rt_view_create(struct rt_worker *w, struct nrf_rt_snap *s)
 	uint16_t n = s->cfg->n_peers, i;
 	uint64_t seq = ++w->view_seq;
 	struct rt_view *v = calloc(1, sizeof(*v));
-	struct rt_pool *p, *next;
+	struct rt_pool *p;
+	struct nrf_list *l, *nx;
 
 	if (v == NULL)
 		return NRF_ENOMEM;
@@ -617,9 +603,11 @@ rt_view_create(struct rt_worker *w, struct nrf_rt_snap *s)
 		goto fail;
 
 	/* Commit: nothing below fails. */
-	for (p = w->all_pools; p != NULL; p = p->all_next)
+	NRF_LIST_FOREACH(l, &w->all_pools) {
+		p = nrf_container_of(l, struct rt_pool, all);
 		if (!p->local)
 			p->peer = -1;
+	}
 	memset(w->down, 0, sizeof(w->down));
 	for (i = 0; i < n; i++) {
 		p = v->pools[i];
@@ -639,8 +627,8 @@ rt_view_create(struct rt_worker *w, struct nrf_rt_snap *s)
 	return 0;
 fail:
 	/* Pools made for this view and used by no other: not needed. */
-	for (p = w->all_pools; p != NULL; p = next) {
-		next = p->all_next;
+	NRF_LIST_FOREACH_SAFE(l, nx, &w->all_pools) {
+		p = nrf_container_of(l, struct rt_pool, all);
 		if (p->n_views == 0 && !p->retired && p->n_conns == 0)
 			pool_free(p);
 	}
@@ -700,8 +688,8 @@ rt_views_free(struct rt_worker *w)
 		free(w->view);
 		w->view = NULL;
 	}
-	while (w->all_pools != NULL)
-		pool_free(w->all_pools);
+	while (!nrf_list_empty(&w->all_pools))
+		pool_free(nrf_container_of(w->all_pools.next, struct rt_pool, all));
 }
 
 struct rt_pool *
@@ -716,161 +704,6 @@ struct rt_pool *
 rt_xact_local(struct rt_xact *x)
 {
 	return x->snap->views[x->w->id]->local;
-}
-
-/* ------------------------------------------------------------------------ */
-/* Counters                                                                  */
-
-struct rt_pstats *
-rt_pstats_get(struct rt_worker *w, const char *name, bool local)
-{
-	uint32_t n = atomic_load_explicit(&w->n_pstats, memory_order_relaxed), k;
-	const uint32_t max = RT_PSTATS_CHUNK * RT_PSTATS_CHUNKS;
-	struct rt_pstats *chunk, *e;
-
-	for (k = 0; k < n; k++) {
-		e = &w->pstats[k / RT_PSTATS_CHUNK][k % RT_PSTATS_CHUNK];
-		if (e->local == local && strcmp(e->name, name) == 0)
-			return e;
-	}
-	if (n == max) /* full: the last entry counts for every further name */
-		return &w->pstats[(max - 1) / RT_PSTATS_CHUNK][(max - 1) % RT_PSTATS_CHUNK];
-	chunk = w->pstats[n / RT_PSTATS_CHUNK];
-	if (chunk == NULL) {
-		chunk = calloc(RT_PSTATS_CHUNK, sizeof(*chunk));
-		if (chunk == NULL)
-			return NULL;
-		atomic_store_explicit(&w->pstats[n / RT_PSTATS_CHUNK], chunk,
-			memory_order_release);
-	}
-	e = &chunk[n % RT_PSTATS_CHUNK];
-	snprintf(e->name, sizeof(e->name), "%s", n == max - 1 ? "(other)" : name);
-	e->local = n == max - 1 ? false : local;
-	atomic_store_explicit(&w->n_pstats, n + 1, memory_order_release);
-	return e;
-}
-
-void
-rt_count_try(struct rt_pool *p)
-{
-	PS_ADD(p->stats, tries, 1);
-}
-
-void
-rt_count_fail(struct rt_pool *p, enum nrf_rt_fail why)
-{
-	PS_ADD(p->stats, fail[why], 1);
-	__atomic_store_n(&p->stats->last_fail, (uint32_t)why, __ATOMIC_RELAXED);
-	__atomic_store_n(&p->stats->last_fail_ns, nrf_now_ns(), __ATOMIC_RELAXED);
-}
-
-void
-rt_count_status(struct rt_pool *p, int status)
-{
-	struct rt_pstats *e = p->stats;
-	unsigned int k;
-
-	for (k = 0; k < NRF_RT_PEER_CODES; k++) {
-		uint16_t c = atomic_load_explicit(&e->codes[k], memory_order_relaxed);
-
-		if (c == status) {
-			PS_ADD(e, code_n[k], 1);
-			return;
-		}
-		if (c == 0) {
-			__atomic_store_n(&e->code_n[k], 1, __ATOMIC_RELAXED);
-			atomic_store_explicit(&e->codes[k], (uint16_t)status, memory_order_release);
-			return;
-		}
-	}
-	PS_ADD(e, code_other, 1);
-}
-
-void
-rt_count_skips(struct rt_xact *x)
-{
-	uint16_t i;
-
-	for (i = 0; i < x->plan.n_skip; i++) {
-		const struct nrf_fwd_skip *sk = &x->plan.skip[i];
-		struct rt_pool *p;
-
-		if (sk->reason == NRF_FWD_SKIP_DOWN)
-			continue;
-		p = rt_xact_pool(x, sk->peer);
-		if (p != NULL)
-			PS_ADD(p->stats, loop_prevented, 1);
-	}
-}
-
-static void
-count_latency(struct rt_worker *w, enum nrf_fwd_op op, uint64_t ns)
-{
-	static const uint64_t bounds_us[NRF_RT_LAT_BUCKETS] = NRF_RT_LAT_BOUNDS_US;
-	unsigned int b = 0;
-
-	while (b < NRF_RT_LAT_BUCKETS && ns > bounds_us[b] * 1000u)
-		b++;
-	RT_STAT(w, lat_bucket[op][b], 1);
-	RT_STAT(w, lat_sum_ns[op], ns);
-}
-
-void
-rt_count_request(struct rt_worker *w, struct rt_xact *x)
-{
-	enum nrf_fwd_op op = x->plan.op < NRF_OP_COUNT ? x->plan.op : NRF_OP_OTHER;
-	unsigned int o = x->answered ? x->outcome : NRF_RT_OUT_CLIENT_RESET;
-	uint64_t now = nrf_now_ns();
-
-	RT_STAT(w, req[op][o], 1);
-	count_latency(w, op, now > x->t0 ? now - x->t0 : 0);
-}
-
-void
-rt_count_answer(struct rt_worker *w, enum nrf_fwd_op op, unsigned int outcome)
-{
-	if (op >= NRF_OP_COUNT)
-		op = NRF_OP_OTHER;
-	RT_STAT(w, req[op][outcome], 1);
-	count_latency(w, op, 0);
-}
-
-void
-rt_count_reject(struct rt_worker *w)
-{
-	RT_STAT(w, req[NRF_OP_OTHER][NRF_RT_OUT_BAD_REQUEST], 1);
-	count_latency(w, NRF_OP_OTHER, 0);
-}
-
-enum nrf_rt_outcome
-rt_outcome_of_cond(enum nrf_cfg_cond cond)
-{
-	switch (cond) {
-	case NRF_COND_LOOP_DETECTION:
-		return NRF_RT_OUT_LOOP_DETECTED;
-	case NRF_COND_LOOP_PREVENTION:
-		return NRF_RT_OUT_LOOP_PREVENTED;
-	case NRF_COND_HOP_LIMIT:
-		return NRF_RT_OUT_HOP_LIMIT;
-	case NRF_COND_NOT_REACHABLE:
-		return NRF_RT_OUT_NOT_REACHABLE;
-	case NRF_COND_OVERLOAD:
-		return NRF_RT_OUT_OVERLOAD;
-	case NRF_COND_LOCAL_UNAVAILABLE:
-		return NRF_RT_OUT_LOCAL_UNAVAILABLE;
-	default:
-		return NRF_RT_OUT_INTERNAL;
-	}
-}
-
-enum nrf_rt_outcome
-rt_outcome_of_status(int status)
-{
-	if (status == 400 || status == 413)
-		return NRF_RT_OUT_BAD_REQUEST;
-	if (status == 501)
-		return NRF_RT_OUT_NOT_IMPLEMENTED;
-	return NRF_RT_OUT_INTERNAL;
 }
 
 /* Peer stream callbacks live in rt_proxy.c; connection ones here. */

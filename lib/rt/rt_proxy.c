@@ -185,12 +185,30 @@ respond_rendered(struct nrf_h2_stream *st, int status, const char *title,
 	return respond_problem(st, status, body, len > 0 ? (size_t)len : 0, NULL, NULL);
 }
 
+/*
+ * Every answer to a transaction's front stream begins here, so the rule
+ * "every request is answered exactly once" is checked in one place: a
+ * second answer is not sent (rt_answer_violation(): counted, and an abort
+ * in builds without NDEBUG). @return false when @p x was answered already.
+ */
+static bool
+answer_begin(struct rt_xact *x, uint8_t outcome)
+{
+	if (NRF_UNLIKELY(x->answered)) {
+		rt_answer_violation(x->w, "was answered twice");
+		return false;
+	}
+	x->answered = true;
+	x->outcome = outcome;
+	return true;
+}
+
 static void
 answer_rendered(struct rt_xact *x, int status, const char *title, const char *cause,
 	const char *detail)
 {
-	x->answered = true;
-	x->outcome = rt_outcome_of_status(status);
+	if (!answer_begin(x, (uint8_t)rt_outcome_of_status(status)))
+		return;
 	RT_STAT(x->w, answered_error, 1);
 	respond_rendered(x->front, status, title, cause, detail);
 }
@@ -239,8 +257,9 @@ send_error(struct rt_worker *w, struct nrf_h2_stream *st, const struct nrf_rt_sn
 static void
 answer_error(struct rt_xact *x, enum nrf_cfg_cond cond)
 {
-	x->answered = true;
-	x->outcome = send_error(x->w, x->front, x->snap, x->plan.error_mode, cond);
+	if (!answer_begin(x, (uint8_t)rt_outcome_of_cond(cond)))
+		return;
+	send_error(x->w, x->front, x->snap, x->plan.error_mode, cond);
 }
 
 size_t
@@ -288,8 +307,8 @@ answer_local(struct rt_xact *x)
 	bool body = m->body.len > 0;
 	int rc;
 
-	x->answered = true;
-	x->outcome = NRF_RT_OUT_LOCAL;
+	if (!answer_begin(x, NRF_RT_OUT_LOCAL))
+		return;
 	RT_STAT(x->w, answered_local, 1);
 	if (NRF_UNLIKELY(rt_links_on(x, true))) {
 		rc = rt_links_respond(x, m, true, true);
@@ -316,8 +335,7 @@ try_abort(struct rt_try *t)
 {
 	struct rt_worker *w = t->x->w;
 
-	if (t->state == T_QUEUED)
-		rt_pool_dequeue(t);
+	rt_pool_dequeue(&t->wt); /* when queued */
 	if (t->ps != NULL) {
 		nrf_h2_cancel(t->ps);
 		t->ps = NULL;
@@ -335,18 +353,20 @@ try_start(struct rt_xact *x, struct rt_pool *p, bool local, bool force)
 	int rc;
 
 	t->local = local;
-	t->force = force;
+	t->wt.force = force;
 	t->retried = false;
 	t->need_body = false;
 	t->hold = false;
 	t->eof_sent = false;
 	t->ps = NULL;
 	t->state = T_IDLE;
-	rc = rt_pool_submit(p, t);
+	rc = rt_pool_submit(p, &t->wt);
 	if (rc != 0) {
 		t->state = T_IDLE;
 		return rc;
 	}
+	if (t->wt.queued)
+		t->state = T_QUEUED;
 	rt_timer_arm(&x->w->timers, &t->timer, x->snap->cfg->rt.per_try_ms);
 	rt_count_try(p);
 	if (!local)
@@ -354,16 +374,17 @@ try_start(struct rt_xact *x, struct rt_pool *p, bool local, bool force)
 	return 0;
 }
 
-void
-rt_try_failed(struct rt_try *t, enum nrf_rt_fail reason, const char *why)
+static void
+try_failed(struct rt_try *t, enum nrf_rt_fail reason, const char *why)
 {
 	struct rt_xact *x = t->x;
 	struct rt_worker *w = x->w;
 
 	try_abort(t);
 	RT_STAT(w, try_failures, 1);
-	rt_count_fail(t->pool, reason);
-	NRF_LOG_RL(WARN, MOD, "worker %u: try to %s failed: %s", w->id, t->pool->ep.name, why);
+	rt_count_fail(t->wt.pool, reason);
+	NRF_LOG_RL(WARN, MOD, "worker %u: try to %s failed: %s", w->id, t->wt.pool->ep.name,
+		why);
 	nrf_fwd_ledger_fail(&x->plan, &x->lg, t->local ? -1 : (int)x->next - 1);
 	if (x->answered)
 		return;
@@ -399,11 +420,13 @@ try_retry(struct rt_try *t)
 	t->eof_sent = false;
 	t->ps = NULL;
 	t->state = T_IDLE;
-	rc = rt_pool_submit(t->pool, t);
+	rc = rt_pool_submit(t->wt.pool, &t->wt);
 	if (rc != 0) {
 		t->state = T_IDLE;
 		return false;
 	}
+	if (t->wt.queued)
+		t->state = T_QUEUED;
 	rt_timer_arm(&w->timers, &t->timer, x->snap->cfg->rt.per_try_ms);
 	RT_STAT(w, retries, 1);
 	return true;
@@ -419,20 +442,20 @@ static void
 try_timeout(struct rt_timer *tm, void *arg)
 {
 	struct rt_worker *w = arg;
-	struct rt_try *t = RT_CONTAINER(tm, struct rt_try, timer);
+	struct rt_try *t = nrf_container_of(tm, struct rt_try, timer);
 
 	RT_STAT(w, try_timeouts, 1);
-	rt_try_failed(t, NRF_RT_FAIL_TIMEOUT, "per-try timeout");
+	try_failed(t, NRF_RT_FAIL_TIMEOUT, "per-try timeout");
 }
 
 /* Build the request for @p t in the worker's scratch and open the stream. */
-int
-rt_try_send(struct rt_try *t, struct nrf_h2_conn *c)
+static int
+try_send(struct rt_try *t, struct nrf_h2_conn *c)
 {
 	struct rt_xact *x = t->x;
 	struct rt_worker *w = x->w;
 	const struct nrf_h2_msg *r = &x->req;
-	const struct rt_ep *ep = &t->pool->ep;
+	const struct rt_ep *ep = &t->wt.pool->ep;
 	struct nrf_h2_hdr *h = w->hdrs;
 	size_t n = 0, i;
 	char hops[12];
@@ -491,6 +514,19 @@ rt_try_send(struct rt_try *t, struct nrf_h2_conn *c)
 	return 0;
 }
 
+/* The waiter contract (rt_int.h): a pool sends or fails a try it took. */
+int
+rt_waiter_send(struct rt_waiter *wt, struct nrf_h2_conn *c)
+{
+	return try_send(nrf_container_of(wt, struct rt_try, wt), c);
+}
+
+void
+rt_waiter_failed(struct rt_waiter *wt, enum nrf_rt_fail reason, const char *why)
+{
+	try_failed(nrf_container_of(wt, struct rt_try, wt), reason, why);
+}
+
 /* The answer of the current try is the one: stream it to the client. */
 static void
 relay_start(struct rt_xact *x)
@@ -503,9 +539,11 @@ relay_start(struct rt_xact *x)
 	rt_timer_cancel(&x->w->timers, &t->timer);
 	if (NRF_UNLIKELY(t->due.idx != 0))
 		rt_timer_cancel(&x->w->timers, &t->due);
+	if (!answer_begin(x, t->local ? NRF_RT_OUT_LOCAL : NRF_RT_OUT_PEER)) {
+		try_abort(t);
+		return;
+	}
 	t->state = T_RELAY;
-	x->answered = true;
-	x->outcome = t->local ? NRF_RT_OUT_LOCAL : NRF_RT_OUT_PEER;
 	if (t->local)
 		RT_STAT(x->w, answered_local, 1);
 	else
@@ -599,16 +637,16 @@ rt_peer_on_response(struct nrf_h2_stream *ps)
 	const struct nrf_cfg *cfg = x->snap->cfg;
 	int status = ps->msg.status;
 
-	rt_count_status(t->pool, status);
+	rt_count_status(t->wt.pool, status);
 	if (!t->local) {
 		enum nrf_cfg_cond cond = NRF_COND_NOT_REACHABLE;
 
 		switch (nrf_fwd_peer_answer(cfg, &x->plan, &x->lg, status, NULL, 0, &cond)) {
 		case NRF_FWD_DO_NEXT:
 			RT_STAT(x->w, reroutes, 1);
-			rt_count_fail(t->pool, NRF_RT_FAIL_REROUTE);
+			rt_count_fail(t->wt.pool, NRF_RT_FAIL_REROUTE);
 			NRF_LOG_RL(INFO, MOD, "worker %u: %s answered %d: rerouting", x->w->id,
-				t->pool->ep.name, status);
+				t->wt.pool->ep.name, status);
 			nrf_fwd_ledger_fail(&x->plan, &x->lg, (int)x->next - 1);
 			try_abort(t);
 			next_candidate(x);
@@ -689,7 +727,7 @@ hold_for_links(const struct rt_xact *x, size_t len)
 static void
 relay_due(struct rt_timer *tm, void *arg)
 {
-	struct rt_try *t = RT_CONTAINER(tm, struct rt_try, due);
+	struct rt_try *t = nrf_container_of(tm, struct rt_try, due);
 
 	(void)arg;
 	if (t->state == T_BUFFER && t->ps != NULL)
@@ -768,7 +806,7 @@ rt_peer_on_close(struct nrf_h2_stream *ps, uint32_t code, int err)
 		if (!complete || !t->eof_sent) {
 			RT_STAT(x->w, relay_aborts, 1);
 			NRF_LOG_RL(WARN, MOD, "worker %u: answer from %s broke off (code %u)",
-				x->w->id, t->pool->ep.name, code);
+				x->w->id, t->wt.pool->ep.name, code);
 			nrf_h2_reset(x->front, NRF_H2_INTERNAL_ERROR);
 		}
 		return;
@@ -777,7 +815,7 @@ rt_peer_on_close(struct nrf_h2_stream *ps, uint32_t code, int err)
 		    (err != 0 && method_is_safe(x->req.method))) &&
 		try_retry(t)) {
 		NRF_LOG_RL(INFO, MOD, "worker %u: stream to %s %s: sent again", x->w->id,
-			t->pool->ep.name, err != 0 ? "lost with its connection" : "refused");
+			t->wt.pool->ep.name, err != 0 ? "lost with its connection" : "refused");
 		return;
 	}
 	reason = err != 0 ? NRF_RT_FAIL_CONN_LOST
@@ -788,7 +826,7 @@ rt_peer_on_close(struct nrf_h2_stream *ps, uint32_t code, int err)
 		snprintf(why, sizeof(why), "refused (GOAWAY)");
 	else
 		snprintf(why, sizeof(why), "stream reset (code %u)", code);
-	rt_try_failed(t, reason, why);
+	try_failed(t, reason, why);
 }
 
 /* ------------------------------------------------------------------------ */
@@ -846,18 +884,21 @@ static void
 request_timeout(struct rt_timer *tm, void *arg)
 {
 	struct rt_worker *w = arg;
-	struct rt_xact *x = RT_CONTAINER(tm, struct rt_xact, rtimer);
+	struct rt_xact *x = nrf_container_of(tm, struct rt_xact, rtimer);
 
 	RT_STAT(w, request_timeouts, 1);
 	NRF_LOG_RL(WARN, MOD, "worker %u: request timeout", w->id);
 	if (!x->answered && x->t.state != T_IDLE) {
 		/* The try under way is cut short: a failed try for the rule. */
-		rt_count_fail(x->t.pool, NRF_RT_FAIL_TIMEOUT);
+		rt_count_fail(x->t.wt.pool, NRF_RT_FAIL_TIMEOUT);
 		nrf_fwd_ledger_fail(&x->plan, &x->lg, x->t.local ? -1 : (int)x->next - 1);
 	}
 	try_abort(&x->t);
 	if (!x->answered) {
 		answer_final(x);
+		/* The backstop: after it, nothing else would answer. */
+		if (NRF_UNLIKELY(!x->answered))
+			rt_answer_violation(w, "reached its request timeout and was not answered");
 		return;
 	}
 	/* An answer had begun and did not finish in time. */
@@ -1003,7 +1044,11 @@ start(struct rt_xact *x)
 	}
 	/* From here on the answer depends on upstreams: bound it. Requests
 	 * answered at once never touch the timer heap. */
-	rt_timer_arm(&w->timers, &x->rtimer, s->cfg->rt.request_ms);
+	if (rt_timer_arm(&w->timers, &x->rtimer, s->cfg->rt.request_ms) != 0) {
+		/* No memory for the backstop: nothing may go upstream unbounded. */
+		answer_error(x, NRF_COND_OVERLOAD);
+		return;
+	}
 	if (!s->cfg->rt.local_nrf.present) {
 		next_candidate(x);
 		return;
@@ -1131,6 +1176,11 @@ front_on_request(struct nrf_h2_stream *st, int err)
 	snap_ref(w, x->snap, 1);
 	nrf_h2_msg_move(&x->req, &st->msg);
 	start(x);
+	/* Unanswered, a transaction must have its request timer running:
+	 * that backstop answers whatever else happens (it is cancelled only
+	 * when the front stream closes). */
+	if (NRF_UNLIKELY(!x->answered && x->rtimer.idx == 0))
+		rt_answer_violation(w, "was left with no answer and no request timer");
 }
 
 static void

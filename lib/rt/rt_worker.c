@@ -192,14 +192,14 @@ static void
 worker_exit(struct rt_worker *w)
 {
 	struct nrf_h2_ctx_stats hs;
-	struct rt_pool *p;
+	struct nrf_list *l;
 	int guard;
 
 	w->exiting = true;
 	/* Front first: their transactions cancel what runs upstream. */
 	nrf_h2_ctx_close_all(w->h2);
-	for (p = w->all_pools; p != NULL; p = p->all_next)
-		rt_pool_fini(p);
+	NRF_LIST_FOREACH(l, &w->all_pools)
+		rt_pool_fini(nrf_container_of(l, struct rt_pool, all));
 	for (guard = 0; guard < 100; guard++) {
 		nrf_h2_ctx_run(w->h2);
 		nrf_h2_ctx_stats_get(w->h2, &hs);
@@ -224,6 +224,7 @@ rt_worker_main(void *arg)
 	rt_pool_warm(w);
 	for (;;) {
 		struct nrf_rt_snap *s = atomic_load_explicit(&rt->snap, memory_order_acquire);
+		uint64_t now;
 		int timeout;
 
 		if (s != w->snap)
@@ -237,7 +238,11 @@ rt_worker_main(void *arg)
 		if (w->tp->poll(w->loop, timeout) < 0) {
 			NRF_LOG_RL(ERR, MOD, "worker %u: poll failed", w->id);
 		}
-		rt_timers_run(&w->timers, nrf_now_ns());
+		now = nrf_now_ns();
+		rt_timers_run(&w->timers, now);
+		/* Liveness for the service manager's watchdog (nrf_rt_worker_get):
+		 * the clock read the timers need anyway. */
+		atomic_store_explicit(&w->loop_ns, now, memory_order_relaxed);
 		busy = nrf_h2_ctx_run(w->h2);
 		if (w->old_views != NULL)
 			rt_views_gc(w);
@@ -265,6 +270,7 @@ rt_worker_create(struct nrf_rt *rt, unsigned int id, struct nrf_rt_snap *snap,
 		return NULL;
 	}
 	memset(w, 0, sizeof(*w));
+	nrf_list_init(&w->all_pools);
 	w->rt = rt;
 	w->id = id;
 	w->tp = rt->tp;
@@ -273,6 +279,7 @@ rt_worker_create(struct nrf_rt *rt, unsigned int id, struct nrf_rt_snap *snap,
 	atomic_init(&w->stop, 0);
 	atomic_init(&w->exited, false);
 	atomic_init(&w->seen_gen, snap->gen);
+	atomic_init(&w->loop_ns, nrf_now_ns());
 	atomic_init(&w->n_pstats, 0);
 	rt_timer_init(&w->drain_timer, drain_tick);
 	w->max_front = max_front(rt, cfg);

@@ -73,6 +73,10 @@
  *   idle sleep later).
  * - peer_name(): the address recorded at accept/connect time.
  *
+ * The EAL itself, lcores, the memory shared with worker processes and the
+ * worker rings are lib/dp's (nrf_dp.h); this back-end is the port and its
+ * packets.
+ *
  * Threads: nrf_tp_dpdk_init(), nrf_tp_dpdk_fini(), nrf_tp_dpdk_launch() and
  * nrf_tp_dpdk_join() on the main thread (the EAL main lcore); the statistics
  * getters on any thread; the ops as nrf_tp.h says.
@@ -82,6 +86,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "nrf_dp.h"
 #include "nrf_tp.h"
 
 #ifdef __cplusplus
@@ -89,31 +94,16 @@ extern "C" {
 #endif
 
 /** Most queue pairs (workers) of one port in the multi-process roles. */
-#define NRF_TP_DPDK_MAX_QUEUES 16
-
-/** What this process is in a (possibly multi-process) DPDK deployment. */
-enum nrf_tp_dpdk_role {
-	/** One process: port, stack and the one worker (the default). */
-	NRF_TP_DPDK_SINGLE = 0,
-	/** Decide after the EAL started: PRIMARY when the core list has two or
-	 *  more worker lcores, else SINGLE (see nrf_tp_dpdk_role()). */
-	NRF_TP_DPDK_AUTO,
-	/** Owns the port with one queue pair per worker lcore of the EAL core
-	 *  list (at least one; at most NRF_TP_DPDK_MAX_QUEUES), the packet pool and
-	 *  the workers' rings; runs no TCP/IP stack and no loop (loop_create() fails
-	 *  with NRF_EINVAL). Needs shared memory: hugepages with a hugetlbfs
-	 *  mount and no --in-memory / --no-shconf. */
-	NRF_TP_DPDK_PRIMARY,
-	/** A worker: EAL secondary (--proc-type=secondary, the primary's
-	 *  --file-prefix), polls queue pair @c queue of the primary's port
-	 *  with its own lwIP. */
-	NRF_TP_DPDK_SECONDARY,
-};
+#define NRF_TP_DPDK_MAX_QUEUES NRF_DP_MAX_WORKERS
 
 /** Port, address and poll-mode settings. Fill with nrf_tp_dpdk_conf_defaults(). */
 struct nrf_tp_dpdk_conf {
-	/** Role of this process (default SINGLE). */
-	enum nrf_tp_dpdk_role role;
+	/** Role of this process (nrf_dp.h; default SINGLE). PRIMARY owns
+	 *  the port with one queue pair per worker lcore, the packet pool and
+	 *  the workers' rings and runs no TCP/IP stack and no loop
+	 *  (loop_create() fails with NRF_EINVAL); SECONDARY polls queue pair
+	 *  @c queue of the primary's port with its own lwIP. */
+	enum nrf_dp_role role;
 	/** SECONDARY: the queue pair this worker polls. */
 	uint16_t queue;
 	/** DPDK port id; -1: the only available port (several: NRF_EINVAL). */
@@ -155,15 +145,16 @@ struct nrf_tp_dpdk_conf {
 void nrf_tp_dpdk_conf_defaults(struct nrf_tp_dpdk_conf *conf);
 
 /**
- * Initialise the EAL from @p argv (up to the first "--"), start the port,
- * probe the address and start lwIP on it. Everything that can go wrong
- * before traffic flows is reported here with one log line naming the cause.
+ * Initialise the EAL from @p argv (up to the first "--") with
+ * nrf_dp_eal_init(), start the port, probe the address and start lwIP on
+ * it. Everything that can go wrong before traffic flows is reported here
+ * with one log line naming the cause.
  *
  * Refused before the EAL is touched (so the caller may fix and call again):
- * EAL arguments without --no-pci, -a/--allow (unless
- * conf->pci_nic_intended), a bad @p conf, no free hugepages without
- * --no-huge, hugepages but no hugetlbfs mount without --in-memory,
- * --no-huge together with --in-memory.
+ * a bad @p conf, and what nrf_dp_eal_init() refuses (EAL arguments without
+ * --no-pci, -a/--allow unless conf->pci_nic_intended, no free hugepages
+ * without --no-huge, hugepages but no hugetlbfs mount without --in-memory,
+ * --no-huge together with --in-memory).
  * After rte_eal_init() was called, a failure is final for the process
  * (DPDK cannot initialise twice): exit.
  *
@@ -197,40 +188,8 @@ int nrf_tp_dpdk_init(int argc, char **argv, const struct nrf_tp_dpdk_conf *conf)
  */
 const struct nrf_tp_ops *nrf_tp_dpdk_ops(void);
 
-/** The role this process took (AUTO resolved; SINGLE before init). Any thread. */
-enum nrf_tp_dpdk_role nrf_tp_dpdk_role(void);
-
 /** Queue pairs of the port (PRIMARY: one per worker; else 1). Any thread. */
 unsigned int nrf_tp_dpdk_queues(void);
-
-/**
- * The EAL's worker lcores (all but the main lcore), in order, into @p out
- * (up to @p max). @return how many there are. After init; any thread.
- */
-unsigned int nrf_tp_dpdk_worker_lcores(unsigned int *out, unsigned int max);
-
-/** Main lcore id of the EAL (after init). */
-unsigned int nrf_tp_dpdk_main_lcore(void);
-
-/**
- * CPUs of @p lcore in the EAL's --lcores syntax, e.g. "(0)" or "(0,1)",
- * into @p buf. @return 0, NRF_EINVAL (unknown lcore), NRF_ETOOBIG.
- */
-int nrf_tp_dpdk_lcore_cpus(unsigned int lcore, char *buf, size_t cap);
-
-/** The EAL's --file-prefix in use (after init) into @p buf. @return 0 or
- *  NRF_ETOOBIG. */
-int nrf_tp_dpdk_file_prefix(char *buf, size_t cap);
-
-/**
- * Shared memory between the primary and its secondaries (an rte_memzone):
- * reserve @p size zeroed bytes named @p name (PRIMARY), or find the one the
- * primary reserved (SECONDARY; @p size is then the minimum expected).
- * @return the address, or NULL with @p err = NRF_ENOMEM, NRF_ENOENT (not
- *   found, or smaller than @p size), NRF_EINVAL (not initialised).
- *   Control thread.
- */
-void *nrf_tp_dpdk_shm(const char *name, size_t size, int *err);
 
 /**
  * Stop the port and release the EAL. The loop must be freed and no thread
@@ -239,17 +198,15 @@ void *nrf_tp_dpdk_shm(const char *name, size_t size, int *err);
 void nrf_tp_dpdk_fini(void);
 
 /**
- * Run @p fn(@p arg) on the data-path lcore: the first worker lcore of the
- * EAL core list (-l 0,1: lcore 1), pinned to its CPU, so the poll loop does
- * not share a core with the control thread (threads created with
- * pthread_create() after init inherit the main lcore's CPU set).
- * @return the lcore id used, NRF_ENOENT (no worker lcore in -l), NRF_EIO
- *   (that lcore is already running something). Main thread.
+ * nrf_dp_launch() once the transport is ready: run @p fn(@p arg) on the
+ * data-path lcore (the first worker lcore of the EAL core list).
+ * @return the lcore id used, NRF_EINVAL (transport not ready), NRF_ENOENT
+ *   (no worker lcore in -l), NRF_EIO (that lcore is already running
+ *   something). Main thread.
  */
 int nrf_tp_dpdk_launch(int (*fn)(void *), void *arg);
 
-/** Wait for the function started by nrf_tp_dpdk_launch(); its return value
- * (0 when nothing was launched). Main thread. */
+/** nrf_dp_join(): wait for the function started by nrf_tp_dpdk_launch(). */
 int nrf_tp_dpdk_join(void);
 
 /**

@@ -10,6 +10,7 @@
 #include <string.h>
 #include <sys/socket.h>
 
+#include "nrf_addr.h"
 #include "nrf_err.h"
 #include "nrf_tp.h"
 
@@ -72,15 +73,5 @@ nrf_tp_addr_resolve(const char *host, uint16_t port, struct nrf_tp_addr *out)
 char *
 nrf_tp_addr_format(const struct nrf_tp_addr *a, char *buf, size_t cap)
 {
-	char ip[INET6_ADDRSTRLEN];
-
-	if (cap == 0)
-		return buf;
-	if (a->family == 4 && inet_ntop(AF_INET, a->ip, ip, sizeof(ip)) != NULL)
-		snprintf(buf, cap, "%s:%u", ip, a->port);
-	else if (a->family == 6 && inet_ntop(AF_INET6, a->ip, ip, sizeof(ip)) != NULL)
-		snprintf(buf, cap, "[%s]:%u", ip, a->port);
-	else
-		snprintf(buf, cap, "?:%u", a->port);
-	return buf;
+	return nrf_addr_format(a->family, a->ip, a->port, buf, cap);
 }

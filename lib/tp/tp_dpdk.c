@@ -1,16 +1,15 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * DPDK side of the DPDK + lwIP transport: EAL start-up and its safety
- * checks, the one port and its packet pool, RX bursts, batched TX, the idle
- * backoff and the per-lcore accounting. No lwIP header may appear here
- * (they clash with DPDK's): tp_lwip.c is reached only through
- * tp_dpdk_shim.h.
+ * DPDK side of the DPDK + lwIP transport: the one port and its packet
+ * pool, RX bursts, batched TX, the idle backoff and the per-lcore
+ * accounting. The EAL, lcores, the shared memzone and the worker rings are
+ * lib/dp's (nrf_dp.h). No lwIP header may appear here (they clash with
+ * DPDK's): tp_lwip.c is reached only through tp_dpdk_shim.h.
  *
- * Start-up checks run before rte_eal_init() wherever possible, because the
- * EAL cannot be initialised a second time in a process: a refused start can
- * be corrected and retried, a failed rte_eal_init() cannot.
+ * A single process and the primary of worker processes start the port; a
+ * worker process attaches to the primary's. Both go through port_open(),
+ * so what a worker sees (offloads, MTU, address) is what the primary set.
  */
-#include <dirent.h>
 #include <errno.h>
 #include <stdio.h>
 #include <sys/prctl.h>
@@ -21,22 +20,19 @@
 #include <rte_byteorder.h>
 #include <rte_common.h>
 #include <rte_cycles.h>
-#include <rte_eal.h>
 #include <rte_errno.h>
 #include <rte_ethdev.h>
 #include <rte_ether.h>
 #include <rte_ip.h>
 #include <rte_tcp.h>
-#include <rte_launch.h>
 #include <rte_lcore.h>
-#include <rte_log.h>
 #include <rte_mbuf.h>
-#include <rte_memzone.h>
 #include <rte_mempool.h>
 #include <rte_pause.h>
 #include <rte_ring.h>
 
 #include "nrf_common.h"
+#include "nrf_dp.h"
 #include "nrf_err.h"
 #include "nrf_log.h"
 #include "nrf_tp_dpdk.h"
@@ -48,8 +44,6 @@
 #define TX_RETRIES 3
 #define ETH_MIN_FRAME 60
 #define STD_MTU 1500
-#define WORKER_RING_NAME "nrf_wk_%u"
-#define WORKER_RING_SIZE 4096
 #define EPHEMERAL_FIRST 49152u
 
 /* Accounting slot of one lcore; the last slot takes threads without one. */
@@ -64,18 +58,15 @@ static struct acct acct[RTE_MAX_LCORE + 1];
 static __thread struct acct *my_acct;
 
 static struct {
-	bool tried;           /* rte_eal_init() was called */
-	bool eal_up;          /* ... and succeeded */
 	bool ready;
 	bool port_started;
 	bool port_owner;      /* SINGLE/PRIMARY: this process configured the port */
-	enum nrf_tp_dpdk_role role;
+	enum nrf_dp_role role;
 	uint16_t port;
 	uint16_t queue;       /* the queue pair this process polls */
 	uint16_t nq;          /* queue pairs of the port */
 	uint32_t ip_be;       /* own address (ARP sharing) */
-	struct rte_ring *ring[NRF_TP_DPDK_MAX_QUEUES]; /* per worker: frames for it */
-	int launched;         /* lcore running nrf_tp_dpdk_launch()'s function, or -1 */
+	struct rte_ring *ring[NRF_TP_DPDK_MAX_QUEUES]; /* per worker: frames for it (lib/dp's) */
 	int poll_lcore;
 	uint64_t hz;
 	struct rte_mempool *pool;
@@ -83,126 +74,12 @@ static struct {
 	uint16_t ntx;
 	unsigned int csum;    /* NRF_TP_DP_CSUM_* the port offloads */
 	struct rte_mbuf *txb[BURST_MAX];
-} dp = {
-	.launched = -1,
+} pt = {
 	.poll_lcore = -1,
 };
 
 /* ------------------------------------------------------------------------ */
-/* Start-up checks (no EAL needed)                                           */
-
-struct eal_flags {
-	bool pci_limited; /* --no-pci, -a, --allow */
-	bool no_huge;
-	bool in_memory;
-	bool no_shconf;
-	bool log_level;
-	bool vdev;
-	bool help;
-};
-
-/* EAL options whose value is the next argument when not given with '='. */
-static bool
-takes_value(const char *a)
-{
-	static const char *const long_opts[] = {
-		"--lcores", "--vdev", "--file-prefix", "--socket-mem", "--socket-limit",
-		"--huge-dir", "--proc-type", "--log-level", "--base-virtaddr", "--iova-mode",
-		"--main-lcore", "--master-lcore", "--mbuf-pool-ops-name", "--allow", "--block",
-		"--trace", "--trace-dir", "--trace-bufsz", "--trace-mode", "--vfio-intr",
-		"--vfio-vf-token", "--force-max-simd-bitwidth", "--syslog",
-	};
-	size_t i;
-
-	if (a[0] != '-')
-		return false;
-	if (a[1] == '-') {
-		if (strchr(a, '=') != NULL)
-			return false;
-		for (i = 0; i < RTE_DIM(long_opts); i++) {
-			if (strcmp(a, long_opts[i]) == 0)
-				return true;
-		}
-		return false;
-	}
-	return a[1] != '\0' && a[2] == '\0' && strchr("abcdlLmnrsS", a[1]) != NULL;
-}
-
-static void
-scan_eal_args(int argc, char **argv, struct eal_flags *f)
-{
-	int i;
-
-	memset(f, 0, sizeof(*f));
-	for (i = 1; i < argc; i++) {
-		const char *a = argv[i];
-
-		if (strcmp(a, "--") == 0)
-			break;
-		if (strcmp(a, "--no-pci") == 0 || strncmp(a, "-a", 2) == 0 ||
-			strcmp(a, "--allow") == 0 || strncmp(a, "--allow=", 8) == 0)
-			f->pci_limited = true;
-		else if (strcmp(a, "--no-huge") == 0)
-			f->no_huge = true;
-		else if (strcmp(a, "--in-memory") == 0)
-			f->in_memory = true;
-		else if (strcmp(a, "--no-shconf") == 0)
-			f->no_shconf = true;
-		else if (strncmp(a, "--log-level", 11) == 0)
-			f->log_level = true;
-		else if (strncmp(a, "--vdev", 6) == 0)
-			f->vdev = true;
-		else if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0)
-			f->help = true;
-		if (takes_value(a) && i + 1 < argc)
-			i++;
-	}
-}
-
-/* Free hugepages of every size; -1 when the kernel does not say. */
-static long
-free_hugepages(void)
-{
-	DIR *d = opendir("/sys/kernel/mm/hugepages");
-	struct dirent *e;
-	long sum = -1;
-
-	if (d == NULL)
-		return -1;
-	while ((e = readdir(d)) != NULL) {
-		char path[512];
-		FILE *f;
-		long v;
-
-		if (strncmp(e->d_name, "hugepages-", 10) != 0)
-			continue;
-		snprintf(path, sizeof(path), "/sys/kernel/mm/hugepages/%s/free_hugepages",
-			e->d_name);
-		f = fopen(path, "r");
-		if (f == NULL)
-			continue;
-		if (fscanf(f, "%ld", &v) == 1)
-			sum = (sum < 0 ? 0 : sum) + v;
-		fclose(f);
-	}
-	closedir(d);
-	return sum;
-}
-
-static bool
-hugetlbfs_mounted(void)
-{
-	FILE *f = fopen("/proc/mounts", "r");
-	char line[1024];
-	bool found = false;
-
-	if (f == NULL)
-		return true; /* cannot tell: let the EAL decide */
-	while (!found && fgets(line, sizeof(line), f) != NULL)
-		found = strstr(line, " hugetlbfs ") != NULL;
-	fclose(f);
-	return found;
-}
+/* Start-up checks                                                           */
 
 static int
 check_conf(const struct nrf_tp_dpdk_conf *c)
@@ -254,30 +131,6 @@ check_conf(const struct nrf_tp_dpdk_conf *c)
 	return 0;
 }
 
-static const char *
-eal_hint(int e)
-{
-	switch (e) {
-	case EINVAL:
-		return " (bad EAL option?)";
-	case ENOMEM:
-		return " (not enough hugepage memory: reserve more, lower --socket-mem/-m, "
-		       "or use --no-huge --no-shconf)";
-	case EACCES:
-		return " (no permission, or no usable hugepages: run as root, or --no-huge "
-		       "--no-shconf)";
-	case EALREADY:
-		return " (EAL already initialised in this process)";
-	case ENOTSUP:
-		return " (a device could not be probed: check the --vdev arguments, e.g. "
-		       "that iface= exists in this network namespace)";
-	case ENODEV:
-		return " (no usable device)";
-	default:
-		return " (is another DPDK process using the same --file-prefix?)";
-	}
-}
-
 /* ------------------------------------------------------------------------ */
 /* Port                                                                      */
 
@@ -286,28 +139,25 @@ port_release(void)
 {
 	unsigned int i;
 
-	for (i = 0; i < dp.ntx; i++)
-		rte_pktmbuf_free(dp.txb[i]);
-	dp.ntx = 0;
-	if (!dp.port_owner) {
-		/* A secondary: port, pool and rings are the primary's. */
-		dp.port_started = false;
-		dp.pool = NULL;
-		memset(dp.ring, 0, sizeof(dp.ring));
+	for (i = 0; i < pt.ntx; i++)
+		rte_pktmbuf_free(pt.txb[i]);
+	pt.ntx = 0;
+	nrf_dp_rings_release(); /* freed by the primary, forgotten by a worker */
+	memset(pt.ring, 0, sizeof(pt.ring));
+	if (!pt.port_owner) {
+		/* A worker: port and pool are the primary's. */
+		pt.port_started = false;
+		pt.pool = NULL;
 		return;
 	}
-	for (i = 0; i < NRF_TP_DPDK_MAX_QUEUES; i++) {
-		rte_ring_free(dp.ring[i]);
-		dp.ring[i] = NULL;
+	if (pt.port_started) {
+		(void)rte_eth_dev_stop(pt.port);
+		(void)rte_eth_dev_close(pt.port);
+		pt.port_started = false;
 	}
-	if (dp.port_started) {
-		(void)rte_eth_dev_stop(dp.port);
-		(void)rte_eth_dev_close(dp.port);
-		dp.port_started = false;
-	}
-	if (dp.pool != NULL) {
-		rte_mempool_free(dp.pool);
-		dp.pool = NULL;
+	if (pt.pool != NULL) {
+		rte_mempool_free(pt.pool);
+		pt.pool = NULL;
 	}
 }
 
@@ -350,7 +200,7 @@ choose_port(int want, bool vdev, uint16_t *out)
 static void
 send_arp_probe(const struct rte_ether_addr *mac, rte_be32_t ip)
 {
-	struct rte_mbuf *m = rte_pktmbuf_alloc(dp.pool);
+	struct rte_mbuf *m = rte_pktmbuf_alloc(pt.pool);
 	struct rte_ether_hdr *eh;
 	struct rte_arp_hdr *ah;
 	char *p;
@@ -376,7 +226,7 @@ send_arp_probe(const struct rte_ether_addr *mac, rte_be32_t ip)
 	rte_ether_addr_copy(mac, &ah->arp_data.arp_sha);
 	ah->arp_data.arp_sip = 0; /* probe: "who has ip?" without claiming it */
 	ah->arp_data.arp_tip = ip;
-	if (rte_eth_tx_burst(dp.port, 0, &m, 1) != 1)
+	if (rte_eth_tx_burst(pt.port, 0, &m, 1) != 1)
 		rte_pktmbuf_free(m);
 }
 
@@ -415,7 +265,7 @@ arp_probe(const struct rte_ether_addr *mac, rte_be32_t ip, uint32_t ms,
 	struct rte_ether_addr *who)
 {
 	uint64_t start = rte_rdtsc();
-	uint64_t end = start + dp.hz * ms / 1000;
+	uint64_t end = start + pt.hz * ms / 1000;
 	uint64_t next = start;
 	int sent = 0;
 	bool hit = false;
@@ -427,9 +277,9 @@ arp_probe(const struct rte_ether_addr *mac, rte_be32_t ip, uint32_t ms,
 		if (sent < 2 && rte_rdtsc() >= next) {
 			send_arp_probe(mac, ip);
 			sent++;
-			next += dp.hz * ms / 2000;
+			next += pt.hz * ms / 2000;
 		}
-		n = rte_eth_rx_burst(dp.port, 0, pkts, BURST_MAX);
+		n = rte_eth_rx_burst(pt.port, 0, pkts, BURST_MAX);
 		for (i = 0; i < n; i++) {
 			if (!hit)
 				hit = arp_conflict(pkts[i], mac, ip, who);
@@ -445,22 +295,22 @@ arp_probe(const struct rte_ether_addr *mac, rte_be32_t ip, uint32_t ms,
 static void
 csum_offloads(const struct rte_eth_dev_info *info, struct rte_eth_conf *pc)
 {
-	dp.csum = 0;
+	pt.csum = 0;
 	if (info->rx_offload_capa & RTE_ETH_RX_OFFLOAD_IPV4_CKSUM) {
 		pc->rxmode.offloads |= RTE_ETH_RX_OFFLOAD_IPV4_CKSUM;
-		dp.csum |= NRF_TP_DP_CSUM_RX_IP;
+		pt.csum |= NRF_TP_DP_CSUM_RX_IP;
 	}
 	if (info->rx_offload_capa & RTE_ETH_RX_OFFLOAD_TCP_CKSUM) {
 		pc->rxmode.offloads |= RTE_ETH_RX_OFFLOAD_TCP_CKSUM;
-		dp.csum |= NRF_TP_DP_CSUM_RX_TCP;
+		pt.csum |= NRF_TP_DP_CSUM_RX_TCP;
 	}
 	if (info->tx_offload_capa & RTE_ETH_TX_OFFLOAD_IPV4_CKSUM) {
 		pc->txmode.offloads |= RTE_ETH_TX_OFFLOAD_IPV4_CKSUM;
-		dp.csum |= NRF_TP_DP_CSUM_TX_IP;
+		pt.csum |= NRF_TP_DP_CSUM_TX_IP;
 	}
 	if (info->tx_offload_capa & RTE_ETH_TX_OFFLOAD_TCP_CKSUM) {
 		pc->txmode.offloads |= RTE_ETH_TX_OFFLOAD_TCP_CKSUM;
-		dp.csum |= NRF_TP_DP_CSUM_TX_TCP;
+		pt.csum |= NRF_TP_DP_CSUM_TX_TCP;
 	}
 }
 
@@ -474,46 +324,29 @@ csum_name(unsigned int bits)
 	return "tcp";
 }
 
+/* The port's owner (single process, primary): packet pool, queues (one
+ * pair per worker), offloads, start. */
 static int
-port_start(const struct nrf_tp_dpdk_conf *c, bool vdev)
+port_configure(const struct nrf_tp_dpdk_conf *c, const struct rte_eth_dev_info *info,
+	const char *drv, int socket, uint16_t *rxd, uint16_t *txd)
 {
-	struct rte_eth_dev_info info;
 	struct rte_eth_conf pc;
-	struct rte_ether_addr mac, who;
-	struct rte_eth_link link;
-	uint16_t rxd = c->rx_desc, txd = c->tx_desc, mtu = STD_MTU;
-	const char *drv;
-	int socket, rc;
 	uint16_t q;
-	uint64_t until;
-	char macs[RTE_ETHER_ADDR_FMT_SIZE];
-	rte_be32_t ip;
+	int rc;
 
-	rc = choose_port(c->port_id, vdev, &dp.port);
-	if (rc != 0)
-		return rc;
-	rc = rte_eth_dev_info_get(dp.port, &info);
-	if (rc != 0) {
-		NRF_LOG(ERR, MOD, "DPDK port %u: no device info: %s", dp.port, rte_strerror(-rc));
-		return NRF_EIO;
-	}
-	drv = info.driver_name != NULL ? info.driver_name : "?";
-	socket = rte_eth_dev_socket_id(dp.port);
-	if (socket < 0)
-		socket = (int)rte_socket_id();
-	dp.pool = rte_pktmbuf_pool_create(POOL_NAME, c->mbufs, c->mbuf_cache, 0,
+	pt.pool = rte_pktmbuf_pool_create(POOL_NAME, c->mbufs, c->mbuf_cache, 0,
 		RTE_MBUF_DEFAULT_BUF_SIZE, socket);
-	if (dp.pool == NULL) {
+	if (pt.pool == NULL) {
 		NRF_LOG(ERR, MOD, "cannot create the packet pool (%u mbufs of %u bytes): %s; "
 			"reserve more hugepages, raise -m/--socket-mem or lower the pool size",
 			c->mbufs, (unsigned int)RTE_MBUF_DEFAULT_BUF_SIZE, rte_strerror(rte_errno));
 		return NRF_ENOMEM;
 	}
 	memset(&pc, 0, sizeof(pc));
-	csum_offloads(&info, &pc);
-	if (dp.nq > info.max_rx_queues || dp.nq > info.max_tx_queues) {
+	csum_offloads(info, &pc);
+	if (pt.nq > info->max_rx_queues || pt.nq > info->max_tx_queues) {
 		NRF_LOG(ERR, MOD, "DPDK port %u (%s) has %u RX / %u TX queues, %u workers need "
-			"one pair each", dp.port, drv, info.max_rx_queues, info.max_tx_queues, dp.nq);
+			"one pair each", pt.port, drv, info->max_rx_queues, info->max_tx_queues, pt.nq);
 		return NRF_EINVAL;
 	}
 	/* Several queues: a NIC spreads flows with RSS. The key is the
@@ -521,7 +354,7 @@ port_start(const struct nrf_tp_dpdk_conf *c, bool vdev)
 	 * alike. net_tap is left without RSS: an RSS program on the tap would
 	 * replace the kernel's own flow steering, which sends every flow back
 	 * to the queue that last transmitted on it (decision 0011). */
-	if (dp.nq > 1 && strcmp(drv, "net_tap") != 0 && info.flow_type_rss_offloads != 0) {
+	if (pt.nq > 1 && strcmp(drv, "net_tap") != 0 && info->flow_type_rss_offloads != 0) {
 		static uint8_t key[40];
 		unsigned int k;
 
@@ -532,80 +365,168 @@ port_start(const struct nrf_tp_dpdk_conf *c, bool vdev)
 		pc.rxmode.mq_mode = RTE_ETH_MQ_RX_RSS;
 		pc.rx_adv_conf.rss_conf.rss_key = key;
 		pc.rx_adv_conf.rss_conf.rss_key_len =
-			info.hash_key_size > 0 && info.hash_key_size <= sizeof(key) ?
-			info.hash_key_size : sizeof(key);
-		pc.rx_adv_conf.rss_conf.rss_hf = info.flow_type_rss_offloads &
+			info->hash_key_size > 0 && info->hash_key_size <= sizeof(key) ?
+			info->hash_key_size : sizeof(key);
+		pc.rx_adv_conf.rss_conf.rss_hf = info->flow_type_rss_offloads &
 			(RTE_ETH_RSS_IP | RTE_ETH_RSS_TCP | RTE_ETH_RSS_UDP);
 	}
-	rc = rte_eth_dev_configure(dp.port, dp.nq, dp.nq, &pc);
+	rc = rte_eth_dev_configure(pt.port, pt.nq, pt.nq, &pc);
 	if (rc == 0)
-		rc = rte_eth_dev_adjust_nb_rx_tx_desc(dp.port, &rxd, &txd);
-	for (q = 0; rc == 0 && q < dp.nq; q++) {
-		rc = rte_eth_rx_queue_setup(dp.port, q, rxd, (unsigned int)socket, NULL, dp.pool);
+		rc = rte_eth_dev_adjust_nb_rx_tx_desc(pt.port, rxd, txd);
+	for (q = 0; rc == 0 && q < pt.nq; q++) {
+		rc = rte_eth_rx_queue_setup(pt.port, q, *rxd, (unsigned int)socket, NULL, pt.pool);
 		if (rc == 0)
-			rc = rte_eth_tx_queue_setup(dp.port, q, txd, (unsigned int)socket, NULL);
+			rc = rte_eth_tx_queue_setup(pt.port, q, *txd, (unsigned int)socket, NULL);
 	}
 	if (rc != 0) {
-		NRF_LOG(ERR, MOD, "DPDK port %u (%s): queue setup failed: %s", dp.port, drv,
+		NRF_LOG(ERR, MOD, "DPDK port %u (%s): queue setup failed: %s", pt.port, drv,
 			rte_strerror(-rc));
 		return NRF_EIO;
 	}
-	rc = rte_eth_dev_start(dp.port);
+	rc = rte_eth_dev_start(pt.port);
 	if (rc != 0) {
-		NRF_LOG(ERR, MOD, "DPDK port %u (%s) does not start: %s", dp.port, drv,
+		NRF_LOG(ERR, MOD, "DPDK port %u (%s) does not start: %s", pt.port, drv,
 			rte_strerror(-rc));
-		(void)rte_eth_dev_close(dp.port);
+		(void)rte_eth_dev_close(pt.port);
 		return NRF_EIO;
 	}
-	dp.port_started = true;
-	if (rte_eth_macaddr_get(dp.port, &mac) != 0) {
-		NRF_LOG(ERR, MOD, "DPDK port %u (%s): no MAC address", dp.port, drv);
-		return NRF_EIO;
-	}
-	rte_ether_format_addr(macs, sizeof(macs), &mac);
-	if (rte_eth_dev_get_mtu(dp.port, &mtu) != 0 || mtu > STD_MTU)
-		mtu = STD_MTU; /* lwIP's TCP_MSS is built for 1500 */
-	if (mtu < 576) {
-		NRF_LOG(ERR, MOD, "DPDK port %u (%s): MTU %u too small", dp.port, drv, mtu);
-		return NRF_EIO;
-	}
+	pt.port_started = true;
+	return 0;
+}
 
-	until = rte_rdtsc() + dp.hz * c->link_wait_ms / 1000;
+/* A worker process: the primary's pool, and its queue pair of the port the
+ * primary started. */
+static int
+port_join(const struct nrf_tp_dpdk_conf *c, const struct rte_eth_dev_info *info)
+{
+	struct rte_eth_conf pc;
+
+	pt.nq = info->nb_rx_queues;
+	if (c->queue >= pt.nq || pt.nq > NRF_TP_DPDK_MAX_QUEUES) {
+		NRF_LOG(ERR, MOD, "DPDK port %u has %u queue pairs: no queue %u for this worker",
+			pt.port, pt.nq, c->queue);
+		return NRF_EINVAL;
+	}
+	pt.queue = c->queue;
+	/* The checksum offloads the primary configured on the port: it enables
+	 * every one the device offers (csum_offloads() in port_configure()),
+	 * so the same capabilities give the same bits here. */
+	memset(&pc, 0, sizeof(pc));
+	csum_offloads(info, &pc);
+	pt.port_started = true;
+	return 0;
+}
+
+/* Wait for the link, then make sure nobody else has our address. */
+static int
+port_claim(const struct nrf_tp_dpdk_conf *c, const struct rte_ether_addr *mac, const char *drv)
+{
+	struct rte_ether_addr who;
+	struct rte_eth_link link;
+	uint64_t until;
+	rte_be32_t ip;
+
+	until = rte_rdtsc() + pt.hz * c->link_wait_ms / 1000;
 	for (;;) {
 		memset(&link, 0, sizeof(link));
-		if (rte_eth_link_get_nowait(dp.port, &link) != 0 ||
+		if (rte_eth_link_get_nowait(pt.port, &link) != 0 ||
 			link.link_status == RTE_ETH_LINK_UP || rte_rdtsc() >= until)
 			break;
 		rte_delay_us_sleep(10000);
 	}
 	if (link.link_status != RTE_ETH_LINK_UP)
-		NRF_LOG(WARN, MOD, "DPDK port %u (%s): link is down, going on", dp.port, drv);
+		NRF_LOG(WARN, MOD, "DPDK port %u (%s): link is down, going on", pt.port, drv);
 
 	memcpy(&ip, c->ip.ip, 4);
-	if (c->arp_probe_ms > 0 && arp_probe(&mac, ip, c->arp_probe_ms, &who)) {
+	if (c->arp_probe_ms > 0 && arp_probe(mac, ip, c->arp_probe_ms, &who)) {
 		char whos[RTE_ETHER_ADDR_FMT_SIZE];
 
 		rte_ether_format_addr(whos, sizeof(whos), &who);
 		NRF_LOG(ERR, MOD, "address %u.%u.%u.%u is already in use on DPDK port %u "
 			"(answered by %s)", c->ip.ip[0], c->ip.ip[1], c->ip.ip[2], c->ip.ip[3],
-			dp.port, whos);
+			pt.port, whos);
 		return NRF_EEXIST;
 	}
-	if (dp.role == NRF_TP_DPDK_PRIMARY) {
-		/* No stack here: the workers bring theirs. Their rings (ARP copies, steered frames). */
-		for (q = 0; q < dp.nq; q++) {
-			char name[RTE_RING_NAMESIZE];
+	return 0;
+}
 
-			snprintf(name, sizeof(name), WORKER_RING_NAME, q);
-			dp.ring[q] = rte_ring_create(name, WORKER_RING_SIZE, socket, RING_F_SC_DEQ);
-			if (dp.ring[q] == NULL) {
-				NRF_LOG(ERR, MOD, "cannot create the ring of worker %u: %s", q,
-					rte_strerror(rte_errno));
-				return NRF_ENOMEM;
-			}
+/*
+ * The one way to a usable port, for every role: the owner (single process,
+ * primary) configures and starts it and probes the address; a worker takes
+ * the primary's pool and its own queue pair. Then both look at the same
+ * device the same way (MAC, MTU, offloads), share the worker rings
+ * (lib/dp) when there are workers, and start lwIP unless this is the
+ * primary, which runs no stack.
+ */
+static int
+port_open(const struct nrf_tp_dpdk_conf *c, bool vdev)
+{
+	struct rte_eth_dev_info info;
+	struct rte_ether_addr mac;
+	uint16_t rxd = c->rx_desc, txd = c->tx_desc, mtu = STD_MTU, q;
+	char macs[RTE_ETHER_ADDR_FMT_SIZE];
+	const char *drv;
+	int socket, rc;
+
+	if (!pt.port_owner) {
+		if (rte_eal_process_type() != RTE_PROC_SECONDARY) {
+			NRF_LOG(ERR, MOD, "a DPDK worker must start as an EAL secondary process "
+				"(--proc-type=secondary with the primary's --file-prefix)");
+			return NRF_EINVAL;
 		}
+		pt.pool = rte_mempool_lookup(POOL_NAME);
+		if (pt.pool == NULL) {
+			NRF_LOG(ERR, MOD, "no packet pool from the primary process (is it running "
+				"with the same --file-prefix?)");
+			return NRF_ENOENT;
+		}
+	}
+	rc = choose_port(c->port_id, pt.port_owner && vdev, &pt.port);
+	if (rc != 0)
+		return rc;
+	rc = rte_eth_dev_info_get(pt.port, &info);
+	if (rc != 0) {
+		NRF_LOG(ERR, MOD, "DPDK port %u: no device info: %s", pt.port, rte_strerror(-rc));
+		return NRF_EIO;
+	}
+	drv = info.driver_name != NULL ? info.driver_name : "?";
+	socket = rte_eth_dev_socket_id(pt.port);
+	if (socket < 0)
+		socket = (int)rte_socket_id();
+	rc = pt.port_owner ? port_configure(c, &info, drv, socket, &rxd, &txd) :
+		port_join(c, &info);
+	if (rc != 0)
+		return rc;
+	if (rte_eth_macaddr_get(pt.port, &mac) != 0) {
+		NRF_LOG(ERR, MOD, "DPDK port %u (%s): no MAC address", pt.port, drv);
+		return NRF_EIO;
+	}
+	rte_ether_format_addr(macs, sizeof(macs), &mac);
+	if (rte_eth_dev_get_mtu(pt.port, &mtu) != 0 || mtu > STD_MTU)
+		mtu = STD_MTU; /* lwIP's TCP_MSS is built for 1500 */
+	if (pt.port_owner) {
+		if (mtu < 576) {
+			NRF_LOG(ERR, MOD, "DPDK port %u (%s): MTU %u too small", pt.port, drv, mtu);
+			return NRF_EIO;
+		}
+		rc = port_claim(c, &mac, drv);
+		if (rc != 0)
+			return rc;
+	}
+	/* Worker rings (ARP copies, steered frames): the primary makes them,
+	 * its workers find them. */
+	if (pt.role == NRF_DP_PRIMARY || pt.role == NRF_DP_SECONDARY) {
+		rc = pt.role == NRF_DP_PRIMARY ? nrf_dp_rings_create(pt.nq, socket) :
+			nrf_dp_rings_lookup(pt.nq);
+		if (rc != 0)
+			return rc;
+		for (q = 0; q < pt.nq; q++)
+			pt.ring[q] = nrf_dp_ring(q);
+	}
+	if (pt.role == NRF_DP_PRIMARY) {
+		/* No stack here: the workers bring theirs. */
 		NRF_LOG(INFO, MOD, "DPDK port %u (%s) up for %u workers: mac %s, "
-			"%u.%u.%u.%u/%u, mtu %u, %u/%u descriptors per queue", dp.port, drv, dp.nq,
+			"%u.%u.%u.%u/%u, mtu %u, %u/%u descriptors per queue", pt.port, drv, pt.nq,
 			macs, c->ip.ip[0], c->ip.ip[1], c->ip.ip[2], c->ip.ip[3], c->prefix_len, mtu,
 			rxd, txd);
 		return 0;
@@ -616,83 +537,17 @@ port_start(const struct nrf_tp_dpdk_conf *c, bool vdev)
 		return rc;
 	}
 	(void)nrf_tp_dp_tx_flush(); /* the gratuitous ARP of netif_set_up() */
-	NRF_LOG(INFO, MOD, "DPDK port %u (%s) up: mac %s, %u.%u.%u.%u/%u, mtu %u, "
-		"%u/%u descriptors, checksum offload rx %s tx %s", dp.port, drv, macs, c->ip.ip[0],
-		c->ip.ip[1], c->ip.ip[2], c->ip.ip[3], c->prefix_len, mtu, rxd, txd,
-		csum_name(dp.csum & (NRF_TP_DP_CSUM_RX_IP | NRF_TP_DP_CSUM_RX_TCP)),
-		csum_name(dp.csum & (NRF_TP_DP_CSUM_TX_IP | NRF_TP_DP_CSUM_TX_TCP)));
-	return 0;
-}
-
-/* A worker (secondary): the primary's pool, port, queue pair and rings. */
-static int
-port_attach(const struct nrf_tp_dpdk_conf *c)
-{
-	struct rte_eth_dev_info info;
-	struct rte_ether_addr mac;
-	struct rte_eth_conf pc;
-	uint16_t mtu = STD_MTU, q;
-	int rc;
-
-	if (rte_eal_process_type() != RTE_PROC_SECONDARY) {
-		NRF_LOG(ERR, MOD, "a DPDK worker must start as an EAL secondary process "
-			"(--proc-type=secondary with the primary's --file-prefix)");
-		return NRF_EINVAL;
-	}
-	dp.pool = rte_mempool_lookup(POOL_NAME);
-	if (dp.pool == NULL) {
-		NRF_LOG(ERR, MOD, "no packet pool from the primary process (is it running with "
-			"the same --file-prefix?)");
-		return NRF_ENOENT;
-	}
-	rc = choose_port(c->port_id, false, &dp.port);
-	if (rc != 0)
-		return rc;
-	rc = rte_eth_dev_info_get(dp.port, &info);
-	if (rc != 0) {
-		NRF_LOG(ERR, MOD, "DPDK port %u: no device info: %s", dp.port, rte_strerror(-rc));
-		return NRF_EIO;
-	}
-	dp.nq = info.nb_rx_queues;
-	if (c->queue >= dp.nq || dp.nq > NRF_TP_DPDK_MAX_QUEUES) {
-		NRF_LOG(ERR, MOD, "DPDK port %u has %u queue pairs: no queue %u for this worker",
-			dp.port, dp.nq, c->queue);
-		return NRF_EINVAL;
-	}
-	dp.queue = c->queue;
-	for (q = 0; q < dp.nq; q++) {
-		char name[RTE_RING_NAMESIZE];
-
-		snprintf(name, sizeof(name), WORKER_RING_NAME, q);
-		dp.ring[q] = rte_ring_lookup(name);
-		if (dp.ring[q] == NULL) {
-			NRF_LOG(ERR, MOD, "no worker ring %s from the primary process", name);
-			return NRF_ENOENT;
-		}
-	}
-	if (rte_eth_macaddr_get(dp.port, &mac) != 0) {
-		NRF_LOG(ERR, MOD, "DPDK port %u: no MAC address", dp.port);
-		return NRF_EIO;
-	}
-	if (rte_eth_dev_get_mtu(dp.port, &mtu) != 0 || mtu > STD_MTU)
-		mtu = STD_MTU;
-	/* The checksum offloads the primary configured on the port: it enables
-	 * every one the device offers (csum_offloads() in port_start()), so
-	 * the same capabilities give the same bits here. */
-	memset(&pc, 0, sizeof(pc));
-	csum_offloads(&info, &pc);
-	dp.port_started = true;
-	rc = nrf_tp_lw_start(c, mac.addr_bytes, mtu);
-	if (rc != 0) {
-		NRF_LOG(ERR, MOD, "cannot start the TCP/IP stack: %s", nrf_strerror(rc));
-		return rc;
-	}
-	(void)nrf_tp_dp_tx_flush();
-	NRF_LOG(INFO, MOD, "worker on DPDK port %u queue %u of %u (%s), lcore %u, checksum "
-		"offload rx %s tx %s", dp.port, dp.queue, dp.nq,
-		info.driver_name != NULL ? info.driver_name : "?", rte_lcore_id(),
-		csum_name(dp.csum & (NRF_TP_DP_CSUM_RX_IP | NRF_TP_DP_CSUM_RX_TCP)),
-		csum_name(dp.csum & (NRF_TP_DP_CSUM_TX_IP | NRF_TP_DP_CSUM_TX_TCP)));
+	if (pt.role == NRF_DP_SECONDARY)
+		NRF_LOG(INFO, MOD, "worker on DPDK port %u queue %u of %u (%s), lcore %u, checksum "
+			"offload rx %s tx %s", pt.port, pt.queue, pt.nq, drv, rte_lcore_id(),
+			csum_name(pt.csum & (NRF_TP_DP_CSUM_RX_IP | NRF_TP_DP_CSUM_RX_TCP)),
+			csum_name(pt.csum & (NRF_TP_DP_CSUM_TX_IP | NRF_TP_DP_CSUM_TX_TCP)));
+	else
+		NRF_LOG(INFO, MOD, "DPDK port %u (%s) up: mac %s, %u.%u.%u.%u/%u, mtu %u, "
+			"%u/%u descriptors, checksum offload rx %s tx %s", pt.port, drv, macs,
+			c->ip.ip[0], c->ip.ip[1], c->ip.ip[2], c->ip.ip[3], c->prefix_len, mtu, rxd,
+			txd, csum_name(pt.csum & (NRF_TP_DP_CSUM_RX_IP | NRF_TP_DP_CSUM_RX_TCP)),
+			csum_name(pt.csum & (NRF_TP_DP_CSUM_TX_IP | NRF_TP_DP_CSUM_TX_TCP)));
 	return 0;
 }
 
@@ -703,7 +558,7 @@ void
 nrf_tp_dpdk_conf_defaults(struct nrf_tp_dpdk_conf *conf)
 {
 	memset(conf, 0, sizeof(*conf));
-	conf->role = NRF_TP_DPDK_SINGLE;
+	conf->role = NRF_DP_SINGLE;
 	conf->port_id = -1;
 	conf->rx_desc = 1024;
 	conf->tx_desc = 1024;
@@ -721,257 +576,76 @@ nrf_tp_dpdk_conf_defaults(struct nrf_tp_dpdk_conf *conf)
 int
 nrf_tp_dpdk_init(int argc, char **argv, const struct nrf_tp_dpdk_conf *conf)
 {
-	struct eal_flags f;
+	struct nrf_dp_conf dc;
+	struct nrf_dp_eal_args f;
 	int n, rc;
 
-	if (dp.tried) {
-		NRF_LOG(ERR, MOD, "DPDK start-up was already attempted in this process");
-		return NRF_EINVAL;
-	}
 	rc = check_conf(conf);
 	if (rc != 0)
 		return rc;
-	scan_eal_args(argc, argv, &f);
-	if (!f.pci_limited && !conf->pci_nic_intended) {
-		NRF_LOG(ERR, MOD, "refusing to start DPDK: the EAL arguments have neither --no-pci "
-			"nor -a/--allow, so every PCI NIC of this machine would be probed "
-			"(use --no-pci with a --vdev, or -a <pci-address> for the NIC meant)");
-		return NRF_EINVAL;
-	}
-	if (f.no_huge && f.in_memory) {
-		NRF_LOG(ERR, MOD, "refusing to start DPDK: --no-huge cannot be combined with "
-			"--in-memory (use --no-huge --no-shconf)");
-		return NRF_EINVAL;
-	}
-	if (conf->role == NRF_TP_DPDK_PRIMARY && (f.in_memory || f.no_huge || f.no_shconf)) {
-		NRF_LOG(ERR, MOD, "refusing to start DPDK: worker processes share the primary's "
-			"memory, which --in-memory, --no-huge and --no-shconf turn off (use "
-			"hugepages with a hugetlbfs mount and a unique --file-prefix)");
-		return NRF_EINVAL;
-	}
-	if (!f.no_huge && !f.help && conf->role != NRF_TP_DPDK_SECONDARY) {
-		long fh = free_hugepages();
-
-		if (fh == 0) {
-			NRF_LOG(ERR, MOD, "no free hugepages: reserve some (echo 512 > "
-				"/proc/sys/vm/nr_hugepages) or run with --no-huge --no-shconf");
-			return NRF_ENOMEM;
-		}
-		if (!f.in_memory && !hugetlbfs_mounted()) {
-			NRF_LOG(ERR, MOD, "hugepages are reserved but no hugetlbfs is mounted: add "
-				"--in-memory, or mount hugetlbfs");
-			return NRF_ENOMEM;
-		}
-	}
-	if (!f.log_level)
-		rte_log_set_global_level(RTE_LOG_WARNING);
-
-	dp.tried = true;
-	n = rte_eal_init(argc, argv);
-	if (n < 0) {
-		int e = rte_errno;
-
-		NRF_LOG(ERR, MOD, "DPDK EAL initialisation failed: %s%s", rte_strerror(e),
-			eal_hint(e));
-		return e == EINVAL ? NRF_EINVAL : e == ENOMEM ? NRF_ENOMEM : NRF_EIO;
-	}
-	dp.eal_up = true;
-	dp.hz = rte_get_tsc_hz();
-	dp.conf = *conf;
-	memcpy(&dp.ip_be, conf->ip.ip, 4);
-	dp.role = conf->role;
-	dp.nq = 1;
-	if (dp.role == NRF_TP_DPDK_AUTO)
-		dp.role = rte_lcore_count() >= 3 ? NRF_TP_DPDK_PRIMARY : NRF_TP_DPDK_SINGLE;
-	if (dp.role == NRF_TP_DPDK_PRIMARY) {
-		unsigned int nw = rte_lcore_count() - 1;
-
-		dp.nq = (uint16_t)NRF_MAX(nw, 1u);
-		if (conf->role == NRF_TP_DPDK_AUTO && (f.in_memory || f.no_huge || f.no_shconf))
-			rc = NRF_EINVAL;
-		else if (dp.nq > NRF_TP_DPDK_MAX_QUEUES)
-			rc = NRF_ETOOBIG;
-		else
-			rc = 0;
-		if (rc != 0) {
-			NRF_LOG(ERR, MOD, rc == NRF_EINVAL ?
-				"%u worker lcores run as worker processes, which share the primary's "
-				"memory: --in-memory, --no-huge and --no-shconf turn that off (use "
-				"hugepages with a hugetlbfs mount and a unique --file-prefix)" :
-				"%u workers: at most " RTE_STR(NRF_TP_DPDK_MAX_QUEUES) " per port",
-				rc == NRF_EINVAL ? nw : dp.nq);
-			(void)rte_eal_cleanup();
-			dp.eal_up = false;
-			return rc;
-		}
-	}
-	dp.port_owner = dp.role != NRF_TP_DPDK_SECONDARY;
-	rc = dp.role == NRF_TP_DPDK_SECONDARY ? port_attach(conf) : port_start(conf, f.vdev);
+	/* Before the EAL: rte_eal_init() reorders argv. */
+	(void)nrf_dp_eal_scan(argc, argv, &f);
+	dc.role = conf->role;
+	dc.pci_nic_intended = conf->pci_nic_intended;
+	n = nrf_dp_eal_init(argc, argv, &dc);
+	if (n < 0)
+		return n;
+	pt.hz = nrf_dp_tsc_hz();
+	pt.conf = *conf;
+	memcpy(&pt.ip_be, conf->ip.ip, 4);
+	pt.role = nrf_dp_role();
+	pt.nq = (uint16_t)(pt.role == NRF_DP_PRIMARY ? nrf_dp_workers() : 1);
+	pt.port_owner = pt.role != NRF_DP_SECONDARY;
+	rc = port_open(conf, f.vdev);
 	if (rc != 0) {
 		port_release();
-		(void)rte_eal_cleanup();
-		dp.eal_up = false;
+		nrf_dp_eal_fini();
 		return rc;
 	}
 	/* A primary runs no stack: no loop may be created on it. */
-	dp.ready = dp.role != NRF_TP_DPDK_PRIMARY;
+	pt.ready = pt.role != NRF_DP_PRIMARY;
 	return n;
-}
-
-enum nrf_tp_dpdk_role
-nrf_tp_dpdk_role(void)
-{
-	return dp.role;
 }
 
 unsigned int
 nrf_tp_dpdk_queues(void)
 {
-	return dp.nq;
-}
-
-unsigned int
-nrf_tp_dpdk_worker_lcores(unsigned int *out, unsigned int max)
-{
-	unsigned int lc, n = 0;
-
-	if (!dp.eal_up)
-		return 0;
-	RTE_LCORE_FOREACH_WORKER(lc) {
-		if (n < max)
-			out[n] = lc;
-		n++;
-	}
-	return n;
-}
-
-unsigned int
-nrf_tp_dpdk_main_lcore(void)
-{
-	return dp.eal_up ? rte_get_main_lcore() : 0;
-}
-
-int
-nrf_tp_dpdk_lcore_cpus(unsigned int lcore, char *buf, size_t cap)
-{
-	rte_cpuset_t set;
-	size_t len = 0;
-	unsigned int cpu;
-	int n;
-
-	if (!dp.eal_up || lcore >= RTE_MAX_LCORE || !rte_lcore_is_enabled(lcore))
-		return NRF_EINVAL;
-	set = rte_lcore_cpuset(lcore);
-	if (cap < 3)
-		return NRF_ETOOBIG;
-	buf[len++] = '(';
-	for (cpu = 0; cpu < CPU_SETSIZE; cpu++) {
-		if (!CPU_ISSET(cpu, &set))
-			continue;
-		n = snprintf(buf + len, cap - len, "%s%u", buf[len - 1] == '(' ? "" : ",", cpu);
-		if (n < 0 || (size_t)n >= cap - len)
-			return NRF_ETOOBIG;
-		len += (size_t)n;
-	}
-	if (len + 2 > cap)
-		return NRF_ETOOBIG;
-	buf[len++] = ')';
-	buf[len] = '\0';
-	return 0;
-}
-
-int
-nrf_tp_dpdk_file_prefix(char *buf, size_t cap)
-{
-	const char *dir = rte_eal_get_runtime_dir();
-	const char *base = dir != NULL ? strrchr(dir, '/') : NULL;
-	int n;
-
-	base = base != NULL ? base + 1 : (dir != NULL ? dir : "rte");
-	n = snprintf(buf, cap, "%s", base);
-	return n < 0 || (size_t)n >= cap ? NRF_ETOOBIG : 0;
-}
-
-void *
-nrf_tp_dpdk_shm(const char *name, size_t size, int *err)
-{
-	const struct rte_memzone *mz;
-
-	if (!dp.eal_up) {
-		*err = NRF_EINVAL;
-		return NULL;
-	}
-	if (dp.role == NRF_TP_DPDK_SECONDARY) {
-		mz = rte_memzone_lookup(name);
-		if (mz == NULL || mz->len < size) {
-			*err = NRF_ENOENT;
-			return NULL;
-		}
-	} else {
-		mz = rte_memzone_reserve(name, size, SOCKET_ID_ANY, 0);
-		if (mz == NULL) {
-			*err = NRF_ENOMEM;
-			return NULL;
-		}
-		memset(mz->addr, 0, size);
-	}
-	*err = 0;
-	return mz->addr;
+	return pt.nq;
 }
 
 void
 nrf_tp_dpdk_fini(void)
 {
-	if (!dp.eal_up)
+	if (!nrf_dp_up())
 		return;
 	if (nrf_tp_lw_busy())
 		NRF_LOG(WARN, MOD, "DPDK transport stopped while its loop still exists");
-	if (dp.launched >= 0)
-		(void)nrf_tp_dpdk_join();
-	if (dp.ready)
+	(void)nrf_dp_join();
+	if (pt.ready)
 		nrf_tp_lw_stop();
-	dp.ready = false;
+	pt.ready = false;
 	port_release();
-	(void)rte_eal_cleanup();
-	dp.eal_up = false;
+	nrf_dp_eal_fini();
 }
 
 bool
 nrf_tp_dp_ready(void)
 {
-	return dp.ready;
+	return pt.ready;
 }
 
 int
 nrf_tp_dpdk_launch(int (*fn)(void *), void *arg)
 {
-	unsigned int lc;
-	int rc;
-
-	if (!dp.ready)
+	if (!pt.ready)
 		return NRF_EINVAL;
-	if (dp.launched >= 0)
-		return NRF_EIO;
-	lc = rte_get_next_lcore(-1, 1, 0);
-	if (lc >= RTE_MAX_LCORE)
-		return NRF_ENOENT;
-	rc = rte_eal_remote_launch(fn, arg, lc);
-	if (rc != 0)
-		return NRF_EIO;
-	dp.launched = (int)lc;
-	return (int)lc;
+	return nrf_dp_launch(fn, arg);
 }
 
 int
 nrf_tp_dpdk_join(void)
 {
-	int rc;
-
-	if (dp.launched < 0)
-		return 0;
-	rc = rte_eal_wait_lcore((unsigned int)dp.launched);
-	dp.launched = -1;
-	return rc;
+	return nrf_dp_join();
 }
 
 /* ------------------------------------------------------------------------ */
@@ -999,7 +673,7 @@ acct_attach(void)
 	(void)prctl(PR_SET_TIMERSLACK, 1000UL, 0UL, 0UL, 0UL);
 	my_acct = &acct[lc];
 	my_acct->used = 1;
-	__atomic_store_n(&dp.poll_lcore, (int)lc, __ATOMIC_RELAXED);
+	__atomic_store_n(&pt.poll_lcore, (int)lc, __ATOMIC_RELAXED);
 	return my_acct;
 }
 
@@ -1040,17 +714,17 @@ nrf_tp_dp_iter_end(uint64_t t0, bool busy)
 void
 nrf_tp_dp_idle(uint32_t empty, int timeout_ms)
 {
-	uint64_t us = dp.conf.idle_sleep_us;
+	uint64_t us = pt.conf.idle_sleep_us;
 	uint32_t shift;
 
-	if (empty <= dp.conf.idle_spin || us == 0 || timeout_ms == 0) {
+	if (empty <= pt.conf.idle_spin || us == 0 || timeout_ms == 0) {
 		rte_pause();
 		return;
 	}
-	shift = (empty - dp.conf.idle_spin - 1) / 16;
+	shift = (empty - pt.conf.idle_spin - 1) / 16;
 	us <<= NRF_MIN(shift, 16u);
-	if (us > dp.conf.idle_sleep_max_us)
-		us = NRF_MAX(dp.conf.idle_sleep_max_us, dp.conf.idle_sleep_us);
+	if (us > pt.conf.idle_sleep_max_us)
+		us = NRF_MAX(pt.conf.idle_sleep_max_us, pt.conf.idle_sleep_us);
 	if (timeout_ms > 0 && (uint64_t)timeout_ms * 1000u < us)
 		us = (uint64_t)timeout_ms * 1000u;
 	rte_delay_us_sleep((unsigned int)us);
@@ -1101,7 +775,7 @@ steer_owner(const struct rte_mbuf *m)
 	dport = rte_be_to_cpu_16(th->dst_port);
 	if (dport < EPHEMERAL_FIRST)
 		return -1;
-	return (int)(dport % dp.nq);
+	return (int)(dport % pt.nq);
 }
 
 static void
@@ -1119,18 +793,18 @@ arp_share(struct rte_mbuf *m, struct acct *a)
 		return;
 	ah = (const struct rte_arp_hdr *)(eh + 1);
 	if (ah->arp_opcode == rte_cpu_to_be_16(RTE_ARP_OP_REQUEST) &&
-		ah->arp_data.arp_tip == dp.ip_be && ah->arp_data.arp_sip != dp.ip_be)
+		ah->arp_data.arp_tip == pt.ip_be && ah->arp_data.arp_sip != pt.ip_be)
 		return;
-	for (q = 0; q < dp.nq; q++) {
+	for (q = 0; q < pt.nq; q++) {
 		struct rte_mbuf *c;
 
-		if (q == dp.queue || dp.ring[q] == NULL)
+		if (q == pt.queue || pt.ring[q] == NULL)
 			continue;
-		c = rte_pktmbuf_copy(m, dp.pool, 0, UINT32_MAX);
+		c = rte_pktmbuf_copy(m, pt.pool, 0, UINT32_MAX);
 		if (c == NULL)
 			continue;
 		c->port = ARP_SHARED_MARK;
-		if (rte_ring_mp_enqueue(dp.ring[q], c) != 0)
+		if (rte_ring_mp_enqueue(pt.ring[q], c) != 0)
 			rte_pktmbuf_free(c);
 		else
 			a->st.arp_shared++;
@@ -1144,7 +818,7 @@ arp_take(struct rte_mbuf **pkts, uint16_t room)
 
 	if (room == 0)
 		return 0;
-	n = rte_ring_sc_dequeue_burst(dp.ring[dp.queue], (void **)pkts, room, NULL);
+	n = rte_ring_sc_dequeue_burst(pt.ring[pt.queue], (void **)pkts, room, NULL);
 	cur_acct()->st.from_workers += n;
 	return (uint16_t)n;
 }
@@ -1152,7 +826,7 @@ arp_take(struct rte_mbuf **pkts, uint16_t room)
 unsigned int
 nrf_tp_dp_csum_offloads(void)
 {
-	return dp.csum;
+	return pt.csum;
 }
 
 /*
@@ -1179,9 +853,9 @@ rx_csum_ok(const struct rte_mbuf *m)
 	if (hl < sizeof(*ih) || m->data_len < sizeof(*eh) + hl)
 		return true; /* lwIP drops it */
 	if (ip != RTE_MBUF_F_RX_IP_CKSUM_GOOD && ip != RTE_MBUF_F_RX_IP_CKSUM_NONE &&
-		(dp.csum & NRF_TP_DP_CSUM_RX_IP) && rte_raw_cksum(ih, hl) != 0xffff)
+		(pt.csum & NRF_TP_DP_CSUM_RX_IP) && rte_raw_cksum(ih, hl) != 0xffff)
 		return false;
-	if (ih->next_proto_id == IPPROTO_TCP && (dp.csum & NRF_TP_DP_CSUM_RX_TCP) &&
+	if (ih->next_proto_id == IPPROTO_TCP && (pt.csum & NRF_TP_DP_CSUM_RX_TCP) &&
 		l4 != RTE_MBUF_F_RX_L4_CKSUM_GOOD && l4 != RTE_MBUF_F_RX_L4_CKSUM_NONE) {
 		uint16_t tot = rte_be_to_cpu_16(ih->total_length);
 		uint32_t sum;
@@ -1208,16 +882,16 @@ nrf_tp_dp_rx(nrf_tp_dp_rx_fn fn, void *arg)
 	uint16_t n, i, nfree = 0;
 	int r;
 
-	n = rte_eth_rx_burst(dp.port, dp.queue, pkts, dp.conf.burst);
-	if (dp.nq > 1 && dp.ring[dp.queue] != NULL) {
+	n = rte_eth_rx_burst(pt.port, pt.queue, pkts, pt.conf.burst);
+	if (pt.nq > 1 && pt.ring[pt.queue] != NULL) {
 		uint16_t k = 0;
 
 		for (i = 0; i < n; i++) {
 			struct rte_mbuf *m = pkts[i];
 			int owner = steer_owner(m);
 
-			if (owner >= 0 && owner != dp.queue) {
-				if (rte_ring_mp_enqueue(dp.ring[owner], m) != 0) {
+			if (owner >= 0 && owner != pt.queue) {
+				if (rte_ring_mp_enqueue(pt.ring[owner], m) != 0) {
 					rte_pktmbuf_free(m);
 					a->st.rx_dropped++;
 				} else {
@@ -1231,7 +905,7 @@ nrf_tp_dp_rx(nrf_tp_dp_rx_fn fn, void *arg)
 		}
 		a->st.rx_frames += n - k; /* received here, processed elsewhere */
 		n = k;
-		n += arp_take(pkts + n, (uint16_t)(dp.conf.burst - n));
+		n += arp_take(pkts + n, (uint16_t)(pt.conf.burst - n));
 	}
 	if (n == 0)
 		return 0;
@@ -1243,7 +917,7 @@ nrf_tp_dp_rx(nrf_tp_dp_rx_fn fn, void *arg)
 		/* No scatter offload is configured and a standard frame fits
 		 * one mbuf: a chained mbuf is not ours to handle. */
 		if (m->nb_segs != 1 ||
-			((dp.csum & (NRF_TP_DP_CSUM_RX_IP | NRF_TP_DP_CSUM_RX_TCP)) &&
+			((pt.csum & (NRF_TP_DP_CSUM_RX_IP | NRF_TP_DP_CSUM_RX_TCP)) &&
 				!rx_csum_ok(m)))
 			r = NRF_TP_DP_RX_DROP;
 		else
@@ -1271,9 +945,9 @@ nrf_tp_dp_tx_reserve(uint16_t len)
 	struct rte_mbuf *m;
 	char *p;
 
-	if (dp.ntx >= dp.conf.burst)
+	if (pt.ntx >= pt.conf.burst)
 		(void)nrf_tp_dp_tx_flush();
-	m = rte_pktmbuf_alloc(dp.pool);
+	m = rte_pktmbuf_alloc(pt.pool);
 	if (unlikely(m == NULL)) {
 		cur_acct()->st.tx_nombuf++;
 		return NULL;
@@ -1284,7 +958,7 @@ nrf_tp_dp_tx_reserve(uint16_t len)
 		cur_acct()->st.tx_nombuf++;
 		return NULL;
 	}
-	dp.txb[dp.ntx++] = m;
+	pt.txb[pt.ntx++] = m;
 	return p;
 }
 
@@ -1296,9 +970,9 @@ nrf_tp_dp_tx_offload(void)
 	struct rte_ipv4_hdr *ih;
 	unsigned int hl;
 
-	if (dp.ntx == 0)
+	if (pt.ntx == 0)
 		return;
-	m = dp.txb[dp.ntx - 1];
+	m = pt.txb[pt.ntx - 1];
 	eh = rte_pktmbuf_mtod(m, struct rte_ether_hdr *);
 	if (m->data_len < sizeof(*eh) + sizeof(*ih) ||
 		eh->ether_type != rte_cpu_to_be_16(RTE_ETHER_TYPE_IPV4))
@@ -1308,11 +982,11 @@ nrf_tp_dp_tx_offload(void)
 	m->l2_len = sizeof(*eh);
 	m->l3_len = hl;
 	m->ol_flags |= RTE_MBUF_F_TX_IPV4;
-	if (dp.csum & NRF_TP_DP_CSUM_TX_IP) {
+	if (pt.csum & NRF_TP_DP_CSUM_TX_IP) {
 		ih->hdr_checksum = 0;
 		m->ol_flags |= RTE_MBUF_F_TX_IP_CKSUM;
 	}
-	if ((dp.csum & NRF_TP_DP_CSUM_TX_TCP) && ih->next_proto_id == IPPROTO_TCP &&
+	if ((pt.csum & NRF_TP_DP_CSUM_TX_TCP) && ih->next_proto_id == IPPROTO_TCP &&
 		m->data_len >= sizeof(*eh) + hl + sizeof(struct rte_tcp_hdr)) {
 		struct rte_tcp_hdr *th = (struct rte_tcp_hdr *)((uint8_t *)ih + hl);
 
@@ -1326,7 +1000,7 @@ unsigned int
 nrf_tp_dp_tx_flush(void)
 {
 	struct acct *a;
-	uint16_t n = dp.ntx, done = 0;
+	uint16_t n = pt.ntx, done = 0;
 	uint64_t t0;
 	int tries;
 
@@ -1335,14 +1009,14 @@ nrf_tp_dp_tx_flush(void)
 	a = cur_acct();
 	t0 = rte_rdtsc();
 	for (tries = 0; done < n && tries <= TX_RETRIES; tries++)
-		done += rte_eth_tx_burst(dp.port, dp.queue, dp.txb + done, (uint16_t)(n - done));
+		done += rte_eth_tx_burst(pt.port, pt.queue, pt.txb + done, (uint16_t)(n - done));
 	a->st.tx_cycles += rte_rdtsc() - t0;
 	if (unlikely(done < n)) {
-		rte_pktmbuf_free_bulk(dp.txb + done, (unsigned int)(n - done));
+		rte_pktmbuf_free_bulk(pt.txb + done, (unsigned int)(n - done));
 		a->st.tx_dropped += (uint64_t)(n - done);
 	}
 	a->st.tx_frames += done;
-	dp.ntx = 0;
+	pt.ntx = 0;
 	return done;
 }
 
@@ -1352,14 +1026,14 @@ nrf_tp_dp_next_port(void)
 	static uint32_t next;
 	uint32_t p;
 
-	if (dp.nq <= 1)
+	if (pt.nq <= 1)
 		return 0;
 	/* The first port >= 49152 with port % queues == queue, then every
 	 * queues-th one; round again after 65535. */
 	if (next == 0)
-		next = EPHEMERAL_FIRST + (dp.queue + dp.nq - EPHEMERAL_FIRST % dp.nq) % dp.nq;
+		next = EPHEMERAL_FIRST + (pt.queue + pt.nq - EPHEMERAL_FIRST % pt.nq) % pt.nq;
 	p = next;
-	next += dp.nq;
+	next += pt.nq;
 	if (next > UINT16_MAX)
 		next = 0;
 	return (uint16_t)p;
@@ -1374,7 +1048,7 @@ nrf_tp_dp_tsc(void)
 uint64_t
 nrf_tp_dp_hz(void)
 {
-	return dp.hz;
+	return pt.hz;
 }
 
 /* ------------------------------------------------------------------------ */
@@ -1397,13 +1071,13 @@ nrf_tp_dpdk_lcore_stats(unsigned int lcore_id, struct nrf_tp_dpdk_lcore_stats *o
 int
 nrf_tp_dpdk_poll_lcore(void)
 {
-	return __atomic_load_n(&dp.poll_lcore, __ATOMIC_RELAXED);
+	return __atomic_load_n(&pt.poll_lcore, __ATOMIC_RELAXED);
 }
 
 uint64_t
 nrf_tp_dpdk_tsc_hz(void)
 {
-	return dp.hz;
+	return pt.hz;
 }
 
 int
@@ -1411,9 +1085,9 @@ nrf_tp_dpdk_port_stats(struct nrf_tp_dpdk_port_stats *out)
 {
 	struct rte_eth_stats s;
 
-	if (!dp.port_started)
+	if (!pt.port_started)
 		return NRF_EINVAL;
-	if (rte_eth_stats_get(dp.port, &s) != 0)
+	if (rte_eth_stats_get(pt.port, &s) != 0)
 		return NRF_EIO;
 	out->ipackets = s.ipackets;
 	out->opackets = s.opackets;

@@ -79,54 +79,8 @@ nrf_tp_dpdk_port_stats(struct nrf_tp_dpdk_port_stats *out)
 	return NRF_EINVAL;
 }
 
-enum nrf_tp_dpdk_role
-nrf_tp_dpdk_role(void)
-{
-	return NRF_TP_DPDK_SINGLE;
-}
-
 unsigned int
 nrf_tp_dpdk_queues(void)
 {
 	return 1;
-}
-
-unsigned int
-nrf_tp_dpdk_worker_lcores(unsigned int *out, unsigned int max)
-{
-	(void)out;
-	(void)max;
-	return 0;
-}
-
-unsigned int
-nrf_tp_dpdk_main_lcore(void)
-{
-	return 0;
-}
-
-int
-nrf_tp_dpdk_lcore_cpus(unsigned int lcore, char *buf, size_t cap)
-{
-	(void)lcore;
-	(void)buf;
-	(void)cap;
-	return NRF_EINVAL;
-}
-
-int
-nrf_tp_dpdk_file_prefix(char *buf, size_t cap)
-{
-	(void)buf;
-	(void)cap;
-	return NRF_EINVAL;
-}
-
-void *
-nrf_tp_dpdk_shm(const char *name, size_t size, int *err)
-{
-	(void)name;
-	(void)size;
-	*err = NRF_EINVAL;
-	return NULL;
 }

@@ -23,6 +23,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include "nrf_addr.h"
 #include "nrf_common.h"
 #include "nrf_err.h"
 #include "nrf_tp.h"
@@ -116,40 +117,14 @@ errno_to_nrf(int e)
 static socklen_t
 to_sockaddr(const struct nrf_tp_addr *a, struct sockaddr_storage *ss)
 {
-	memset(ss, 0, sizeof(*ss));
-	if (a->family == 6) {
-		struct sockaddr_in6 *sin6 = (struct sockaddr_in6 *)ss;
-
-		sin6->sin6_family = AF_INET6;
-		sin6->sin6_port = htons(a->port);
-		memcpy(&sin6->sin6_addr, a->ip, 16);
-		return sizeof(*sin6);
-	}
-	struct sockaddr_in *sin = (struct sockaddr_in *)ss;
-
-	sin->sin_family = AF_INET;
-	sin->sin_port = htons(a->port);
-	memcpy(&sin->sin_addr, a->ip, 4);
-	return sizeof(*sin);
+	return nrf_addr_to_sockaddr(a->family, a->ip, a->port, ss);
 }
 
 static void
 from_sockaddr(const struct sockaddr_storage *ss, struct nrf_tp_addr *a)
 {
 	memset(a, 0, sizeof(*a));
-	if (ss->ss_family == AF_INET6) {
-		const struct sockaddr_in6 *sin6 = (const struct sockaddr_in6 *)ss;
-
-		a->family = 6;
-		a->port = ntohs(sin6->sin6_port);
-		memcpy(a->ip, &sin6->sin6_addr, 16);
-	} else if (ss->ss_family == AF_INET) {
-		const struct sockaddr_in *sin = (const struct sockaddr_in *)ss;
-
-		a->family = 4;
-		a->port = ntohs(sin->sin_port);
-		memcpy(a->ip, &sin->sin_addr, 4);
-	}
+	nrf_addr_from_sockaddr((const struct sockaddr *)ss, &a->family, a->ip, &a->port);
 }
 
 static void

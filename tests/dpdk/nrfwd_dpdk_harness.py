@@ -41,6 +41,7 @@ import time
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 sys.path.insert(0, os.path.join(ROOT, 'tests', 'integration'))
 import nrfwd_harness as H  # noqa: E402  (config helpers, Proc, log waits)
+import h2load_out  # noqa: E402
 
 SKIP = 77
 SUBNET = '10.77.0'
@@ -507,23 +508,8 @@ def test_main(argv, parts, needs=()):
 
 
 def parse_h2load(out, rc=0):
-    res = {'raw': out, 'rc': rc}
-    mt = re.search(r'requests: (\d+) total, (\d+) started, (\d+) done, (\d+) succeeded, '
-                   r'(\d+) failed, (\d+) errored, (\d+) timeout', out)
-    if mt:
-        for k, v in zip(('total', 'started', 'done', 'succeeded', 'failed', 'errored',
-                         'timeout'), mt.groups()):
-            res[k] = int(v)
-    ms = re.search(r'status codes: (\d+) 2xx, (\d+) 3xx, (\d+) 4xx, (\d+) 5xx', out)
-    if ms:
-        for k, v in zip(('status_2xx', 'status_3xx', 'status_4xx', 'status_5xx'),
-                        ms.groups()):
-            res[k] = int(v)
-    mf = re.search(r'finished in ([\d.]+)(m?s), ([\d.]+) req/s', out)
-    if mf:
-        res['seconds'] = float(mf.group(1)) / (1000.0 if mf.group(2) == 'ms' else 1.0)
-        res['rps'] = float(mf.group(3))
-    return res
+    """h2load_out.parse() (tests/integration): one parser for tests and benchmarks."""
+    return h2load_out.parse(out, rc)
 
 
 def cfg_args(cfg, path):

@@ -73,6 +73,9 @@ struct world {
 	struct nrf_h2_stream **open;
 	size_t n_open;
 	size_t cap_open;
+	uint8_t *up_log;
+	size_t n_up_log;
+	size_t cap_up_log;
 };
 
 /* The callbacks of rt_front_cbs carry the worker only: one world at a time. */
@@ -140,12 +143,13 @@ config_doc(const struct world_params *p)
 		"\"runtime\": {\"listen\": [{\"address\": \"127.0.0.1\", \"port\": %d, \"tls\": false}], "
 		"%s"
 		"\"management\": {\"address\": \"127.0.0.1\", \"port\": 0}, "
-		"\"timeouts\": {\"connectMs\": 100, \"perTryMs\": 300, \"requestMs\": 1000}, "
+		"\"timeouts\": {\"connectMs\": 100, \"perTryMs\": %u, \"requestMs\": %u}, "
 		"\"health\": {\"probeIntervalMs\": 10, \"probeIntervalMaxMs\": 40, "
 		"\"probeTimeoutMs\": 50}, "
 		"\"limits\": {\"maxConnections\": 8, \"maxConcurrentStreams\": %d, "
 		"\"maxHeaderBytes\": %d, \"maxBodyBytes\": %d, \"peerQueueDepth\": %d}}}",
 		LISTEN_PORT, LISTEN_PORT, b, c, growth, LISTEN_PORT, local,
+		p->per_try_ms != 0 ? p->per_try_ms : 300, p->request_ms != 0 ? p->request_ms : 1000,
 		p->small_limits ? 4 : 128, p->small_limits ? 1024 : 16384,
 		p->small_limits ? 512 : 131072, p->small_limits ? 2 : 64);
 	return doc;
@@ -401,6 +405,11 @@ up_frame_recv(nghttp2_session *s, const nghttp2_frame *f, void *ud)
 		return 0;
 	if (u->up != UP_LOCAL)
 		check_forwarded(u, st);
+	if (u->w->n_up_log == u->w->cap_up_log) {
+		u->w->cap_up_log = u->w->cap_up_log * 2 + 16;
+		u->w->up_log = xrealloc(u->w->up_log, u->w->cap_up_log);
+	}
+	u->w->up_log[u->w->n_up_log++] = (uint8_t)u->up;
 	answer(u, f->hd.stream_id, st);
 	return 0;
 }
@@ -802,8 +811,8 @@ timers_advance(struct rt_timers *ts)
 	}
 }
 
-void
-world_settle(struct world *w, bool (*extra)(void *arg), void *arg)
+bool
+world_settle_check(struct world *w, bool (*extra)(void *arg), void *arg)
 {
 	struct rt_timers *ts = &w->wk->timers;
 
@@ -813,7 +822,7 @@ world_settle(struct world *w, bool (*extra)(void *arg), void *arg)
 		if (world_turn(w, extra, arg))
 			continue;
 		if (w->wk->n_xact == 0)
-			return;
+			return true;
 		if (scripts_start(w))
 			continue;
 		if (ts->n == 0)
@@ -828,7 +837,27 @@ world_settle(struct world *w, bool (*extra)(void *arg), void *arg)
 	}
 	fprintf(stderr, "world: %u transactions, %u unanswered, after %d turns\n",
 		w->wk->n_xact, world_unanswered(w), SETTLE_TURNS);
-	WORLD_CHECK(!"requests that never end");
+	return false;
+}
+
+void
+world_settle(struct world *w, bool (*extra)(void *arg), void *arg)
+{
+	if (!world_settle_check(w, extra, arg))
+		WORLD_CHECK(!"requests that never end");
+}
+
+size_t
+world_up_log(const struct world *w, const uint8_t **ups)
+{
+	*ups = w->up_log;
+	return w->n_up_log;
+}
+
+struct nrf_rt *
+world_rt(const struct world *w)
+{
+	return w->rt;
 }
 
 /* ------------------------------------------------------------------------ */
@@ -907,6 +936,7 @@ world_free(struct world *w)
 	WORLD_CHECK(fake_tp_reset() == 0);
 	free(w->delivered);
 	free(w->open);
+	free(w->up_log);
 	free(w);
 	cur = NULL;
 }

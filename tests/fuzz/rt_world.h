@@ -4,7 +4,8 @@
 
 /*
  * A whole nrfwd worker in one process, for the fuzz targets fuzz_front.c
- * and fuzz_peer.c: a real lib/rt runtime (one worker, its thread not
+ * and fuzz_peer.c and the pipeline unit tests (tests/unit/rt/
+ * rt_proxy_test.cc): a real lib/rt runtime (one worker, its thread not
  * started) on the fake transport of tests/unit/rt/fake_tp.h, driven from
  * the caller's thread exactly as rt_worker_main() drives it, and the
  * upstreams it connects to played here: the local NRF (10.0.0.1:8000),
@@ -89,6 +90,9 @@ struct world_params {
 	size_t script_len;
 	size_t chunk;
 	bool script_close;
+	/* runtime.timeouts.perTryMs (0: 300) and requestMs (0: 1000). */
+	uint32_t per_try_ms;
+	uint32_t request_ms;
 };
 
 #define WORLD_SEGMENT_SEP "\n--\n"
@@ -118,6 +122,9 @@ bool world_turn(struct world *w, bool (*extra)(void *arg), void *arg);
  * are still open after a long while (a request nobody answers).
  */
 void world_settle(struct world *w, bool (*extra)(void *arg), void *arg);
+/* world_settle() that reports instead of aborting: false when
+ * transactions are still open after the same long while. */
+bool world_settle_check(struct world *w, bool (*extra)(void *arg), void *arg);
 
 /* Front streams delivered to the pipeline (on_request called), in order;
  * and the number of transactions (front streams with a request pipeline)
@@ -134,6 +141,13 @@ void world_h2_gauges(const struct world *w, uint32_t *server_conns, uint32_t *st
 /* How often the upstream of index @p up answered with @p status, as the
  * worker counted it (nrfwd_upstream_responses_total). */
 uint64_t world_up_status(const struct world *w, int up, int status);
+
+/* Requests the canned upstreams received (complete, in arrival order):
+ * their upstream indices (UP_LOCAL...). Not scripted ones. */
+size_t world_up_log(const struct world *w, const uint8_t **ups);
+
+/* The runtime (nrf_rt_stats_get(), nrf_rt_peer_stats_get()). */
+struct nrf_rt *world_rt(const struct world *w);
 
 #ifdef __cplusplus
 }

@@ -49,6 +49,9 @@ import sys
 import tempfile
 import time
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import h2load_out  # noqa: E402  (the one h2load parser)
+
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 BUILD_DIR = os.path.join(ROOT, 'build')
 # e.g. NRFWD_TEST_WRAPPER="valgrind -q --error-exitcode=9" runs nrfwd under it.
@@ -422,24 +425,8 @@ def stub_fault(port, mode, arg=None, count=None, hold=None):
 
 
 def _h2load_parse(out, rc):
-    res = {'raw': out, 'rc': rc}
-    mt = re.search(r'requests: (\d+) total, (\d+) started, (\d+) done, (\d+) succeeded, '
-                   r'(\d+) failed, (\d+) errored, (\d+) timeout', out)
-    if mt:
-        for k, v in zip(('total', 'started', 'done', 'succeeded', 'failed', 'errored',
-                         'timeout'), mt.groups()):
-            res[k] = int(v)
-    ms = re.search(r'status codes: (\d+) 2xx, (\d+) 3xx, (\d+) 4xx, (\d+) 5xx', out)
-    if ms:
-        for k, v in zip(('status_2xx', 'status_3xx', 'status_4xx', 'status_5xx'),
-                        ms.groups()):
-            res[k] = int(v)
-    mf = re.search(r'finished in ([\d.]+)(m?s), ([\d.]+) req/s', out)
-    if mf:
-        secs = float(mf.group(1)) / (1000.0 if mf.group(2) == 'ms' else 1.0)
-        res['seconds'] = secs
-        res['rps'] = float(mf.group(3))
-    return res
+    """h2load_out.parse(): one parser for tests and benchmarks."""
+    return h2load_out.parse(out, rc)
 
 
 def h2load(url, n=1000, c=10, m=10, threads=1, timeout=120, extra=()):

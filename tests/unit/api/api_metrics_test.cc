@@ -155,7 +155,7 @@ TEST(ApiMetrics, CountersAppearWithTheirLabels)
 	peers[1].n_codes = 1;
 	snprintf(peers[2].name, sizeof(peers[2].name), "we\"ird\\name");
 
-	nrf_rt_worker_info wi[2] = {{true, 4, 2500000000ull, 10, 2, 0, 0}, {true, 3, 0, 0, 0, 0, 0}};
+	nrf_rt_worker_info wi[2] = {{true, 4, 2500000000ull, 10, 2, 0, 0, 0}, {true, 3, 0, 0, 0, 0, 0, 0}};
 	double busy[2] = {0.25, 0.0};
 	api_metrics_in in = {};
 	in.st = &st;
@@ -230,7 +230,7 @@ TEST(ApiMetrics, BufferGrowsForLongOutput)
 TEST(ApiMetrics, DpdkLoopCountersAppearOnlyOnTheDpdkTransport)
 {
 	nrf_rt_stats st = {};
-	nrf_rt_worker_info wi[1] = {{true, 1, 0, 0, 0, 0, 0}};
+	nrf_rt_worker_info wi[1] = {{true, 1, 0, 0, 0, 0, 0, 0}};
 	double busy[1] = {1.0};
 	api_metrics_in in = {};
 	in.st = &st;
@@ -276,8 +276,8 @@ TEST(ApiMetrics, EveryWorkerHasItsRequestsConnectionsAndCostPerRequest)
 	nrf_rt_stats st = {};
 	/* worker 0 on DPDK (busy cycles count), worker 1 without poll stats
 	 * (thread CPU time counts), worker 1 restarted twice and down. */
-	nrf_rt_worker_info wi[2] = {{true, 7, 9000000000ull, 1000, 12, 4242, 0},
-		{false, 6, 3000000000ull, 500, 0, 0, 2}};
+	nrf_rt_worker_info wi[2] = {{true, 7, 9000000000ull, 1000, 12, 4242, 0, 0},
+		{false, 6, 3000000000ull, 500, 0, 0, 2, 0}};
 	double busy[2] = {0.5, 0.0};
 	nrf_rt_dp_stats dp[2] = {};
 	dp[0].polled = true;

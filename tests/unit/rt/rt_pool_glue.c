@@ -112,7 +112,7 @@ rtp_try_new(struct rtp *r, bool force)
 	x->req.path.p = req_path;
 	x->req.path.len = sizeof(req_path) - 1;
 	x->t.x = x;
-	x->t.force = force;
+	x->t.wt.force = force;
 	t = &r->tries[r->n_tries++];
 	t->x = x;
 	return t;
@@ -127,8 +127,13 @@ pool_of(struct rtp *r, bool local)
 int
 rtp_submit(struct rtp *r, struct rtp_try *t, bool local)
 {
+	int rc;
+
 	t->x->t.local = local;
-	return rt_pool_submit(pool_of(r, local), &t->x->t);
+	rc = rt_pool_submit(pool_of(r, local), &t->x->t.wt);
+	if (rc == 0 && t->x->t.wt.queued)
+		t->x->t.state = T_QUEUED; /* as rt_proxy.c's try_start() */
+	return rc;
 }
 
 int
@@ -165,7 +170,8 @@ rtp_pool_get(struct rtp *r, bool local, struct rtp_pool_info *out)
 	out->down_bit = !local && (r->w->down[0] & 1) != 0;
 	out->backoff_ms = p->backoff_ms;
 	out->n_conns = p->n_conns;
-	out->first_alive = p->conns != NULL && p->conns->alive;
+	out->first_alive = !nrf_list_empty(&p->conns) &&
+		nrf_container_of(p->conns.next, struct rt_pconn, link)->alive;
 	out->qlen = p->qlen;
 	out->connect_failures = p->stats->fail[NRF_RT_FAIL_CONNECT];
 }

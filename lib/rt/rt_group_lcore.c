@@ -1,13 +1,14 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * The worker on a polled transport (DPDK port + lwIP, nrf_tp_dpdk.h).
+ * Worker group "lcore": the one worker of a polled transport (DPDK port +
+ * lwIP, nrf_tp_dpdk.h).
  *
  * lwIP keeps global state, so such a transport has one loop per process:
  * the runtime then has exactly one worker, and it runs on the data-path
- * lcore (nrf_tp_dpdk_launch()) rather than on a pthread, which would
- * inherit the main lcore's CPU set and share the control thread's core.
- * Without a second lcore in the EAL core list the worker falls back to a
- * pthread (the transport registers it with the EAL on its first poll).
+ * lcore (nrf_dp_launch()) rather than on a pthread, which would inherit
+ * the main lcore's CPU set and share the control thread's core. Without a
+ * second lcore in the EAL core list the worker falls back to a pthread
+ * (the transport registers it with the EAL on its first poll).
  *
  * The worker loop is the same as on kernel sockets (rt_worker_main()):
  * poll() is one poll-mode iteration there and idles by itself.
@@ -16,10 +17,11 @@
 #include <string.h>
 #include <time.h>
 
+#include "nrf_dp.h"
 #include "nrf_err.h"
 #include "nrf_log.h"
 #include "nrf_tp_dpdk.h"
-#include "rt_int.h"
+#include "rt_group.h"
 
 /* After the worker closed everything: keep polling this long so FINs,
  * GOAWAYs and retransmissions still leave (a closed lwIP connection only
@@ -29,17 +31,17 @@
 #define DP_HELLO_MS 2000u
 
 bool
-rt_dp_polled(const struct nrf_tp_ops *tp)
+rt_group_lcore_transport(const struct nrf_tp_ops *tp)
 {
 	const struct nrf_tp_ops *dp = nrf_tp_dpdk_ops();
 
 	return tp != NULL && dp != NULL && tp == dp;
 }
 
-int
-rt_dp_check(const struct nrf_rt_params *p)
+static int
+lcore_check(const struct nrf_rt_params *p)
 {
-	if (!rt_dp_polled(p->tp) || p->workers == 1)
+	if (p->workers == 1)
 		return 0;
 	NRF_LOG(ERR, MOD, "the DPDK transport runs one worker per process (one lwIP stack, "
 		"one port); got %u workers: use --workers 1 and one nrfwd process per core",
@@ -75,15 +77,15 @@ dp_worker_thread(void *arg)
 	return NULL;
 }
 
-int
-rt_dp_start(struct nrf_rt *rt)
+static int
+lcore_start(struct nrf_rt *rt)
 {
 	struct rt_worker *w = rt->w[0];
 	uint64_t end;
 	int lc;
 
 	atomic_store(&rt->dp_hello, false);
-	lc = nrf_tp_dpdk_launch(dp_worker, w);
+	lc = nrf_dp_launch(dp_worker, w);
 	if (lc >= 0) {
 		rt->dp_lcore = lc;
 	} else if (lc == NRF_ENOENT) {
@@ -108,35 +110,33 @@ rt_dp_start(struct nrf_rt *rt)
 	}
 	if (!atomic_load_explicit(&rt->dp_hello, memory_order_acquire))
 		NRF_LOG(WARN, MOD, "the data-path worker did not start within %u ms", DP_HELLO_MS);
-	atomic_store(&rt->running, true);
 	NRF_LOG(INFO, MOD, "worker 0 polls the DPDK port on %s%d",
 		rt->dp_lcore >= 0 ? "lcore " : "a registered thread, lcore ",
 		rt->dp_lcore >= 0 ? rt->dp_lcore : nrf_tp_dpdk_poll_lcore());
 	return 0;
 }
 
-void
-rt_dp_join(struct nrf_rt *rt)
+static void
+lcore_join(struct nrf_rt *rt)
 {
 	struct rt_worker *w = rt->w[0];
 
 	if (!w->started)
 		return;
 	if (rt->dp_lcore >= 0)
-		(void)nrf_tp_dpdk_join();
+		(void)nrf_dp_join();
 	else
 		pthread_join(rt->dp_th, NULL);
 	w->started = false;
 }
 
-int
-nrf_rt_dp_stats_get(const struct nrf_rt *rt, struct nrf_rt_dp_stats *out)
+static int
+lcore_dp_stats(const struct nrf_rt *rt, unsigned int i, struct nrf_rt_dp_stats *out)
 {
 	int lc;
 
-	memset(out, 0, sizeof(*out));
-	out->lcore = -1;
-	if (!rt_dp_polled(rt->tp))
+	(void)rt;
+	if (i != 0)
 		return NRF_ENOENT;
 	out->tsc_hz = nrf_tp_dpdk_tsc_hz();
 	lc = nrf_tp_dpdk_poll_lcore();
@@ -149,18 +149,20 @@ nrf_rt_dp_stats_get(const struct nrf_rt *rt, struct nrf_rt_dp_stats *out)
 	return 0;
 }
 
-int
-nrf_rt_dp_stats_worker(const struct nrf_rt *rt, unsigned int i, struct nrf_rt_dp_stats *out)
-{
-	if (rt->p.remote != NULL) {
-		memset(out, 0, sizeof(*out));
-		out->lcore = -1;
-		return rt->p.remote->dp_stats_get(rt->p.remote_arg, i, out);
-	}
-	if (i != 0) {
-		memset(out, 0, sizeof(*out));
-		out->lcore = -1;
-		return NRF_ENOENT;
-	}
-	return nrf_rt_dp_stats_get(rt, out);
-}
+const struct rt_group_ops rt_group_lcore = {
+	.name = "lcore",
+	.check = lcore_check,
+	.start = lcore_start,
+	.publish = rt_local_publish,
+	.stop = rt_local_stop,
+	.join = lcore_join,
+	.stats = {
+		.workers = rt_local_workers,
+		.worker_get = rt_local_worker_get,
+		.get = rt_local_stats_get,
+		.peers = rt_local_peer_stats_get,
+		.dp = lcore_dp_stats,
+		.generation_seen = rt_local_generation_seen,
+		.serving = rt_local_serving,
+	},
+};
