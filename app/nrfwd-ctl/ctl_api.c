@@ -100,6 +100,46 @@ print_failure(const char *what, const struct ctl_http_resp *r)
 	json_decref(doc);
 }
 
+/* `peers`: GET /peers as a table, one upstream a line. */
+static void
+print_peers(const char *body, size_t len)
+{
+	json_error_t je;
+	json_t *doc = json_loadb(body, len, 0, &je), *ups, *u;
+	size_t i;
+
+	ups = json_object_get(doc, "upstreams");
+	if (!json_is_array(ups)) {
+		fwrite(body, 1, len, stdout);
+		json_decref(doc);
+		return;
+	}
+	printf("%-36s %-10s %-24s %-12s %8s %8s  %s\n", "UPSTREAM", "ROLE", "ADDRESS", "STATE",
+		"TRIES", "FAILED", "LAST FAILURE");
+	json_array_foreach(ups, i, u) {
+		json_t *f = json_object_get(u, "failures"), *v, *lf = json_object_get(u, "lastFailure");
+		const char *k;
+		json_int_t failed = 0;
+		char last[96] = "-";
+
+		json_object_foreach(f, k, v)
+			failed += json_integer_value(v);
+		if (json_is_object(lf))
+			snprintf(last, sizeof(last), "%s, %.1f s ago",
+				json_string_value(json_object_get(lf, "reason")),
+				json_number_value(json_object_get(lf, "secondsAgo")));
+		printf("%-36s %-10s %-24s %-12s %8lld %8lld  %s\n",
+			json_string_value(json_object_get(u, "name")),
+			json_string_value(json_object_get(u, "role")),
+			json_is_string(json_object_get(u, "address"))
+				? json_string_value(json_object_get(u, "address")) : "-",
+			json_string_value(json_object_get(u, "state")),
+			(long long)json_integer_value(json_object_get(u, "tries")), (long long)failed,
+			last);
+	}
+	json_decref(doc);
+}
+
 int
 ctl_api(int argc, char **argv)
 {
@@ -142,12 +182,12 @@ ctl_api(int argc, char **argv)
 	}
 	for (size_t i = 0; i < npos; i++)
 		pos[i] = argv[optind + (int)i];
-	if (strcmp(cmd, "metrics") == 0) {
+	if (strcmp(cmd, "metrics") == 0 || strcmp(cmd, "peers") == 0) {
 		if (npos != 0) {
 			ctl_usage(stderr);
 			return EXIT_USAGE;
 		}
-		snprintf(path, sizeof(path), "/metrics");
+		snprintf(path, sizeof(path), "/%s", cmd);
 	} else if (strcmp(cmd, "get") == 0) {
 		if (npos > 1) {
 			ctl_usage(stderr);
@@ -202,7 +242,9 @@ ctl_api(int argc, char **argv)
 		fprintf(stderr, "nrfwd-ctl: %s: %s\n", what, err);
 		return EXIT_UNREACHABLE;
 	}
-	if (r.status >= 200 && r.status < 300) {
+	if (r.status >= 200 && r.status < 300 && strcmp(cmd, "peers") == 0) {
+		print_peers(r.body, r.body_len);
+	} else if (r.status >= 200 && r.status < 300) {
 		fwrite(r.body, 1, r.body_len, stdout);
 		if (r.body_len > 0 && r.body[r.body_len - 1] != '\n')
 			putchar('\n');

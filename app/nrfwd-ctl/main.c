@@ -30,6 +30,7 @@ ctl_usage(FILE *f)
 		"       nrfwd-ctl put GROUP FILE [--api URL] [--token-file F]\n"
 		"       nrfwd-ctl patch GROUP FILE [--api URL] [--token-file F]\n"
 		"       nrfwd-ctl metrics [--api URL]\n"
+		"       nrfwd-ctl peers [--api URL]\n"
 		"       nrfwd-ctl fleet status --etcd URLS --config-key KEY [--json]\n"
 		"       nrfwd-ctl get [GROUP|all] --etcd URLS --config-key KEY\n"
 		"       nrfwd-ctl put GROUP|all FILE --etcd URLS --config-key KEY\n"
@@ -71,6 +72,7 @@ ctl_usage(FILE *f)
 		"put      replace GROUP with the JSON object in FILE ('-': stdin)\n"
 		"patch    merge FILE into GROUP (JSON merge patch, RFC 7396)\n"
 		"metrics  print the Prometheus metrics\n"
+		"peers    every upstream: address, state, tries, last failure (GET /peers)\n"
 		"fleet status  every instance sharing the configuration KEY in etcd:\n"
 		"         applied and seen revision, generation, etcd reachable, and\n"
 		"         what each refused and why; exit 0 when every instance runs\n"
@@ -113,7 +115,8 @@ main(int argc, char **argv)
 			strcmp(argv[1], "patch") == 0) && strncmp(argv[i], "--etcd", 6) == 0)
 			return ctl_fleet_doc(argc, argv);
 	if (strcmp(argv[1], "get") == 0 || strcmp(argv[1], "put") == 0 ||
-		strcmp(argv[1], "patch") == 0 || strcmp(argv[1], "metrics") == 0)
+		strcmp(argv[1], "patch") == 0 || strcmp(argv[1], "metrics") == 0 ||
+		strcmp(argv[1], "peers") == 0)
 		return ctl_api(argc, argv);
 	if (strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "--help") == 0) {
 		ctl_usage(stdout);

@@ -388,9 +388,11 @@ prepare(const struct nrfwd_args *a, struct nrfwd_base *b)
 		NRF_LOG(ERR, MOD, "configuration %s rejected (%s): %zu problem(s)", a->config,
 			nrf_strerror(err), problems.n);
 		nrfwd_src_free();
+		/* One log line per problem (timestamp, level): journald and
+		 * log collectors keep each one whole. The root is "/". */
 		for (k = 0; k < problems.n; k++)
-			fprintf(stderr, "%s: %s\n",
-				problems.v[k].pointer[0] != '\0' ? problems.v[k].pointer : "(root)",
+			NRF_LOG(ERR, MOD, "configuration %s: %s: %s", a->config,
+				problems.v[k].pointer[0] != '\0' ? problems.v[k].pointer : "/",
 				problems.v[k].reason);
 		nrf_cfg_problems_fini(&problems);
 		return 1;
@@ -419,6 +421,7 @@ prepare(const struct nrfwd_args *a, struct nrfwd_base *b)
 	sigaddset(&b->sigs, SIGTERM);
 	sigaddset(&b->sigs, SIGINT);
 	sigaddset(&b->sigs, SIGHUP);
+	sigaddset(&b->sigs, SIGUSR1);
 	pthread_sigmask(SIG_BLOCK, &b->sigs, NULL);
 	signal(SIGPIPE, SIG_IGN);
 
@@ -470,6 +473,10 @@ wait_stop(const sigset_t *sigs, const struct ctl_wait *w, unsigned int period_ms
 		}
 		if (sig == SIGHUP) {
 			nrfwd_sd_reload(w->api, w->rt, w->config);
+			continue;
+		}
+		if (sig == SIGUSR1) {
+			(void)nrf_rt_alog_reopen(); /* logrotate (docs/access-log.md) */
 			continue;
 		}
 		nrfwd_sd_stopping();

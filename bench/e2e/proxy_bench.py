@@ -8,7 +8,7 @@ median over the rounds, with min..max. Reported per system: requests/s,
 proxy CPU seconds per 100 000 requests (on-CPU time from the threads' schedstat),
 requests per proxy-CPU-second, p50/p99 latency (h2load --log-file).
 A fourth row sends the same request through a second nrfwd (same build and
-options, also on core 1, idle while the others run) configured as SPEC's main
+options, also on core 1, idle while the others run) configured as the main
 deployment: a local NRF (an nrfstub on core 0 answering every request 404,
 `--fault status:404`) is tried first, its 404 is the forwarding trigger, then
 the request goes to the same upstream. A fifth row sends requests that nrfwd
@@ -23,6 +23,13 @@ Not part of the test command. Usage:
   python3 bench/e2e/proxy_bench.py [--build-dir build] [--requests 100000]
       [--rounds 5] [--clients 8] [--streams 32] [--no-write]
       [--baseline-build DIR [--baseline-label TEXT]] [--pairs N [--pair-requests K]]
+      [--access-log]
+
+--access-log: the access log's cost instead (docs/access-log.md): a second
+nrfwd, the same configuration plus runtime.accessLog (JSON, every request,
+to a file), is measured back to back with the first in every round,
+forwarded and 508; only these four rows run and only the "e2e-access-log"
+section of docs/benchmarks.md is written.
 """
 import argparse
 import json
@@ -85,7 +92,11 @@ def main():
                     help="after the rounds: this many short pairs (forwarded, then 508) on each nrfwd, "
                          "back to back; the 508 ratio as the median of the pairs' ratios")
     ap.add_argument("--pair-requests", type=int, default=30000, help="requests per run of a pair")
+    ap.add_argument("--access-log", action="store_true",
+                    help="measure the access log (JSON, every request) on vs off, nothing else")
     args = ap.parse_args()
+    if args.access_log:
+        return access_log_main(args)
     build = os.path.abspath(args.build_dir)
     tmp = tempfile.mkdtemp(prefix="nrfwd-bench-")
     procs = []
@@ -124,7 +135,7 @@ def main():
         nrfwd = start([f"{build}/app/nrfwd/nrfwd", "--config", cfgfile, "--workers", "1",
                        "--log-level", "error"], 1, p_nrfwd)
 
-        # The same nrfwd with a local NRF that answers 404 (SPEC §3: local
+        # The same nrfwd with a local NRF that answers 404 (behaviour.md §3: local
         # NRF first, 404 triggers forwarding to the peers).
         p_nrfwd_l = free_port()
         cfg_l = json.loads(json.dumps(cfg))
@@ -312,7 +323,7 @@ backend be
         "bounded by the client side for every system: compare CPU per request.",
         "",
         "Rows: **nrfwd (forwarded)** is the pure forwarder (no `localNrf`): front exchange + one exchange "
-        "with the upstream. **nrfwd (forwarded after local 404)** is SPEC's main deployment: a second nrfwd "
+        "with the upstream. **nrfwd (forwarded after local 404)** is the main deployment (behaviour §3: local NRF first): a second nrfwd "
         "(same build, one worker, also on core 1, idle while the other systems run) whose `localNrf` is an "
         "nrfstub on core 0 answering every request `404` (`--fault status:404`, `conf/stub-profiles-empty.json`): "
         "front exchange + the local NRF's 404 (the forwarding trigger, kept for step 8) + the upstream exchange. "
@@ -340,6 +351,136 @@ backend be
     print(text)
     if not args.no_write:
         write_section(os.path.join(ROOT, "docs", "benchmarks.md"), "e2e-proxy", text)
+    return 0
+
+
+def access_log_main(args):
+    """nrfwd without and with runtime.accessLog (JSON, every request),
+    forwarded and 508, back to back in every round."""
+    build = os.path.abspath(args.build_dir)
+    tmp = tempfile.mkdtemp(prefix="nrfwd-bench-alog-")
+    procs = []
+    lines = 0
+
+    def start(cmd, core, port):
+        p = subprocess.Popen(["taskset", "-c", str(core), *cmd], stdout=subprocess.DEVNULL,
+                             stderr=open(os.path.join(tmp, f"{os.path.basename(cmd[0])}-{port}.log"), "w"))
+        procs.append(p)
+        wait_port(port, p)
+        return p
+
+    def nrfwd_cfg(port, up, alog=None):
+        cfg = {
+            "generalOptions": {"ocnrfHost": SELF.split(":")[0], "ocnrfPort": port},
+            "forwardingOptions": {"featureStatus": "ENABLED", "maxForwardAttempts": 2, "maxViaMembers": 16,
+                                  "nrfHostConfig": [{"scheme": "http", "fqdn": "nrf-up.seg2.example.com",
+                                                     "ipv4Address": "127.0.0.1", "port": up}]},
+            "runtime": {"listen": [{"address": "127.0.0.1", "port": port}], "management": {"port": 0},
+                        "limits": {"maxConcurrentStreams": 256}},
+        }
+        if alog:
+            cfg["runtime"]["accessLog"] = {"path": alog, "format": "json"}
+        path = os.path.join(tmp, f"nrfwd-{port}.json")
+        with open(path, "w") as f:
+            json.dump(cfg, f)
+        return path
+
+    alog_path = os.path.join(tmp, "access.log")
+    try:
+        up = free_port()
+        start([f"{build}/app/nrfstub/nrfstub", "--listen", f"127.0.0.1:{up}", "--profiles",
+               f"{ROOT}/conf/stub-profiles-a.json", "--name", "upstream", "--no-record",
+               "--log-level", "error"], 0, up)
+        p_off, p_on = free_port(), free_port()
+        off = start([f"{build}/app/nrfwd/nrfwd", "--config", nrfwd_cfg(p_off, up), "--workers", "1",
+                     "--log-level", "error"], 1, p_off)
+        on = start([f"{build}/app/nrfwd/nrfwd", "--config", nrfwd_cfg(p_on, up, alog_path),
+                    "--workers", "1", "--log-level", "error"], 1, p_on)
+        self_off = SELF.split(":")[0] + f":{p_off}"
+        self_on = SELF.split(":")[0] + f":{p_on}"
+        systems = [
+            ("nrfwd (forwarded)", off, p_off, VIA),
+            ("nrfwd (forwarded), access log JSON", on, p_on, VIA),
+            ("nrfwd (508 loop detected)", off, p_off, VIA + ", 2.0 " + self_off),
+            ("nrfwd (508 loop detected), access log JSON", on, p_on, VIA + ", 2.0 " + self_on),
+        ]
+        results = {name: [] for name, *_ in systems}
+        for name, proc, port, via in systems:
+            h2load(port, 5000, args.clients, args.streams, via, os.path.join(tmp, "warm.log"))
+        load0 = open("/proc/loadavg").read().split()[:3]
+        for r in range(args.rounds):
+            for name, proc, port, via in systems:
+                c0 = cpu_seconds_ns(proc.pid)
+                res = h2load(port, args.requests, args.clients, args.streams, via,
+                             os.path.join(tmp, "lat.log"))
+                res["cpu"] = cpu_seconds_ns(proc.pid) - c0
+                results[name].append(res)
+                print(f"round {r + 1}/{args.rounds} {name}: {res['rps']:.0f} req/s, "
+                      f"cpu {res['cpu']:.2f}s, done {res['done']} failed {res['failed']} "
+                      f"errored {res['errored']}", flush=True)
+        load = open("/proc/loadavg").read().split()[:3]
+        time.sleep(0.5)  # the last flush (flushMs 200)
+        with open(alog_path) as f:
+            for line in f:
+                json.loads(line)  # every line is one JSON object
+                lines += 1
+    finally:
+        for p in procs:
+            if p.poll() is None:
+                p.send_signal(signal.SIGTERM)
+        for p in procs:
+            try:
+                p.wait(timeout=5)
+            except subprocess.TimeoutExpired:
+                p.kill()
+        shutil.rmtree(tmp, ignore_errors=True)
+
+    def us_per_req(name):
+        v = [x["cpu"] / x["done"] * 1e6 for x in results[name] if x["done"]]
+        return statistics.median(v), min(v), max(v)
+
+    def round_ratios(a, b):
+        v = [(x["cpu"] / x["done"]) / (y["cpu"] / y["done"])
+             for x, y in zip(results[a], results[b]) if x["done"] and y["done"]]
+        return statistics.median(v), min(v), max(v)
+
+    rows = []
+    for name in results:
+        u = us_per_req(name)
+        rps = statistics.median([x["rps"] for x in results[name]])
+        rows.append(f"| {name} | {u[0]:.2f} ({u[1]:.2f}..{u[2]:.2f}) | {rps:,.0f} |")
+    rf = round_ratios("nrfwd (forwarded), access log JSON", "nrfwd (forwarded)")
+    r5 = round_ratios("nrfwd (508 loop detected), access log JSON", "nrfwd (508 loop detected)")
+    expect = sum(x["done"] for n in results if "access log" in n for x in results[n])
+    cmd = "python3 bench/e2e/proxy_bench.py " + shlex.join(sys.argv[1:])
+    text = "\n".join([
+        "## Access log: on (JSON, every request) vs off (bench/e2e/proxy_bench.py --access-log)",
+        "",
+        f"Command: `{cmd.strip()}` — {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}, "
+        f"{os.cpu_count()} cores, Linux {platform.release()}, shared machine; load average "
+        f"{' '.join(load0)} at the start, {' '.join(load)} at the end.",
+        "",
+        f"h2load (`-n {args.requests} -c {args.clients} -m {args.streams} -t 1`, core 0) → nrfwd (core 1, one "
+        "worker, pure forwarder) → nrfstub (core 0). Two nrfwd of the same build: one without an access "
+        "log, one with `runtime.accessLog` `{\"path\": FILE, \"format\": \"json\"}` (every request, "
+        "flushed every 200 ms). Each round runs the four rows back to back; CPU is the nrfwd process's "
+        f"on-CPU time (all its threads, flushes included). {args.rounds} rounds; medians (min..max).",
+        "",
+        "| row | nrfwd CPU µs / request | req/s |",
+        "|---|---|---|",
+        *rows,
+        "",
+        f"- forwarded: access log on / off, CPU per request **{rf[0]:.3f}×** (per-round ratios "
+        f"{rf[1]:.3f}..{rf[2]:.3f}; target ≤ 1.10)",
+        f"- 508 loop detected: access log on / off, CPU per request **{r5[0]:.3f}×** (per-round ratios "
+        f"{r5[1]:.3f}..{r5[2]:.3f}; target ≤ 1.10)",
+        f"- lines in the access log: {lines} (requests answered with the log on, warm-up included: "
+        f"{expect + 2 * 5000}); every line parsed as JSON",
+        "",
+    ])
+    print(text)
+    if not args.no_write:
+        write_section(os.path.join(ROOT, "docs", "benchmarks.md"), "e2e-access-log", text)
     return 0
 
 

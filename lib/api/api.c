@@ -57,6 +57,7 @@ struct nrf_api {
 	double last_apply[3];
 	atomic_bool draining;     /* nrf_api_drain(): the process is stopping */
 	const struct nrf_api_source *src; /* etcd (api_source.c); NULL: the file */
+	struct api_file_mark mark; /* the file as last loaded or written (api_persist.c) */
 };
 
 /* One request (MHD's per-request context). */
@@ -372,6 +373,8 @@ apply(struct nrf_api *api, struct MHD_Connection *c, struct api_req *rq)
 	struct nrf_cfg_problems probs = {0};
 	const char *restart[8];
 	char *running = NULL, *next = NULL, *persist = NULL, *answer = NULL;
+	char *disk = NULL, *doc = NULL;
+	size_t disk_len = 0, doc_len = 0;
 	struct nrf_rt_snap *snap;
 	struct nrf_cfg *cfg;
 	json_error_t je;
@@ -474,14 +477,47 @@ apply(struct nrf_api *api, struct MHD_Connection *c, struct api_req *rq)
 		nrf_cfg_problems_fini(&so.probs);
 		goto out;
 	}
+	if (api->src == NULL && api->config_path != NULL) {
+		/* A hand edit not reloaded yet is not overwritten (api_persist.c). */
+		int rerr = 0;
+
+		disk = api_file_read(api->config_path, &disk_len, &rerr);
+		if (disk == NULL || !api_file_mark_same(&api->mark, disk, disk_len)) {
+			char detail[768];
+
+			if (disk == NULL)
+				snprintf(detail, sizeof(detail), "the configuration file %s cannot be "
+					"read (%s); nothing was changed", api->config_path,
+					strerror(rerr));
+			else
+				snprintf(detail, sizeof(detail), "the configuration file %s changed on "
+					"disk since nrfwd last loaded or wrote it; reload it (SIGHUP, "
+					"systemctl reload nrfwd) or undo the edit; nothing was changed",
+					api->config_path);
+			nrf_rt_snap_free(snap);
+			ret = refuse(api, c, rq, g, 409, "Conflict", "CONFIGURATION_CONFLICT",
+				detail, NULL);
+			goto out;
+		}
+		doc = api_persist_doc(disk, g, rq->merge, body, gen + 1, &doc_len);
+		if (doc == NULL)
+			NRF_LOG(WARN, API_MOD, "configuration file %s: the change cannot be applied "
+				"to the file as written; writing the running configuration whole",
+				api->config_path);
+	}
 	if (api->src != NULL || api->config_path != NULL) {
 		size_t plen = strlen(persist);
 
 		persist[plen] = '\n'; /* nrf_cfg_emit's NUL becomes the final newline */
 		rc = api->src != NULL
 			? api_source_persist(api->src, snap, why, sizeof(why))
+			: doc != NULL
+			? api_file_write_atomic(api->config_path, doc, doc_len, why, sizeof(why))
 			: api_file_write_atomic(api->config_path, persist, plen + 1, why,
 				sizeof(why));
+		if (rc == 0 && api->src == NULL)
+			api_file_mark_text(&api->mark, doc != NULL ? doc : persist,
+				doc != NULL ? doc_len : plen + 1);
 		persist[plen] = '\0';
 		if (rc != 0) {
 			nrf_rt_snap_free(snap);
@@ -494,14 +530,13 @@ apply(struct nrf_api *api, struct MHD_Connection *c, struct api_req *rq)
 	rc = nrf_rt_publish(api->rt, snap);
 	if (rc != 0) {
 		/* Put the file back as it was: the change was not applied. */
-		if (api->config_path != NULL) {
-			char *old = nrf_rt_emit(api->rt, NRF_CFG_ALL, 2, NULL, &err);
-
-			if (old == NULL || api_file_write_atomic(api->config_path, old, strlen(old),
-						why, sizeof(why)) != 0)
+		if (api->src == NULL && api->config_path != NULL) {
+			if (api_file_write_atomic(api->config_path, disk, disk_len, why,
+					sizeof(why)) != 0)
 				NRF_LOG(ERR, API_MOD, "configuration file %s holds a change that was "
 					"not applied", api->config_path);
-			free(old);
+			else
+				api_file_mark_text(&api->mark, disk, disk_len);
 		}
 		ret = refuse(api, c, rq, g, 500, "Internal Server Error", "SYSTEM_FAILURE",
 			nrf_strerror(rc), NULL);
@@ -531,6 +566,8 @@ out:
 	free(next);
 	free(persist);
 	free(answer);
+	free(disk);
+	free(doc);
 	return ret;
 }
 
@@ -563,6 +600,14 @@ first_call(struct nrf_api *api, struct MHD_Connection *c, struct api_req *rq,
 			return reply(api, c, rq, 200, CT_JSON, "{\"status\":\"alive\"}\n", NULL);
 		case API_RES_READYZ:
 			return serve_ready(api, c, rq);
+		case API_RES_PEERS: {
+			char *text = api_peers_get(api->rt);
+
+			if (text == NULL)
+				return reply_problem(api, c, rq, 500, "Internal Server Error",
+					"SYSTEM_FAILURE", "out of memory", NULL, NULL);
+			return reply_json_owned(api, c, rq, 200, text);
+		}
 		default:
 			return serve_config(api, c, rq);
 		}
@@ -698,13 +743,13 @@ struct nrf_api *
 nrf_api_create(const struct nrf_api_params *p, struct nrf_rt *rt, int *err)
 {
 	struct sockaddr_storage ss;
-	const union MHD_DaemonInfo *info;
 	struct nrf_api *api;
 	/* epoll (MHD_USE_AUTO): nrfwd raises its descriptor limit for its
 	 * clients, so management sockets may be numbered beyond FD_SETSIZE. */
 	unsigned int flags = MHD_USE_AUTO_INTERNAL_THREAD | MHD_USE_ERROR_LOG;
 	socklen_t len;
 	unsigned int i;
+	int lfd = -1, one = 1;
 
 	if (p == NULL || rt == NULL) {
 		*err = NRF_EINVAL;
@@ -743,6 +788,8 @@ nrf_api_create(const struct nrf_api_params *p, struct nrf_rt *rt, int *err)
 			*err = NRF_ENOMEM;
 			goto fail;
 		}
+		/* As loaded a moment ago (api_persist.c). */
+		(void)api_file_mark_path(&api->mark, api->config_path);
 	}
 	api->prev_wall_ns = nrf_now_ns();
 	for (i = 0; i < nrf_rt_workers(rt) && i < NRF_RT_MAX_WORKERS; i++) {
@@ -754,10 +801,37 @@ nrf_api_create(const struct nrf_api_params *p, struct nrf_rt *rt, int *err)
 	sockaddr_of(&api->addr, &ss, &len);
 	if (api->addr.family == 6)
 		flags |= MHD_USE_IPv6;
+	/* The socket is bound here, not by libmicrohttpd, so that a failure
+	 * names the address and the reason ("Address already in use"), not
+	 * "Failed to bind to port 0". */
+	lfd = socket(ss.ss_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (lfd < 0 || setsockopt(lfd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one)) < 0 ||
+		(api->addr.family == 6 &&
+			setsockopt(lfd, IPPROTO_IPV6, IPV6_V6ONLY, &one, sizeof(one)) < 0) ||
+		bind(lfd, (struct sockaddr *)&ss, len) < 0 || listen(lfd, 64) < 0) {
+		char buf[80];
+		int e = errno;
+
+		NRF_LOG(ERR, API_MOD, "management listener: cannot listen on %s: %s",
+			nrf_tp_addr_format(&api->addr, buf, sizeof(buf)), strerror(e));
+		if (lfd >= 0)
+			close(lfd);
+		*err = e == EADDRINUSE ? NRF_EADDRINUSE : e == EACCES ? NRF_EACCES
+			: e == EADDRNOTAVAIL ? NRF_EADDRNOTAVAIL : NRF_EIO;
+		goto fail;
+	}
+	{
+		struct sockaddr_storage b;
+		socklen_t bl = sizeof(b);
+
+		if (getsockname(lfd, (struct sockaddr *)&b, &bl) == 0)
+			api->addr.port = ntohs(b.ss_family == AF_INET6
+				? ((struct sockaddr_in6 *)&b)->sin6_port
+				: ((struct sockaddr_in *)&b)->sin_port);
+	}
 	api->d = MHD_start_daemon(flags, 0, NULL, NULL, on_request, api,
 		MHD_OPTION_EXTERNAL_LOGGER, mhd_log, api,
-		MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&ss,
-		MHD_OPTION_LISTENING_ADDRESS_REUSE, (unsigned int)1,
+		MHD_OPTION_LISTEN_SOCKET, lfd,
 		MHD_OPTION_CONNECTION_LIMIT, (unsigned int)64,
 		MHD_OPTION_CONNECTION_TIMEOUT, (unsigned int)30,
 		MHD_OPTION_NOTIFY_COMPLETED, on_completed, api,
@@ -765,14 +839,12 @@ nrf_api_create(const struct nrf_api_params *p, struct nrf_rt *rt, int *err)
 	if (api->d == NULL) {
 		char buf[80];
 
-		NRF_LOG(ERR, API_MOD, "cannot listen on %s", nrf_tp_addr_format(&api->addr, buf,
-			sizeof(buf)));
+		NRF_LOG(ERR, API_MOD, "management listener on %s: libmicrohttpd did not start",
+			nrf_tp_addr_format(&api->addr, buf, sizeof(buf)));
+		close(lfd);
 		*err = NRF_EIO;
 		goto fail;
 	}
-	info = MHD_get_daemon_info(api->d, MHD_DAEMON_INFO_BIND_PORT);
-	if (info != NULL && info->port != 0)
-		api->addr.port = info->port;
 	*err = 0;
 	return api;
 fail:
@@ -996,6 +1068,8 @@ nrf_api_reload_file(struct nrf_api *api, struct nrf_rt *rt, const char *path, ui
 	if (api != NULL)
 		pthread_mutex_lock(&api->lock);
 	rc = reload_locked(api, rt, path, gen, &applied, why, why_cap);
+	if (api != NULL && rc == 0) /* the file is what runs again */
+		(void)api_file_mark_path(&api->mark, path);
 	if (api != NULL) {
 		pthread_mutex_unlock(&api->lock);
 		if (rc != 0)

@@ -63,6 +63,8 @@ api_route(const char *path)
 		return API_RES_HEALTHZ;
 	if (path_is(path, "/readyz"))
 		return API_RES_READYZ;
+	if (path_is(path, "/peers"))
+		return API_RES_PEERS;
 	return API_RES_NONE;
 }
 

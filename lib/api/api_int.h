@@ -8,6 +8,7 @@
  *   api_cfg.c      configuration groups, merge patch, problems, file write
  *   api_metrics.c  Prometheus text exposition
  *   api_source.c   a configuration source other than the file (etcd)
+ *   api_persist.c  what a REST change writes into the configuration file
  * Nothing here does network I/O, so it is tested without a listener.
  */
 
@@ -42,6 +43,7 @@ enum api_res {
 	API_RES_METRICS,
 	API_RES_HEALTHZ,
 	API_RES_READYZ,
+	API_RES_PEERS,      /* /peers (api_peers.c) */
 };
 
 /* A configuration group as a resource. */
@@ -118,6 +120,40 @@ int api_file_write_atomic(const char *path, const char *data, size_t len,
 	char *why, size_t why_cap);
 
 /* ------------------------------------------------------------------------ */
+/* The configuration file as nrfwd last saw it (api_persist.c)              */
+
+/* The bytes of the file when nrfwd last loaded or wrote it. */
+struct api_file_mark {
+	bool set;       /* false: unknown (unreadable at start) */
+	size_t len;
+	uint64_t hash;  /* FNV-1a 64 of the bytes */
+};
+
+/*
+ * The whole file @p path, NUL-terminated, malloc'd (at most 64 MiB);
+ * @p len its length. NULL with @p err an errno value.
+ */
+char *api_file_read(const char *path, size_t *len, int *err);
+/* Remember @p text (@p len bytes) as the file's content. */
+void api_file_mark_text(struct api_file_mark *m, const char *text, size_t len);
+/* api_file_mark_text() of the file now; unreadable: unset, NRF_EIO. */
+int api_file_mark_path(struct api_file_mark *m, const char *path);
+/* Is @p text what @p m remembers? false when @p m is unset. */
+bool api_file_mark_same(const struct api_file_mark *m, const char *text, size_t len);
+
+/*
+ * The file's next content: the change of a PATCH (@p merge) or PUT with
+ * @p body on group @p g applied to @p disk, the document as it is on disk
+ * (keys it leaves out stay out, its key order kept), indented by 2, with a
+ * final newline, checked to load (nrf_cfg_load(), @p generation).
+ * malloc'd, @p len its length; NULL when @p disk is not a JSON object,
+ * the result does not load, or out of memory (the caller then writes the
+ * running configuration whole).
+ */
+char *api_persist_doc(const char *disk, const struct api_group *g, bool merge,
+	const json_t *body, uint64_t generation, size_t *len);
+
+/* ------------------------------------------------------------------------ */
 /* Metrics                                                                   */
 
 /* A growing text buffer; @c oom set once an append failed. */
@@ -187,4 +223,15 @@ void api_source_ready(const struct nrf_api_source *src, json_t *doc);
 #ifdef __cplusplus
 }
 #endif
+/*
+ * GET /peers (api_peers.c): @p up upstreams of the running configuration
+ * joined by name with @p st (their counters summed over the workers), as
+ * a JSON document (malloc'd, no trailing newline; NULL: out of memory).
+ * @p now_ns: nrf_now_ns(), for "seconds ago" fields.
+ */
+char *api_peers_render(const struct nrf_rt_upstream *up, size_t n_up,
+	const struct nrf_rt_peer_stats *st, size_t n_st, uint64_t generation, uint64_t now_ns);
+/* api_peers_render() of @p rt now (control thread). */
+char *api_peers_get(struct nrf_rt *rt);
+
 #endif /* NRF_API_INT_H */

@@ -379,6 +379,11 @@ memory(struct api_buf *b, const struct nrf_rt_stats *st)
 	scalar(b, "nrfwd_pooled_bytes", "gauge",
 		"Bytes kept on free lists for reuse (not in nrfwd_buffered_bytes); given back "
 		"to the system when unused for a few seconds.", st->pooled_bytes);
+	scalar(b, "nrfwd_access_log_lines_total", "counter",
+		"Access log lines formatted (runtime.accessLog).", st->alog_lines);
+	scalar(b, "nrfwd_access_log_dropped_total", "counter",
+		"Access log lines not written: over accessLog.maxLinesPerSecond, or lost "
+		"to a failed write.", st->alog_dropped);
 }
 
 void

@@ -50,6 +50,7 @@ const char *const cfg_status_names[] = {"DISABLED", "ENABLED", NULL};
 static const char *const scheme_names[] = {"http", "https", NULL};
 static const char *const scope_names[] = {"HOST", "SET", NULL};
 static const char *const transport_names[] = {"kernel", "dpdk", NULL};
+static const char *const alog_format_names[] = {"text", "json", NULL};
 const char *const cfg_cond_names[] = {
 	"NRF_Forwarding_Loop_Detection",
 	"NRF_Forwarding_Loop_Prevention",
@@ -275,6 +276,30 @@ static const struct field health_fields[] = {
 	{NULL},
 };
 
+/* runtime.accessLog (docs/access-log.md); a path that cannot be opened
+ * is found when the data path starts (nrf_rt_create()). The file is
+ * opened once at start (and reopened on SIGUSR1): its path is
+ * restart-only; format, sampling, rate limit and flush interval are read
+ * per snapshot by the workers. */
+static const struct field alog_fields[] = {
+	{FLD("path", F_STR, struct nrf_cfg_access_log, path), .def_str = "", RESTART_ONLY},
+	{FLD("format", F_ENUM, struct nrf_cfg_access_log, format),
+		.names = alog_format_names, .def = NRF_ALOG_TEXT, LIVE},
+	{FLD("sample", F_U32, struct nrf_cfg_access_log, sample),
+		.min = 1, .max = 1000000, .def = 1, LIVE},
+	{FLD("maxLinesPerSecond", F_U32, struct nrf_cfg_access_log, max_per_second),
+		.min = 0, .max = 10000000, .def = 0, LIVE},
+	{FLD("flushMs", F_U32, struct nrf_cfg_access_log, flush_ms),
+		.min = 10, .max = 10000, .def = 200, LIVE},
+	{NULL},
+};
+
+/* runtime.requestId (docs/access-log.md, "Request ids"). */
+static const struct field rid_fields[] = {
+	{FLD("generate", F_BOOL, struct nrf_cfg_runtime, request_id_generate), .def = true},
+	{NULL},
+};
+
 /* The DPDK port (struct nrf_tp_dpdk_conf); rules across fields in
  * check_dpdk(). */
 const struct field cfg_dpdk_fields[] = {
@@ -347,6 +372,9 @@ const struct field cfg_runtime_fields[] = {
 	/* per key: SETTINGS and buffers of the h2 contexts are fixed at start */
 	{.name = "limits", .type = F_OBJECT, .sub = limit_fields},
 	{.name = "health", .type = F_OBJECT, .sub = health_fields, LIVE},
+	/* per key: the file is opened at start */
+	{FLD("accessLog", F_OBJECT, struct nrf_cfg_runtime, access_log), .sub = alog_fields},
+	{.name = "requestId", .type = F_OBJECT, .sub = rid_fields, LIVE},
 	{FLD("transport", F_ENUM, struct nrf_cfg_runtime, transport),
 		.names = transport_names, .def = NRF_TRANSPORT_KERNEL, RESTART_ONLY},
 	/* the port is set up once: compared whole, named "/runtime/dpdk" */

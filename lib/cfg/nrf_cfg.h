@@ -248,6 +248,32 @@ struct nrf_cfg_tls_client {
 	const char *groups;
 };
 
+/** runtime.accessLog format. */
+enum nrf_cfg_alog_format {
+	NRF_ALOG_TEXT = 0, /**< "text": space-separated fields (docs/access-log.md) */
+	NRF_ALOG_JSON,     /**< "json": one JSON object per line */
+};
+
+/**
+ * runtime.accessLog (docs/access-log.md): one line per answered request.
+ * Absent (path ""): off. path is restart-only; the rest is live.
+ */
+struct nrf_cfg_access_log {
+	const char *path;          /**< path: a file (appended, reopened on
+				    *   SIGUSR1), "-" standard error, "" off */
+	enum nrf_cfg_alog_format format; /**< format, default "text" */
+	uint32_t sample;           /**< sample 1..1000000: one in N of the
+				    *   relayed answers below 500 is logged;
+				    *   nrfwd's own answers and 5xx always,
+				    *   default 1 (every request) */
+	uint32_t max_per_second;   /**< maxLinesPerSecond 0..10000000 per
+				    *   worker (0: no limit, default); lines
+				    *   over it are counted, not written */
+	uint32_t flush_ms;         /**< flushMs 10..10000, default 200: how
+				    *   long a line may wait in its worker's
+				    *   buffer */
+};
+
 struct nrf_cfg_runtime {
 	struct nrf_cfg_listen listen[NRF_CFG_MAX_LISTEN];
 	uint16_t n_listen;                /**< default: one, 0.0.0.0:ocnrfPort */
@@ -280,6 +306,10 @@ struct nrf_cfg_runtime {
 	uint32_t probe_timeout_ms;        /**< probeTimeoutMs: connect + PING ACK
 					   *   of a probe; PING ACK of any new
 					   *   connection, default 500 */
+	struct nrf_cfg_access_log access_log; /**< runtime.accessLog */
+	/** runtime.requestId.generate: a request without x-request-id or
+	 *  traceparent gets an id of nrfwd's own (default true, live). */
+	bool request_id_generate;
 	enum nrf_cfg_transport transport; /**< default kernel */
 	struct nrf_cfg_dpdk dpdk;         /**< the DPDK port (transport dpdk) */
 	struct nrf_cfg_tls tls;           /**< TLS listeners (server side) */

@@ -32,6 +32,12 @@ extern "C" {
 	X(NRF_ETIMEDOUT, -13, "timed out")                                    \
 	X(NRF_EPROTO, -14, "protocol error")                                  \
 	X(NRF_EFULL, -15, "queue full")                                       \
+	X(NRF_EADDRINUSE, -16, "address already in use")                      \
+	X(NRF_EADDRNOTAVAIL, -17, "address not available")                   \
+	X(NRF_ECONNREFUSED, -18, "connection refused")                        \
+	X(NRF_EACCES, -19, "permission denied")                               \
+	X(NRF_EUNREACH, -20, "network unreachable")                           \
+	X(NRF_ECONNRESET, -21, "connection reset by peer")                    \
 	X(NRF_EINTERNAL, -100, "internal error (fatal)")
 
 enum nrf_err {

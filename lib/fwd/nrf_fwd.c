@@ -441,6 +441,7 @@ nrf_fwd_decide(const struct nrf_fwd_table *t, const struct nrf_via_result *via,
 	plan->n_skip = 0;
 	plan->n_skip_via = 0;
 	plan->n_skip_down = 0;
+	plan->via_members = via->members;
 	plan->error_mode = t->primary_mode;
 
 	if (via->self) {

@@ -171,6 +171,7 @@ struct nrf_fwd_plan {
 	struct nrf_fwd_skip skip[NRF_FWD_MAX_SKIPS];
 	uint32_t n_skip_via;           /**< all loop-prevention skips, incl. unrecorded */
 	uint32_t n_skip_down;          /**< all health skips, incl. unrecorded */
+	uint32_t via_members;          /**< Via members of the request (access log) */
 };
 
 /**

@@ -1060,8 +1060,12 @@ conn_event(void *arg, unsigned int events)
 	if (c->fl & CF_DEAD)
 		return;
 	if (c->state == CONN_CONNECTING) {
-		if (c->ctx->tp->connect_result(c->tc) != 0) {
-			conn_fail(c, NRF_EIO);
+		int rc = c->ctx->tp->connect_result(c->tc);
+
+		if (rc != 0) {
+			/* The transport's reason (connection refused, unreachable…)
+			 * goes to on_conn_close and from there into the logs. */
+			conn_fail(c, rc);
 			return;
 		}
 		c->state = CONN_OPEN;
@@ -1139,6 +1143,7 @@ conn_teardown(struct nrf_h2_conn *c)
 	ctx->tp->close(c->tc);
 	h2_obuf_put(ctx, c->obuf);
 	h2_acct_add(ctx, NRF_H2_MEM_HTTP2, -(int64_t)sizeof(*c));
+	free(c->peer);
 	free(c);
 }
 
@@ -1266,6 +1271,7 @@ conn_destroy_unstarted(struct nrf_h2_conn *c)
 		c->ctx->tp->close(c->tc);
 	h2_obuf_put(c->ctx, c->obuf);
 	h2_acct_add(c->ctx, NRF_H2_MEM_HTTP2, -(int64_t)sizeof(*c));
+	free(c->peer);
 	free(c);
 }
 
@@ -1318,6 +1324,20 @@ void *
 nrf_h2_conn_user(const struct nrf_h2_conn *c)
 {
 	return c->user;
+}
+
+const char *
+nrf_h2_conn_peer(struct nrf_h2_conn *c)
+{
+	char buf[64];
+
+	if (c->peer != NULL)
+		return c->peer;
+	buf[0] = '\0';
+	if (c->tc != NULL && c->ctx->tp->peer_name != NULL)
+		c->ctx->tp->peer_name(c->tc, buf, sizeof(buf));
+	c->peer = strdup(buf[0] != '\0' ? buf : "-");
+	return c->peer != NULL ? c->peer : "-";
 }
 
 bool
@@ -1464,6 +1484,8 @@ nrf_h2_respond(struct nrf_h2_stream *st, int status, const struct nrf_h2_hdr *hd
 		return NRF_ENOMEM;
 	if (!more)
 		st->flags |= NRF_H2_SF_OUT_EOF;
+	st->resp_status = (uint16_t)status;
+	st->resp_bytes = len;
 	prd.source.ptr = st;
 	prd.read_callback = front_read;
 	rv = nghttp2_submit_response(c->sess, st->id, ctx->nv, n,
@@ -1522,6 +1544,8 @@ nrf_h2_respond_inline(struct nrf_h2_stream *st, int status, const struct nrf_h2_
 		memcpy(p, body, len);
 	st->inl_len = (uint16_t)need;
 	st->flags |= NRF_H2_SF_OUT_EOF | NRF_H2_SF_INLINE;
+	st->resp_status = (uint16_t)status;
+	st->resp_bytes = len;
 	prd.source.ptr = st;
 	prd.read_callback = inline_read;
 	rv = nghttp2_submit_response(c->sess, st->id, ctx->nv, n_hdrs + 1, len > 0 ? &prd : NULL);
@@ -1557,6 +1581,7 @@ nrf_h2_append(struct nrf_h2_stream *st, struct nrf_h2_body *b)
 	}
 	if (b->len == 0)
 		return 0;
+	st->resp_bytes += b->len;
 	h2_body_join(st->conn->ctx, &st->out, b);
 	resume(st);
 	return 0;

@@ -91,6 +91,7 @@ struct nrf_h2_conn {
 	struct nrf_tp_conn *tc;
 	const struct nrf_h2_cbs *cbs;
 	void *user;
+	char *peer;              /* nrf_h2_conn_peer(), malloc'd on first ask */
 	bool server;
 	uint8_t state;
 	uint32_t fl;

@@ -400,6 +400,10 @@ struct nrf_h2_stream {
 	uint32_t flags;          /**< NRF_H2_SF_* */
 	void *user;              /**< owner's object; NULL: no callbacks */
 	struct nrf_h2_msg msg;
+	/** Front: the status of the answer submitted (0: none yet) and the
+	 *  body bytes handed to HTTP/2 for it so far (access log). */
+	uint16_t resp_status;
+	uint64_t resp_bytes;
 	/* private */
 	struct nrf_h2_body out;  /**< front: response body not yet framed */
 	const struct nrf_h2_body *src; /**< peer: request body (borrowed) */
@@ -520,8 +524,9 @@ struct nrf_h2_cbs {
 	/**
 	 * Either role: the connection is gone (after on_close of each of its
 	 * streams); @p c is freed when this returns. @p err: 0 orderly close,
-	 * or why (NRF_EIO connect or socket error, NRF_ETIMEDOUT,
-	 * NRF_EPROTO protocol error, NRF_ECLOSED peer closed).
+	 * or why (a failed connect: the transport's reason, e.g.
+	 * NRF_ECONNREFUSED, NRF_EUNREACH, else NRF_EIO; NRF_EIO socket error,
+	 * NRF_ETIMEDOUT, NRF_EPROTO protocol error, NRF_ECLOSED peer closed).
 	 */
 	void (*on_conn_close)(struct nrf_h2_conn *c, int err);
 	/**
@@ -559,6 +564,14 @@ struct nrf_h2_conn *nrf_h2_conn_client(struct nrf_h2_ctx *ctx,
 
 /** The owner pointer given at creation. */
 void *nrf_h2_conn_user(const struct nrf_h2_conn *c);
+
+/**
+ * The other end's address of @p c as "addr:port" ("[v6]:port"), "-" when
+ * the transport cannot tell. Asked of the transport once per connection
+ * (a system call on kernel sockets) and kept: cheap on every later call.
+ * The string lives as long as @p c. Worker thread of @p c.
+ */
+const char *nrf_h2_conn_peer(struct nrf_h2_conn *c);
 
 /** True for a client connection that is connected, not closing, no GOAWAY. */
 bool nrf_h2_conn_usable(const struct nrf_h2_conn *c);

@@ -214,6 +214,38 @@ void nrf_rt_stop(struct nrf_rt *rt, uint32_t drain_ms);
 /** Wait for every worker thread to exit (after nrf_rt_stop()). */
 void nrf_rt_join(struct nrf_rt *rt);
 
+/**
+ * Reopen the access log file of this process (runtime.accessLog.path; SIGUSR1,
+ * for logrotate): the path is opened again and takes the place of the file
+ * descriptor the workers write to, so lines written from now on go to the
+ * file now at that path. No-op when the log is off or goes to standard error.
+ * Control thread (not a signal handler).
+ * @return 0, or NRF_EIO (logged: the path and the reason; the workers keep
+ *   writing to the file they had).
+ */
+int nrf_rt_alog_reopen(void);
+
+/** One upstream of the running configuration (GET /peers). */
+struct nrf_rt_upstream {
+	char name[280];          /**< as in struct nrf_rt_peer_stats (the key) */
+	bool local;              /**< the local NRF */
+	enum nrf_cfg_mode mode;  /**< peers: forwarding or growth */
+	char set_id[128];        /**< growth: its nrfSetId */
+	uint32_t priority;       /**< peers: priority */
+	char configured[300];    /**< what the configuration names: fqdn,
+				  *   addresses, port */
+	char address[64];        /**< the address tries go to ("ip:port",
+				  *   "[v6]:port"); "" when it did not resolve */
+	bool tls;                /**< https */
+};
+
+/**
+ * The upstreams of the current snapshot, local NRF first, then the peers
+ * in configuration order. Control thread. @p *out is malloc'd (caller
+ * frees). @return 0 or NRF_ENOMEM.
+ */
+int nrf_rt_upstreams_get(struct nrf_rt *rt, struct nrf_rt_upstream **out, size_t *n);
+
 /** Free the runtime (workers joined or never started). NULL-safe. */
 void nrf_rt_free(struct nrf_rt *rt);
 
@@ -342,6 +374,9 @@ struct nrf_rt_stats {
 	uint64_t timeouts[NRF_RT_TMO_COUNT];
 	uint64_t budget_rejections;   /**< requests refused over the memory
 				       *   budget (runtime.limits.maxBufferedBytes) */
+	uint64_t alog_lines;          /**< access log lines formatted */
+	uint64_t alog_dropped;        /**< access log lines not written: over
+				       *   maxLinesPerSecond, or a write failed */
 	/** Gauges, summed over workers when read: bytes held now, by kind;
 	 *  bytes kept on free lists for reuse; the workers' budgets. */
 	uint64_t buffered[NRF_RT_BUF_COUNT];
@@ -384,6 +419,10 @@ struct nrf_rt_peer_stats {
 	/** Earliest hold-down start among those workers, nrf_now_ns() clock
 	 *  (CLOCK_MONOTONIC, the same in every process); 0 when none. */
 	uint64_t down_since_ns;
+	/** Last failed try in any worker: nrf_now_ns() clock (0: none) and
+	 *  its reason. */
+	uint64_t last_fail_ns;
+	enum nrf_rt_fail last_fail;
 };
 
 /**

@@ -530,6 +530,10 @@ pstats_add(struct nrf_rt_peer_stats *o, const struct rt_pstats *e)
 	}
 	o->tries += ld(&e->tries);
 	o->loop_prevented += ld(&e->loop_prevented);
+	if (ld(&e->last_fail_ns) > o->last_fail_ns) {
+		o->last_fail_ns = ld(&e->last_fail_ns);
+		o->last_fail = (enum nrf_rt_fail)__atomic_load_n(&e->last_fail, __ATOMIC_RELAXED);
+	}
 	for (k = 0; k < NRF_RT_FAIL_COUNT; k++)
 		o->fail[k] += ld(&e->fail[k]);
 	o->code_other += ld(&e->code_other);
@@ -629,6 +633,10 @@ nrf_rt_peer_stats_merge(struct nrf_rt_peer_stats **v, size_t *n, size_t *cap,
 	o = &(*v)[j];
 	o->tries += e->tries;
 	o->loop_prevented += e->loop_prevented;
+	if (e->last_fail_ns > o->last_fail_ns) {
+		o->last_fail_ns = e->last_fail_ns;
+		o->last_fail = e->last_fail;
+	}
 	for (k = 0; k < NRF_RT_FAIL_COUNT; k++)
 		o->fail[k] += e->fail[k];
 	o->code_other += e->code_other;

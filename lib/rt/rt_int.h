@@ -13,6 +13,7 @@
  *   rt_stats.c  counters: per upstream, per operation and outcome, latency
  *   rt_sweep.c  runtime.timeouts: the periodic sweep of the h2 context
  *   rt_mem.c    the memory budget and giving memory back
+ *   rt_alog.c   the access log and request ids
  */
 
 #include <pthread.h>
@@ -26,6 +27,7 @@
 #include "nrf_tp.h"
 #include "nrf_tp_tls.h"
 #include "nrf_via.h"
+#include "rt_alog.h"
 #include "rt_timer.h"
 
 #define MOD "rt"
@@ -146,6 +148,9 @@ struct rt_pstats {
 	uint32_t pools;
 	uint32_t n_down;         /* worker only */
 	uint64_t down_since;
+	/* Last failed try (GET /peers): nrf_now_ns() and enum nrf_rt_fail. */
+	uint64_t last_fail_ns;
+	uint32_t last_fail;
 };
 
 #define RT_PSTATS_CHUNK 64
@@ -284,6 +289,7 @@ struct rt_xact {
 	struct rt_timer rtimer;    /* request timeout */
 	uint64_t t0;               /* complete request received (ns) */
 	uint8_t outcome;           /* enum nrf_rt_outcome of the answer given */
+	char rid[RT_RID_MAX + 1];  /* request id (rt_alog.c); "" none */
 	struct rt_xact *next_free;
 	/* Last: decided before the transaction is taken (xact_take() clears
 	 * only what comes before it). */
@@ -411,6 +417,7 @@ struct rt_worker {
 	struct rt_timer mem_timer; /* pools given back, malloc_trim() */
 	size_t mem_freed;         /* bytes given back since the last malloc_trim() */
 	_Atomic uint64_t seen_gen;
+	struct rt_alog *alog;     /* access log buffer, request ids (rt_alog.c) */
 	_Atomic uint64_t loop_ns; /* nrf_now_ns() of its last iteration (liveness) */
 
 	struct nrf_rt_stats st;

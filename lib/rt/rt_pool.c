@@ -387,10 +387,15 @@ peer_stream_gone(struct nrf_h2_conn *c)
 }
 
 static const char *
-fail_why(bool ready, int err)
+fail_why(bool ready, int err, char *buf, size_t cap)
 {
-	if (!ready)
-		return err == NRF_ETIMEDOUT ? "connect timeout" : "connect failed";
+	if (!ready && err == NRF_ETIMEDOUT)
+		return "connect timeout";
+	if (!ready) {
+		/* keep the transport's reason: "connect failed: connection refused" */
+		snprintf(buf, cap, "connect failed: %s", nrf_strerror(err));
+		return buf;
+	}
 	return err == NRF_ETIMEDOUT ? "no answer to PING" : "closed before answering PING";
 }
 
@@ -403,6 +408,7 @@ peer_conn_close(struct nrf_h2_conn *c, int err)
 	bool was_ready = pc->ready;
 	bool was_alive = pc->alive;
 	uint64_t lived_ns = nrf_now_ns() - pc->opened;
+	char why[96];
 
 	rt_timer_cancel(&w->timers, &pc->ctimer);
 	pconn_unlink(p, pc);
@@ -418,7 +424,8 @@ peer_conn_close(struct nrf_h2_conn *c, int err)
 		RT_STAT(w, peer_connect_failures, 1);
 		if (p->n_conns == 0) {
 			mark_down(p, err != 0 ? err : NRF_ECLOSED);
-			fail_queue(p, NRF_RT_FAIL_CONNECT, fail_why(was_ready, err));
+			fail_queue(p, NRF_RT_FAIL_CONNECT,
+				fail_why(was_ready, err, why, sizeof(why)));
 		}
 		return;
 	}

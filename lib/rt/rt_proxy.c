@@ -144,9 +144,10 @@ static int
 respond_problem(struct nrf_h2_stream *st, int status, const char *body, size_t len,
 	const char *retry_after, const char *location)
 {
-	struct nrf_h2_hdr h[4];
+	struct nrf_h2_hdr h[5];
 	char clen[24], *p = clen + sizeof(clen) - 1;
 	size_t n = 0, v = len;
+	const char *rid;
 	int rc;
 
 	/* Digits by hand: snprintf showed up in the 508 profile. */
@@ -161,6 +162,11 @@ respond_problem(struct nrf_h2_stream *st, int status, const char *body, size_t l
 		hdr_set(&h[n++], "retry-after", retry_after);
 	if (location != NULL && location[0] != '\0')
 		hdr_set(&h[n++], "location", location);
+	/* The request id on every answer nrfwd gives itself (rt_alog.c). */
+	rid = st->user != NULL ? ((const struct rt_xact *)st->user)->rid
+		: rt_rid_cur(nrf_h2_conn_user(st->conn));
+	if (rid[0] != '\0')
+		hdr_set(&h[n++], "x-request-id", rid);
 	rc = nrf_h2_respond_inline(st, status, h, n, body, len);
 	if (rc != 0)
 		nrf_h2_reset(st, NRF_H2_INTERNAL_ERROR);
@@ -930,6 +936,7 @@ answer_at_once(struct rt_worker *w, struct nrf_h2_stream *st, const struct nrf_r
 		respond_rendered(st, 400, "Bad Request", "INVALID_MSG_FORMAT",
 			"malformed Via header");
 		rt_count_answer(w, NRF_OP_OTHER, rt_outcome_of_status(400));
+		rt_alog_once(w, st, NRF_OP_OTHER, rt_outcome_of_status(400), 0);
 		return true;
 	}
 	op = nrf_fwd_classify(st->msg.method, st->msg.path, nrf_slice_str(""));
@@ -938,6 +945,7 @@ answer_at_once(struct rt_worker *w, struct nrf_h2_stream *st, const struct nrf_r
 		RT_STAT(w, answered_error, 1);
 		respond_rendered(st, 500, "Internal Server Error", "SYSTEM_FAILURE", "");
 		rt_count_answer(w, NRF_OP_OTHER, rt_outcome_of_status(500));
+		rt_alog_once(w, st, NRF_OP_OTHER, rt_outcome_of_status(500), via.members);
 		return true;
 	}
 	if (plan->n_skip_via > 0)
@@ -959,6 +967,7 @@ answer_at_once(struct rt_worker *w, struct nrf_h2_stream *st, const struct nrf_r
 		return false;
 	}
 	rt_count_answer(w, plan->op, outcome);
+	rt_alog_once(w, st, plan->op, outcome, via.members);
 	return true;
 }
 
@@ -1084,6 +1093,7 @@ request_incomplete(struct rt_worker *w, struct nrf_h2_stream *st)
 	respond_rendered(st, 408, "Request Timeout", "",
 		"request not complete within runtime.timeouts.requestBodyMs");
 	rt_count_answer(w, op, NRF_RT_OUT_REQUEST_TIMEOUT);
+	rt_alog_once(w, st, op, NRF_RT_OUT_REQUEST_TIMEOUT, 0);
 }
 
 /*
@@ -1106,6 +1116,7 @@ budget_reject(struct rt_worker *w, struct nrf_h2_stream *st)
 		(unsigned long long)m.total, (unsigned long long)w->budget);
 	outcome = send_error(w, st, w->snap, NRF_MODE_FORWARDING, NRF_COND_OVERLOAD);
 	rt_count_answer(w, op, outcome);
+	rt_alog_once(w, st, op, outcome, 0);
 }
 
 /* A request h2 delivered with an error: the answer for each limit. */
@@ -1130,6 +1141,7 @@ reject(struct rt_worker *w, struct nrf_h2_stream *st, int err)
 	else
 		respond_rendered(st, 400, "Bad Request", "INVALID_MSG_FORMAT",
 			"malformed request");
+	rt_alog_once(w, st, NRF_OP_OTHER, NRF_RT_OUT_BAD_REQUEST, 0);
 }
 
 static void
@@ -1139,6 +1151,7 @@ front_on_request(struct nrf_h2_stream *st, int err)
 	struct rt_xact *x;
 
 	RT_STAT(w, requests, 1);
+	rt_rid_begin(w, &st->msg);
 	if (err == NRF_ETIMEDOUT) {
 		request_incomplete(w, st);
 		return;
@@ -1157,6 +1170,7 @@ front_on_request(struct nrf_h2_stream *st, int err)
 	xact_take(w, x);
 	x->front = st;
 	st->user = x;
+	strcpy(x->rid, rt_rid_cur(w));
 	x->t0 = nrf_now_ns();
 	x->snap = w->snap;
 	snap_ref(w, x->snap, 1);
@@ -1189,6 +1203,7 @@ front_on_close(struct nrf_h2_stream *st, uint32_t code, int err)
 	if (!x->answered)
 		RT_STAT(w, client_resets, 1);
 	rt_count_request(w, x);
+	rt_alog_xact(w, x);
 	try_abort(&x->t);
 	rt_timer_cancel(&w->timers, &x->rtimer);
 	nrf_h2_msg_release(w->h2, &x->req);

@@ -63,6 +63,8 @@ void
 rt_count_fail(struct rt_pool *p, enum nrf_rt_fail why)
 {
 	PS_ADD(p->stats, fail[why], 1);
+	__atomic_store_n(&p->stats->last_fail, (uint32_t)why, __ATOMIC_RELAXED);
+	__atomic_store_n(&p->stats->last_fail_ns, nrf_now_ns(), __ATOMIC_RELAXED);
 }
 
 void

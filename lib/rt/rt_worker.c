@@ -165,6 +165,7 @@ worker_switch(struct rt_worker *w, struct nrf_rt_snap *s)
 	w->max_front = max_front(w->rt, s->cfg);
 	rt_sweep_conf(w);
 	rt_mem_conf(w);
+	(void)rt_alog_conf(w); /* the file is open: only live fields change */
 	own_member(w);
 	rt_pool_warm(w); /* a new local NRF: learn its health now */
 	RT_STAT(w, snapshot_switches, 1);
@@ -206,6 +207,7 @@ worker_exit(struct rt_worker *w)
 			break;
 		nrf_h2_ctx_close_all(w->h2);
 	}
+	rt_alog_flush(w);
 }
 
 void *
@@ -301,6 +303,9 @@ rt_worker_create(struct nrf_rt *rt, unsigned int id, struct nrf_rt_snap *snap,
 		goto fail;
 	rt_sweep_conf(w);
 	rt_mem_conf(w);
+	*err = rt_alog_conf(w);
+	if (*err != 0)
+		goto fail;
 	w->scratch = nrf_via_scratch_create(snap->db, err);
 	if (w->scratch == NULL)
 		goto fail;
@@ -382,6 +387,7 @@ rt_worker_free(struct rt_worker *w)
 		if (hs.conns_server + hs.conns_client > 0)
 			worker_exit(w);
 	}
+	rt_alog_fini(w);
 	rt_xact_pool_fini(w);
 	rt_views_free(w);
 	nrf_h2_ctx_free(w->h2);

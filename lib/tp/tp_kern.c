@@ -91,6 +91,24 @@ errno_to_nrf(int e)
 	case EMFILE:
 	case ENFILE:
 		return NRF_ENOMEM;
+	/* The reasons an operator acts on keep their name (not "input/output
+	 * error"): a port in use, a peer that refuses, no route. */
+	case EADDRINUSE:
+		return NRF_EADDRINUSE;
+	case EADDRNOTAVAIL:
+		return NRF_EADDRNOTAVAIL;
+	case ECONNREFUSED:
+		return NRF_ECONNREFUSED;
+	case EACCES:
+	case EPERM:
+		return NRF_EACCES;
+	case ENETUNREACH:
+	case EHOSTUNREACH:
+		return NRF_EUNREACH;
+	case ECONNRESET:
+		return NRF_ECONNRESET;
+	case ETIMEDOUT:
+		return NRF_ETIMEDOUT;
 	default:
 		return NRF_EIO;
 	}
@@ -225,7 +243,7 @@ kern_poll(struct nrf_tp_loop *loop, int timeout_ms)
 				c->connecting = false;
 				if (getsockopt(s->fd, SOL_SOCKET, SO_ERROR, &soe, &len) < 0 ||
 					soe != 0 || (e & EPOLLERR))
-					c->connect_err = NRF_EIO;
+					c->connect_err = soe != 0 ? errno_to_nrf(soe) : NRF_EIO;
 			}
 		}
 		if (s->fn != NULL)

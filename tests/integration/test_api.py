@@ -250,6 +250,53 @@ class TestPersistence(Base):
         st, _, _ = H.curl(self.fwd.url(PROFILE + ID_AMF1), headers=['via: 2.0 10.9.8.7:8080'])
         self.assertEqual(st, 508)
 
+    def test_a_hand_edit_is_not_overwritten_and_the_file_keeps_its_own_keys(self):
+        fwd = self.start()
+        with open(fwd.config_path) as f:
+            doc = json.load(f)
+        # Edited by hand, not reloaded yet; spacing of the operator's own.
+        doc['forwardingOptions']['maxViaMembers'] = 7
+        edited = json.dumps(doc, indent=4) + '\n'
+        with open(fwd.config_path, 'w') as f:
+            f.write(edited)
+        st, hd, p = self.api('PATCH', GEN, {'aliases': ['10.9.8.7:8080']})
+        self.assertProblem(st, hd, p, 409)
+        self.assertEqual(p['cause'], 'CONFIGURATION_CONFLICT')
+        self.assertIn('changed on disk', p['detail'])
+        self.assertIn(fwd.config_path, p['detail'])
+        with open(fwd.config_path) as f:
+            self.assertEqual(f.read(), edited)  # untouched
+        st, _, g = self.api('GET', GEN)
+        self.assertEqual(g['aliases'], [])  # not applied either
+        st, _, fo = self.api('GET', FWD)
+        self.assertNotEqual(fo['maxViaMembers'], 7)
+        m = H.metrics(fwd)
+        self.assertEqual(H.metric_value(m, 'nrfwd_config_generation'), 1)
+        # Reloaded (SIGHUP): the edit runs, and a change is written again.
+        os.kill(fwd.pid, signal.SIGHUP)
+        deadline = time.time() + 10
+        while time.time() < deadline:
+            st, _, fo = self.api('GET', FWD)
+            if fo.get('maxViaMembers') == 7:
+                break
+            time.sleep(0.05)
+        self.assertEqual(fo['maxViaMembers'], 7)
+        st, _, g = self.api('PATCH', GEN, {'aliases': ['10.9.8.7:8080']})
+        self.assertEqual((st, g['aliases']), (200, ['10.9.8.7:8080']))
+        with open(fwd.config_path) as f:
+            on_disk = json.load(f)
+        # What the operator wrote, plus the change: no default filled in,
+        # keys in the operator's order.
+        doc['generalOptions']['aliases'] = ['10.9.8.7:8080']
+        self.assertEqual(on_disk, doc)
+        self.assertEqual(list(on_disk), list(doc))
+        self.assertEqual(list(on_disk['generalOptions']), list(doc['generalOptions']))
+        # The file as written is nrfwd's again: the next change goes through.
+        st, _, fo = self.api('PATCH', FWD, {'maxViaMembers': 6})
+        self.assertEqual(st, 200)
+        with open(fwd.config_path) as f:
+            self.assertEqual(json.load(f)['forwardingOptions']['maxViaMembers'], 6)
+
     def test_a_change_that_cannot_be_persisted_is_not_applied(self):
         fwd = self.start()
         with open(fwd.config_path) as f:

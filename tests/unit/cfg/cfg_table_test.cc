@@ -310,7 +310,7 @@ TEST(CfgTable, RestartOnlyKeysAreTheOnesBakedInAtStart)
 	EXPECT_EQ(units, (std::vector<std::string>{"/runtime/listen", "/runtime/management/address",
 				 "/runtime/management/port", "/runtime/limits/maxConcurrentStreams",
 				 "/runtime/limits/maxHeaderBytes", "/runtime/limits/maxBodyBytes",
-				 "/runtime/transport", "/runtime/dpdk"}));
+				 "/runtime/accessLog/path", "/runtime/transport", "/runtime/dpdk"}));
 }
 
 TEST(CfgDocs, ConfigReferenceSaysWhichKeysAreLiveAsTheTableDoes)

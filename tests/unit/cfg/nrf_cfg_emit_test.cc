@@ -145,6 +145,8 @@ TEST(CfgEmit, FillsEveryDefault)
 		R"("limits":{"maxConnections":10000,"maxConcurrentStreams":128,"maxHeaderBytes":16384,)"
 		R"("maxBodyBytes":1048576,"peerQueueDepth":1024,"maxBufferedBytes":1073741824},)"
 		R"("health":{"probeIntervalMs":250,"probeIntervalMaxMs":500,"probeTimeoutMs":500},)"
+		R"("accessLog":{"path":"","format":"text","sample":1,"maxLinesPerSecond":0,)"
+		R"("flushMs":200},"requestId":{"generate":true},)"
 		R"("transport":"kernel",)"
 		R"("dpdk":{"ipv4Address":"","prefixLength":24,"gateway":"","portId":null,)"
 		R"("rxDescriptors":1024,"txDescriptors":1024,"mbufs":8191,"mbufCache":256,"burst":32,)"

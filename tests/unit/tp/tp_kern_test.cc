@@ -255,16 +255,16 @@ TEST(TpKern, ConnectToAClosedPortFails)
 
 	cli.c = tp->connect(loop.get(), &bound, &err);
 	if (cli.c == nullptr) {
-		EXPECT_EQ(err, NRF_EIO);
+		EXPECT_EQ(err, NRF_ECONNREFUSED); /* the reason is kept */
 		return;
 	}
 	tp->set_handler(cli.c, on_conn, &cli);
 	ASSERT_TRUE(PollUntil(loop.get(), [&] { return cli.events != 0; }));
-	EXPECT_EQ(tp->connect_result(cli.c), NRF_EIO);
+	EXPECT_EQ(tp->connect_result(cli.c), NRF_ECONNREFUSED);
 	tp->close(cli.c);
 }
 
-TEST(TpKern, BindingABusyAddressWithoutReusePortFailsWithEio)
+TEST(TpKern, BindingAnAddressNotOwnedFailsWithAddressNotAvailable)
 {
 	LoopPtr loop = NewLoop();
 	nrf_tp_addr a;
@@ -274,7 +274,7 @@ TEST(TpKern, BindingABusyAddressWithoutReusePortFailsWithEio)
 	nrf_tp_addr_parse("192.0.2.1", 0, &a);
 	nrf_tp_listener *l = tp->listen(loop.get(), &a, 1, on_listen, nullptr, &err);
 	EXPECT_EQ(l, nullptr);
-	EXPECT_EQ(err, NRF_EIO);
+	EXPECT_EQ(err, NRF_EADDRNOTAVAIL);
 }
 
 TEST(TpKern, WakeFromAnotherThreadRunsTheWakeHandler)

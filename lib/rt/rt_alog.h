@@ -1,0 +1,56 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+#ifndef NRF_RT_ALOG_H
+#define NRF_RT_ALOG_H
+
+/*
+ * Access log and request ids (rt_alog.c, docs/access-log.md). Internal to
+ * lib/rt. Every function below runs on the worker thread of @p w unless
+ * it says otherwise; nothing here makes a system call per request.
+ */
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "nrf_fwd.h"
+#include "nrf_h2.h"
+
+struct rt_worker;
+struct rt_xact;
+
+/* Longest request id kept (a client's longer x-request-id is not used). */
+#define RT_RID_MAX 128
+
+/*
+ * Per worker: (re)read runtime.accessLog and runtime.requestId of the
+ * worker's snapshot. The first call of the process opens the log file
+ * (path restart-only). At worker creation and at every snapshot switch.
+ * @return 0, NRF_ENOMEM, or NRF_EIO when the file cannot be opened
+ * (logged with the path and the reason).
+ */
+int rt_alog_conf(struct rt_worker *w);
+/* Write what the worker's buffer holds (worker exit). */
+void rt_alog_flush(struct rt_worker *w);
+/* Flush and free the worker's state (worker teardown). NULL-safe. */
+void rt_alog_fini(struct rt_worker *w);
+
+/*
+ * The id of the request @p m just delivered: its x-request-id (printable,
+ * at most RT_RID_MAX bytes), else the trace-id of its traceparent, else
+ * one generated when runtime.requestId.generate is on, else none. Kept in
+ * the worker as "the current request's id" until the next call; copied
+ * into a transaction by rt_rid_copy().
+ */
+void rt_rid_begin(struct rt_worker *w, const struct nrf_h2_msg *m);
+/* The current request's id ("" when none). */
+const char *rt_rid_cur(const struct rt_worker *w);
+
+/*
+ * One line for a request answered at once, inside the callback that
+ * delivered it (no transaction): status and bytes from @p st.
+ */
+void rt_alog_once(struct rt_worker *w, struct nrf_h2_stream *st, enum nrf_fwd_op op,
+	unsigned int outcome, uint32_t via_members);
+/* One line for transaction @p x, its front stream closing. */
+void rt_alog_xact(struct rt_worker *w, struct rt_xact *x);
+
+#endif /* NRF_RT_ALOG_H */

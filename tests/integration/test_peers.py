@@ -1,0 +1,168 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-3-Clause
+"""Integration tests of GET /peers and `nrfwd-ctl peers` (docs/rest-api.md, "Peers").
+
+Usage: python3 tests/integration/test_peers.py [--build-dir BUILD] [unittest args]
+
+Real processes on loopback: a local nrfstub, a peer nrfstub, nrfwd with its
+management listener. What is checked: every upstream is listed with its
+role, configured and resolved address and state; killing the peer makes it
+"down" with its last failure's reason; restarting it on the same port makes
+it "up" again (background probes, no traffic needed); nrfwd-ctl prints the
+same in a table. Standard library only; helpers in nrfwd_harness.py.
+"""
+
+import json
+import os
+import socket
+import subprocess
+import sys
+import time
+import unittest
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import nrfwd_harness as H  # noqa: E402
+
+ID_UDM1 = '7c3d9e20-1b2a-4f5e-8d02-0000000e0001'  # only at stub "e" (peer)
+PROFILE = '/nnrf-nfm/v1/nf-instances/'
+
+
+def peers(fwd):
+    st, _, doc = H.api(fwd, 'GET', '/peers')
+    assert st == 200, (st, doc)
+    return {u['name']: u for u in doc['upstreams']}
+
+
+def wait_state(fwd, name, state, timeout=5.0):
+    end = time.time() + timeout
+    u = None
+    while time.time() < end:
+        u = peers(fwd).get(name)
+        if u is not None and u['state'] == state:
+            return u
+        time.sleep(0.1)
+    raise AssertionError('%s not %s: %r' % (name, state, u))
+
+
+class Peers(unittest.TestCase):
+    def setUp(self):
+        self.h = H.Harness()
+
+    def tearDown(self):
+        self.h.cleanup()
+
+    def test_01_killed_and_restarted_peer(self):
+        local = self.h.start_stub('local', 'stub-profiles-a.json')
+        peer = self.h.start_stub('nrf-e', 'stub-profiles-e.json')
+        cfg = H.nrfwd_config('nrf-a.test', local=local.port,
+                             peers=[H.peer('nrf-e.test', peer.port, priority=3)])
+        fwd = self.h.start_nrfwd(cfg, management=True)
+        pname = 'nrf-e.test:%d' % peer.port
+        lname = '127.0.0.1:%d' % local.port
+        st, _, _ = H.curl(fwd.url(PROFILE + ID_UDM1))
+        self.assertEqual(st, 200)
+        ups = peers(fwd)
+        self.assertEqual(set(ups), {pname, lname})
+        p, l = ups[pname], ups[lname]
+        self.assertEqual(l['role'], 'localNrf')
+        self.assertEqual(l['address'], lname)
+        self.assertEqual(p['role'], 'forwarding')
+        self.assertEqual(p['priority'], 3)
+        self.assertEqual(p['address'], '127.0.0.1:%d' % peer.port)
+        self.assertIn('fqdn nrf-e.test', p['configured'])
+        self.assertEqual(p['state'], 'up')
+        self.assertEqual(p['tries'], 1)
+        self.assertEqual(p['answers'], {'200': 1})
+        self.assertIsNone(p['lastFailure'])
+        self.assertEqual(l['answers'], {'404': 1})
+
+        # The peer goes away: the next forward fails to connect, the peer
+        # is held down (probed in the background).
+        self.h.procs.remove(peer)
+        peer.stop()
+        st, _, _ = H.curl(fwd.url(PROFILE + ID_UDM1))
+        self.assertEqual(st, 504)
+        p = wait_state(fwd, pname, 'down')
+        self.assertEqual(p['lastFailure']['reason'], 'connect')
+        # The transport's reason is kept in the log, not "input/output error".
+        self.assertIn('connect failed: connection refused', fwd.log())
+        self.assertGreaterEqual(p['failures']['connect'], 1)
+        self.assertIsNotNone(p['downForSeconds'])
+        self.assertEqual(p['workersDown'], p['workers'])
+
+        r = subprocess.run([H.binary('nrfwd-ctl'), 'peers', '--api',
+                            'http://127.0.0.1:%d' % fwd.mgmt_port],
+                           capture_output=True, text=True, timeout=10)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        lines = r.stdout.splitlines()
+        self.assertTrue(lines[0].startswith('UPSTREAM'), r.stdout)
+        row = [x for x in lines if x.startswith(pname)]
+        self.assertEqual(len(row), 1, r.stdout)
+        self.assertIn(' down ', row[0])
+        self.assertIn('connect, ', row[0])
+
+        # Back on the same port: up again by itself.
+        self.h.start_stub('nrf-e', 'stub-profiles-e.json', port=peer.port)
+        p = wait_state(fwd, pname, 'up')
+        self.assertEqual(p['workersDown'], 0)
+        self.assertIsNone(p['downForSeconds'])
+        self.assertEqual(p['lastFailure']['reason'], 'connect')  # kept: the last one
+        st, _, _ = H.curl(fwd.url(PROFILE + ID_UDM1))
+        self.assertEqual(st, 200)
+
+
+class Reasons(unittest.TestCase):
+    """Start-up failures name the address and the reason, one log line each."""
+
+    def setUp(self):
+        self.h = H.Harness()
+        self.busy = socket.socket()
+        self.busy.bind(('127.0.0.1', 0))
+        self.busy.listen(1)
+        self.port = self.busy.getsockname()[1]
+
+    def tearDown(self):
+        self.busy.close()
+        self.h.cleanup()
+
+    def run_nrfwd(self, cfg):
+        path = os.path.join(self.h.tmpdir, 'c.json')
+        with open(path, 'w') as f:
+            json.dump(cfg, f)
+        return subprocess.run([H.binary('nrfwd'), '--config', path, '--workers', '1'],
+                              capture_output=True, text=True, timeout=20)
+
+    def test_01_listen_port_in_use(self):
+        cfg = H.nrfwd_config('nrf-a.test', port=self.port)
+        r = self.run_nrfwd(cfg)
+        self.assertNotEqual(r.returncode, 0)
+        self.assertIn('cannot listen on 127.0.0.1:%d: address already in use' % self.port,
+                      r.stderr)
+        self.assertNotIn('input/output error', r.stderr)
+
+    def test_02_management_port_in_use(self):
+        cfg = H.nrfwd_config('nrf-a.test')
+        cfg['runtime']['management'] = {'address': '127.0.0.1', 'port': self.port}
+        r = self.run_nrfwd(cfg)
+        self.assertNotEqual(r.returncode, 0)
+        self.assertIn('management listener: cannot listen on 127.0.0.1:%d: Address already in use'
+                      % self.port, r.stderr)
+        self.assertNotIn('port 0', r.stderr)
+
+    def test_03_configuration_problems_one_line_each(self):
+        cfg = H.nrfwd_config('nrf-a.test')
+        cfg['runtime']['limits']['maxConnections'] = 0
+        cfg['forwardingOptions']['maxViaMembers'] = 0
+        r = self.run_nrfwd(cfg)
+        self.assertNotEqual(r.returncode, 0)
+        lines = [x for x in r.stderr.splitlines() if x.strip()]
+        probs = [x for x in lines if '/runtime/limits/maxConnections' in x or
+                 '/forwardingOptions/maxViaMembers' in x]
+        self.assertEqual(len(probs), 2, r.stderr)
+        for line in lines:  # every line: timestamp and level
+            self.assertRegex(line, r'^\d{4}-\d\d-\d\dT[0-9:.]+Z (ERROR|WARN|INFO) ', line)
+
+
+if __name__ == '__main__':
+    argv = H.parse_args(sys.argv)
+    unittest.main(argv=argv, verbosity=2)
