@@ -18,18 +18,26 @@ With --pairs N, N short pairs (forwarded, then 508) follow on the same
 nrfwd (and on the baseline): the 508 ratio as the median of pair ratios,
 robust against a shared machine whose speed changes by 2x within minutes.
 
+Origins (--origin, default both, interleaved in each round): "nrfstub" is
+the upstream above (this project's own stub, a ~2.4 KB discovery answer);
+"haproxy" is a second HAProxy process (core 0, h2 frontend, no backend)
+answering with `http-request return`: the same ~2.4 KB answer nrfstub gives
+(fetched from it at start, served with `file`) for the benchmark's path, and
+a 21-byte body (`string`) for the same path with target-nf-type=UDM (same
+request size). Every proxy (HAProxy, nrfwd pure forwarder, nghttpx) runs
+once per origin (one process each, all on core 1), so the ratios are quoted
+per origin: the origin is part of what an upstream-dependent figure measures.
+
+--baseline-build DIR runs that build's nrfwd (pure forwarder, nrfstub origin)
+next to this one in the same rounds, right after it: a before/after
+comparison (forwarded and 508).
+
 Writes the table into docs/benchmarks.md between markers, with the command.
 Not part of the test command. Usage:
   python3 bench/e2e/proxy_bench.py [--build-dir build] [--requests 100000]
       [--rounds 5] [--clients 8] [--streams 32] [--no-write]
+      [--origin nrfstub|haproxy|both]
       [--baseline-build DIR [--baseline-label TEXT]] [--pairs N [--pair-requests K]]
-      [--access-log]
-
---access-log: the access log's cost instead (docs/access-log.md): a second
-nrfwd, the same configuration plus runtime.accessLog (JSON, every request,
-to a file), is measured back to back with the first in every round,
-forwarded and 508; only these four rows run and only the "e2e-access-log"
-section of docs/benchmarks.md is written.
 """
 import argparse
 import json
@@ -51,6 +59,11 @@ ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)
 VIA = "2.0 nrf-x.seg9.example.com:8080, 2.0 nrf-y.seg8.example.com:8080, 2.0 nrf-z.seg7.example.com:8080"
 SELF = "nrf-bench.seg1.example.com:18500"
 PATH = "/nnrf-disc/v1/nf-instances?target-nf-type=AMF&requester-nf-type=SMF"
+# Same length as PATH: the HAProxy origin answers it with SMALL_BODY.
+PATH_SMALL = "/nnrf-disc/v1/nf-instances?target-nf-type=UDM&requester-nf-type=SMF"
+SMALL_BODY = '{"validityPeriod":60}'
+ORIGINS = {"nrfstub": "nrfstub (~2.4 KB)", "hap": "HAProxy origin (same ~2.4 KB)",
+           "hap-small": "HAProxy origin (21 B)"}
 
 
 # Where the time goes (from bench/e2e/profile_nrfwd.sh and callgrind; see
@@ -58,9 +71,9 @@ PATH = "/nnrf-disc/v1/nf-instances?target-nf-type=AMF&requester-nf-type=SMF"
 READING = open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "proxy_bench_reading.md")).read().strip()
 
 
-def h2load(port, n, clients, streams, via, logfile):
+def h2load(port, n, clients, streams, via, logfile, path=PATH):
     cmd = ["taskset", "-c", "0", "h2load", "-n", str(n), "-c", str(clients), "-m", str(streams),
-           "-t", "1", "-H", f"via: {via}", "--log-file", logfile, f"http://127.0.0.1:{port}{PATH}"]
+           "-t", "1", "-H", f"via: {via}", "--log-file", logfile, f"http://127.0.0.1:{port}{path}"]
     out = subprocess.run(cmd, capture_output=True, text=True, timeout=300).stdout
     res = parse_h2load(out)
     lat = []
@@ -76,6 +89,16 @@ def h2load(port, n, clients, streams, via, logfile):
     return res
 
 
+def fetch_body(port, path):
+    """The body of one h2c GET (status 200 required)."""
+    out = subprocess.run(["curl", "-s", "--http2-prior-knowledge", "-w", "\n%{http_code}",
+                          f"http://127.0.0.1:{port}{path}"], capture_output=True, timeout=10).stdout
+    body, _, code = out.rpartition(b"\n")
+    if code != b"200":
+        raise RuntimeError(f"GET {path} on port {port}: status {code.decode()}")
+    return body
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--build-dir", default="build")
@@ -84,6 +107,9 @@ def main():
     ap.add_argument("--clients", type=int, default=8)
     ap.add_argument("--streams", type=int, default=32)
     ap.add_argument("--no-write", action="store_true")
+    ap.add_argument("--origin", choices=("nrfstub", "haproxy", "both"), default="both",
+                    help="upstream behind the proxies: nrfstub, an HAProxy origin answering with "
+                         "`http-request return` (~2.4 KB and 21 B), or both interleaved (default)")
     ap.add_argument("--baseline-build", default=None,
                     help="another build dir: its nrfwd (pure forwarder) adds a forwarded and a "
                          "508 row, measured in the same rounds (before/after comparisons)")
@@ -92,66 +118,97 @@ def main():
                     help="after the rounds: this many short pairs (forwarded, then 508) on each nrfwd, "
                          "back to back; the 508 ratio as the median of the pairs' ratios")
     ap.add_argument("--pair-requests", type=int, default=30000, help="requests per run of a pair")
-    ap.add_argument("--access-log", action="store_true",
-                    help="measure the access log (JSON, every request) on vs off, nothing else")
     args = ap.parse_args()
-    if args.access_log:
-        return access_log_main(args)
     build = os.path.abspath(args.build_dir)
     tmp = tempfile.mkdtemp(prefix="nrfwd-bench-")
     procs = []
 
     def start(cmd, core, port, **kw):
+        log = os.path.join(tmp, f"{os.path.basename(cmd[0])}-{port}.log")
         p = subprocess.Popen(["taskset", "-c", str(core), *cmd], stdout=subprocess.DEVNULL,
-                             stderr=open(os.path.join(tmp, f"{os.path.basename(cmd[0])}-{port}.log"), "w"),
-                             **kw)
+                             stderr=open(log, "w"), **kw)
         procs.append(p)
-        wait_port(port, p)
+        try:
+            wait_port(port, p)
+        except RuntimeError as e:
+            raise RuntimeError(f"{cmd[0]}: {e}: {open(log).read()[-2000:]}") from None
         return p
 
     try:
         up = free_port()
         start([f"{build}/app/nrfstub/nrfstub", "--listen", f"127.0.0.1:{up}", "--profiles",
-               f"{ROOT}/conf/stub-profiles-a.json", "--name", "upstream", "--no-record",
-               "--log-level", "error"], 0, up)
+                      f"{ROOT}/conf/stub-profiles-a.json", "--name", "upstream", "--no-record",
+                      "--log-level", "error"], 0, up)
+        # The HAProxy origin serves the very bytes nrfstub answers to PATH.
+        body = fetch_body(up, PATH)
+        body_file = os.path.join(tmp, "discovery.json")
+        with open(body_file, "wb") as f:
+            f.write(body)
 
         p_local = free_port()
         start([f"{build}/app/nrfstub/nrfstub", "--listen", f"127.0.0.1:{p_local}", "--profiles",
                f"{ROOT}/conf/stub-profiles-empty.json", "--name", "local", "--no-record",
                "--fault", "status:404", "--log-level", "error"], 0, p_local)
 
-        p_nrfwd = free_port()
-        cfg = {
-            "generalOptions": {"ocnrfHost": SELF.split(":")[0], "ocnrfPort": int(SELF.split(":")[1])},
-            "forwardingOptions": {"featureStatus": "ENABLED", "maxForwardAttempts": 2, "maxViaMembers": 16,
-                                  "nrfHostConfig": [{"scheme": "http", "fqdn": "nrf-up.seg2.example.com",
-                                                     "ipv4Address": "127.0.0.1", "port": up}]},
-            "runtime": {"listen": [{"address": "127.0.0.1", "port": p_nrfwd}], "management": {"port": 0},
-                        "limits": {"maxConcurrentStreams": 256}},
-        }
-        cfgfile = os.path.join(tmp, "nrfwd.json")
-        with open(cfgfile, "w") as f:
-            json.dump(cfg, f)
-        nrfwd = start([f"{build}/app/nrfwd/nrfwd", "--config", cfgfile, "--workers", "1",
-                       "--log-level", "error"], 1, p_nrfwd)
+        use_stub = args.origin in ("nrfstub", "both")
+        use_hap = args.origin in ("haproxy", "both")
+        ups = {}
+        if use_stub:
+            ups["nrfstub"] = up
+        if use_hap:
+            # An origin nobody here wrote: HAProxy answering by itself (no
+            # backend), h2 frontend, as many streams per connection as
+            # nrfstub allows (1000), so that the proxies open as many
+            # upstream connections in front of either origin.
+            p_orig = free_port()
+            ocfg = os.path.join(tmp, "origin.cfg")
+            with open(ocfg, "w") as f:
+                f.write(f"""global
+    nbthread 1
+    tune.h2.max-concurrent-streams 1000
+    log stdout format raw local0 emerg
+defaults
+    mode http
+    timeout client 30s
+frontend origin
+    bind 127.0.0.1:{p_orig} proto h2
+    acl small url_param(target-nf-type) -m str UDM
+    http-request return status 200 content-type application/json string '{SMALL_BODY}' if small
+    http-request return status 200 content-type application/json file {body_file}
+""")
+            start(["haproxy", "-f", ocfg, "-db"], 0, p_orig)
+            ups["hap"] = p_orig
+            small = fetch_body(p_orig, PATH_SMALL)
+            big = fetch_body(p_orig, PATH)
+            if small != SMALL_BODY.encode() or big != body:
+                raise RuntimeError(f"HAProxy origin answers {len(small)} / {len(big)} bytes")
 
-        # The same nrfwd with a local NRF that answers 404 (behaviour.md §3: local
-        # NRF first, 404 triggers forwarding to the peers).
-        p_nrfwd_l = free_port()
-        cfg_l = json.loads(json.dumps(cfg))
-        cfg_l["generalOptions"]["ocnrfPort"] = p_nrfwd_l
-        cfg_l["runtime"]["listen"] = [{"address": "127.0.0.1", "port": p_nrfwd_l}]
-        cfg_l["runtime"]["localNrf"] = {"address": "127.0.0.1", "port": p_local}
-        cfgfile_l = os.path.join(tmp, "nrfwd-local.json")
-        with open(cfgfile_l, "w") as f:
-            json.dump(cfg_l, f)
-        nrfwd_l = start([f"{build}/app/nrfwd/nrfwd", "--config", cfgfile_l, "--workers", "1",
-                         "--log-level", "error"], 1, p_nrfwd_l)
+        def nrfwd_cfg(port, upstream, local=None):
+            c = {
+                "generalOptions": {"ocnrfHost": SELF.split(":")[0], "ocnrfPort": int(SELF.split(":")[1])},
+                "forwardingOptions": {"featureStatus": "ENABLED", "maxForwardAttempts": 2, "maxViaMembers": 16,
+                                      "nrfHostConfig": [{"scheme": "http", "fqdn": "nrf-up.seg2.example.com",
+                                                         "ipv4Address": "127.0.0.1", "port": upstream}]},
+                "runtime": {"listen": [{"address": "127.0.0.1", "port": port}], "management": {"port": 0},
+                            "limits": {"maxConcurrentStreams": 256}},
+            }
+            if local:
+                c["runtime"]["localNrf"] = {"address": "127.0.0.1", "port": local}
+            path = os.path.join(tmp, f"nrfwd-{port}.json")
+            with open(path, "w") as f:
+                json.dump(c, f)
+            return path
 
-        p_hap = free_port()
-        hapcfg = os.path.join(tmp, "haproxy.cfg")
-        with open(hapcfg, "w") as f:
-            f.write(f"""global
+        def start_nrfwd(bdir, upstream, local=None):
+            port = free_port()
+            return start([f"{bdir}/app/nrfwd/nrfwd", "--config", nrfwd_cfg(port, upstream, local),
+                          "--workers", "1", "--log-level", "error"], 1, port), port
+
+        def start_hap(upstream):
+            port = free_port()
+            path = os.path.join(tmp, f"haproxy-{port}.cfg")
+            with open(path, "w") as f:
+                f.write(f"""global
     nbthread 1
     log stdout format raw local0 emerg
 defaults
@@ -160,66 +217,84 @@ defaults
     timeout client 30s
     timeout server 30s
 frontend fe
-    bind 127.0.0.1:{p_hap} proto h2
+    bind 127.0.0.1:{port} proto h2
     default_backend be
 backend be
     http-reuse always
-    server s1 127.0.0.1:{up} proto h2
+    server s1 127.0.0.1:{upstream} proto h2
 """)
-        hap = start(["haproxy", "-f", hapcfg, "-db"], 1, p_hap)
+            return start(["haproxy", "-f", path, "-db"], 1, port), port
 
-        p_ngx = free_port()
-        ngx = start(["nghttpx", "-n1", f"--frontend=127.0.0.1,{p_ngx};no-tls",
-                     f"--backend=127.0.0.1,{up};;proto=h2", "--backend-connections-per-host=8",
-                     "--no-ocsp", "--errorlog-file=/dev/null", "--accesslog-file=/dev/null",
-                     ], 1, p_ngx)
+        def start_ngx(upstream):
+            port = free_port()
+            # --conf=/dev/null: the packaged /etc/nghttpx/nghttpx.conf adds a
+            # frontend on port 3000 (a second nghttpx then fails to bind it).
+            return start(["nghttpx", "--conf=/dev/null", "-n1", f"--frontend=127.0.0.1,{port};no-tls",
+                          f"--backend=127.0.0.1,{upstream};;proto=h2", "--backend-connections-per-host=8",
+                          "--no-ocsp", "--errorlog-file=/dev/null", "--accesslog-file=/dev/null",
+                          ], 1, port), port
 
-        extra = []
-        if args.baseline_build:
-            p_base = free_port()
-            cfg_b = json.loads(json.dumps(cfg))
-            cfg_b["generalOptions"]["ocnrfPort"] = p_base
-            cfg_b["runtime"]["listen"] = [{"address": "127.0.0.1", "port": p_base}]
-            cfgfile_b = os.path.join(tmp, "nrfwd-baseline.json")
-            with open(cfgfile_b, "w") as f:
-                json.dump(cfg_b, f)
-            bb = os.path.abspath(args.baseline_build)
-            nrfwd_b = start([f"{bb}/app/nrfwd/nrfwd", "--config", cfgfile_b, "--workers", "1",
-                             "--log-level", "error"], 1, p_base)
-            self_b = SELF.split(":")[0] + f":{p_base}"
-            extra = [("baseline nrfwd (forwarded)", nrfwd_b, p_base, VIA),
-                     ("baseline nrfwd (508 loop detected)", nrfwd_b, p_base, VIA + ", 2.0 " + self_b)]
+        # One process per proxy and origin, all on core 1 (idle while the
+        # others run). Rows: (origin, system, process, port, via, path).
         # Compared pairs run back to back in each round (HAProxy, then the
-        # forwarded request, then the 508), so that a change of the shared
-        # machine's speed between runs reaches both sides of a ratio alike.
-        systems = [
-            ("HAProxy 2.6", hap, p_hap, VIA),
-            ("nrfwd (forwarded)", nrfwd, p_nrfwd, VIA),
-            ("nrfwd (508 loop detected)", nrfwd, p_nrfwd, VIA + ", 2.0 " + SELF),
-            ("nrfwd (forwarded after local 404)", nrfwd_l, p_nrfwd_l, VIA),
-            ("nghttpx", ngx, p_ngx, VIA),
-        ] + extra
-        results = {name: [] for name, *_ in systems}
+        # forwarded request, then the 508; the baseline right after this
+        # build's row), so that a change of the shared machine's speed
+        # between runs reaches both sides of a ratio alike.
+        systems = []
+        px = {}
+        for o, u in ups.items():
+            px[o] = {"hap": start_hap(u), "nrfwd": start_nrfwd(build, u), "ngx": start_ngx(u)}
+        if use_stub:
+            nrfwd, p_nrfwd = px["nrfstub"]["nrfwd"]
+            # The same nrfwd with a local NRF that answers 404 (behaviour.md §3:
+            # local NRF first, 404 triggers forwarding to the peers).
+            nrfwd_l, p_nrfwd_l = start_nrfwd(build, up, p_local)
+            base = []
+            if args.baseline_build:
+                nrfwd_b, p_base = start_nrfwd(os.path.abspath(args.baseline_build), up)
+                self_b = SELF  # same identity: the configuration is the same
+                base = [("nrfstub", "baseline nrfwd (forwarded)", nrfwd_b, p_base, VIA, PATH)]
+            systems += [
+                ("nrfstub", "HAProxy 2.6", *px["nrfstub"]["hap"], VIA, PATH),
+                ("nrfstub", "nrfwd (forwarded)", nrfwd, p_nrfwd, VIA, PATH),
+                *base,
+                ("nrfstub", "nrfwd (508 loop detected)", nrfwd, p_nrfwd, VIA + ", 2.0 " + SELF, PATH),
+            ]
+            if args.baseline_build:
+                systems.append(("nrfstub", "baseline nrfwd (508 loop detected)", nrfwd_b, p_base,
+                                VIA + ", 2.0 " + self_b, PATH))
+            systems += [
+                ("nrfstub", "nrfwd (forwarded after local 404)", nrfwd_l, p_nrfwd_l, VIA, PATH),
+                ("nrfstub", "nghttpx", *px["nrfstub"]["ngx"], VIA, PATH),
+            ]
+        if use_hap:
+            for o, path in (("hap", PATH), ("hap-small", PATH_SMALL)):
+                systems += [
+                    (o, "HAProxy 2.6", *px["hap"]["hap"], VIA, path),
+                    (o, "nrfwd (forwarded)", *px["hap"]["nrfwd"], VIA, path),
+                    (o, "nghttpx", *px["hap"]["ngx"], VIA, path),
+                ]
+        results = {(o, name): [] for o, name, *_ in systems}
         # Warm-up: connections, pools, caches.
-        for name, proc, port, via in systems:
-            h2load(port, 5000, args.clients, args.streams, via, os.path.join(tmp, "warm.log"))
+        for o, name, proc, port, via, path in systems:
+            h2load(port, 5000, args.clients, args.streams, via, os.path.join(tmp, "warm.log"), path)
         load0 = open("/proc/loadavg").read().split()[:3]
         for r in range(args.rounds):
-            for name, proc, port, via in systems:
+            for o, name, proc, port, via, path in systems:
                 c0 = cpu_seconds_ns(proc.pid)
                 res = h2load(port, args.requests, args.clients, args.streams, via,
-                             os.path.join(tmp, "lat.log"))
+                             os.path.join(tmp, "lat.log"), path)
                 res["cpu"] = cpu_seconds_ns(proc.pid) - c0
-                results[name].append(res)
-                print(f"round {r + 1}/{args.rounds} {name}: {res['rps']:.0f} req/s, "
+                results[(o, name)].append(res)
+                print(f"round {r + 1}/{args.rounds} [{o}] {name}: {res['rps']:.0f} req/s, "
                       f"cpu {res['cpu']:.2f}s, done {res['done']} failed {res['failed']} "
                       f"errored {res['errored']} status {res['status']}", flush=True)
         # Short pairs: a forwarded run and a 508 run a few hundred ms apart,
         # so that the speed changes of a shared machine (2x within minutes
         # here) fall on both halves of a ratio.
         pairs = {}
-        pair_sets = [("nrfwd", nrfwd, p_nrfwd, SELF)]
-        if args.baseline_build:
+        pair_sets = [("nrfwd", nrfwd, p_nrfwd, SELF)] if use_stub else []
+        if use_stub and args.baseline_build:
             pair_sets.append(("baseline nrfwd", nrfwd_b, p_base, self_b))
         for i in range(args.pairs):
             for label, proc, port, ident in pair_sets:
@@ -243,54 +318,76 @@ backend be
                 p.kill()
         shutil.rmtree(tmp, ignore_errors=True)
 
-    def med(name, key):
-        v = [x[key] for x in results[name] if key in x]
+    def med(key, field):
+        v = [x[field] for x in results[key] if field in x]
         return statistics.median(v), min(v), max(v)
 
     rows = []
     per_cpu = {}
-    for name in results:
-        rps = med(name, "rps")
+    for key in results:
+        o, name = key
+        rps = med(key, "rps")
         # Per answered request (done): the 508 rows are answers too.
-        cpu100k = [x["cpu"] / x["done"] * 100000 if x["done"] else float("inf") for x in results[name]]
-        rpc = [x["done"] / x["cpu"] if x["cpu"] > 0 else float("inf") for x in results[name]]
-        per_cpu[name] = statistics.median(rpc)
-        p50 = med(name, "p50")
-        p99 = med(name, "p99")
-        bad = sum(x["errored"] + (x["failed"] if "508" not in name else 0) for x in results[name])
-        rows.append(f"| {name} | {rps[0]:,.0f} ({rps[1]:,.0f}..{rps[2]:,.0f}) | "
-                    f"{statistics.median(cpu100k):.2f} ({min(cpu100k):.2f}..{max(cpu100k):.2f}) | "
-                    f"{per_cpu[name]:,.0f} | {p50[0]:.2f} | {p99[0]:.2f} | {bad} |")
-    ratio_hap = per_cpu["nrfwd (forwarded)"] / per_cpu["HAProxy 2.6"]
-    ratio_ngx = per_cpu["nrfwd (forwarded)"] / per_cpu["nghttpx"]
-    ratio_508 = per_cpu["nrfwd (508 loop detected)"] / per_cpu["nrfwd (forwarded)"]
-    ratio_508_l = per_cpu["nrfwd (508 loop detected)"] / per_cpu["nrfwd (forwarded after local 404)"]
-    ratio_l = per_cpu["nrfwd (forwarded)"] / per_cpu["nrfwd (forwarded after local 404)"]
+        us = [x["cpu"] / x["done"] * 1e6 if x["done"] else float("inf") for x in results[key]]
+        rpc = [x["done"] / x["cpu"] if x["cpu"] > 0 else float("inf") for x in results[key]]
+        per_cpu[key] = statistics.median(rpc)
+        p50 = med(key, "p50")
+        p99 = med(key, "p99")
+        bad = sum(x["errored"] + (x["failed"] if "508" not in name else 0) for x in results[key])
+        rows.append(f"| {ORIGINS[o]} | {name} | {rps[0]:,.0f} ({rps[1]:,.0f}..{rps[2]:,.0f}) | "
+                    f"{statistics.median(us):.2f} ({min(us):.2f}..{max(us):.2f}) | "
+                    f"{per_cpu[key]:,.0f} ({min(rpc):,.0f}..{max(rpc):,.0f}) | "
+                    f"{p50[0]:.2f} | {p99[0]:.2f} | {bad} |")
+
     # Per-round ratios (each round's figures are measured back to back).
     def round_ratios(a, b):
         v = [(x["done"] / x["cpu"]) / (y["done"] / y["cpu"])
              for x, y in zip(results[a], results[b]) if x["cpu"] > 0 and y["cpu"] > 0]
         return statistics.median(v), min(v), max(v)
-    rr_508 = round_ratios("nrfwd (508 loop detected)", "nrfwd (forwarded)")
-    rr_508_l = round_ratios("nrfwd (508 loop detected)", "nrfwd (forwarded after local 404)")
-    rr_hap = round_ratios("nrfwd (forwarded)", "HAProxy 2.6")
+
+    def ratio_line(text, a, b, suffix=""):
+        rr = round_ratios(a, b)
+        return (f"{text}**{per_cpu[a] / per_cpu[b]:.2f}×** (per round: median {rr[0]:.2f}, "
+                f"{rr[1]:.2f}..{rr[2]:.2f}{suffix})")
+
     load = open("/proc/loadavg").read().split()[:3]
-    base_lines = []
-    if args.baseline_build:
-        bf, b5 = "baseline nrfwd (forwarded)", "baseline nrfwd (508 loop detected)"
-        rr_b = round_ratios(b5, bf)
-        rr_f = round_ratios("nrfwd (forwarded)", bf)
-        rr_5 = round_ratios("nrfwd (508 loop detected)", b5)
-        base_lines = [
-            f"- baseline build ({args.baseline_label or args.baseline_build}: its nrfwd, pure forwarder, "
-            f"same upstream, also on core 1), 508 vs forwarded: "
-            f"**{per_cpu[b5] / per_cpu[bf]:.2f}× cheaper** (per round: median {rr_b[0]:.2f}, "
-            f"{rr_b[1]:.2f}..{rr_b[2]:.2f})",
-            f"- this build / baseline, requests per nrfwd-CPU-second: forwarded "
-            f"**{per_cpu['nrfwd (forwarded)'] / per_cpu[bf]:.2f}×** (per round: median {rr_f[0]:.2f}, "
-            f"{rr_f[1]:.2f}..{rr_f[2]:.2f}), 508 **{per_cpu['nrfwd (508 loop detected)'] / per_cpu[b5]:.2f}×** "
-            f"(per round: median {rr_5[0]:.2f}, {rr_5[1]:.2f}..{rr_5[2]:.2f})",
+    origin_lines = []
+    for o in ORIGINS:
+        if (o, "nrfwd (forwarded)") not in results:
+            continue
+        f = (o, "nrfwd (forwarded)")
+        origin_lines += [
+            ratio_line(f"- {ORIGINS[o]}: nrfwd / HAProxy, requests per proxy-CPU-second: ", f,
+                       (o, "HAProxy 2.6"), "; target ≥ 1.5×" if o == "nrfstub" else ""),
+            ratio_line(f"- {ORIGINS[o]}: nrfwd / nghttpx, requests per proxy-CPU-second: ", f, (o, "nghttpx")),
         ]
+    if ("nrfstub", "HAProxy 2.6") in results and ("hap", "HAProxy 2.6") in results:
+        for name in ("HAProxy 2.6", "nrfwd (forwarded)", "nghttpx"):
+            origin_lines.append(ratio_line(
+                f"- {name}: CPU per request behind nrfstub / behind the HAProxy origin (same answer): ",
+                ("hap", name), ("nrfstub", name)))
+    stub_lines = []
+    if ("nrfstub", "nrfwd (forwarded)") in results:
+        f, l5 = ("nrfstub", "nrfwd (forwarded)"), ("nrfstub", "nrfwd (508 loop detected)")
+        loc = ("nrfstub", "nrfwd (forwarded after local 404)")
+        stub_lines = [
+            ratio_line("- 508 (loop detected) vs pure-forwarder forwarded request, nrfwd CPU per request: ",
+                       l5, f, "; target ≥ 3×").replace("×**", "× cheaper**", 1),
+            ratio_line("- 508 (loop detected) vs forwarded after a local 404, nrfwd CPU per request: ",
+                       l5, loc).replace("×**", "× cheaper**", 1),
+            f"- forwarded after a local 404 costs {per_cpu[f] / per_cpu[loc]:.2f}× the CPU of a "
+            "pure-forwarder forwarded request",
+        ]
+        if args.baseline_build:
+            bf = ("nrfstub", "baseline nrfwd (forwarded)")
+            b5 = ("nrfstub", "baseline nrfwd (508 loop detected)")
+            stub_lines += [
+                ratio_line(f"- baseline build ({args.baseline_label or args.baseline_build}: its nrfwd, pure "
+                           "forwarder, same configuration and upstream, also on core 1), 508 vs forwarded: ",
+                           b5, bf).replace("×**", "× cheaper**", 1),
+                ratio_line("- **this build / baseline**, requests per nrfwd-CPU-second, forwarded: ", f, bf),
+                ratio_line("- **this build / baseline**, requests per nrfwd-CPU-second, 508: ", l5, b5),
+            ]
     pair_lines = []
     for label, v in pairs.items():
         fw = [a for a, _ in v]
@@ -316,33 +413,35 @@ backend be
         f"{' '.join(load0)} at the start, {' '.join(load)} at the end.",
         "",
         f"h2load (`-n {args.requests} -c {args.clients} -m {args.streams} -t 1`, core 0) → proxy (core 1, one "
-        "worker/thread) → nrfstub (core 0, recording off). GET NFDiscover with a 3-member Via. "
-        f"{args.rounds} rounds, systems interleaved in each round (HAProxy, nrfwd forwarded and nrfwd 508 "
-        "back to back, the pairs the ratios compare); medians with (min..max). CPU is the "
-        "proxy's on-CPU time over the run (schedstat of its threads, in ns). The upstream shares core 0 with h2load, so requests/s is "
-        "bounded by the client side for every system: compare CPU per request.",
+        "worker/thread) → origin (core 0). GET NFDiscover with a 3-member Via. "
+        f"{args.rounds} rounds, systems and origins interleaved in each round (per origin: HAProxy, nrfwd "
+        "forwarded (the baseline's right after it) and nrfwd 508 back to back, the pairs the ratios compare); "
+        "medians with (min..max). CPU is the proxy's on-CPU time over the run (schedstat of its threads, in "
+        "ns). The origin shares core 0 with h2load, so requests/s is bounded by the client side for every "
+        "system: compare CPU per request.",
+        "",
+        "Origins: **nrfstub** is this project's stub NRF (`conf/stub-profiles-a.json`, recording off), "
+        f"answering a {len(body):,}-byte discovery result. **HAProxy origin** is a second HAProxy 2.6 process "
+        "(one thread, h2 frontend, `tune.h2.max-concurrent-streams 1000` as nrfstub, no backend) answering "
+        "with `http-request return status 200 content-type application/json`: `file` with the same "
+        f"{len(body):,} bytes nrfstub gives (fetched from it at start), or `string` with a {len(SMALL_BODY)}-byte "
+        "body for the same path with `target-nf-type=UDM` (same request size). Every proxy is a separate "
+        "process per origin.",
         "",
         "Rows: **nrfwd (forwarded)** is the pure forwarder (no `localNrf`): front exchange + one exchange "
-        "with the upstream. **nrfwd (forwarded after local 404)** is the main deployment (behaviour §3: local NRF first): a second nrfwd "
+        "with the upstream. **nrfwd (forwarded after local 404)** is the main deployment ([behaviour §3](behaviour.md): local NRF first): a second nrfwd "
         "(same build, one worker, also on core 1, idle while the other systems run) whose `localNrf` is an "
         "nrfstub on core 0 answering every request `404` (`--fault status:404`, `conf/stub-profiles-empty.json`): "
         "front exchange + the local NRF's 404 (the forwarding trigger, kept for step 8) + the upstream exchange. "
         "**nrfwd (508 loop detected)** adds the proxy's own identity to the Via (run on the pure forwarder; "
         "loop detection comes before the local NRF, so a 508 costs the same in both configurations).",
         "",
-        "| system | req/s | proxy CPU s / 100k req | req per proxy-CPU-s | p50 ms | p99 ms | failed+errored |",
-        "|---|---|---|---|---|---|---|",
+        "| origin | system | req/s | proxy CPU µs / req | req per proxy-CPU-s | p50 ms | p99 ms | failed+errored |",
+        "|---|---|---|---|---|---|---|---|",
         *rows,
         "",
-        f"- nrfwd / HAProxy, requests per proxy-CPU-second: **{ratio_hap:.2f}×** "
-        f"(per round: median {rr_hap[0]:.2f}, {rr_hap[1]:.2f}..{rr_hap[2]:.2f}; target ≥ 1.5×)",
-        f"- nrfwd / nghttpx, requests per proxy-CPU-second: **{ratio_ngx:.2f}×**",
-        f"- 508 (loop detected) vs pure-forwarder forwarded request, nrfwd CPU per request: "
-        f"**{ratio_508:.2f}× cheaper** (per round: median {rr_508[0]:.2f}, {rr_508[1]:.2f}..{rr_508[2]:.2f}; target ≥ 3×)",
-        f"- 508 (loop detected) vs forwarded after a local 404, nrfwd CPU per request: "
-        f"**{ratio_508_l:.2f}× cheaper** (per round: median {rr_508_l[0]:.2f}, {rr_508_l[1]:.2f}..{rr_508_l[2]:.2f})",
-        f"- forwarded after a local 404 costs {ratio_l:.2f}× the CPU of a pure-forwarder forwarded request",
-        *base_lines,
+        *origin_lines,
+        *stub_lines,
         *pair_lines,
         "",
         READING,
@@ -351,136 +450,6 @@ backend be
     print(text)
     if not args.no_write:
         write_section(os.path.join(ROOT, "docs", "benchmarks.md"), "e2e-proxy", text)
-    return 0
-
-
-def access_log_main(args):
-    """nrfwd without and with runtime.accessLog (JSON, every request),
-    forwarded and 508, back to back in every round."""
-    build = os.path.abspath(args.build_dir)
-    tmp = tempfile.mkdtemp(prefix="nrfwd-bench-alog-")
-    procs = []
-    lines = 0
-
-    def start(cmd, core, port):
-        p = subprocess.Popen(["taskset", "-c", str(core), *cmd], stdout=subprocess.DEVNULL,
-                             stderr=open(os.path.join(tmp, f"{os.path.basename(cmd[0])}-{port}.log"), "w"))
-        procs.append(p)
-        wait_port(port, p)
-        return p
-
-    def nrfwd_cfg(port, up, alog=None):
-        cfg = {
-            "generalOptions": {"ocnrfHost": SELF.split(":")[0], "ocnrfPort": port},
-            "forwardingOptions": {"featureStatus": "ENABLED", "maxForwardAttempts": 2, "maxViaMembers": 16,
-                                  "nrfHostConfig": [{"scheme": "http", "fqdn": "nrf-up.seg2.example.com",
-                                                     "ipv4Address": "127.0.0.1", "port": up}]},
-            "runtime": {"listen": [{"address": "127.0.0.1", "port": port}], "management": {"port": 0},
-                        "limits": {"maxConcurrentStreams": 256}},
-        }
-        if alog:
-            cfg["runtime"]["accessLog"] = {"path": alog, "format": "json"}
-        path = os.path.join(tmp, f"nrfwd-{port}.json")
-        with open(path, "w") as f:
-            json.dump(cfg, f)
-        return path
-
-    alog_path = os.path.join(tmp, "access.log")
-    try:
-        up = free_port()
-        start([f"{build}/app/nrfstub/nrfstub", "--listen", f"127.0.0.1:{up}", "--profiles",
-               f"{ROOT}/conf/stub-profiles-a.json", "--name", "upstream", "--no-record",
-               "--log-level", "error"], 0, up)
-        p_off, p_on = free_port(), free_port()
-        off = start([f"{build}/app/nrfwd/nrfwd", "--config", nrfwd_cfg(p_off, up), "--workers", "1",
-                     "--log-level", "error"], 1, p_off)
-        on = start([f"{build}/app/nrfwd/nrfwd", "--config", nrfwd_cfg(p_on, up, alog_path),
-                    "--workers", "1", "--log-level", "error"], 1, p_on)
-        self_off = SELF.split(":")[0] + f":{p_off}"
-        self_on = SELF.split(":")[0] + f":{p_on}"
-        systems = [
-            ("nrfwd (forwarded)", off, p_off, VIA),
-            ("nrfwd (forwarded), access log JSON", on, p_on, VIA),
-            ("nrfwd (508 loop detected)", off, p_off, VIA + ", 2.0 " + self_off),
-            ("nrfwd (508 loop detected), access log JSON", on, p_on, VIA + ", 2.0 " + self_on),
-        ]
-        results = {name: [] for name, *_ in systems}
-        for name, proc, port, via in systems:
-            h2load(port, 5000, args.clients, args.streams, via, os.path.join(tmp, "warm.log"))
-        load0 = open("/proc/loadavg").read().split()[:3]
-        for r in range(args.rounds):
-            for name, proc, port, via in systems:
-                c0 = cpu_seconds_ns(proc.pid)
-                res = h2load(port, args.requests, args.clients, args.streams, via,
-                             os.path.join(tmp, "lat.log"))
-                res["cpu"] = cpu_seconds_ns(proc.pid) - c0
-                results[name].append(res)
-                print(f"round {r + 1}/{args.rounds} {name}: {res['rps']:.0f} req/s, "
-                      f"cpu {res['cpu']:.2f}s, done {res['done']} failed {res['failed']} "
-                      f"errored {res['errored']}", flush=True)
-        load = open("/proc/loadavg").read().split()[:3]
-        time.sleep(0.5)  # the last flush (flushMs 200)
-        with open(alog_path) as f:
-            for line in f:
-                json.loads(line)  # every line is one JSON object
-                lines += 1
-    finally:
-        for p in procs:
-            if p.poll() is None:
-                p.send_signal(signal.SIGTERM)
-        for p in procs:
-            try:
-                p.wait(timeout=5)
-            except subprocess.TimeoutExpired:
-                p.kill()
-        shutil.rmtree(tmp, ignore_errors=True)
-
-    def us_per_req(name):
-        v = [x["cpu"] / x["done"] * 1e6 for x in results[name] if x["done"]]
-        return statistics.median(v), min(v), max(v)
-
-    def round_ratios(a, b):
-        v = [(x["cpu"] / x["done"]) / (y["cpu"] / y["done"])
-             for x, y in zip(results[a], results[b]) if x["done"] and y["done"]]
-        return statistics.median(v), min(v), max(v)
-
-    rows = []
-    for name in results:
-        u = us_per_req(name)
-        rps = statistics.median([x["rps"] for x in results[name]])
-        rows.append(f"| {name} | {u[0]:.2f} ({u[1]:.2f}..{u[2]:.2f}) | {rps:,.0f} |")
-    rf = round_ratios("nrfwd (forwarded), access log JSON", "nrfwd (forwarded)")
-    r5 = round_ratios("nrfwd (508 loop detected), access log JSON", "nrfwd (508 loop detected)")
-    expect = sum(x["done"] for n in results if "access log" in n for x in results[n])
-    cmd = "python3 bench/e2e/proxy_bench.py " + shlex.join(sys.argv[1:])
-    text = "\n".join([
-        "## Access log: on (JSON, every request) vs off (bench/e2e/proxy_bench.py --access-log)",
-        "",
-        f"Command: `{cmd.strip()}` — {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}, "
-        f"{os.cpu_count()} cores, Linux {platform.release()}, shared machine; load average "
-        f"{' '.join(load0)} at the start, {' '.join(load)} at the end.",
-        "",
-        f"h2load (`-n {args.requests} -c {args.clients} -m {args.streams} -t 1`, core 0) → nrfwd (core 1, one "
-        "worker, pure forwarder) → nrfstub (core 0). Two nrfwd of the same build: one without an access "
-        "log, one with `runtime.accessLog` `{\"path\": FILE, \"format\": \"json\"}` (every request, "
-        "flushed every 200 ms). Each round runs the four rows back to back; CPU is the nrfwd process's "
-        f"on-CPU time (all its threads, flushes included). {args.rounds} rounds; medians (min..max).",
-        "",
-        "| row | nrfwd CPU µs / request | req/s |",
-        "|---|---|---|",
-        *rows,
-        "",
-        f"- forwarded: access log on / off, CPU per request **{rf[0]:.3f}×** (per-round ratios "
-        f"{rf[1]:.3f}..{rf[2]:.3f}; target ≤ 1.10)",
-        f"- 508 loop detected: access log on / off, CPU per request **{r5[0]:.3f}×** (per-round ratios "
-        f"{r5[1]:.3f}..{r5[2]:.3f}; target ≤ 1.10)",
-        f"- lines in the access log: {lines} (requests answered with the log on, warm-up included: "
-        f"{expect + 2 * 5000}); every line parsed as JSON",
-        "",
-    ])
-    print(text)
-    if not args.no_write:
-        write_section(os.path.join(ROOT, "docs", "benchmarks.md"), "e2e-access-log", text)
     return 0
 
 
