@@ -50,9 +50,11 @@ struct nrf_api {
 	_Atomic uint64_t n_requests;
 	_Atomic uint64_t n_reloads;
 	_Atomic uint64_t n_failures;
-	/* busy share: CPU time per worker at the previous scrape */
-	uint64_t prev_wall_ns;
-	uint64_t prev_cpu[NRF_RT_MAX_WORKERS];
+	/* busy share over a trailing window (API_BUSY_WINDOW_NS): a ring of
+	 * samples taken at scrapes, at most one a second */
+	struct api_busy_sample busy_ring[API_BUSY_SAMPLES];
+	unsigned int busy_n;      /* samples kept (<= API_BUSY_SAMPLES) */
+	unsigned int busy_head;   /* index of the newest */
 	double busy[NRF_RT_MAX_WORKERS];
 	double last_apply[3];
 	atomic_bool draining;     /* nrf_api_drain(): the process is stopping */
@@ -157,6 +159,47 @@ serve_config(struct nrf_api *api, struct MHD_Connection *c, struct api_req *rq)
 	return reply_json_owned(api, c, rq, 200, text);
 }
 
+/* Busy share of every worker over the trailing window: against the newest
+ * kept sample at least API_BUSY_WINDOW_NS old (else the oldest kept, if at
+ * least 100 ms old; else the previous figure stands). The window does not
+ * depend on who scrapes how often, so scrapers do not disturb each other
+ * (before, it was "since the previous scrape", which a second scraper
+ * shortened). Caller holds api->lock. */
+static void
+busy_window(struct nrf_api *api, uint64_t now, const struct nrf_rt_worker_info *wi,
+	unsigned int n)
+{
+	const struct api_busy_sample *ref = NULL;
+	struct api_busy_sample *s;
+	unsigned int k, i;
+
+	for (k = 0; k < api->busy_n; k++) {
+		s = &api->busy_ring[(api->busy_head + API_BUSY_SAMPLES - k) % API_BUSY_SAMPLES];
+		ref = s;
+		if (now - s->wall_ns >= API_BUSY_WINDOW_NS)
+			break;
+	}
+	if (ref != NULL && now - ref->wall_ns >= 100000000ull) {
+		for (i = 0; i < n; i++) {
+			uint64_t d = wi[i].cpu_ns >= ref->busy_ns[i] ? wi[i].cpu_ns - ref->busy_ns[i] : 0;
+
+			api->busy[i] = NRF_MIN(1.0, (double)d / (double)(now - ref->wall_ns));
+		}
+	}
+	/* keep a sample when the newest is at least a second old */
+	if (api->busy_n == 0 ||
+		now - api->busy_ring[api->busy_head].wall_ns >= 1000000000ull) {
+		if (api->busy_n > 0)
+			api->busy_head = (api->busy_head + 1) % API_BUSY_SAMPLES;
+		if (api->busy_n < API_BUSY_SAMPLES)
+			api->busy_n++;
+		s = &api->busy_ring[api->busy_head];
+		s->wall_ns = now;
+		for (i = 0; i < n; i++)
+			s->busy_ns[i] = wi[i].cpu_ns;
+	}
+}
+
 static enum MHD_Result
 serve_metrics(struct nrf_api *api, struct MHD_Connection *c, struct api_req *rq)
 {
@@ -182,17 +225,7 @@ serve_metrics(struct nrf_api *api, struct MHD_Connection *c, struct api_req *rq)
 	now = nrf_now_ns();
 	for (i = 0; i < n; i++)
 		nrf_rt_worker_get(api->rt, i, &wi[i]);
-	/* Busy share over the time since the previous scrape (at least 100 ms,
-	 * else the previous figure stands). */
-	if (now - api->prev_wall_ns >= 100000000ull) {
-		for (i = 0; i < n; i++) {
-			uint64_t d = wi[i].cpu_ns >= api->prev_cpu[i] ? wi[i].cpu_ns - api->prev_cpu[i] : 0;
-
-			api->busy[i] = NRF_MIN(1.0, (double)d / (double)(now - api->prev_wall_ns));
-			api->prev_cpu[i] = wi[i].cpu_ns;
-		}
-		api->prev_wall_ns = now;
-	}
+	busy_window(api, now, wi, n);
 	memset(&in, 0, sizeof(in));
 	in.st = st;
 	in.peers = peers;
@@ -210,6 +243,7 @@ serve_metrics(struct nrf_api *api, struct MHD_Connection *c, struct api_req *rq)
 	if (any_dp)
 		in.dp = dp;
 	api_metrics_render(&b, &in);
+	api_metrics_process(&b);
 	api_source_metrics(api->src, &b);
 	pthread_mutex_unlock(&api->lock);
 	free(peers);
@@ -791,12 +825,14 @@ nrf_api_create(const struct nrf_api_params *p, struct nrf_rt *rt, int *err)
 		/* As loaded a moment ago (api_persist.c). */
 		(void)api_file_mark_path(&api->mark, api->config_path);
 	}
-	api->prev_wall_ns = nrf_now_ns();
+	/* The first busy sample: the start. */
+	api->busy_n = 1;
+	api->busy_ring[0].wall_ns = nrf_now_ns();
 	for (i = 0; i < nrf_rt_workers(rt) && i < NRF_RT_MAX_WORKERS; i++) {
 		struct nrf_rt_worker_info wi;
 
 		nrf_rt_worker_get(rt, i, &wi);
-		api->prev_cpu[i] = wi.cpu_ns;
+		api->busy_ring[0].busy_ns[i] = wi.cpu_ns;
 	}
 	sockaddr_of(&api->addr, &ss, &len);
 	if (api->addr.family == 6)

@@ -187,6 +187,23 @@ struct api_metrics_in {
 /* The Prometheus text exposition (format 0.0.4) of @p in. */
 void api_metrics_render(struct api_buf *b, const struct api_metrics_in *in);
 
+/* nrfwd_build_info and the standard process_* series (CPU, resident memory,
+ * open fds, start time, fd limit) read from /proc/self at the moment of the
+ * call (api_process.c). A /proc file that cannot be read leaves its series
+ * out. Control thread (the scrape); no state. */
+void api_metrics_process(struct api_buf *b);
+
+/* Worker busy share over a trailing window (api.c): samples of the
+ * workers' busy time kept at most one a second, the ratio taken against
+ * the newest sample at least API_BUSY_WINDOW_NS old, so two scrapers see
+ * the same figure whatever their intervals. */
+#define API_BUSY_WINDOW_NS 10000000000ull
+#define API_BUSY_SAMPLES 16
+struct api_busy_sample {
+	uint64_t wall_ns;
+	uint64_t busy_ns[NRF_RT_MAX_WORKERS];
+};
+
 /* ------------------------------------------------------------------------ */
 /* Configuration source (api_source.c; struct nrf_api_source). Every       */
 /* function is a no-op (or false) when @p src is NULL.                      */

@@ -228,7 +228,8 @@ workers(struct api_buf *b, const struct api_metrics_in *in)
 	unsigned int i;
 
 	head(b, "nrfwd_worker_busy_ratio", "gauge",
-		"Share of time a worker thread was on a CPU since the previous scrape.");
+		"Share of wall time a worker thread was on a CPU over the last 10 s or more "
+		"(the same for every scraper; rate(nrfwd_worker_busy_seconds_total) for other windows).");
 	for (i = 0; i < in->n_workers; i++)
 		api_buf_printf(b, "nrfwd_worker_busy_ratio{worker=\"%u\"} %.4f\n", i, in->busy[i]);
 	head(b, "nrfwd_worker_cpu_seconds_total", "counter", "CPU time of a worker thread.");

@@ -12,6 +12,7 @@ the log) in front of nrfstub upstreams on loopback. Standard library only.
 
 import json
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -444,6 +445,60 @@ class TestMetrics(Base):
         self.assertEqual(H.metric_value(m, 'nrfwd_try_failures_total',
                                         peer='nrf-d.test:%d' % dead, reason='connect'), 1)
         self.assertEqual(H.metric_value(m, 'nrfwd_requests_total', outcome='not_reachable'), 1)
+
+
+    def test_build_info_process_metrics_and_busy_window(self):
+        fwd = self.start()
+        t0 = time.time()
+        status, _, text = self.api('GET', '/metrics')
+        self.assertEqual(status, 200)
+        m = H.parse_metrics(text)
+        v = lambda name, **kw: H.metric_value(m, name, **kw)  # noqa: E731
+        ver = subprocess.run([H.binary('nrfwd'), '--version'], capture_output=True,
+                             text=True).stdout.split()[1]
+        self.assertEqual(v('nrfwd_build_info', version=ver), 1)
+        # the process_* series describe nrfwd's own process (from /proc)
+        with open('/proc/%d/stat' % fwd.pid) as f:
+            fields = f.read().rsplit(')', 1)[1].split()
+        tck = os.sysconf('SC_CLK_TCK')
+        with open('/proc/stat') as f:
+            btime = int([ln for ln in f if ln.startswith('btime')][0].split()[1])
+        start = btime + int(fields[19]) / tck
+        self.assertAlmostEqual(v('process_start_time_seconds'), start, delta=0.05)
+        self.assertLessEqual(v('process_start_time_seconds'), t0)
+        cpu = (int(fields[11]) + int(fields[12])) / tck
+        self.assertGreater(v('process_cpu_seconds_total'), 0)
+        self.assertLessEqual(v('process_cpu_seconds_total'), cpu + 0.5)
+        rss = int(fields[21]) * os.sysconf('SC_PAGE_SIZE')
+        self.assertGreater(v('process_resident_memory_bytes'), 1 << 20)
+        self.assertLess(abs(v('process_resident_memory_bytes') - rss), 16 << 20)
+        nfd = len(os.listdir('/proc/%d/fd' % fwd.pid))
+        self.assertGreater(v('process_open_fds'), 3)
+        self.assertLessEqual(abs(v('process_open_fds') - nfd), 2)
+        self.assertGreater(v('process_max_fds'), v('process_open_fds'))
+        # the exposition is valid
+        promtool = shutil.which('promtool')
+        if promtool is not None:
+            r = subprocess.run([promtool, 'check', 'metrics'], input=text,
+                               capture_output=True, text=True)
+            # promtool's lint complains about names, not syntax: only a parse
+            # error fails the test (its message says "error parsing")
+            self.assertNotIn('error parsing', r.stdout + r.stderr)
+            self.assertNotIn('text format parsing error', r.stdout + r.stderr)
+        # busy ratio: a trailing window of 10 s, the same for two scrapers.
+        # Work for ~1.5 s, then two scrapes right after each other agree
+        # (before, the second saw ~0 over the few ms since the first).
+        deadline = time.time() + 1.5
+        while time.time() < deadline:
+            H.curl(fwd.url(PROFILE + ID_AMF1))
+        b1 = H.metrics(fwd)
+        b2 = H.metrics(fwd)
+        for w in ('0', '1'):
+            r1 = H.metric_value(b1, 'nrfwd_worker_busy_ratio', worker=w)
+            r2 = H.metric_value(b2, 'nrfwd_worker_busy_ratio', worker=w)
+            self.assertAlmostEqual(r1, r2, delta=0.01)
+        self.assertGreater(sum(H.metric_value(b2, 'nrfwd_worker_busy_ratio', worker=w)
+                               for w in ('0', '1')), 0)
 
 
 class TestCtl(Base):
