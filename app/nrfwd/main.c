@@ -47,7 +47,6 @@
 #include "nrfwd_tp.h"
 
 #define MOD "nrfwd"
-#define DRAIN_MAX_MS 5000u
 
 static void
 usage(FILE *f)
@@ -64,7 +63,6 @@ usage(FILE *f)
 		"      --pci-nic          DPDK: allow EAL arguments without --no-pci / -a\n"
 		"      --dpdk-processes   DPDK: run the worker in a process of its own even\n"
 		"                         with one worker lcore (as with two or more)\n"
-		"      --mp-worker K      (internal) run as worker process K of a primary\n"
 		"  -h, --help             this text\n"
 		"  -V, --version          print the version\n",
 		NRF_RT_MAX_WORKERS);
@@ -363,7 +361,6 @@ struct nrfwd_base {
 	const struct nrf_tp_ops *tp;  /* the transport started */
 	struct nrf_rt_snap *snap;     /* first snapshot (the runtime takes it) */
 	const struct nrf_cfg *cfg;    /* its configuration */
-	uint32_t drain_ms;
 	sigset_t sigs;                /* blocked here, waited for by the role */
 };
 
@@ -406,7 +403,6 @@ prepare(const struct nrfwd_args *a, struct nrfwd_base *b)
 		return rc;
 	}
 	(void)nrf_raise_nofile(); /* maxConnections + peer connections */
-	b->drain_ms = cfg->rt.request_ms < DRAIN_MAX_MS ? cfg->rt.request_ms : DRAIN_MAX_MS;
 	if (a->mp_worker >= 0) {
 		if (cfg->rt.transport != NRF_TRANSPORT_DPDK)
 			NRF_LOG(ERR, MOD, "--mp-worker needs runtime.transport \"dpdk\"");
@@ -560,12 +556,12 @@ run_single(const struct nrfwd_args *a, const struct nrfwd_base *b)
 		goto fail_api;
 
 	sig = wait_stop(&b->sigs, &(struct ctl_wait){rt, api, a->config}, 1000, tick_reclaim, rt);
-	log_stopping(sig, b->drain_ms);
+	log_stopping(sig, nrf_rt_drain_ms(rt));
 	/* /readyz says "draining" and configuration changes are refused until
 	 * the workers are done; the API goes only after they are. */
 	nrf_api_drain(api);
 	nrfwd_src_stop();
-	nrf_rt_stop(rt, b->drain_ms);
+	nrf_rt_stop(rt, nrf_rt_drain_ms(rt));
 	nrf_rt_join(rt);
 	nrf_api_free(api);
 	nrfwd_src_free();
@@ -603,8 +599,8 @@ run_worker(const struct nrfwd_args *a, const struct nrfwd_base *b)
 	}
 
 	sig = wait_stop(&b->sigs, &(struct ctl_wait){rt, NULL, a->config}, 1000, tick_reclaim, rt);
-	log_stopping(sig, b->drain_ms);
-	nrf_rt_stop(rt, b->drain_ms);
+	log_stopping(sig, nrf_rt_drain_ms(rt));
+	nrf_rt_stop(rt, nrf_rt_drain_ms(rt));
 	nrf_rt_join(rt);
 	log_stats(rt);
 	nrfwd_tp_report(rt);
@@ -690,11 +686,11 @@ run_primary(const struct nrfwd_args *a, const struct nrfwd_base *b)
 	tick.mp = mp;
 	tick.rt = rt;
 	sig = wait_stop(&b->sigs, &(struct ctl_wait){rt, api, a->config}, 100, tick_primary, &tick);
-	log_stopping(sig, b->drain_ms);
+	log_stopping(sig, nrf_rt_drain_ms(rt));
 	nrf_api_drain(api);
 	nrfwd_src_stop();
-	nrfwd_mp_stop(mp, b->drain_ms);
-	nrf_rt_stop(rt, b->drain_ms);
+	nrfwd_mp_stop(mp, nrf_rt_drain_ms(rt));
+	nrf_rt_stop(rt, nrf_rt_drain_ms(rt));
 	nrf_rt_join(rt);
 	nrf_api_free(api);
 	nrfwd_src_free();

@@ -243,6 +243,10 @@ static const struct field timeout_fields[] = {
 		.min = 1, .max = 600000, .def = 10000},
 	{FLD("upstreamIdleMs", F_U32, struct nrf_cfg_runtime, upstream_idle_ms),
 		.min = 0, .max = 3600000, .def = 60000},
+	/* Graceful stop (docs/config.md "Timeouts"): read when the signal
+	 * comes, so live like the rest of timeouts. */
+	{FLD("drainMs", F_U32, struct nrf_cfg_runtime, drain_ms),
+		.min = 0, .max = 600000, .def = 5000},
 	{NULL},
 };
 

@@ -289,6 +289,8 @@ struct nrf_cfg_runtime {
 	uint32_t idle_ms;                 /**< default 60000: front, no stream */
 	uint32_t stalled_reader_ms;       /**< default 10000: answer not taken */
 	uint32_t upstream_idle_ms;        /**< default 60000; 0: never */
+	uint32_t drain_ms;                /**< default 5000: SIGTERM/SIGINT wait for
+					   *   requests in flight (at most request_ms) */
 	uint32_t max_connections;         /**< default 10000 */
 	uint32_t max_concurrent_streams;  /**< default 128 */
 	uint32_t max_header_bytes;        /**< default 16384 */

@@ -193,6 +193,14 @@ int nrf_rt_local_name(struct nrf_rt *rt, char *name, size_t cap);
  */
 bool nrf_rt_generation_seen(const struct nrf_rt *rt, uint64_t gen);
 
+/**
+ * How long a graceful stop waits for requests in flight: runtime.timeouts
+ * .drainMs of the snapshot published last, at most its requestMs (no
+ * request lives longer). Control thread (read when SIGTERM/SIGINT comes,
+ * so a live change of drainMs counts).
+ */
+uint32_t nrf_rt_drain_ms(struct nrf_rt *rt);
+
 /** Generation of the snapshot published last. */
 uint64_t nrf_rt_generation(const struct nrf_rt *rt);
 

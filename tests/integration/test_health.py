@@ -300,6 +300,34 @@ class TestDraining(Base):
         fwd.proc.wait(10)
         self.assertEqual(fwd.proc.returncode, 0)
 
+    def test_drain_time_is_runtime_timeouts_drainMs_read_at_the_stop(self):
+        loc = self.h.start_stub('local', 'stub-profiles-a.json', fault='delay:3000')
+        fwd = self.start(local=loc.port,
+                         timeouts={'perTryMs': 5000, 'requestMs': 5000, 'drainMs': 2000})
+        _, st, doc = self.wait_ready(fwd, 200)
+        self.assertEqual(st, 200, doc)
+        # live: the value in force when the signal comes counts
+        st, _, prob = H.api(fwd, 'PATCH', '/nrf-configuration/v1/runtime',
+                            {'timeouts': {'drainMs': 300}})
+        self.assertEqual(st, 200, prob)
+        client = subprocess.Popen(
+            ['curl', '-s', '-o', '/dev/null', '--max-time', '10', '--http2-prior-knowledge',
+             fwd.url(PROFILE + ID_AMF1)], stdout=subprocess.DEVNULL)
+        try:
+            t0 = time.monotonic()
+            while not H.stub_requests(loc.port) and time.monotonic() - t0 < 3:
+                time.sleep(0.02)
+            self.assertTrue(H.stub_requests(loc.port))  # held by the stub for 3 s
+            t0 = time.monotonic()
+            os.kill(fwd.pid, signal.SIGTERM)
+            fwd.proc.wait(10)
+            took = time.monotonic() - t0
+        finally:
+            client.wait(15)
+        self.assertEqual(fwd.proc.returncode, 0)
+        self.assertIn('draining for up to 300 ms', fwd.log())
+        self.assertLess(took, 2.0)  # did not wait for the 3 s answer (nor 2000 ms)
+
 
 if __name__ == '__main__':
     H.parse_args(sys.argv)

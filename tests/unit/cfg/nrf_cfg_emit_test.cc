@@ -141,7 +141,7 @@ TEST(CfgEmit, FillsEveryDefault)
 		R"("management":{"address":"127.0.0.1","port":9090},)"
 		R"("timeouts":{"connectMs":1000,"perTryMs":2000,"requestMs":5000,)"
 		R"("handshakeMs":5000,"requestHeaderMs":5000,"requestBodyMs":10000,)"
-		R"("idleMs":60000,"stalledReaderMs":10000,"upstreamIdleMs":60000},)"
+		R"("idleMs":60000,"stalledReaderMs":10000,"upstreamIdleMs":60000,"drainMs":5000},)"
 		R"("limits":{"maxConnections":10000,"maxConcurrentStreams":128,"maxHeaderBytes":16384,)"
 		R"("maxBodyBytes":1048576,"peerQueueDepth":1024,"maxBufferedBytes":1073741824},)"
 		R"("health":{"probeIntervalMs":250,"probeIntervalMaxMs":500,"probeTimeoutMs":500},)"
@@ -376,6 +376,7 @@ TEST(CfgEqual, SeesEveryKindOfDifference)
 		{"/runtime/timeouts/idleMs", "71"},
 		{"/runtime/timeouts/stalledReaderMs", "81"},
 		{"/runtime/timeouts/upstreamIdleMs", "1"},
+		{"/runtime/timeouts/drainMs", "7"},
 		{"/runtime/limits/maxConnections", "2"},
 		{"/runtime/limits/maxConcurrentStreams", "3"},
 		{"/runtime/limits/maxHeaderBytes", "2049"},

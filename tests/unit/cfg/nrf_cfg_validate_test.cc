@@ -268,6 +268,7 @@ TEST(CfgValidate, RejectsNumbersOutsideTheirBounds)
 		{"/runtime/timeouts/idleMs", {1, 3600000}, {0, 3600001}},
 		{"/runtime/timeouts/stalledReaderMs", {1, 600000}, {0, 600001}},
 		{"/runtime/timeouts/upstreamIdleMs", {0, 3600000}, {-1, 3600001}},
+		{"/runtime/timeouts/drainMs", {0, 600000}, {-1, 600001}},
 		{"/runtime/limits/maxConnections", {1, 1000000}, {0, 1000001}},
 		{"/runtime/limits/maxConcurrentStreams", {1, 65535}, {0, 65536}},
 		{"/runtime/limits/maxHeaderBytes", {1024, 1048576}, {1023, 1048577}},
