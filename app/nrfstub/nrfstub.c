@@ -1100,7 +1100,9 @@ usage(FILE *f)
 		"  --head-body         send the body on HEAD answers too (RFC 9110 forbids\n"
 		"                      it; some servers do it: a test of clients and proxies)\n"
 		"  --link-host H[:P]   Location and _links name http://H[:P] instead of the\n"
-		"                      request's :authority (an NRF with its own apiRoot)\n");
+		"                      request's :authority (an NRF with its own apiRoot)\n"
+		"  -h, --help          this text\n"
+		"  -V, --version       print the version\n");
 }
 
 /* Parse "host:port" / "[v6]:port" and open a listening socket. */
@@ -1267,6 +1269,7 @@ main(int argc, char **argv)
 		{"head-body", no_argument, NULL, 'B'},
 		{"link-host", required_argument, NULL, 'H'},
 		{"help", no_argument, NULL, 'h'},
+		{"version", no_argument, NULL, 'V'},
 		{NULL, 0, NULL, 0},
 	};
 	const char *listen_arg = NULL, *profiles = NULL, *fault_arg = NULL;
@@ -1285,7 +1288,7 @@ main(int argc, char **argv)
 	lp->st.name = "nrfstub";
 	lp->st.fault.count = -1;
 	opterr = 0;
-	while ((opt = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, "hV", opts, NULL)) != -1) {
 		switch (opt) {
 		case 'l':
 			listen_arg = optarg;
@@ -1317,6 +1320,10 @@ main(int argc, char **argv)
 			break;
 		case 'h':
 			usage(stdout);
+			free(lp);
+			return 0;
+		case 'V':
+			printf("nrfstub " NRF_VERSION "\n");
 			free(lp);
 			return 0;
 		default:

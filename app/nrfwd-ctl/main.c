@@ -35,6 +35,7 @@ ctl_usage(FILE *f)
 		"       nrfwd-ctl get [GROUP|all] --etcd URLS --config-key KEY\n"
 		"       nrfwd-ctl put GROUP|all FILE --etcd URLS --config-key KEY\n"
 		"       nrfwd-ctl patch GROUP|all FILE --etcd URLS --config-key KEY\n"
+		"       nrfwd-ctl --version | --help\n"
 		"\n"
 		"check    validate a configuration; prints every problem as\n"
 		"         '<json-pointer>: <reason>'; exit 0 valid, 1 invalid\n"
@@ -118,6 +119,10 @@ main(int argc, char **argv)
 		strcmp(argv[1], "patch") == 0 || strcmp(argv[1], "metrics") == 0 ||
 		strcmp(argv[1], "peers") == 0)
 		return ctl_api(argc, argv);
+	if (strcmp(argv[1], "-V") == 0 || strcmp(argv[1], "--version") == 0) {
+		printf("nrfwd-ctl " NRF_VERSION "\n");
+		return 0;
+	}
 	if (strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "--help") == 0) {
 		ctl_usage(stdout);
 		return 0;

@@ -333,7 +333,7 @@ parse_args(int argc, char **argv, struct nrfwd_args *a)
 			usage(stdout);
 			return 0;
 		case 'V':
-			printf("nrfwd 0.1.0 (transports: kernel%s)\n",
+			printf("nrfwd " NRF_VERSION " (transports: kernel%s)\n",
 				nrfwd_tp_dpdk_built() ? ", dpdk" : "");
 			return 0;
 		default:

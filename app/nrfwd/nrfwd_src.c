@@ -176,7 +176,7 @@ nrfwd_src_load(const char *config, struct nrf_cfg_problems *problems, int *err)
 		g.p.cache_path = NULL;
 	}
 	g.p.config_path = config;
-	g.p.version = "nrfwd 0.1.0";
+	g.p.version = "nrfwd " NRF_VERSION;
 	g.src = nrf_cfgsrc_create(&g.p, err);
 	if (g.src == NULL) {
 		NRF_LOG(ERR, MOD, "--config-etcd %s --config-key %s: %s", g.p.etcd.endpoints,

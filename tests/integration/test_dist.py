@@ -196,6 +196,22 @@ class TestManPages(unittest.TestCase):
         self.assertEqual(r.returncode, 0)
         return r.stdout
 
+    def test_every_program_prints_the_same_version(self):
+        out = {}
+        for prog in ('nrfwd', 'nrfwd-ctl', 'nrfstub'):
+            r = subprocess.run([H.binary(prog), '--version'], capture_output=True, text=True)
+            self.assertEqual(r.returncode, 0, r.stderr)
+            words = r.stdout.split()
+            self.assertEqual(words[0], prog)
+            self.assertRegex(words[1], r'^[0-9]+\.[0-9]+\.[0-9]+')
+            out[prog] = words[1]
+        self.assertEqual(len(set(out.values())), 1, out)
+        with open(os.path.join(ROOT, 'meson.build')) as f:
+            self.assertIn("version: '%s'" % out['nrfwd'], f.read())
+
+    def test_internal_options_are_not_in_the_help(self):
+        self.assertNotIn('--mp-worker', self.help('nrfwd'))
+
     def test_nrfwd_options_match_help(self):
         text = self.help('nrfwd')
         own = text.split('\nTransport')[0]  # the EAL part is the EAL's
