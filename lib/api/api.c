@@ -24,6 +24,7 @@
 #include <unistd.h>
 
 #include <microhttpd.h>
+#include <netdb.h>
 
 #include "api_int.h"
 #include "nrf_addr.h"
@@ -386,14 +387,41 @@ secs(uint64_t from, uint64_t to)
 	return (double)(to - from) / 1e9;
 }
 
+/* The client of @p c as "ADDR:PORT" ("[V6]:PORT") into @p buf, for the log
+ * lines of configuration changes (who changed or tried to change what). */
+static const char *
+client_of(struct MHD_Connection *c, char *buf, size_t cap)
+{
+	const union MHD_ConnectionInfo *ci =
+		MHD_get_connection_info(c, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
+	const struct sockaddr *sa = ci != NULL ? ci->client_addr : NULL;
+	char host[64], serv[16];
+	socklen_t len;
+
+	if (sa == NULL || (sa->sa_family != AF_INET && sa->sa_family != AF_INET6)) {
+		snprintf(buf, cap, "unknown client");
+		return buf;
+	}
+	len = sa->sa_family == AF_INET6 ? sizeof(struct sockaddr_in6) : sizeof(struct sockaddr_in);
+	if (getnameinfo(sa, len, host, sizeof(host), serv, sizeof(serv),
+			NI_NUMERICHOST | NI_NUMERICSERV) != 0) {
+		snprintf(buf, cap, "unknown client");
+		return buf;
+	}
+	snprintf(buf, cap, sa->sa_family == AF_INET6 ? "[%s]:%s" : "%s:%s", host, serv);
+	return buf;
+}
+
 static enum MHD_Result
 refuse(struct nrf_api *api, struct MHD_Connection *c, struct api_req *rq,
 	const struct api_group *g, unsigned int status, const char *title, const char *cause,
 	const char *detail, const struct nrf_cfg_problems *probs)
 {
+	char who[80];
+
 	atomic_fetch_add(&api->n_failures, 1);
-	NRF_LOG(WARN, API_MOD, "configuration change refused (%s %s): %u %s%s%s%s%s",
-		rq->merge ? "PATCH" : "PUT", g->name, status, title,
+	NRF_LOG(WARN, API_MOD, "configuration change refused (%s %s from %s): %u %s%s%s%s%s",
+		rq->merge ? "PATCH" : "PUT", g->name, client_of(c, who, sizeof(who)), status, title,
 		detail != NULL ? ": " : "", detail != NULL ? detail : "",
 		probs != NULL && probs->n > 0 ? "; first problem " : "",
 		probs != NULL && probs->n > 0 ? probs->v[0].pointer : "");
@@ -407,7 +435,7 @@ apply(struct nrf_api *api, struct MHD_Connection *c, struct api_req *rq)
 	struct nrf_cfg_problems probs = {0};
 	const char *restart[8];
 	char *running = NULL, *next = NULL, *persist = NULL, *answer = NULL;
-	char *disk = NULL, *doc = NULL;
+	char *disk = NULL, *doc = NULL, who[80];
 	size_t disk_len = 0, doc_len = 0;
 	struct nrf_rt_snap *snap;
 	struct nrf_cfg *cfg;
@@ -503,8 +531,8 @@ apply(struct nrf_api *api, struct MHD_Connection *c, struct api_req *rq)
 				&so.probs);
 		} else {
 			atomic_fetch_add(&api->n_reloads, 1);
-			NRF_LOG(INFO, API_MOD, "%s %s: %s", rq->merge ? "PATCH" : "PUT", g->name,
-				so.detail);
+			NRF_LOG(INFO, API_MOD, "%s %s from %s: %s", rq->merge ? "PATCH" : "PUT",
+				g->name, client_of(c, who, sizeof(who)), so.detail);
 			ret = reply_json_owned(api, c, rq, so.status, answer);
 			answer = NULL;
 		}
@@ -584,9 +612,9 @@ apply(struct nrf_api *api, struct MHD_Connection *c, struct api_req *rq)
 	api->last_apply[1] = secs(t1, t2);
 	api->last_apply[2] = secs(t2, nrf_now_ns());
 	atomic_fetch_add(&api->n_reloads, 1);
-	NRF_LOG(INFO, API_MOD, "configuration generation %llu applied (%s %s)%s: %sin use by "
-		"every worker after %.2f ms", (unsigned long long)gen, rq->merge ? "PATCH" : "PUT",
-		g->name, api->config_path != NULL ? ", persisted" : "",
+	NRF_LOG(INFO, API_MOD, "configuration generation %llu applied (%s %s from %s)%s: %sin use "
+		"by every worker after %.2f ms", (unsigned long long)gen, rq->merge ? "PATCH" : "PUT",
+		g->name, client_of(c, who, sizeof(who)), api->config_path != NULL ? ", persisted" : "",
 		nrf_rt_generation_seen(api->rt, gen) ? "" : "not yet ", api->last_apply[2] * 1e3);
 	ret = reply_json_owned(api, c, rq, 200, answer);
 	answer = NULL;
@@ -651,6 +679,12 @@ first_call(struct nrf_api *api, struct MHD_Connection *c, struct api_req *rq,
 	if (api->token != NULL && !api_auth_ok(MHD_lookup_connection_value(c, MHD_HEADER_KIND,
 			MHD_HTTP_HEADER_AUTHORIZATION), api->token)) {
 		const char *h[] = {MHD_HTTP_HEADER_WWW_AUTHENTICATE, "Bearer realm=\"nrfwd\"", NULL};
+		char who[80];
+
+		NRF_LOG(WARN, API_MOD, "configuration change refused (%s %s from %s): 401 "
+			"Unauthorized: %s bearer token", method, url, client_of(c, who, sizeof(who)),
+			MHD_lookup_connection_value(c, MHD_HEADER_KIND,
+				MHD_HTTP_HEADER_AUTHORIZATION) != NULL ? "wrong" : "no");
 
 		return reply_problem(api, c, rq, 401, "Unauthorized", "UNAUTHORIZED",
 			"a valid bearer token is required to change the configuration", NULL, h);
@@ -880,6 +914,15 @@ nrf_api_create(const struct nrf_api_params *p, struct nrf_rt *rt, int *err)
 		close(lfd);
 		*err = NRF_EIO;
 		goto fail;
+	}
+	if (api->token == NULL) {
+		char buf[80];
+
+		/* Said once at start, so an open listener is not a surprise. */
+		NRF_LOG(WARN, API_MOD, "management listener on %s: configuration changes "
+			"(PUT/PATCH) need no token: anyone who reaches it can change the "
+			"configuration (--api-token-file sets one)",
+			nrf_tp_addr_format(&api->addr, buf, sizeof(buf)));
 	}
 	*err = 0;
 	return api;

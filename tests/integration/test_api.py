@@ -12,6 +12,7 @@ the log) in front of nrfstub upstreams on loopback. Standard library only.
 
 import json
 import os
+import re
 import shutil
 import signal
 import subprocess
@@ -353,6 +354,30 @@ class TestToken(Base):
         rc, out, err = self.ctl('patch', 'forwardingOptions', patch, api, '--token-file', tok)
         self.assertEqual(rc, 0, err)
         self.assertEqual(json.loads(out)['maxViaMembers'], 6)
+        # every refused and accepted change is in the log with its client
+        log = self.fwd.log()
+        self.assertRegex(log, r'WARN.*configuration change refused \(PATCH '
+                         r'/nrf-configuration/v1/forwardingOptions from 127\.0\.0\.1:\d+\): '
+                         r'401 Unauthorized: no bearer token')
+        self.assertRegex(log, r'configuration change refused \(PUT '
+                         r'/nrf-configuration/v1/generalOptions from 127\.0\.0\.1:\d+\): '
+                         r'401 Unauthorized: wrong bearer token')
+        self.assertEqual(len(re.findall(r'refused .* 401 Unauthorized', log)), 3, log)
+        self.assertEqual(len(re.findall(r'applied \(PATCH forwardingOptions from '
+                                        r'127\.0\.0\.1:\d+\)', log)), 2, log)
+        self.assertNotIn('need no token', log)
+
+    def test_no_token_is_warned_at_start_and_changes_name_their_client(self):
+        self.start()
+        self.assertIn('configuration changes (PUT/PATCH) need no token', self.fwd.log())
+        st, _, doc = self.api('PATCH', FWD, {'maxViaMembers': 3})
+        self.assertEqual(st, 200, doc)
+        st, _, doc = self.api('PATCH', FWD, {'maxViaMembers': 'x'})
+        self.assertEqual(st, 400, doc)
+        log = self.fwd.log()
+        self.assertRegex(log, r'applied \(PATCH forwardingOptions from 127\.0\.0\.1:\d+\)')
+        self.assertRegex(log, r'WARN.*configuration change refused \(PATCH forwardingOptions '
+                         r'from 127\.0\.0\.1:\d+\): 400')
 
 
 class TestLive(Base):
