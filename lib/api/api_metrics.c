@@ -128,6 +128,43 @@ requests(struct api_buf *b, const struct nrf_rt_stats *st)
 	}
 }
 
+/* Per-upstream try latency: per-worker single-writer buckets (rt_stats.c)
+ * summed over workers (and worker processes) by the scrape. */
+static void
+upstream_latency(struct api_buf *b, const struct api_metrics_in *in)
+{
+	static const uint64_t bounds_us[NRF_RT_LAT_BUCKETS] = NRF_RT_LAT_BOUNDS_US;
+	char e[600];
+	size_t i;
+	unsigned int k;
+
+	head(b, "nrfwd_upstream_response_seconds", "histogram",
+		"Time from the start of a try to the upstream's answer head, by upstream "
+		"(tries that got an answer).");
+	for (i = 0; i < in->n_peers; i++) {
+		const struct nrf_rt_peer_stats *p = &in->peers[i];
+		const char *role = p->local ? "local" : "peer";
+		uint64_t cum = 0;
+
+		if (p->name[0] == '\0')
+			continue;
+		esc(p->name, e, sizeof(e));
+		for (k = 0; k < NRF_RT_LAT_BUCKETS; k++) {
+			cum += p->lat_bucket[k];
+			api_buf_printf(b, "nrfwd_upstream_response_seconds_bucket{peer=\"%s\",role=\"%s\","
+				"le=\"%g\"} %llu\n", e, role, (double)bounds_us[k] / 1e6,
+				(unsigned long long)cum);
+		}
+		cum += p->lat_bucket[NRF_RT_LAT_BUCKETS];
+		api_buf_printf(b, "nrfwd_upstream_response_seconds_bucket{peer=\"%s\",role=\"%s\","
+			"le=\"+Inf\"} %llu\n", e, role, (unsigned long long)cum);
+		api_buf_printf(b, "nrfwd_upstream_response_seconds_sum{peer=\"%s\",role=\"%s\"} "
+			"%.9f\n", e, role, (double)p->lat_sum_ns / 1e9);
+		api_buf_printf(b, "nrfwd_upstream_response_seconds_count{peer=\"%s\",role=\"%s\"} "
+			"%llu\n", e, role, (unsigned long long)cum);
+	}
+}
+
 static void
 peers(struct api_buf *b, const struct api_metrics_in *in)
 {
@@ -210,6 +247,7 @@ peers(struct api_buf *b, const struct api_metrics_in *in)
 			esc(p->name, e, sizeof(e)), p->local ? "local" : "peer",
 			p->workers - NRF_MIN(p->workers_down, p->workers));
 	}
+	upstream_latency(b, in);
 }
 
 static double

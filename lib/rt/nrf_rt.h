@@ -418,6 +418,11 @@ struct nrf_rt_peer_stats {
 	uint64_t code_n[NRF_RT_PEER_CODES]; /**< ... and how often */
 	unsigned int n_codes;
 	uint64_t code_other;              /**< answers with further codes */
+	/** Latency from the start of a try to the upstream's answer head
+	 *  (tries answered only), buckets of NRF_RT_LAT_BOUNDS_US then +Inf,
+	 *  not cumulative; and their sum. */
+	uint64_t lat_bucket[NRF_RT_LAT_BUCKETS + 1];
+	uint64_t lat_sum_ns;
 	/** Health, as the data path sees it now (docs/failures.md "Health"):
 	 *  workers that have this upstream in their configuration ... */
 	uint32_t workers;

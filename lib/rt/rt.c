@@ -530,6 +530,9 @@ pstats_add(struct nrf_rt_peer_stats *o, const struct rt_pstats *e)
 	}
 	o->tries += ld(&e->tries);
 	o->loop_prevented += ld(&e->loop_prevented);
+	for (k = 0; k <= NRF_RT_LAT_BUCKETS; k++)
+		o->lat_bucket[k] += ld(&e->lat_bucket[k]);
+	o->lat_sum_ns += ld(&e->lat_sum_ns);
 	if (ld(&e->last_fail_ns) > o->last_fail_ns) {
 		o->last_fail_ns = ld(&e->last_fail_ns);
 		o->last_fail = (enum nrf_rt_fail)__atomic_load_n(&e->last_fail, __ATOMIC_RELAXED);
@@ -633,6 +636,9 @@ nrf_rt_peer_stats_merge(struct nrf_rt_peer_stats **v, size_t *n, size_t *cap,
 	o = &(*v)[j];
 	o->tries += e->tries;
 	o->loop_prevented += e->loop_prevented;
+	for (k = 0; k <= NRF_RT_LAT_BUCKETS; k++)
+		o->lat_bucket[k] += e->lat_bucket[k];
+	o->lat_sum_ns += e->lat_sum_ns;
 	if (e->last_fail_ns > o->last_fail_ns) {
 		o->last_fail_ns = e->last_fail_ns;
 		o->last_fail = e->last_fail;

@@ -141,6 +141,10 @@ struct rt_pstats {
 	_Atomic uint16_t codes[NRF_RT_PEER_CODES]; /* 0: slot free */
 	uint64_t code_n[NRF_RT_PEER_CODES];
 	uint64_t code_other;
+	/* Try → answer head latency of this upstream (the buckets of
+	 * NRF_RT_LAT_BOUNDS_US and +Inf; nrfwd_upstream_response_seconds). */
+	uint64_t lat_bucket[NRF_RT_LAT_BUCKETS + 1];
+	uint64_t lat_sum_ns;
 	/* Health (readiness, nrfwd_upstream_up): pools of this name that are
 	 * configured (not retired) and, of them, held down; down_since is the
 	 * nrf_now_ns() when the first of them went down, 0 while none is.
@@ -225,6 +229,8 @@ struct rt_pool *rt_xact_local(struct rt_xact *x);
 void rt_count_try(struct rt_pool *p);
 void rt_count_fail(struct rt_pool *p, enum nrf_rt_fail why);
 void rt_count_status(struct rt_pool *p, int status);
+/* A try of pool @p p got its answer head @p ns after it started. */
+void rt_count_answer_latency(struct rt_pool *p, uint64_t ns);
 void rt_count_skips(struct rt_xact *x);
 void rt_count_request(struct rt_worker *w, struct rt_xact *x);
 void rt_count_reject(struct rt_worker *w);
@@ -269,6 +275,7 @@ struct rt_try {
 	bool hold;               /* peer answer kept whole before it is relayed */
 	bool eof_sent;           /* relay: front body ended */
 	bool retried;            /* sent again once after its stream was lost */
+	uint64_t started_ns;     /* nrf_now_ns() when the try started */
 	struct rt_timer timer;   /* per-try timeout */
 	struct rt_timer due;     /* relay an answer too big to hold (0 ms:
 				  * after the reads of this loop iteration) */

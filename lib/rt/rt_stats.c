@@ -90,6 +90,18 @@ rt_count_status(struct rt_pool *p, int status)
 }
 
 void
+rt_count_answer_latency(struct rt_pool *p, uint64_t ns)
+{
+	static const uint64_t bounds_us[NRF_RT_LAT_BUCKETS] = NRF_RT_LAT_BOUNDS_US;
+	unsigned int b = 0;
+
+	while (b < NRF_RT_LAT_BUCKETS && ns > bounds_us[b] * 1000u)
+		b++;
+	PS_ADD(p->stats, lat_bucket[b], 1);
+	PS_ADD(p->stats, lat_sum_ns, ns);
+}
+
+void
 rt_count_skips(struct rt_xact *x)
 {
 	uint16_t i;

@@ -452,6 +452,16 @@ class TestMetrics(Base):
                          total)
         self.assertEqual(v('nrfwd_connections_accepted_total'), total)
         self.assertEqual(len([k for k in m if k[0] == 'nrfwd_worker_busy_ratio']), 2)
+        # per-upstream try latency: every answered try counted once, by upstream
+        lat = 'nrfwd_upstream_response_seconds'
+        self.assertEqual(v(lat + '_count', peer=self.e_name, role='peer'), n_fwd)
+        self.assertEqual(v(lat + '_count', role='local'), n_fwd + n_prev + n_local)
+        self.assertEqual(v(lat + '_bucket', peer=self.e_name, le='+Inf'), n_fwd)
+        self.assertGreater(v(lat + '_sum', peer=self.e_name), 0)
+        self.assertLess(v(lat + '_sum', peer=self.e_name), n_fwd * 1.0)  # loopback stubs
+        les = sorted((float(dict(k[1])['le']), val) for k, val in m.items()
+                     if k[0] == lat + '_bucket' and dict(k[1]).get('peer') == self.e_name)
+        self.assertEqual([c for _, c in les], sorted(c for _, c in les))  # cumulative
         # nrfwd-ctl shows the same
         rc, out, err = self.ctl('metrics', '--api', 'http://127.0.0.1:%d' % fwd.mgmt_port)
         self.assertEqual(rc, 0, err)
@@ -471,6 +481,18 @@ class TestMetrics(Base):
                                         peer='nrf-d.test:%d' % dead, reason='connect'), 1)
         self.assertEqual(H.metric_value(m, 'nrfwd_requests_total', outcome='not_reachable'), 1)
 
+
+    def test_upstream_latency_histogram_sees_a_slow_local_nrf(self):
+        loc = self.h.start_stub('local', 'stub-profiles-a.json', fault='delay:300')
+        fwd = self.h.start_nrfwd(H.nrfwd_config(SELF, local=loc.port), management=True)
+        for _ in range(3):
+            self.assertEqual(H.curl(fwd.url(PROFILE + ID_AMF1))[0], 200)
+        m = H.metrics(fwd)
+        lat = 'nrfwd_upstream_response_seconds'
+        self.assertEqual(H.metric_value(m, lat + '_count', role='local'), 3)
+        self.assertEqual(H.metric_value(m, lat + '_bucket', role='local', le='0.25'), 0)
+        self.assertEqual(H.metric_value(m, lat + '_bucket', role='local', le='1'), 3)
+        self.assertGreaterEqual(H.metric_value(m, lat + '_sum', role='local'), 0.9)
 
     def test_build_info_process_metrics_and_busy_window(self):
         fwd = self.start()
