@@ -55,7 +55,7 @@ usage(FILE *f)
 		"usage: nrfwd [EAL-ARGS --] --config FILE [--workers N] [--log-level LEVEL]\n"
 		"  -c, --config FILE      configuration document (JSON, SPEC section 5)\n"
 		"  -w, --workers N        worker threads, 1..%d (default 1)\n"
-		"  -l, --log-level LEVEL  error, warn, info (default) or debug\n"
+		"      --log-level LEVEL  error, warn, info (default) or debug\n"
 		"  -M, --management ADDR:PORT  management listener (REST API, metrics,\n"
 		"                         health) instead of runtime.management; port 0\n"
 		"                         picks a free port (logged)\n"
@@ -244,7 +244,7 @@ parse_args(int argc, char **argv, struct nrfwd_args *a)
 	static const struct option opts[] = {
 		{"config", required_argument, NULL, 'c'},
 		{"workers", required_argument, NULL, 'w'},
-		{"log-level", required_argument, NULL, 'l'},
+		{"log-level", required_argument, NULL, 1003},
 		{"management", required_argument, NULL, 'M'},
 		{"api-token-file", required_argument, NULL, 'T'},
 		{"pci-nic", no_argument, NULL, 1000},
@@ -293,6 +293,12 @@ parse_args(int argc, char **argv, struct nrfwd_args *a)
 			break;
 		}
 		case 'l':
+			/* -l is the EAL's lcore list (DPDK's own meaning of it,
+			 * before "--"); nrfwd has no short form of its own. */
+			fprintf(stderr, "nrfwd: -l is the EAL's lcore list: put EAL options "
+					"before \"--\"; nrfwd's log level is --log-level\n");
+			return 2;
+		case 1003:
 			if (parse_level(optarg, &a->level) != 0) {
 				fprintf(stderr, "nrfwd: --log-level: unknown level \"%s\"\n", optarg);
 				return 2;
