@@ -186,10 +186,14 @@ class TestReconfigUnderLoad(unittest.TestCase):
         n_e = len([i for i in range(CHANGES) if i % 6 >= 4])
         self.assertEqual(H.metric_value(ma, 'nrfwd_config_reloads_total'), CHANGES - n_e)
         self.assertEqual(H.metric_value(me, 'nrfwd_config_reloads_total'), n_e)
+        # h2load -D cancels what it has in flight when its time is up: those
+        # streams (started, not done) are the only client resets allowed.
+        in_flight_at_end = res.get('started', res['done']) - res['done']
         for m in (ma, me):
             self.assertEqual(H.metric_value(m, 'nrfwd_config_reload_failures_total'), 0)
             self.assertEqual(H.metric_value(m, 'nrfwd_relay_aborts_total'), 0)
-            self.assertEqual(H.metric_value(m, 'nrfwd_client_resets_total'), 0)
+        for m in (ma, me):
+            self.assertLessEqual(H.metric_value(m, 'nrfwd_client_resets_total'), in_flight_at_end)
         self.assertEqual(H.metric_value(ma, 'nrfwd_requests_total', outcome='not_reachable'),
                          0)
         self.assertEqual(H.metric_value(ma, 'nrfwd_try_failures_total'), 0)
