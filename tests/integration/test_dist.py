@@ -209,6 +209,16 @@ class TestManPages(unittest.TestCase):
         with open(os.path.join(ROOT, 'meson.build')) as f:
             self.assertIn("version: '%s'" % out['nrfwd'], f.read())
 
+    def test_short_l_is_the_eals_not_nrfwds(self):
+        """-l is the EAL's lcore list: after "--" (or without EAL options)
+        nrfwd refuses it with the reason and names --log-level."""
+        r = subprocess.run([H.binary('nrfwd'), '-l', 'debug', '--config', '/nonexistent'],
+                           capture_output=True, text=True)
+        self.assertEqual(r.returncode, 2, r.stderr)
+        self.assertIn("-l is the EAL's lcore list", r.stderr)
+        self.assertIn('--log-level', r.stderr)
+        self.assertNotIn('-l,', self.help('nrfwd'))
+
     def test_internal_options_are_not_in_the_help(self):
         self.assertNotIn('--mp-worker', self.help('nrfwd'))
 
