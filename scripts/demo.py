@@ -1,9 +1,9 @@
 #!/usr/bin/env python3
-"""Demo of the seed's four figures with nrfwd-ctl (check + explain).
+"""Demo of the four forwarding figures with nrfwd-ctl (check + explain).
 
 For each figure: the NRF that receives the request, the Via it carries, what
-the seed says must happen, and what nrfwd's decision engine answers. Then the
-seed's topology running: by default every NRF in a network namespace with
+the NRF forwarding rules say must happen, and what nrfwd's decision engine answers. Then the
+example topology running: by default every NRF in a network namespace with
 nrfwd on its DPDK transport (net_af_packet over a veth, lwIP); where DPDK
 cannot start (no root, no namespaces, no DPDK build) the reason is printed
 and the same scenarios run on loopback with kernel sockets (--kernel forces
@@ -71,7 +71,7 @@ LIVE = [
 class Loopback:
     """The topology on loopback: kernel sockets, the demo configurations as they are."""
 
-    title = "the seed's topology running on loopback: nrfwd + nrfstub, requests with curl"
+    title = "the example topology running on loopback: nrfwd + nrfstub, requests with curl"
 
     def __init__(self, build):
         sys.path.insert(0, os.path.join(ROOT, "tests", "integration"))
@@ -113,7 +113,7 @@ class Dpdk:
     the address in lwIP) and its local NRF (nrfstub on a kernel veth); curl in a client
     namespace. The demo configurations are used with their addresses moved onto the fabric."""
 
-    title = ("the seed's topology in network namespaces: nrfwd on DPDK (net_af_packet, lwIP) "
+    title = ("the example topology in network namespaces: nrfwd on DPDK (net_af_packet, lwIP) "
              "+ nrfstub, requests with curl from a client namespace")
     NRF_PORTS = {18080: "a", 18081: "e", 18082: "g"}
 
@@ -291,7 +291,7 @@ def main():
     args = ap.parse_args()
     build = os.path.abspath(args.build_dir)
 
-    print("== nrfwd-ctl check: the demo configurations (seed topology) ==")
+    print("== nrfwd-ctl check: the demo configurations (example topology) ==")
     ok = True
     for f in ["conf/example.json", "conf/demo/forwarding/nrf-a.json", "conf/demo/forwarding/nrf-e.json",
               "conf/demo/growth/nrf-a.json", "conf/demo/growth/nrf-e.json", "conf/demo/growth/nrf-g.json"]:
@@ -299,7 +299,7 @@ def main():
         sys.stdout.write(r.stdout or r.stderr)
         ok &= r.returncode == 0
 
-    print("\n== the seed's four figures: nrfwd-ctl explain ==")
+    print("\n== the four forwarding figures: nrfwd-ctl explain ==")
     rows = [("figure", "mode", "at", "Via", "expected", "got", "")]
     for fig, mode, conf, via, want_v, want_d in SCENARIOS:
         cmd = ["explain", conf]

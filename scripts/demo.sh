@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The main job: installs everything (scripts/setup.sh), builds, and runs the
-# demo of the seed's four figures (loop detection and loop prevention, in NRF
+# demo of the four forwarding figures (loop detection and loop prevention, in NRF
 # forwarding and NRF Growth forwarding) on the demo configurations in
 # conf/demo. See README.md.
 #

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The pictures of docs/nrfwd-ctl.md: `nrfwd-ctl lint` and `nrfwd-ctl trace`
-# of the seed's topologies in conf/demo (the four figures and the misrouted
+# of the example topologies in conf/demo (the four figures and the misrouted
 # variants), as Graphviz DOT (committed) and SVG (rendered when Debian's
 # graphviz is installed: apt-get install graphviz).
 #
