@@ -194,10 +194,6 @@ def mp(fab, r):
         grew = [m1.get('nrfwd_worker_requests_total{worker="%d"}' % k, 0) -
                 m0.get('nrfwd_worker_requests_total{worker="%d"}' % k, 0) for k in (0, 1)]
         D.expect(min(grew) > 0, 'both workers should serve the load before the kill: %r' % grew)
-        # Streams on the killed worker's connections die with it (h2load
-        # counts them failed); everything on the other worker is answered.
-        D.expect(res.get('succeeded', 0) >= 30000,
-                 'too little served across the kill:\n' + out[-800:])
         fab.wait_line(fwd, r'worker \d \(pid %d\) died: signal 9' % victim, 5)
         t0 = time.monotonic()
         while True:
@@ -211,6 +207,21 @@ def mp(fab, r):
                      (ups, restarts))
             time.sleep(0.1)
         print('     restarted and serving after %.1f s' % (time.monotonic() - t0), flush=True)
+        # Streams on the killed worker's connections die with it (h2load
+        # counts them failed); everything on the other worker is answered.
+        # How many that is depends on how RSS spread h2load's 16 connections
+        # (8/8 is only the likeliest split), so the bound is what the
+        # survivor served, read from its own counter, not a fixed half.
+        surv = [k for k in (0, 1)
+                if m.get('nrfwd_worker_restarts_total{worker="%d"}' % k, 0) == 0]
+        D.expect_eq(len(surv), 1, 'exactly one worker was restarted')
+        key = 'nrfwd_worker_requests_total{worker="%d"}' % surv[0]
+        served = m.get(key, 0) - m0.get(key, 0)
+        print('     the surviving worker %d served %d of them' % (surv[0], served), flush=True)
+        D.expect(served >= 60000 // 16, 'the surviving worker finished no client: %d' % served)
+        D.expect(res.get('succeeded', 0) >= served,
+                 'the surviving worker served %d, h2load saw %s succeed:\n%s' %
+                 (served, res.get('succeeded'), out[-800:]))
         # The restarted worker came back with the running configuration (the
         # PATCH above), not the older file it was started from.
         gens = [m.get('nrfwd_worker_config_generation{worker="%d"}' % k) for k in (0, 1)]
