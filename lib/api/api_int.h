@@ -153,6 +153,27 @@ bool api_file_mark_same(const struct api_file_mark *m, const char *text, size_t 
 char *api_persist_doc(const char *disk, const struct api_group *g, bool merge,
 	const json_t *body, uint64_t generation, size_t *len);
 
+/*
+ * api_persist_doc() for a file that holds the runtime group only (with a
+ * configuration source, docs/fleet.md): @p g is the runtime group, @p disk
+ * the file as it is on disk; the result is checked by loading @p whole
+ * (the running document, JSON text) with its runtime replaced by the
+ * result's (api_compose_runtime()).
+ */
+char *api_persist_runtime_doc(const char *disk, const struct api_group *g, bool merge,
+	const json_t *body, const char *whole, uint64_t generation, size_t *len);
+
+/*
+ * The running document @p whole (JSON text) with its runtime group taken
+ * from @p local (@p local_len bytes: the text of a configuration file that
+ * holds runtime only, the configuration source holding the rest). A group
+ * other than runtime in @p local, or a @p local that is not a JSON object,
+ * is a problem in @p probs (its pointer, the reason). @return compact JSON
+ * text (malloc'd), or NULL (problems listed, or out of memory).
+ */
+char *api_compose_runtime(const char *whole, const char *local, size_t local_len,
+	struct nrf_cfg_problems *probs);
+
 /* ------------------------------------------------------------------------ */
 /* Metrics                                                                   */
 
