@@ -449,6 +449,7 @@ struct ctl_wait {
 	struct nrf_rt *rt;
 	struct nrf_api *api;
 	const char *config;
+	struct nrfwd_mp *mp;  /* a DPDK primary's workers (SIGUSR1); else NULL */
 };
 
 /* Wait for SIGTERM or SIGINT, calling @p tick(@p arg, n) every @p period_ms
@@ -479,6 +480,8 @@ wait_stop(const sigset_t *sigs, const struct ctl_wait *w, unsigned int period_ms
 		}
 		if (sig == SIGUSR1) {
 			(void)nrf_rt_alog_reopen(); /* logrotate (docs/access-log.md) */
+			if (w->mp != NULL)
+				nrfwd_mp_alog_reopen(w->mp); /* and every worker process */
 			continue;
 		}
 		nrfwd_sd_stopping();
@@ -561,7 +564,8 @@ run_single(const struct nrfwd_args *a, const struct nrfwd_base *b)
 	if (nrfwd_src_start(rt) != 0)
 		goto fail_api;
 
-	sig = wait_stop(&b->sigs, &(struct ctl_wait){rt, api, a->config}, 1000, tick_reclaim, rt);
+	sig = wait_stop(&b->sigs, &(struct ctl_wait){rt, api, a->config, NULL}, 1000, tick_reclaim,
+		rt);
 	log_stopping(sig, nrf_rt_drain_ms(rt));
 	/* /readyz says "draining" and configuration changes are refused until
 	 * the workers are done; the API goes only after they are. */
@@ -604,7 +608,8 @@ run_worker(const struct nrfwd_args *a, const struct nrfwd_base *b)
 		goto fail_rt;
 	}
 
-	sig = wait_stop(&b->sigs, &(struct ctl_wait){rt, NULL, a->config}, 1000, tick_reclaim, rt);
+	sig = wait_stop(&b->sigs, &(struct ctl_wait){rt, NULL, a->config, NULL}, 1000,
+		tick_reclaim, rt);
 	log_stopping(sig, nrf_rt_drain_ms(rt));
 	nrf_rt_stop(rt, nrf_rt_drain_ms(rt));
 	nrf_rt_join(rt);
@@ -691,7 +696,8 @@ run_primary(const struct nrfwd_args *a, const struct nrfwd_base *b)
 
 	tick.mp = mp;
 	tick.rt = rt;
-	sig = wait_stop(&b->sigs, &(struct ctl_wait){rt, api, a->config}, 100, tick_primary, &tick);
+	sig = wait_stop(&b->sigs, &(struct ctl_wait){rt, api, a->config, mp}, 100, tick_primary,
+		&tick);
 	log_stopping(sig, nrf_rt_drain_ms(rt));
 	nrf_api_drain(api);
 	nrfwd_src_stop();
