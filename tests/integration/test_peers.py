@@ -134,10 +134,13 @@ class Peers(unittest.TestCase):
         try:
             seen = []
             t0 = time.time()
+            streams = 0
             while time.time() - t0 < 2.5:
                 time.sleep(0.25)
                 p = peers(fwd)[pname]
                 seen.append((p['connections'], p['inFlight'], p['queued']))
+                streams = max(streams, H.metric_value(H.metrics(fwd), 'nrfwd_upstream_streams',
+                                                      peer=pname, role='peer') or 0)
             res = load.wait(timeout=30)
         finally:
             load.stop()
@@ -147,6 +150,7 @@ class Peers(unittest.TestCase):
         # more streams than the 32 the clients can have.
         self.assertTrue(any(c > 0 and f > 0 for c, f, _ in seen), seen)
         self.assertTrue(all(f <= 32 for _, f, _ in seen), seen)
+        self.assertGreater(streams, 0)  # the same gauge in the metrics
         print('\n/peers during the load (connections, inFlight, queued): %r' % seen,
               file=sys.stderr)
 
@@ -154,6 +158,8 @@ class Peers(unittest.TestCase):
         p, l = ups[pname], ups[lname]
         self.assertEqual((p['inFlight'], p['queued']), (0, 0))
         self.assertGreater(p['connections'], 0)  # kept for the next requests
+        self.assertEqual(H.metric_value(H.metrics(fwd), 'nrfwd_upstream_connections', peer=pname,
+                                        role='peer'), p['connections'])
         lat = p['latencySeconds']
         self.assertEqual(lat['answers'], p['answers'].get('200'), p)
         # The 200 ms delay lies in the 100..250 ms bucket: every estimate
