@@ -53,7 +53,7 @@ usage(FILE *f)
 {
 	fprintf(f,
 		"usage: nrfwd [EAL-ARGS --] --config FILE [--workers N] [--log-level LEVEL]\n"
-		"  -c, --config FILE      configuration document (JSON, SPEC section 5)\n"
+		"  -c, --config FILE      configuration document (JSON, docs/config.md)\n"
 		"  -w, --workers N        worker threads, 1..%d (default 1)\n"
 		"      --log-level LEVEL  error, warn, info (default) or debug\n"
 		"  -M, --management ADDR:PORT  management listener (REST API, metrics,\n"
@@ -123,6 +123,37 @@ mgmt_parse(const char *s, char *addr, size_t cap, uint16_t *port)
 	memcpy(addr, s, n);
 	addr[n] = '\0';
 	*port = (uint16_t)v;
+	return 0;
+}
+
+/* --management and --api-token-file, checked before anything listens (a
+ * mistake there must not leave the data path half started): the address
+ * parses, the token file reads as a token. Does not bind. 0, or -1 after
+ * logging why. */
+static int
+mgmt_check(const struct mgmt_opts *o)
+{
+	char addr[128], *token;
+	uint16_t port;
+	int err;
+
+	if (o->listen != NULL && mgmt_parse(o->listen, addr, sizeof(addr), &port) != 0) {
+		NRF_LOG(ERR, MOD, "--management: expected ADDR:PORT, got \"%s\"", o->listen);
+		return -1;
+	}
+	if (o->token_file == NULL)
+		return 0;
+	errno = 0;
+	token = nrf_api_token_read(o->token_file, &err);
+	if (token == NULL) {
+		NRF_LOG(ERR, MOD, "--api-token-file %s: %s", o->token_file,
+			err == NRF_EIO && errno != 0 ? strerror(errno)
+			: err == NRF_EINVAL ? "empty, or not a token (spaces or control characters)"
+			: nrf_strerror(err));
+		return -1;
+	}
+	memset(token, 0, strlen(token));
+	free(token);
 	return 0;
 }
 
@@ -401,6 +432,12 @@ prepare(const struct nrfwd_args *a, struct nrfwd_base *b)
 		return 1;
 	}
 	nrf_cfg_problems_fini(&problems);
+	/* Command-line files and addresses before any listener opens. */
+	if (a->mp_worker < 0 && mgmt_check(&a->mgmt) != 0) {
+		nrf_cfg_free(cfg);
+		nrfwd_src_free();
+		return 1;
+	}
 	/* Transport: kernel sockets, or the DPDK port (EAL start-up problems
 	 * end here with one line and a non-zero status). */
 	rc = nrfwd_tp_start(cfg, &a->tp, a->workers, &b->tp);

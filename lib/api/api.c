@@ -995,9 +995,12 @@ nrf_api_token_read(const char *path, int *err)
 	}
 	while (n < sizeof(buf) && (r = read(fd, buf + n, sizeof(buf) - n)) != 0) {
 		if (r < 0) {
-			if (errno == EINTR)
+			int e = errno;
+
+			if (e == EINTR)
 				continue;
 			close(fd);
+			errno = e; /* the reason, for the caller's message */
 			*err = NRF_EIO;
 			return NULL;
 		}

@@ -153,7 +153,7 @@ void nrf_api_free(struct nrf_api *api);
 /**
  * Read a bearer token from @p path: the file's content without trailing
  * white space. @return malloc'd token, or NULL with @p err = NRF_EIO (cannot
- * read), NRF_EINVAL (empty, or bytes that cannot be in a token: controls,
+ * read; errno says why), NRF_EINVAL (empty, or bytes that cannot be in a token: controls,
  * spaces), NRF_ETOOBIG (over 4096 bytes), NRF_ENOMEM. Any thread.
  */
 char *nrf_api_token_read(const char *path, int *err);

@@ -254,6 +254,28 @@ class Reasons(unittest.TestCase):
         for line in lines:  # every line: timestamp and level
             self.assertRegex(line, r'^\d{4}-\d\d-\d\dT[0-9:.]+Z (ERROR|WARN|INFO) ', line)
 
+    def test_04_command_line_files_checked_before_any_listener(self):
+        cfg = H.nrfwd_config('nrf-a.test')
+        empty = os.path.join(self.h.tmpdir, 'empty-token')
+        with open(empty, 'w') as f:
+            f.write('\n')
+        for extra, reason in (
+                (['--api-token-file', '/nonexistent/token'],
+                 '--api-token-file /nonexistent/token: No such file or directory'),
+                (['--management', '127.0.0.1:0', '--api-token-file', empty],
+                 '--api-token-file %s: empty, or not a token' % empty),
+                (['--management', '127.0.0.1:99999'],
+                 '--management: expected ADDR:PORT, got "127.0.0.1:99999"')):
+            path = os.path.join(self.h.tmpdir, 'c.json')
+            with open(path, 'w') as f:
+                json.dump(cfg, f)
+            r = subprocess.run([H.binary('nrfwd'), '--config', path, '--workers', '1'] + extra,
+                               capture_output=True, text=True, timeout=20)
+            self.assertEqual(r.returncode, 1, r.stderr)
+            self.assertIn(reason, r.stderr)
+            self.assertNotIn('listening on', r.stderr)  # nothing was bound
+            self.assertNotIn('input/output error', r.stderr)
+
 
 if __name__ == '__main__':
     argv = H.parse_args(sys.argv)
