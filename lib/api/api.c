@@ -1044,7 +1044,7 @@ reload_why(char *why, size_t cap, const char *what, const struct nrf_cfg_problem
 		return;
 	if (probs != NULL && probs->n > 0)
 		snprintf(why, cap, "%s: %s: %s%s", what,
-			probs->v[0].pointer[0] != '\0' ? probs->v[0].pointer : "(root)",
+			probs->v[0].pointer[0] != '\0' ? probs->v[0].pointer : "/",
 			probs->v[0].reason, probs->n > 1 ? " (and more)" : "");
 	else
 		snprintf(why, cap, "%s: %s", what, dflt);
