@@ -524,8 +524,18 @@ apply(struct nrf_api *api, struct MHD_Connection *c, struct api_req *rq)
 	if (api->src != NULL && g->cfg != NRF_CFG_RUNTIME) {
 		/* shared group: to the source, applied from its watch */
 		struct api_src_out so = {0};
+		char *stored = NULL;
+		int64_t base = 0;
 
-		api_source_change(api->src, snap, api->settle_ms, &src_locked, &so);
+		/* Applied to the document as stored, like a change to the file
+		 * (decision 0037); the running one whole when that cannot be. */
+		if (api->src->stored != NULL &&
+			(stored = api->src->stored(api->src->arg, &base)) != NULL)
+			doc = api_persist_shared_doc(stored, g, rq->merge, body, running, gen + 1,
+				&doc_len);
+		free(stored);
+		api_source_change(api->src, snap, doc, doc_len, base, api->settle_ms, &src_locked,
+			&so);
 		if (so.status != 200 && so.status != 202) {
 			ret = refuse(api, c, rq, g, so.status, so.title, so.cause, so.detail,
 				&so.probs);

@@ -170,6 +170,23 @@ out:
 	return out;
 }
 
+/* @p shared with the runtime group of @p whole: how the source puts a
+ * stored document together with this instance's runtime. */
+static char *
+compose_shared(const char *shared, const char *whole)
+{
+	json_t *doc = json_loads(shared, 0, NULL), *w = json_loads(whole, 0, NULL);
+	json_t *rt = json_object_get(w, "runtime");
+	char *out = NULL;
+
+	if (json_is_object(doc) && json_object_get(doc, "runtime") == NULL &&
+		(rt == NULL || json_object_set(doc, "runtime", rt) == 0))
+		out = json_dumps(doc, JSON_COMPACT | JSON_PRESERVE_ORDER);
+	json_decref(doc);
+	json_decref(w);
+	return out;
+}
+
 static char *
 persist(const char *disk, const struct api_group *g, bool merge, const json_t *body,
 	const char *whole, uint64_t generation, size_t *len)
@@ -193,7 +210,13 @@ persist(const char *disk, const struct api_group *g, bool merge, const json_t *b
 	/* What is written must load: otherwise the next start would fail.
 	 * A runtime-only file loads with the rest of the running document
 	 * around it, as the configuration source puts them together. */
-	if (whole != NULL) {
+	if (whole != NULL && g->cfg != NRF_CFG_RUNTIME) {
+		check = compose_shared(text, whole);
+		if (check == NULL) {
+			free(text);
+			goto out;
+		}
+	} else if (whole != NULL) {
 		check = api_compose_runtime(whole, text, strlen(text), &probs);
 		if (check == NULL) {
 			free(text);
@@ -228,6 +251,13 @@ api_persist_doc(const char *disk, const struct api_group *g, bool merge, const j
 	uint64_t generation, size_t *len)
 {
 	return persist(disk, g, merge, body, NULL, generation, len);
+}
+
+char *
+api_persist_shared_doc(const char *stored, const struct api_group *g, bool merge,
+	const json_t *body, const char *whole, uint64_t generation, size_t *len)
+{
+	return persist(stored, g, merge, body, whole, generation, len);
 }
 
 char *

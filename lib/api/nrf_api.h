@@ -92,6 +92,14 @@ struct nrf_api_source {
 	char *(*status_json)(void *arg);
 	/** Prometheus text appended to /metrics (malloc'd or NULL). */
 	char *(*metrics)(void *arg);
+	/** Optional (NULL: changes are written whole by write()). The shared
+	 *  document as stored at the revision seen last, @p mod that revision
+	 *  (malloc'd, or NULL when unknown); a change is applied to it ... */
+	char *(*stored)(void *arg, int64_t *mod);
+	/** ... and written with a compare-and-swap on @p base (results as
+	 *  write()). */
+	int (*write_text)(void *arg, const char *text, size_t len, int64_t base, int64_t *ticket,
+		char *why, size_t why_cap);
 	void *arg;
 };
 

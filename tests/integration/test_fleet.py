@@ -19,7 +19,8 @@ whole again):
   1. a change written through a1's REST API is applied by all three within
      1 s (measured, printed) and every instance's answers follow it (nrf-g
      answers instead of nrf-e); a request whose Via names nrf-g is then
-     answered by nrf-e (loop prevention still applied);
+     answered by nrf-e (loop prevention still applied); the key holds the
+     stored document with the change, no default added;
   2. an invalid document written to etcd is refused by all three, each
      keeps serving what it ran, and `nrfwd-ctl fleet status` names the
      reason (JSON pointer) for every instance;
@@ -178,6 +179,12 @@ class TestFleet(unittest.TestCase):
         self.assertLess(total, CONVERGE_S)
         prios = {hc['fqdn']: hc['priority'] for hc in stored['forwardingOptions']['nrfHostConfig']}
         self.assertEqual(prios, {'nrf-e.test': 2, 'nrf-g.test': 1})
+        # Applied to the stored document (decision 0037): its groups and
+        # keys as written, the change, no default filled in.
+        self.assertEqual(list(stored), list(self.shared))
+        self.assertEqual(stored['generalOptions'], self.shared['generalOptions'])
+        self.assertEqual(list(stored['forwardingOptions']),
+                         list(self.shared['forwardingOptions']))
         for inst in self.inst:
             self.assertEqual(answered_by(inst), (200, 'nrf-g'), inst.name)
             # loop prevention follows the new order: nrf-g in Via -> nrf-e answers
