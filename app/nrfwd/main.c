@@ -180,6 +180,10 @@ mgmt_start(const struct mgmt_opts *o, struct nrf_rt *rt, const struct nrf_cfg *c
 	} else {
 		if (cfg->rt.mgmt_port == 0) {
 			NRF_LOG(INFO, MOD, "management listener disabled (runtime.management.port 0)");
+			if (o->token_file != NULL)
+				NRF_LOG(WARN, MOD, "--api-token-file %s is not used: no management "
+					"listener (runtime.management.port 0, no --management)",
+					o->token_file);
 			return 0;
 		}
 		ap.address = cfg->rt.mgmt_address;
