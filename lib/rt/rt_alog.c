@@ -439,7 +439,7 @@ take(struct rt_alog *a, const struct line *l)
 	if (relayed && l->status < 500 && a->sample > 1 && a->sample_n++ % a->sample != 0)
 		return false;
 	if (a->max_per_s > 0) {
-		uint64_t sec = nrf_now_ns() / 1000000000ull;
+		uint64_t sec = rt_now(a->w) / 1000000000ull;
 
 		if (sec != a->sec) {
 			a->sec = sec;
@@ -591,7 +591,7 @@ rt_alog_xact(struct rt_worker *w, struct rt_xact *x)
 		l.upstream = x->t.wt.pool->ep.name;
 	}
 	l.via = x->plan.via_members;
-	l.latency_ns = nrf_now_ns() - x->t0;
+	l.latency_ns = rt_now(a->w) - x->t0;
 	l.bytes = x->front->resp_bytes;
 	l.rid = x->rid;
 	emit(a, &l);

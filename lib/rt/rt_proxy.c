@@ -369,7 +369,7 @@ try_start(struct rt_xact *x, struct rt_pool *p, bool local, bool force)
 		t->state = T_QUEUED;
 	rt_timer_arm(&x->w->timers, &t->timer, x->snap->cfg->rt.per_try_ms);
 	rt_count_try(p);
-	t->started_ns = nrf_now_ns();
+	t->started_ns = rt_now(x->w);
 	if (!local)
 		RT_STAT(x->w, forwards, 1);
 	return 0;
@@ -639,7 +639,7 @@ rt_peer_on_response(struct nrf_h2_stream *ps)
 	int status = ps->msg.status;
 
 	rt_count_status(t->wt.pool, status);
-	rt_count_answer_latency(t->wt.pool, nrf_now_ns() - t->started_ns);
+	rt_count_answer_latency(t->wt.pool, rt_now(x->w) - t->started_ns);
 	if (!t->local) {
 		enum nrf_cfg_cond cond = NRF_COND_NOT_REACHABLE;
 
@@ -1173,7 +1173,7 @@ front_on_request(struct nrf_h2_stream *st, int err)
 	x->front = st;
 	st->user = x;
 	strcpy(x->rid, rt_rid_cur(w));
-	x->t0 = nrf_now_ns();
+	x->t0 = rt_now(w);
 	x->snap = w->snap;
 	snap_ref(w, x->snap, 1);
 	nrf_h2_msg_move(&x->req, &st->msg);

@@ -36,10 +36,18 @@ struct rt_timers {
 	uint32_t n;
 	uint32_t cap;
 	void *arg;     /* passed to every callback */
+	/*
+	 * The owner's clock (nrf_now_ns()), read once per loop iteration
+	 * (rt_worker_main()): rt_timer_arm() counts from it, and the request
+	 * path takes its timestamps from it (rt_now()). 0: not kept, every
+	 * arm reads the clock itself.
+	 */
+	uint64_t now;
 };
 
 void rt_timer_init(struct rt_timer *t, rt_timer_fn fn);
-/* (Re)arm @p t to fire @p ms milliseconds from now. 0 or NRF_ENOMEM. */
+/* (Re)arm @p t to fire @p ms milliseconds from now (ts->now when kept). 0 or
+ * NRF_ENOMEM. */
 int rt_timer_arm(struct rt_timers *ts, struct rt_timer *t, uint32_t ms);
 /* Arm at an absolute deadline (ns). */
 int rt_timer_arm_at(struct rt_timers *ts, struct rt_timer *t, uint64_t at_ns);
