@@ -836,6 +836,23 @@ nv_reserve(struct nrf_h2_ctx *ctx, size_t n)
 	return 0;
 }
 
+/*
+ * Fields whose value is new in every message (request ids, trace context)
+ * are not HPACK-indexed: indexed, each one evicts older entries, and
+ * nghttp2's encoder compares every later value of that name with all the
+ * entries of the same name it holds (hd_map_find() hashes names only). An
+ * x-request-id on every 508 cost ~5 500 of its 19 600 instructions that way
+ * (issue 19). "Never indexed" is the only such choice nghttp2 offers.
+ */
+static inline uint8_t
+nv_index_flags(const char *name, size_t nlen)
+{
+	if ((nlen == 12 && memcmp(name, "x-request-id", 12) == 0) ||
+		(nlen == 11 && memcmp(name, "traceparent", 11) == 0))
+		return NGHTTP2_NV_FLAG_NO_INDEX;
+	return NGHTTP2_NV_FLAG_NONE;
+}
+
 static void
 nv_set(nghttp2_nv *nv, const char *name, size_t nlen, const char *value, size_t vlen)
 {
@@ -843,7 +860,7 @@ nv_set(nghttp2_nv *nv, const char *name, size_t nlen, const char *value, size_t 
 	nv->namelen = nlen;
 	nv->value = (uint8_t *)(uintptr_t)value;
 	nv->valuelen = vlen;
-	nv->flags = NGHTTP2_NV_FLAG_NONE;
+	nv->flags = nv_index_flags(name, nlen);
 }
 
 /* ------------------------------------------------------------------------ */
@@ -1535,7 +1552,7 @@ nrf_h2_respond_inline(struct nrf_h2_stream *st, int status, const struct nrf_h2_
 
 		memcpy(p, hdrs[i].value.p, hdrs[i].value.len);
 		nv_set(nv, hdrs[i].name.p, hdrs[i].name.len, p, hdrs[i].value.len);
-		nv->flags = NGHTTP2_NV_FLAG_NO_COPY_NAME | NGHTTP2_NV_FLAG_NO_COPY_VALUE;
+		nv->flags |= NGHTTP2_NV_FLAG_NO_COPY_NAME | NGHTTP2_NV_FLAG_NO_COPY_VALUE;
 		p += hdrs[i].value.len;
 	}
 	st->inl_body = (uint16_t)(p - st->inl);
