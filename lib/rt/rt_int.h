@@ -296,7 +296,8 @@ struct rt_xact {
 	struct rt_timer rtimer;    /* request timeout */
 	uint64_t t0;               /* complete request received (ns) */
 	uint8_t outcome;           /* enum nrf_rt_outcome of the answer given */
-	char rid[RT_RID_MAX + 1];  /* request id (rt_alog.c); "" none */
+	char rid[RT_RID_MAX + 1];  /* request id (rt_rid_xact()); "" none,
+				    * RT_RID_LATER: not worked out yet */
 	struct rt_xact *next_free;
 	/* Last: decided before the transaction is taken (xact_take() clears
 	 * only what comes before it). */

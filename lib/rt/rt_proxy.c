@@ -163,8 +163,7 @@ respond_problem(struct nrf_h2_stream *st, int status, const char *body, size_t l
 	if (location != NULL && location[0] != '\0')
 		hdr_set(&h[n++], "location", location);
 	/* The request id on every answer nrfwd gives itself (rt_alog.c). */
-	rid = st->user != NULL ? ((const struct rt_xact *)st->user)->rid
-		: rt_rid_cur(nrf_h2_conn_user(st->conn));
+	rid = st->user != NULL ? rt_rid_xact(st->user) : rt_rid_cur(nrf_h2_conn_user(st->conn));
 	if (rid[0] != '\0')
 		hdr_set(&h[n++], "x-request-id", rid);
 	rc = nrf_h2_respond_inline(st, status, h, n, body, len);
@@ -1172,11 +1171,11 @@ front_on_request(struct nrf_h2_stream *st, int err)
 	xact_take(w, x);
 	x->front = st;
 	st->user = x;
-	strcpy(x->rid, rt_rid_cur(w));
 	x->t0 = rt_now(w);
 	x->snap = w->snap;
 	snap_ref(w, x->snap, 1);
 	nrf_h2_msg_move(&x->req, &st->msg);
+	rt_rid_take(w, x);
 	start(x);
 	/* Unanswered, a transaction must have its request timer running:
 	 * that backstop answers whatever else happens (it is cancelled only
