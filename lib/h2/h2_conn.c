@@ -863,6 +863,38 @@ nv_set(nghttp2_nv *nv, const char *name, size_t nlen, const char *value, size_t 
 	nv->flags = nv_index_flags(name, nlen);
 }
 
+/*
+ * The names and values of a header list copied once into the stream's own
+ * buffer (st->inl: unused on peer streams and on front streams answered by
+ * nrf_h2_respond()) and given to nghttp2 with the NO_COPY flags. Without
+ * them nghttp2 copies the list itself: one allocation, and every name
+ * lower-cased byte by byte (issue 19). The stream outlives its HEADERS
+ * frame (it is put back only when nghttp2 closes it or the connection is
+ * torn down), and every name here is lower case already: front requests
+ * passed h2_check.c, peer answers nghttp2's HTTP rules, the rest are
+ * literals. A list that does not fit is left to nghttp2 to copy.
+ */
+static void
+nv_pin(struct nrf_h2_stream *st, nghttp2_nv *nv, size_t n)
+{
+	size_t i, need = 0;
+	char *p = st->inl;
+
+	for (i = 0; i < n; i++)
+		need += nv[i].namelen + nv[i].valuelen;
+	if (need > sizeof(st->inl))
+		return;
+	for (i = 0; i < n; i++) {
+		memcpy(p, nv[i].name, nv[i].namelen);
+		nv[i].name = (uint8_t *)p;
+		p += nv[i].namelen;
+		memcpy(p, nv[i].value, nv[i].valuelen);
+		nv[i].value = (uint8_t *)p;
+		p += nv[i].valuelen;
+		nv[i].flags |= NGHTTP2_NV_FLAG_NO_COPY_NAME | NGHTTP2_NV_FLAG_NO_COPY_VALUE;
+	}
+}
+
 /* ------------------------------------------------------------------------ */
 /* Pumps                                                                     */
 
@@ -1503,6 +1535,7 @@ nrf_h2_respond(struct nrf_h2_stream *st, int status, const struct nrf_h2_hdr *hd
 		st->flags |= NRF_H2_SF_OUT_EOF;
 	st->resp_status = (uint16_t)status;
 	st->resp_bytes = len;
+	nv_pin(st, ctx->nv, n);
 	prd.source.ptr = st;
 	prd.read_callback = front_read;
 	rv = nghttp2_submit_response(c->sess, st->id, ctx->nv, n,
@@ -1674,6 +1707,7 @@ nrf_h2_request(struct nrf_h2_conn *c, const struct nrf_h2_hdr *hdrs, size_t n_hd
 		st->src_chunk = body->head;
 		st->src_off = body->head->off;
 	}
+	nv_pin(st, ctx->nv, n);
 	prd.source.ptr = st;
 	prd.read_callback = peer_read;
 	id = nghttp2_submit_request(c->sess, NULL, ctx->nv, n, st->src != NULL ? &prd : NULL, st);
