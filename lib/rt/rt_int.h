@@ -432,17 +432,18 @@ struct rt_worker {
 } NRF_CACHE_ALIGNED;
 
 /*
- * The worker's clock: nrf_now_ns() as read once per loop iteration, right
- * after poll() returned (rt_worker_main()). Everything handled in that
- * iteration arrived by then; the time the iteration itself takes (a few
- * microseconds to a millisecond under load) is the error a timestamp or a
- * timer gets, against one vDSO clock read per event saved (issue 19; the
- * same trade as HAProxy's now_ms).
+ * The worker's clock: nrf_now_ns() read once per loop iteration, at the
+ * first use after poll() stopped waiting (the loop clears it before it
+ * waits: the events poll() dispatches never see a time from before the
+ * wait). What is handled later in the same iteration gets the same time:
+ * the error is the iteration's own duration (microseconds, a millisecond
+ * under heavy load), against one vDSO clock read per event saved (issue
+ * 19; the trade HAProxy makes with now_ms).
  */
 static inline uint64_t
-rt_now(const struct rt_worker *w)
+rt_now(struct rt_worker *w)
 {
-	return w->timers.now != 0 ? w->timers.now : nrf_now_ns();
+	return rt_timers_now(&w->timers);
 }
 
 /* Single-writer counter update, readable from the control thread. */
