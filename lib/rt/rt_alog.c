@@ -199,6 +199,7 @@ rt_alog_conf(struct rt_worker *w)
 		if (a == NULL)
 			return NRF_ENOMEM;
 		a->w = w;
+		a->rid_done = true; /* no current request yet: "" */
 		rt_timer_init(&a->timer, flush_tick);
 		clock_gettime(CLOCK_REALTIME, &ts);
 		a->rid_seed = mix64((uint64_t)ts.tv_nsec ^ ((uint64_t)ts.tv_sec << 30) ^
@@ -321,7 +322,10 @@ rt_rid_cur(struct rt_worker *w)
 	if (a == NULL)
 		return "";
 	if (!a->rid_done) {
-		rid_compute(a, a->rid_msg, a->rid);
+		if (a->rid_msg != NULL)
+			rid_compute(a, a->rid_msg, a->rid);
+		else
+			a->rid[0] = '\0';
 		a->rid_done = true;
 	}
 	return a->rid;
