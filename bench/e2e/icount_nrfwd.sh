@@ -8,7 +8,15 @@
 #
 #   bench/e2e/icount_nrfwd.sh [BUILD_DIR] [REQUESTS] [KINDS]
 #
-# Prints "KIND N" for each of KINDS (default "forwarded 508 local local404"):
+# Environment: ICOUNT_SPLIT=0 prints only the totals; ICOUNT_SYSCALLS=1 also
+# counts system calls per request (strace -c -f on nrfwd without valgrind,
+# same load); ICOUNT_KEEP=DIR keeps the callgrind dumps there.
+#
+# Prints "KIND N" (user-space instructions per request) for each of KINDS,
+# then, unless ICOUNT_SPLIT=0, the split by object (nghttp2, nrfwd, libc,
+# Hyperscan, vdso) and the top functions by self cost (icount_split.py: what
+# callgrind_annotate --inclusive=no shows, per request). KINDS (default
+# "forwarded 508 local local404"):
 #   forwarded  the pure forwarder's request with a 3-member Via
 #   508        the same with nrfwd's own identity appended (loop detected)
 #   local      nrfwd with a local NRF that answers (200, relayed)
@@ -86,4 +94,31 @@ for kind in $kinds; do
 	# only what ran after instrumentation was off)
 	total=$(awk '/^summary:/ { print $2 }' "$tmp/cg.$kind.1")
 	echo "$kind $((total / n))"
+	if [ "${ICOUNT_SPLIT:-1}" != 0 ]; then
+		python3 bench/e2e/icount_split.py "$tmp/cg.$kind.1" "$n" "${ICOUNT_TOP:-25}"
+	fi
+	if [ -n "${ICOUNT_KEEP:-}" ]; then
+		mkdir -p "$ICOUNT_KEEP"
+		cp "$tmp/cg.$kind.1" "$ICOUNT_KEEP/cg.$kind"
+	fi
+	if [ "${ICOUNT_SYSCALLS:-0}" = 1 ]; then
+		# The same load on nrfwd without valgrind, strace attached to
+		# every thread after the warm-up.
+		"$b/app/nrfwd/nrfwd" --config "$cfg" --workers 1 --log-level error 2>/dev/null &
+		np=$!
+		pids+=($np)
+		wait_port $port
+		h2load -n 2000 -c 8 -m 32 -H "via: $via" "$url" >/dev/null
+		strace -c -f -qq -o "$tmp/st.$kind" -p $np &
+		sp=$!
+		sleep 1
+		h2load -n "$n" -c 8 -m 32 -H "via: $via" "$url" >/dev/null
+		kill -INT $sp
+		wait $sp 2>/dev/null || true
+		kill -TERM $np
+		wait $np 2>/dev/null || true
+		awk -v n="$n" '$NF ~ /^[a-z_0-9]+$/ && $4 ~ /^[0-9]+$/ && $NF != "total" {
+			printf "  syscall %-14s %8.3f per request (%d)\n", $NF, $4 / n, $4 }
+			$NF == "total" { printf "  syscalls total %8.3f per request\n", $4 / n }' "$tmp/st.$kind"
+	fi
 done

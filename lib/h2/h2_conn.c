@@ -836,6 +836,23 @@ nv_reserve(struct nrf_h2_ctx *ctx, size_t n)
 	return 0;
 }
 
+/*
+ * Fields whose value is new in every message (request ids, trace context)
+ * are not HPACK-indexed: indexed, each one evicts older entries, and
+ * nghttp2's encoder compares every later value of that name with all the
+ * entries of the same name it holds (hd_map_find() hashes names only). An
+ * x-request-id on every 508 cost ~5 500 of its 19 600 instructions that way
+ * (issue 19). "Never indexed" is the only such choice nghttp2 offers.
+ */
+static inline uint8_t
+nv_index_flags(const char *name, size_t nlen)
+{
+	if ((nlen == 12 && memcmp(name, "x-request-id", 12) == 0) ||
+		(nlen == 11 && memcmp(name, "traceparent", 11) == 0))
+		return NGHTTP2_NV_FLAG_NO_INDEX;
+	return NGHTTP2_NV_FLAG_NONE;
+}
+
 static void
 nv_set(nghttp2_nv *nv, const char *name, size_t nlen, const char *value, size_t vlen)
 {
@@ -843,7 +860,39 @@ nv_set(nghttp2_nv *nv, const char *name, size_t nlen, const char *value, size_t 
 	nv->namelen = nlen;
 	nv->value = (uint8_t *)(uintptr_t)value;
 	nv->valuelen = vlen;
-	nv->flags = NGHTTP2_NV_FLAG_NONE;
+	nv->flags = nv_index_flags(name, nlen);
+}
+
+/*
+ * The names and values of a header list copied once into the stream's own
+ * buffer (st->inl: unused on peer streams and on front streams answered by
+ * nrf_h2_respond()) and given to nghttp2 with the NO_COPY flags. Without
+ * them nghttp2 copies the list itself: one allocation, and every name
+ * lower-cased byte by byte (issue 19). The stream outlives its HEADERS
+ * frame (it is put back only when nghttp2 closes it or the connection is
+ * torn down), and every name here is lower case already: front requests
+ * passed h2_check.c, peer answers nghttp2's HTTP rules, the rest are
+ * literals. A list that does not fit is left to nghttp2 to copy.
+ */
+static void
+nv_pin(struct nrf_h2_stream *st, nghttp2_nv *nv, size_t n)
+{
+	size_t i, need = 0;
+	char *p = st->inl;
+
+	for (i = 0; i < n; i++)
+		need += nv[i].namelen + nv[i].valuelen;
+	if (need > sizeof(st->inl))
+		return;
+	for (i = 0; i < n; i++) {
+		memcpy(p, nv[i].name, nv[i].namelen);
+		nv[i].name = (uint8_t *)p;
+		p += nv[i].namelen;
+		memcpy(p, nv[i].value, nv[i].valuelen);
+		nv[i].value = (uint8_t *)p;
+		p += nv[i].valuelen;
+		nv[i].flags |= NGHTTP2_NV_FLAG_NO_COPY_NAME | NGHTTP2_NV_FLAG_NO_COPY_VALUE;
+	}
 }
 
 /* ------------------------------------------------------------------------ */
@@ -1486,6 +1535,7 @@ nrf_h2_respond(struct nrf_h2_stream *st, int status, const struct nrf_h2_hdr *hd
 		st->flags |= NRF_H2_SF_OUT_EOF;
 	st->resp_status = (uint16_t)status;
 	st->resp_bytes = len;
+	nv_pin(st, ctx->nv, n);
 	prd.source.ptr = st;
 	prd.read_callback = front_read;
 	rv = nghttp2_submit_response(c->sess, st->id, ctx->nv, n,
@@ -1535,7 +1585,7 @@ nrf_h2_respond_inline(struct nrf_h2_stream *st, int status, const struct nrf_h2_
 
 		memcpy(p, hdrs[i].value.p, hdrs[i].value.len);
 		nv_set(nv, hdrs[i].name.p, hdrs[i].name.len, p, hdrs[i].value.len);
-		nv->flags = NGHTTP2_NV_FLAG_NO_COPY_NAME | NGHTTP2_NV_FLAG_NO_COPY_VALUE;
+		nv->flags |= NGHTTP2_NV_FLAG_NO_COPY_NAME | NGHTTP2_NV_FLAG_NO_COPY_VALUE;
 		p += hdrs[i].value.len;
 	}
 	st->inl_body = (uint16_t)(p - st->inl);
@@ -1657,6 +1707,7 @@ nrf_h2_request(struct nrf_h2_conn *c, const struct nrf_h2_hdr *hdrs, size_t n_hd
 		st->src_chunk = body->head;
 		st->src_off = body->head->off;
 	}
+	nv_pin(st, ctx->nv, n);
 	prd.source.ptr = st;
 	prd.read_callback = peer_read;
 	id = nghttp2_submit_request(c->sess, NULL, ctx->nv, n, st->src != NULL ? &prd : NULL, st);

@@ -133,6 +133,8 @@ struct rt_alog {
 	/* request ids */
 	uint64_t rid_seed;
 	uint64_t rid_seq;
+	const struct nrf_h2_msg *rid_msg; /* the request just delivered */
+	bool rid_done;            /* rid holds its id */
 	char rid[RT_RID_MAX + 1];
 	char *buf;
 	size_t len;
@@ -197,6 +199,7 @@ rt_alog_conf(struct rt_worker *w)
 		if (a == NULL)
 			return NRF_ENOMEM;
 		a->w = w;
+		a->rid_done = true; /* no current request yet: "" */
 		rt_timer_init(&a->timer, flush_tick);
 		clock_gettime(CLOCK_REALTIME, &ts);
 		a->rid_seed = mix64((uint64_t)ts.tv_nsec ^ ((uint64_t)ts.tv_sec << 30) ^
@@ -259,18 +262,21 @@ rid_ok(struct nrf_slice v)
 
 static const char hexd[] = "0123456789abcdef";
 
-void
-rt_rid_begin(struct rt_worker *w, const struct nrf_h2_msg *m)
+/*
+ * Ids are worked out only when an answer nrfwd gives itself or a line of
+ * the access log needs one (issue 19): most relayed requests need none, and
+ * looking for two fields among all of a request's, then copying the id, was
+ * paid by every request.
+ */
+static void
+rid_compute(struct rt_alog *a, const struct nrf_h2_msg *m, char *out)
 {
-	struct rt_alog *a = w->alog;
 	struct nrf_slice v;
 
-	if (NRF_UNLIKELY(a == NULL))
-		return;
 	v = nrf_h2_msg_get(m, "x-request-id");
 	if (rid_ok(v)) {
-		memcpy(a->rid, v.p, v.len);
-		a->rid[v.len] = '\0';
+		memcpy(out, v.p, v.len);
+		out[v.len] = '\0';
 		return;
 	}
 	/* W3C Trace Context: version "-" trace-id (32 hex) "-" ... */
@@ -279,8 +285,8 @@ rt_rid_begin(struct rt_worker *w, const struct nrf_h2_msg *m)
 		struct nrf_slice id = {v.p + 3, 32};
 
 		if (rid_ok(id)) {
-			memcpy(a->rid, id.p, 32);
-			a->rid[32] = '\0';
+			memcpy(out, id.p, 32);
+			out[32] = '\0';
 			return;
 		}
 	}
@@ -288,19 +294,71 @@ rt_rid_begin(struct rt_worker *w, const struct nrf_h2_msg *m)
 		uint64_t z = mix64(a->rid_seed + a->rid_seq++);
 
 		for (int i = 15; i >= 0; i--) {
-			a->rid[i] = hexd[z & 15];
+			out[i] = hexd[z & 15];
 			z >>= 4;
 		}
-		a->rid[16] = '\0';
+		out[16] = '\0';
 		return;
 	}
-	a->rid[0] = '\0';
+	out[0] = '\0';
+}
+
+void
+rt_rid_begin(struct rt_worker *w, const struct nrf_h2_msg *m)
+{
+	struct rt_alog *a = w->alog;
+
+	if (NRF_UNLIKELY(a == NULL))
+		return;
+	a->rid_msg = m;
+	a->rid_done = false;
 }
 
 const char *
-rt_rid_cur(const struct rt_worker *w)
+rt_rid_cur(struct rt_worker *w)
 {
-	return w->alog != NULL ? w->alog->rid : "";
+	struct rt_alog *a = w->alog;
+
+	if (a == NULL)
+		return "";
+	if (!a->rid_done) {
+		if (a->rid_msg != NULL)
+			rid_compute(a, a->rid_msg, a->rid);
+		else
+			a->rid[0] = '\0';
+		a->rid_done = true;
+	}
+	return a->rid;
+}
+
+void
+rt_rid_take(struct rt_worker *w, struct rt_xact *x)
+{
+	struct rt_alog *a = w->alog;
+
+	if (a == NULL) {
+		x->rid[0] = '\0';
+	} else if (NRF_UNLIKELY(a->rid_done)) {
+		strcpy(x->rid, a->rid); /* given out already: the same id */
+	} else {
+		x->rid[0] = RT_RID_LATER;
+		a->rid_done = true; /* the request is the transaction's now */
+		a->rid[0] = '\0';
+	}
+}
+
+const char *
+rt_rid_xact(struct rt_xact *x)
+{
+	if (x->rid[0] == RT_RID_LATER) {
+		struct rt_alog *a = x->w->alog;
+
+		if (a != NULL)
+			rid_compute(a, &x->req, x->rid);
+		else
+			x->rid[0] = '\0';
+	}
+	return x->rid;
 }
 
 /* ------------------------------------------------------------------------ */
@@ -439,7 +497,7 @@ take(struct rt_alog *a, const struct line *l)
 	if (relayed && l->status < 500 && a->sample > 1 && a->sample_n++ % a->sample != 0)
 		return false;
 	if (a->max_per_s > 0) {
-		uint64_t sec = nrf_now_ns() / 1000000000ull;
+		uint64_t sec = rt_now(a->w) / 1000000000ull;
 
 		if (sec != a->sec) {
 			a->sec = sec;
@@ -565,7 +623,7 @@ rt_alog_once(struct rt_worker *w, struct nrf_h2_stream *st, enum nrf_fwd_op op,
 	l.via = via_members;
 	l.latency_ns = 0;
 	l.bytes = st->resp_bytes;
-	l.rid = a->rid;
+	l.rid = rt_rid_cur(w);
 	emit(a, &l);
 }
 
@@ -591,8 +649,8 @@ rt_alog_xact(struct rt_worker *w, struct rt_xact *x)
 		l.upstream = x->t.wt.pool->ep.name;
 	}
 	l.via = x->plan.via_members;
-	l.latency_ns = nrf_now_ns() - x->t0;
+	l.latency_ns = rt_now(a->w) - x->t0;
 	l.bytes = x->front->resp_bytes;
-	l.rid = x->rid;
+	l.rid = rt_rid_xact(x);
 	emit(a, &l);
 }

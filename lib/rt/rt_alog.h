@@ -19,6 +19,8 @@ struct rt_xact;
 
 /* Longest request id kept (a client's longer x-request-id is not used). */
 #define RT_RID_MAX 128
+/* First byte of a transaction's rid not worked out yet (never in a valid id). */
+#define RT_RID_LATER '\x01'
 
 /*
  * Per worker: (re)read runtime.accessLog and runtime.requestId of the
@@ -34,15 +36,22 @@ void rt_alog_flush(struct rt_worker *w);
 void rt_alog_fini(struct rt_worker *w);
 
 /*
- * The id of the request @p m just delivered: its x-request-id (printable,
- * at most RT_RID_MAX bytes), else the trace-id of its traceparent, else
- * one generated when runtime.requestId.generate is on, else none. Kept in
- * the worker as "the current request's id" until the next call; copied
- * into a transaction by rt_rid_copy().
+ * The id of a request: its x-request-id (printable, at most RT_RID_MAX
+ * bytes), else the trace-id of its traceparent, else one generated when
+ * runtime.requestId.generate is on, else none. Worked out only when asked
+ * for (an answer nrfwd gives itself, an access log line).
+ *
+ * rt_rid_begin(): @p m was just delivered; it is "the current request"
+ * until rt_rid_take() or the next rt_rid_begin(), and @p m must stay valid
+ * that long (the delivering callback). rt_rid_cur(): its id ("" when none).
+ * rt_rid_take(): the current request becomes transaction @p x (its message
+ * moved to x->req); x->rid is filled by rt_rid_xact() from x->req when first
+ * asked for, the same id rt_rid_cur() gave if it was asked already.
  */
 void rt_rid_begin(struct rt_worker *w, const struct nrf_h2_msg *m);
-/* The current request's id ("" when none). */
-const char *rt_rid_cur(const struct rt_worker *w);
+const char *rt_rid_cur(struct rt_worker *w);
+void rt_rid_take(struct rt_worker *w, struct rt_xact *x);
+const char *rt_rid_xact(struct rt_xact *x);
 
 /*
  * One line for a request answered at once, inside the callback that

@@ -163,8 +163,7 @@ respond_problem(struct nrf_h2_stream *st, int status, const char *body, size_t l
 	if (location != NULL && location[0] != '\0')
 		hdr_set(&h[n++], "location", location);
 	/* The request id on every answer nrfwd gives itself (rt_alog.c). */
-	rid = st->user != NULL ? ((const struct rt_xact *)st->user)->rid
-		: rt_rid_cur(nrf_h2_conn_user(st->conn));
+	rid = st->user != NULL ? rt_rid_xact(st->user) : rt_rid_cur(nrf_h2_conn_user(st->conn));
 	if (rid[0] != '\0')
 		hdr_set(&h[n++], "x-request-id", rid);
 	rc = nrf_h2_respond_inline(st, status, h, n, body, len);
@@ -369,7 +368,7 @@ try_start(struct rt_xact *x, struct rt_pool *p, bool local, bool force)
 		t->state = T_QUEUED;
 	rt_timer_arm(&x->w->timers, &t->timer, x->snap->cfg->rt.per_try_ms);
 	rt_count_try(p);
-	t->started_ns = nrf_now_ns();
+	t->started_ns = rt_now(x->w);
 	if (!local)
 		RT_STAT(x->w, forwards, 1);
 	return 0;
@@ -639,7 +638,7 @@ rt_peer_on_response(struct nrf_h2_stream *ps)
 	int status = ps->msg.status;
 
 	rt_count_status(t->wt.pool, status);
-	rt_count_answer_latency(t->wt.pool, nrf_now_ns() - t->started_ns);
+	rt_count_answer_latency(t->wt.pool, rt_now(x->w) - t->started_ns);
 	if (!t->local) {
 		enum nrf_cfg_cond cond = NRF_COND_NOT_REACHABLE;
 
@@ -1172,11 +1171,11 @@ front_on_request(struct nrf_h2_stream *st, int err)
 	xact_take(w, x);
 	x->front = st;
 	st->user = x;
-	strcpy(x->rid, rt_rid_cur(w));
-	x->t0 = nrf_now_ns();
+	x->t0 = rt_now(w);
 	x->snap = w->snap;
 	snap_ref(w, x->snap, 1);
 	nrf_h2_msg_move(&x->req, &st->msg);
+	rt_rid_take(w, x);
 	start(x);
 	/* Unanswered, a transaction must have its request timer running:
 	 * that backstop answers whatever else happens (it is cancelled only

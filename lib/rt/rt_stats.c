@@ -135,7 +135,7 @@ rt_count_request(struct rt_worker *w, struct rt_xact *x)
 {
 	enum nrf_fwd_op op = x->plan.op < NRF_OP_COUNT ? x->plan.op : NRF_OP_OTHER;
 	unsigned int o = x->answered ? x->outcome : NRF_RT_OUT_CLIENT_RESET;
-	uint64_t now = nrf_now_ns();
+	uint64_t now = rt_now(w);
 
 	RT_STAT(w, req[op][o], 1);
 	count_latency(w, op, now > x->t0 ? now - x->t0 : 0);

@@ -112,7 +112,7 @@ rt_timer_arm_at(struct rt_timers *ts, struct rt_timer *t, uint64_t at_ns)
 int
 rt_timer_arm(struct rt_timers *ts, struct rt_timer *t, uint32_t ms)
 {
-	return rt_timer_arm_at(ts, t, nrf_now_ns() + (uint64_t)ms * 1000000ull);
+	return rt_timer_arm_at(ts, t, rt_timers_now(ts) + (uint64_t)ms * 1000000ull);
 }
 
 int

@@ -7,7 +7,10 @@
  * timers. One owner thread; no locks. Deadlines are CLOCK_MONOTONIC ns.
  */
 
+#include <stdbool.h>
 #include <stdint.h>
+
+#include "nrf_common.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -36,10 +39,31 @@ struct rt_timers {
 	uint32_t n;
 	uint32_t cap;
 	void *arg;     /* passed to every callback */
+	/*
+	 * The owner's clock, when the owner keeps one (kept: rt_worker_main()):
+	 * nrf_now_ns() read at most once per loop iteration, at the first
+	 * rt_timers_now() after the loop cleared it (now = 0) before waiting,
+	 * so never a time from before the wait. Not kept: every call reads
+	 * the clock.
+	 */
+	uint64_t now;
+	bool kept;
 };
 
+/* The clock timers count from (struct rt_timers.now). */
+static inline uint64_t
+rt_timers_now(struct rt_timers *ts)
+{
+	if (!ts->kept)
+		return nrf_now_ns();
+	if (ts->now == 0)
+		ts->now = nrf_now_ns();
+	return ts->now;
+}
+
 void rt_timer_init(struct rt_timer *t, rt_timer_fn fn);
-/* (Re)arm @p t to fire @p ms milliseconds from now. 0 or NRF_ENOMEM. */
+/* (Re)arm @p t to fire @p ms milliseconds from rt_timers_now(). 0 or
+ * NRF_ENOMEM. */
 int rt_timer_arm(struct rt_timers *ts, struct rt_timer *t, uint32_t ms);
 /* Arm at an absolute deadline (ns). */
 int rt_timer_arm_at(struct rt_timers *ts, struct rt_timer *t, uint64_t at_ns);

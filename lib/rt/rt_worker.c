@@ -221,6 +221,8 @@ rt_worker_main(void *arg)
 	/* Signals belong to the control thread. */
 	sigfillset(&all);
 	pthread_sigmask(SIG_BLOCK, &all, NULL);
+	w->timers.kept = true;
+	w->timers.now = 0;
 	rt_pool_warm(w);
 	for (;;) {
 		struct nrf_rt_snap *s = atomic_load_explicit(&rt->snap, memory_order_acquire);
@@ -234,11 +236,16 @@ rt_worker_main(void *arg)
 			drain_begin(w);
 		if (w->draining && ((w->n_front == 0 && w->n_xact == 0) || w->drain_expired))
 			break;
-		timeout = busy ? 0 : rt_timer_next_ms(&w->timers, nrf_now_ns(), 1000);
+		/* From the clock of this iteration (read by what it handled,
+		 * else now): at worst late by the time the iteration took;
+		 * timeouts are rounded up to milliseconds anyway. */
+		timeout = busy ? 0 : rt_timer_next_ms(&w->timers, rt_now(w), 1000);
+		/* Nothing poll() dispatches may use a time from before the wait. */
+		w->timers.now = 0;
 		if (w->tp->poll(w->loop, timeout) < 0) {
 			NRF_LOG_RL(ERR, MOD, "worker %u: poll failed", w->id);
 		}
-		now = nrf_now_ns();
+		now = rt_now(w); /* the iteration's one clock read, if no event made it */
 		rt_timers_run(&w->timers, now);
 		/* Liveness for the service manager's watchdog (nrf_rt_worker_get):
 		 * the clock read the timers need anyway. */
