@@ -235,6 +235,7 @@ serve_metrics(struct nrf_api *api, struct MHD_Connection *c, struct api_req *rq)
 	in.busy = api->busy;
 	in.n_workers = n;
 	in.generation = nrf_rt_generation(api->rt);
+	nrf_rt_dns_stats_get(api->rt, &in.dns);
 	nrf_api_stats_get(api, &in.api);
 	memcpy(in.last_apply, api->last_apply, sizeof(in.last_apply));
 	for (i = 0; i < n && i < NRF_RT_MAX_WORKERS; i++) {
