@@ -68,6 +68,8 @@ resolve_peer(struct rt_ep *ep, const struct nrf_cfg_peer *p, bool resolve)
 	}
 	ep->ok = rc == 0;
 	if (!ep->ok)
+		ep->addr.port = p->port; /* for rt_dns_sync(): the last good address */
+	if (!ep->ok)
 		NRF_LOG(WARN, MOD, "peer %s (%s): no address (%s); every try to it fails", p->name,
 			p->pointer, nrf_strerror(rc));
 names:
@@ -128,8 +130,8 @@ rt_snap_build(struct nrf_cfg *cfg, bool resolve, int *err)
 		ep_fill(&s->local, l->scheme, auth, "");
 		rc = resolve || nrf_tp_addr_parse(l->address, l->port, &s->local.addr) == 0
 			? nrf_tp_addr_resolve(l->address, l->port, &s->local.addr) : NRF_ENOENT;
-		if (rc != 0 && !resolve)
-			s->local.addr.port = l->port; /* rt_dns_sync() sets the rest */
+		if (rc != 0)
+			s->local.addr.port = l->port; /* rt_dns_sync() may set the rest */
 		s->local.ok = rc == 0;
 		if (!s->local.ok && resolve)
 			NRF_LOG(WARN, MOD, "runtime.localNrf: no address for \"%s\" (%s)", l->address,
