@@ -448,10 +448,12 @@ rt_dns_sync(struct nrf_rt *rt, struct nrf_rt_snap *s)
 		k++;
 	}
 	d->n = k;
-	if (d->refresh_ms == 0)
-		for (i = 0; i < d->n; i++)
-			if (d->v[i].next_ns != 0) /* a new name is still resolved once */
-				d->v[i].next_ns = UINT64_MAX;
+	for (i = 0; i < d->n; i++) {
+		if (d->refresh_ms == 0 && d->v[i].next_ns != 0) /* a new name: once */
+			d->v[i].next_ns = UINT64_MAX;
+		else if (d->refresh_ms != 0 && d->v[i].next_ns == UINT64_MAX)
+			d->v[i].next_ns = 0; /* periodic again: due now */
+	}
 	pthread_cond_signal(&d->cond);
 	pthread_mutex_unlock(&d->lock);
 }

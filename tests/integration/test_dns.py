@@ -253,6 +253,12 @@ class Dns(unittest.TestCase):
                            {'dns': {'refreshMs': 0}})
         self.assertEqual(st, 200, doc)
         self.assertIsNone(peers(fwd)[pname]['dns']['nextInSeconds'])
+        # ... and a refreshMs again resumes it at once.
+        st, _, doc = H.api(fwd, 'PATCH', '/nrf-configuration/v1/runtime',
+                           {'dns': {'refreshMs': REFRESH_MS}})
+        self.assertEqual(st, 200, doc)
+        wait_for(lambda: peers(fwd)[pname]['dns']['nextInSeconds'] is not None, 3.0,
+                 'the next lookup planned again')
 
     def test_03_ctl_check_warns_about_names_that_do_not_resolve(self):
         with open(self.hosts, 'w') as f:
