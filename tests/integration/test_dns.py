@@ -23,6 +23,11 @@ name that stops resolving keeps its last address (requests still answered,
 /peers shows the error); `nrfwd-ctl check` warns about a name that does not
 resolve and still exits 0. Standard library only; helpers in
 nrfwd_harness.py. Needs root (unshare -m, mount --bind).
+
+DnsTtl: a real DNS server (dnsmasq, from Debian's dnsmasq-base) in a
+network namespace the test creates (deleted with its /etc/netns entry even
+on failure), nrfwd, the stubs and the clients inside it: the DNS TTL (2 s),
+not refreshMs (10 min), brings a changed address in.
 """
 
 import json
@@ -282,6 +287,106 @@ class Dns(unittest.TestCase):
         self.assertIn('"gone.nrfwd-dns.test" does not resolve (', warn[0])
         self.assertNotIn(NAME, r.stderr)
         self.assertNotIn('numeric', r.stderr, 'a peer with an address is not resolved')
+
+
+@unittest.skipUnless(os.geteuid() == 0 and shutil.which('dnsmasq') and shutil.which('ip'),
+                     'needs root, ip and dnsmasq (dnsmasq-base)')
+class DnsTtl(unittest.TestCase):
+    """A real DNS server (dnsmasq) in a network namespace the test creates:
+    the answer's TTL, not refreshMs, schedules the next lookup."""
+
+    TTL_S = 2
+
+    def setUp(self):
+        self.h = H.Harness(prefix='nrfwd-dnsttl-')
+        self.ns = 'nrfwd-dns-%d' % os.getpid()
+        self.etc = '/etc/netns/' + self.ns
+        self.addCleanup(self.teardown_ns)
+        subprocess.run(['ip', 'netns', 'add', self.ns], check=True)
+        subprocess.run(['ip', '-n', self.ns, 'link', 'set', 'lo', 'up'], check=True)
+        # ip netns exec bind-mounts these over /etc/resolv.conf and /etc/hosts
+        os.makedirs(self.etc, exist_ok=True)
+        with open(os.path.join(self.etc, 'resolv.conf'), 'w') as f:
+            f.write('nameserver 127.0.0.1\noptions timeout:1 attempts:1\n')
+        with open(os.path.join(self.etc, 'hosts'), 'w') as f:
+            f.write('127.0.0.1 localhost\n')
+        self.zone = os.path.join(self.h.tmpdir, 'zone-hosts')
+        with open(self.zone, 'w') as f:
+            f.write('127.0.0.2 %s\n' % NAME)
+        self.dns = self.h._spawn('dnsmasq', self.nsx([
+            'dnsmasq', '-k', '-C', '/dev/null', '--no-resolv', '--no-hosts',
+            '--addn-hosts=' + self.zone, '--local-ttl=%d' % self.TTL_S,
+            '--listen-address=127.0.0.1', '--bind-interfaces', '--port=53',
+            '--user=root', '--pid-file=', '--log-facility=-']), 53)
+        if not H._wait_for_line(self.dns, r'read .*zone-hosts - 1 names', 5):
+            raise RuntimeError('dnsmasq did not start:\n%s' % self.dns.log())
+
+    def teardown_ns(self):
+        self.h.cleanup(dump=bool(os.environ.get('NRFWD_TEST_DUMP')))
+        subprocess.run(['ip', 'netns', 'del', self.ns], capture_output=True)
+        shutil.rmtree(self.etc, ignore_errors=True)
+
+    def nsx(self, cmd):
+        return ['ip', 'netns', 'exec', self.ns] + list(cmd)
+
+    def spawn_ns(self, name, cmd, port, pattern):
+        proc = self.h._spawn(name, self.nsx(cmd), port)
+        if not H._wait_for_line(proc, pattern, 10):
+            raise RuntimeError('%s did not start:\n%s' % (name, proc.log()))
+        return proc
+
+    def get(self, url, http2=True):
+        st, _, body = H.curl(url, http2=http2, prefix=self.nsx([]))
+        return st, body
+
+    def test_01_the_dns_ttl_schedules_the_next_lookup(self):
+        lport, port = H.free_port(), H.free_port()
+        self.spawn_ns('local', [H.binary('nrfstub'), '--listen', '127.0.0.1:%d' % lport,
+                                '--profiles', H.conf('stub-profiles-a.json'), '--name',
+                                'local'], lport, r'nrfstub local listening on')
+        for name, addr in (('first', '127.0.0.2'), ('second', '127.0.0.3')):
+            self.spawn_ns(name, [H.binary('nrfstub'), '--listen', '%s:%d' % (addr, port),
+                                 '--profiles', H.conf('stub-profiles-e.json'), '--name',
+                                 name], port, r'nrfstub %s listening on' % name)
+        cfg = H.nrfwd_config('nrf-a.test', local=lport, peers=[H.peer(NAME, port, ipv4=None)])
+        # refreshMs far away: only the TTL can bring the change in time
+        cfg['runtime']['dns'] = {'refreshMs': 600000, 'minTtlMs': 500, 'maxTtlMs': 60000,
+                                 'timeoutMs': 1000}
+        path = os.path.join(self.h.tmpdir, 'nrfwd.json')
+        with open(path, 'w') as f:
+            json.dump(cfg, f)
+        fwd = self.spawn_ns('nrfwd', H.WRAPPER + [
+            H.binary('nrfwd'), '--config', path, '--workers', '1',
+            '--management', '127.0.0.1:0'], cfg['runtime']['listen'][0]['port'],
+            r'nrfwd management on')
+        mport = int(re.search(r'nrfwd management on [0-9.]+:(\d+)', fwd.log()).group(1))
+        url = fwd.url(PROFILE + ID_UDM1)
+        pname = '%s:%d' % (NAME, port)
+
+        def peer():
+            st, body = self.get('http://127.0.0.1:%d/peers' % mport, http2=False)
+            self.assertEqual(st, 200, body)
+            return {u['name']: u for u in json.loads(body)['upstreams']}[pname]
+
+        self.assertEqual(self.get(url)[0], 200)
+        # the first lookup after start learns the TTL
+        p = wait_for(lambda: (lambda q: q if q['dns']['ttl'] else None)(peer()), 3.0,
+                     'a lookup with a TTL')
+        self.assertEqual(p['address'], '127.0.0.2:%d' % port)
+        self.assertLessEqual(p['dns']['nextInSeconds'], self.TTL_S + 0.05)
+
+        with open(self.zone, 'w') as f:
+            f.write('127.0.0.3 %s\n' % NAME)
+        self.dns.proc.send_signal(1)  # SIGHUP: dnsmasq reads its hosts file again
+        t0 = time.monotonic()
+        wait_for(lambda: peer()['address'] == '127.0.0.3:%d' % port, self.TTL_S + 2.0,
+                 'the address from DNS after one TTL')
+        self.assertLess(time.monotonic() - t0, self.TTL_S + 1.0)
+        self.assertEqual(self.get(url)[0], 200)
+        st, body = self.get('http://127.0.0.3:%d/_stub/requests' % port)
+        self.assertEqual(st, 200)
+        self.assertEqual(len(json.loads(body)), 1, 'the new request went to the new address')
+        self.assertIn('dns: peer %s: 127.0.0.2 -> 127.0.0.3' % NAME, fwd.log())
 
 
 if __name__ == '__main__':
