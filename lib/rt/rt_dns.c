@@ -431,7 +431,10 @@ rt_dns_sync(struct nrf_rt *rt, struct nrf_rt_snap *s)
 	for (i = 0; i < d->n; i++)
 		d->v[i].used = d->v[i].busy; /* the thread holds its index */
 	for (i = 0; i < cfg->n_peers; i++)
-		if ((h = peer_name(&cfg->peers[i])) != NULL)
+		/* an apiPrefix too long for the endpoint fails every try
+		 * whatever its address (resolve_peer()) */
+		if ((h = peer_name(&cfg->peers[i])) != NULL &&
+				strlen(cfg->peers[i].api_prefix) < sizeof(s->peers[i].prefix))
 			sync_one(d, h, &s->peers[i]);
 	if ((h = local_name(cfg)) != NULL)
 		sync_one(d, h, &s->local);
