@@ -125,7 +125,7 @@ class Dns(unittest.TestCase):
             '--management', '127.0.0.1:0'])
         port = cfg['runtime']['listen'][0]['port']
         proc = self.h._spawn('nrfwd', cmd, port)
-        if not H._wait_for_line(proc, r'nrfwd listening on', 10):
+        if not H._wait_for_line(proc, r'nrfwd listening on', 60 if H.WRAPPER else 10):
             raise RuntimeError('nrfwd did not start:\n%s' % proc.log())
         rx = r'nrfwd management on ([0-9.]+):(\d+)'
         if not H._wait_for_line(proc, rx, 10):
