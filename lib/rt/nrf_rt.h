@@ -57,6 +57,20 @@ struct nrf_rt_snap;
  */
 struct nrf_rt_snap *nrf_rt_snap_create(struct nrf_cfg *cfg, int *err);
 
+struct nrf_rt;
+
+/**
+ * nrf_rt_snap_create() for a change of the running @p rt (REST, SIGHUP,
+ * configuration source): a peer name that @p rt's resolver already knows
+ * (nrf_rt_dns_start()) is not looked up again here — the snapshot takes
+ * the resolver's last good address when it is published — so a change
+ * never waits for DNS on a name nrfwd already resolves; only names new to
+ * the configuration are resolved now (blocking). Without a resolver, the
+ * same as nrf_rt_snap_create(). Same ownership and errors. Control side
+ * (any thread that publishes).
+ */
+struct nrf_rt_snap *nrf_rt_snap_create_for(struct nrf_rt *rt, struct nrf_cfg *cfg, int *err);
+
 /** Free a snapshot that was never published. NULL-safe. */
 void nrf_rt_snap_free(struct nrf_rt_snap *s);
 

@@ -41,8 +41,16 @@ ep_fill(struct rt_ep *ep, enum nrf_cfg_scheme scheme, const char *authority,
 	ep->tls = scheme == NRF_SCHEME_HTTPS;
 }
 
+/* Look @p name up now? Not when the resolver has it (rt_dns_sync() puts
+ * its address on the snapshot at publish), nor when !@p resolve. */
+static bool
+look_up(struct nrf_rt *rt, bool resolve, const char *name)
+{
+	return resolve && (rt == NULL || !rt_dns_known(rt, name));
+}
+
 static void
-resolve_peer(struct rt_ep *ep, const struct nrf_cfg_peer *p, bool resolve)
+resolve_peer(struct rt_ep *ep, const struct nrf_cfg_peer *p, struct nrf_rt *rt, bool resolve)
 {
 	int rc = NRF_ENOENT;
 
@@ -58,7 +66,7 @@ resolve_peer(struct rt_ep *ep, const struct nrf_cfg_peer *p, bool resolve)
 	if (rc != 0 && p->ipv6[0] != '\0')
 		rc = nrf_tp_addr_parse(p->ipv6, p->port, &ep->addr);
 	if (rc != 0 && p->fqdn[0] != '\0') {
-		if (!resolve) { /* the resolver's table has it (rt_dns_sync()) */
+		if (!look_up(rt, resolve, p->fqdn)) { /* the resolver's (rt_dns_sync()) */
 			memset(&ep->addr, 0, sizeof(ep->addr));
 			ep->addr.port = p->port;
 			ep->ok = false;
@@ -81,11 +89,17 @@ names:
 struct nrf_rt_snap *
 nrf_rt_snap_create(struct nrf_cfg *cfg, int *err)
 {
-	return rt_snap_build(cfg, true, err);
+	return rt_snap_build(cfg, NULL, true, err);
 }
 
 struct nrf_rt_snap *
-rt_snap_build(struct nrf_cfg *cfg, bool resolve, int *err)
+nrf_rt_snap_create_for(struct nrf_rt *rt, struct nrf_cfg *cfg, int *err)
+{
+	return rt_snap_build(cfg, rt, true, err);
+}
+
+struct nrf_rt_snap *
+rt_snap_build(struct nrf_cfg *cfg, struct nrf_rt *rt, bool resolve, int *err)
 {
 	struct nrf_rt_snap *s;
 	uint16_t i;
@@ -114,7 +128,7 @@ rt_snap_build(struct nrf_cfg *cfg, bool resolve, int *err)
 		goto fail;
 	}
 	for (i = 0; i < cfg->n_peers; i++) {
-		resolve_peer(&s->peers[i], &cfg->peers[i], resolve);
+		resolve_peer(&s->peers[i], &cfg->peers[i], rt, resolve);
 		s->links |= cfg->peers[i].rewrite_links;
 	}
 	s->links |= cfg->rt.local_nrf.present && cfg->rt.local_nrf.rewrite_links;
@@ -128,12 +142,14 @@ rt_snap_build(struct nrf_cfg *cfg, bool resolve, int *err)
 		else
 			snprintf(auth, sizeof(auth), "%s:%u", l->address, l->port);
 		ep_fill(&s->local, l->scheme, auth, "");
-		rc = resolve || nrf_tp_addr_parse(l->address, l->port, &s->local.addr) == 0
+		bool look = look_up(rt, resolve, l->address);
+
+		rc = look || nrf_tp_addr_parse(l->address, l->port, &s->local.addr) == 0
 			? nrf_tp_addr_resolve(l->address, l->port, &s->local.addr) : NRF_ENOENT;
 		if (rc != 0)
 			s->local.addr.port = l->port; /* rt_dns_sync() may set the rest */
 		s->local.ok = rc == 0;
-		if (!s->local.ok && resolve)
+		if (!s->local.ok && look)
 			NRF_LOG(WARN, MOD, "runtime.localNrf: no address for \"%s\" (%s)", l->address,
 				nrf_strerror(rc));
 		snprintf(s->local.tls_name, sizeof(s->local.tls_name), "%s", l->address);

@@ -485,7 +485,7 @@ republish(struct rt_dns *d)
 	text = nrf_cfg_emit(rt->cur->cfg, NRF_CFG_ALL, 0, &err);
 	cfg = text != NULL ? nrf_cfg_load(text, strlen(text), gen + 1, &probs, &err) : NULL;
 	if (cfg != NULL)
-		snap = rt_snap_build(cfg, false, &err);
+		snap = rt_snap_build(cfg, rt, false, &err);
 	if (snap != NULL)
 		rc = rt_publish_locked(rt, snap);
 	pthread_mutex_unlock(&rt->ctl_lock);
@@ -755,6 +755,26 @@ nrf_rt_dns_stats_get(struct nrf_rt *rt, struct nrf_rt_dns_stats *out)
 		pthread_mutex_unlock(&d->lock);
 	}
 	pthread_mutex_unlock(&rt->ctl_lock);
+}
+
+bool
+rt_dns_known(struct nrf_rt *rt, const char *host)
+{
+	struct rt_dns *d;
+	bool known = false;
+
+	pthread_mutex_lock(&rt->ctl_lock);
+	d = rt->dns;
+	if (d != NULL) {
+		const struct dns_name *e;
+
+		pthread_mutex_lock(&d->lock);
+		e = find(d, host);
+		known = e != NULL && e->have;
+		pthread_mutex_unlock(&d->lock);
+	}
+	pthread_mutex_unlock(&rt->ctl_lock);
+	return known;
 }
 
 void

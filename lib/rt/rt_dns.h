@@ -75,6 +75,9 @@ void rt_dns_sync(struct nrf_rt *rt, struct nrf_rt_snap *s);
  * when the table does not know it). ctl_lock held. */
 struct nrf_rt_upstream;
 void rt_dns_describe(struct nrf_rt *rt, const char *host, struct nrf_rt_upstream *u);
+/* Does the resolver have a good address for @p host? Takes ctl_lock (so
+ * not with it held): for snapshot builds outside the lock. */
+bool rt_dns_known(struct nrf_rt *rt, const char *host);
 /* Stop and join the resolver thread, free the table. NULL-safe. */
 void rt_dns_free(struct nrf_rt *rt);
 

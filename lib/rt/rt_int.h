@@ -458,8 +458,10 @@ struct nrf_rt {
 };
 
 /* nrf_rt_snap_create(); @p resolve false: names are not looked up (their
- * endpoints stay without address until rt_dns_sync() gives the table's). */
-struct nrf_rt_snap *rt_snap_build(struct nrf_cfg *cfg, bool resolve, int *err);
+ * endpoints stay without address until rt_dns_sync() gives the table's);
+ * @p rt (may be NULL): neither are names its resolver knows. */
+struct nrf_rt_snap *rt_snap_build(struct nrf_cfg *cfg, struct nrf_rt *rt, bool resolve,
+	int *err);
 /* nrf_rt_publish() with ctl_lock held. */
 int rt_publish_locked(struct nrf_rt *rt, struct nrf_rt_snap *snap);
 

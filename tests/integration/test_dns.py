@@ -34,6 +34,7 @@ import json
 import os
 import re
 import shutil
+import socket
 import subprocess
 import sys
 import time
@@ -264,6 +265,54 @@ class Dns(unittest.TestCase):
         self.assertEqual(st, 200, doc)
         wait_for(lambda: peers(fwd)[pname]['dns']['nextInSeconds'] is not None, 3.0,
                  'the next lookup planned again')
+
+    def test_04_a_dns_server_that_does_not_answer(self):
+        """Lookups end after timeoutMs (the last address stays), and a REST
+        change does not wait for DNS for a name the resolver knows."""
+        hole = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)  # takes queries, never answers
+        self.addCleanup(hole.close)
+        try:
+            hole.bind(('127.0.0.54', 53))
+        except OSError as e:
+            self.skipTest('cannot bind 127.0.0.54:53: %s' % e)
+        with open(self.resolv, 'w') as f:
+            f.write('nameserver 127.0.0.54\noptions timeout:3 attempts:1\n')
+        local = self.h.start_stub('local', 'stub-profiles-a.json')
+        port = H.free_port()
+        self.start_stub_at('first', '127.0.0.2', port)
+        with open(self.hosts, 'w') as f:
+            f.write('127.0.0.1 localhost\n127.0.0.2 %s\n' % NAME)
+        cfg = H.nrfwd_config('nrf-a.test', local=local.port,
+                             peers=[H.peer(NAME, port, ipv4=None)])
+        cfg['runtime']['dns'] = {'refreshMs': REFRESH_MS, 'minTtlMs': 100, 'timeoutMs': 300}
+        fwd = self.start_nrfwd_ns(cfg)
+        pname = '%s:%d' % (NAME, port)
+        url = fwd.url(PROFILE + ID_UDM1)
+        # From /etc/hosts: no DNS query.
+        self.assertEqual(H.curl(url)[0], 200)
+        # Gone from the hosts file: the query goes to a server that never
+        # answers; each lookup gives up after 300 ms.
+        write_in_place(self.hosts, '127.0.0.1 localhost\n')
+        p = wait_for(lambda: (lambda q: q if q['dns']['lastError'] else None)(
+            peers(fwd)[pname]), 3.0, 'a failed lookup')
+        self.assertIn('timed out after 300 ms', p['dns']['lastError'])
+        self.assertEqual(p['address'], '127.0.0.2:%d' % port)
+        t0 = time.monotonic()
+        st, _, doc = H.api(fwd, 'PATCH', '/nrf-configuration/v1/forwardingOptions',
+                           {'maxForwardAttempts': 2})
+        took = time.monotonic() - t0
+        self.assertEqual(st, 200, doc)
+        self.assertLess(took, 1.5, 'the change waited for DNS (%.2f s)' % took)
+        self.assertEqual(peers(fwd)[pname]['address'], '127.0.0.2:%d' % port)
+        self.assertEqual(H.curl(url)[0], 200)
+        # one lookup in flight per name: the pending one (glibc waits 3 s
+        # for the server) is not started again meanwhile
+        time.sleep(0.7)
+        self.assertLess(time.monotonic() - t0, 2.5, 'glibc gives up after 3 s')
+        self.assertEqual(peers(fwd)[pname]['dns']['lastError'],
+                         'the previous lookup has not returned yet')
+        self.assertEqual(fwd.log().count('cannot be resolved'), 1, fwd.log())
+        self.assertTrue(fwd.alive())
 
     def test_03_ctl_check_warns_about_names_that_do_not_resolve(self):
         with open(self.hosts, 'w') as f:
