@@ -114,13 +114,16 @@ print_peers(const char *body, size_t len)
 		json_decref(doc);
 		return;
 	}
-	printf("%-36s %-10s %-24s %-12s %8s %8s  %s\n", "UPSTREAM", "ROLE", "ADDRESS", "STATE",
-		"TRIES", "FAILED", "LAST FAILURE");
+	printf("%-36s %-10s %-24s %-12s %5s %6s %8s %8s %8s %8s %8s  %s\n", "UPSTREAM", "ROLE",
+		"ADDRESS", "STATE", "CONNS", "STREAMS", "TRIES", "FAILED", "P50_MS", "P90_MS",
+		"P99_MS", "LAST FAILURE");
 	json_array_foreach(ups, i, u) {
 		json_t *f = json_object_get(u, "failures"), *v, *lf = json_object_get(u, "lastFailure");
 		const char *k;
+		json_t *lat = json_object_get(u, "latencySeconds");
 		json_int_t failed = 0;
-		char last[96] = "-";
+		char last[96] = "-", q[3][16];
+		static const char *const qk[3] = {"p50", "p90", "p99"};
 
 		json_object_foreach(f, k, v)
 			failed += json_integer_value(v);
@@ -128,14 +131,23 @@ print_peers(const char *body, size_t len)
 			snprintf(last, sizeof(last), "%s, %.1f s ago",
 				json_string_value(json_object_get(lf, "reason")),
 				json_number_value(json_object_get(lf, "secondsAgo")));
-		printf("%-36s %-10s %-24s %-12s %8lld %8lld  %s\n",
+		for (int k = 0; k < 3; k++) {
+			if (json_is_object(lat))
+				snprintf(q[k], sizeof(q[k]), "%.1f",
+					json_number_value(json_object_get(lat, qk[k])) * 1e3);
+			else
+				snprintf(q[k], sizeof(q[k]), "-");
+		}
+		printf("%-36s %-10s %-24s %-12s %5lld %6lld %8lld %8lld %8s %8s %8s  %s\n",
 			json_string_value(json_object_get(u, "name")),
 			json_string_value(json_object_get(u, "role")),
 			json_is_string(json_object_get(u, "address"))
 				? json_string_value(json_object_get(u, "address")) : "-",
 			json_string_value(json_object_get(u, "state")),
+			(long long)json_integer_value(json_object_get(u, "connections")),
+			(long long)json_integer_value(json_object_get(u, "inFlight")),
 			(long long)json_integer_value(json_object_get(u, "tries")), (long long)failed,
-			last);
+			q[0], q[1], q[2], last);
 	}
 	json_decref(doc);
 }

@@ -53,7 +53,7 @@ usage(FILE *f)
 {
 	fprintf(f,
 		"usage: nrfwd [EAL-ARGS --] --config FILE [--workers N] [--log-level LEVEL]\n"
-		"  -c, --config FILE      configuration document (JSON, SPEC section 5)\n"
+		"  -c, --config FILE      configuration document (JSON, docs/config.md)\n"
 		"  -w, --workers N        worker threads, 1..%d (default 1)\n"
 		"      --log-level LEVEL  error, warn, info (default) or debug\n"
 		"  -M, --management ADDR:PORT  management listener (REST API, metrics,\n"
@@ -126,6 +126,37 @@ mgmt_parse(const char *s, char *addr, size_t cap, uint16_t *port)
 	return 0;
 }
 
+/* --management and --api-token-file, checked before anything listens (a
+ * mistake there must not leave the data path half started): the address
+ * parses, the token file reads as a token. Does not bind. 0, or -1 after
+ * logging why. */
+static int
+mgmt_check(const struct mgmt_opts *o)
+{
+	char addr[128], *token;
+	uint16_t port;
+	int err;
+
+	if (o->listen != NULL && mgmt_parse(o->listen, addr, sizeof(addr), &port) != 0) {
+		NRF_LOG(ERR, MOD, "--management: expected ADDR:PORT, got \"%s\"", o->listen);
+		return -1;
+	}
+	if (o->token_file == NULL)
+		return 0;
+	errno = 0;
+	token = nrf_api_token_read(o->token_file, &err);
+	if (token == NULL) {
+		NRF_LOG(ERR, MOD, "--api-token-file %s: %s", o->token_file,
+			err == NRF_EIO && errno != 0 ? strerror(errno)
+			: err == NRF_EINVAL ? "empty, or not a token (spaces or control characters)"
+			: nrf_strerror(err));
+		return -1;
+	}
+	memset(token, 0, strlen(token));
+	free(token);
+	return 0;
+}
+
 /* Start the management listener, or not (port 0 in the configuration and
  * no --management). Returns 0 with *out set (or NULL when disabled), or -1
  * after logging why. */
@@ -149,6 +180,10 @@ mgmt_start(const struct mgmt_opts *o, struct nrf_rt *rt, const struct nrf_cfg *c
 	} else {
 		if (cfg->rt.mgmt_port == 0) {
 			NRF_LOG(INFO, MOD, "management listener disabled (runtime.management.port 0)");
+			if (o->token_file != NULL)
+				NRF_LOG(WARN, MOD, "--api-token-file %s is not used: no management "
+					"listener (runtime.management.port 0, no --management)",
+					o->token_file);
 			return 0;
 		}
 		ap.address = cfg->rt.mgmt_address;
@@ -401,6 +436,12 @@ prepare(const struct nrfwd_args *a, struct nrfwd_base *b)
 		return 1;
 	}
 	nrf_cfg_problems_fini(&problems);
+	/* Command-line files and addresses before any listener opens. */
+	if (a->mp_worker < 0 && mgmt_check(&a->mgmt) != 0) {
+		nrf_cfg_free(cfg);
+		nrfwd_src_free();
+		return 1;
+	}
 	/* Transport: kernel sockets, or the DPDK port (EAL start-up problems
 	 * end here with one line and a non-zero status). */
 	rc = nrfwd_tp_start(cfg, &a->tp, a->workers, &b->tp);
@@ -449,6 +490,7 @@ struct ctl_wait {
 	struct nrf_rt *rt;
 	struct nrf_api *api;
 	const char *config;
+	struct nrfwd_mp *mp;  /* a DPDK primary's workers (SIGUSR1); else NULL */
 };
 
 /* Wait for SIGTERM or SIGINT, calling @p tick(@p arg, n) every @p period_ms
@@ -479,6 +521,8 @@ wait_stop(const sigset_t *sigs, const struct ctl_wait *w, unsigned int period_ms
 		}
 		if (sig == SIGUSR1) {
 			(void)nrf_rt_alog_reopen(); /* logrotate (docs/access-log.md) */
+			if (w->mp != NULL)
+				nrfwd_mp_alog_reopen(w->mp); /* and every worker process */
 			continue;
 		}
 		nrfwd_sd_stopping();
@@ -563,7 +607,8 @@ run_single(const struct nrfwd_args *a, const struct nrfwd_base *b)
 	if (nrfwd_src_start(rt) != 0)
 		goto fail_api;
 
-	sig = wait_stop(&b->sigs, &(struct ctl_wait){rt, api, a->config}, 1000, tick_reclaim, rt);
+	sig = wait_stop(&b->sigs, &(struct ctl_wait){rt, api, a->config, NULL}, 1000, tick_reclaim,
+		rt);
 	log_stopping(sig, nrf_rt_drain_ms(rt));
 	/* /readyz says "draining" and configuration changes are refused until
 	 * the workers are done; the API goes only after they are. */
@@ -606,7 +651,8 @@ run_worker(const struct nrfwd_args *a, const struct nrfwd_base *b)
 		goto fail_rt;
 	}
 
-	sig = wait_stop(&b->sigs, &(struct ctl_wait){rt, NULL, a->config}, 1000, tick_reclaim, rt);
+	sig = wait_stop(&b->sigs, &(struct ctl_wait){rt, NULL, a->config, NULL}, 1000,
+		tick_reclaim, rt);
 	log_stopping(sig, nrf_rt_drain_ms(rt));
 	nrf_rt_stop(rt, nrf_rt_drain_ms(rt));
 	nrf_rt_join(rt);
@@ -695,7 +741,8 @@ run_primary(const struct nrfwd_args *a, const struct nrfwd_base *b)
 
 	tick.mp = mp;
 	tick.rt = rt;
-	sig = wait_stop(&b->sigs, &(struct ctl_wait){rt, api, a->config}, 100, tick_primary, &tick);
+	sig = wait_stop(&b->sigs, &(struct ctl_wait){rt, api, a->config, mp}, 100, tick_primary,
+		&tick);
 	log_stopping(sig, nrf_rt_drain_ms(rt));
 	nrf_api_drain(api);
 	nrfwd_src_stop();

@@ -71,6 +71,7 @@ struct mp_shm {
 	uint32_t cfg_seq;           /* odd while the primary writes the document */
 	uint32_t cfg_len;
 	uint64_t cfg_gen;
+	uint64_t alog_gen;          /* bumped by the primary on SIGUSR1 */
 	struct mp_slot slot[NRF_DP_MAX_WORKERS];
 	char cfg_text[MP_CFG_MAX];
 };
@@ -588,6 +589,16 @@ nrfwd_mp_stop(struct nrfwd_mp *mp, uint32_t drain_ms)
 }
 
 void
+nrfwd_mp_alog_reopen(struct nrfwd_mp *mp)
+{
+	/* A generation, not a signal to each pid: a worker still starting
+	 * (its SIGUSR1 not yet blocked, so the signal would kill it) or
+	 * restarted later needs no message, and each agent thread already
+	 * polls the memzone every MP_TICK_MS, off the data path. */
+	__atomic_fetch_add(&mp->shm->alog_gen, 1, __ATOMIC_RELEASE);
+}
+
+void
 nrfwd_mp_free(struct nrfwd_mp *mp)
 {
 	unsigned int k;
@@ -610,6 +621,7 @@ static struct {
 	atomic_bool stop;
 	bool started;
 	uint64_t gen;               /* generation of the document applied last */
+	uint64_t alog_gen;          /* shm->alog_gen the access log was opened at */
 	char *text;                 /* scratch for the document */
 } wk;
 
@@ -678,6 +690,9 @@ nrfwd_mp_worker_attach(unsigned int index, struct nrf_cfg **cfg)
 		return -1;
 	}
 	wk.index = index;
+	/* Before this process opens its access log (nrf_rt_snap_create()):
+	 * a SIGUSR1 of the primary from now on is one this worker follows. */
+	wk.alog_gen = __atomic_load_n(&wk.shm->alog_gen, __ATOMIC_ACQUIRE);
 	wk.text = malloc(MP_CFG_MAX);
 	if (wk.text == NULL)
 		return -1;
@@ -723,7 +738,7 @@ agent(void *arg)
 
 	(void)arg;
 	while (!atomic_load(&wk.stop)) {
-		uint64_t gen = 0;
+		uint64_t gen = 0, alog_gen;
 		struct nrf_cfg *cfg = shm_cfg(wk.gen, &gen);
 
 		if (cfg != NULL) {
@@ -739,6 +754,11 @@ agent(void *arg)
 			wk.gen = gen;
 		}
 		(void)nrf_rt_reclaim(wk.rt);
+		alog_gen = __atomic_load_n(&wk.shm->alog_gen, __ATOMIC_ACQUIRE);
+		if (alog_gen != wk.alog_gen) {
+			wk.alog_gen = alog_gen;
+			(void)nrf_rt_alog_reopen(); /* the primary's SIGUSR1 */
+		}
 		slot_write(MP_W_RUNNING);
 		if (!told && (__atomic_load_n(&wk.shm->stopping, __ATOMIC_ACQUIRE) ||
 			kill(wk.shm->primary_pid, 0) != 0)) {

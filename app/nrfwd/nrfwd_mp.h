@@ -20,6 +20,8 @@
  *   sequence lock; every worker's agent thread polls it every 20 ms and
  *   publishes a changed document to its own runtime with that generation,
  *   so all workers run the same generation;
+ * - a generation of the access log, bumped by the primary on SIGUSR1: each
+ *   agent reopens its process's access log when it changes;
  * - one slot per worker, written by that worker's agent every 20 ms under
  *   a sequence lock: pid, state, heartbeat, the generation it uses, its
  *   counters, upstream counters and poll-loop counters. The primary's
@@ -76,6 +78,15 @@ void nrfwd_mp_supervise(struct nrfwd_mp *mp);
  * them, SIGKILL what is left 2 s after that. No restart afterwards.
  */
 void nrfwd_mp_stop(struct nrfwd_mp *mp, uint32_t drain_ms);
+
+/*
+ * Primary, on SIGUSR1: have every worker process reopen its access log
+ * (nrf_rt_alog_reopen()). A generation counter in the shared memory that
+ * each worker's agent thread checks every 20 ms: the workers reopen within
+ * about 20 ms (a worker that is starting opens the new file anyway).
+ * docs/decisions/0032-sigusr1-reaches-worker-processes.md.
+ */
+void nrfwd_mp_alog_reopen(struct nrfwd_mp *mp);
 
 /* Free (after nrfwd_mp_stop() and after the runtime that uses the ops). */
 void nrfwd_mp_free(struct nrfwd_mp *mp);

@@ -217,6 +217,19 @@ h_persist(void *arg, const struct nrf_cfg *next, char *why, size_t cap)
 }
 
 static char *
+h_stored(void *arg, int64_t *mod)
+{
+	return nrf_cfgsrc_stored(arg, mod);
+}
+
+static int
+h_write_text(void *arg, const char *text, size_t len, int64_t base, int64_t *ticket, char *why,
+	size_t cap)
+{
+	return nrf_cfgsrc_write_text(arg, text, len, base, ticket, why, cap);
+}
+
+static char *
 h_status(void *arg)
 {
 	return nrf_cfgsrc_status_json(arg);
@@ -233,10 +246,22 @@ nrfwd_src_api(struct nrf_api_params *ap)
 {
 	if (g.src == NULL)
 		return;
-	g.api = (struct nrf_api_source){h_lock, h_unlock, h_write, h_wait, h_persist, h_status,
-		h_metrics, g.src};
+	g.api = (struct nrf_api_source){
+		.lock = h_lock,
+		.unlock = h_unlock,
+		.write = h_write,
+		.wait = h_wait,
+		.persist = h_persist,
+		.status_json = h_status,
+		.metrics = h_metrics,
+		.stored = h_stored,
+		.write_text = h_write_text,
+		.arg = g.src,
+	};
 	ap->source = &g.api;
-	ap->config_path = NULL;
+	/* ap->config_path stays: the file of the runtime group, kept by the
+	 * API's rules (409 over a hand edit, only what was written plus the
+	 * change; decision 0037). */
 }
 
 int

@@ -525,8 +525,18 @@ apply(struct nrf_api *api, struct MHD_Connection *c, struct api_req *rq)
 	if (api->src != NULL && g->cfg != NRF_CFG_RUNTIME) {
 		/* shared group: to the source, applied from its watch */
 		struct api_src_out so = {0};
+		char *stored = NULL;
+		int64_t base = 0;
 
-		api_source_change(api->src, snap, api->settle_ms, &src_locked, &so);
+		/* Applied to the document as stored, like a change to the file
+		 * (decision 0037); the running one whole when that cannot be. */
+		if (api->src->stored != NULL &&
+			(stored = api->src->stored(api->src->arg, &base)) != NULL)
+			doc = api_persist_shared_doc(stored, g, rq->merge, body, running, gen + 1,
+				&doc_len);
+		free(stored);
+		api_source_change(api->src, snap, doc, doc_len, base, api->settle_ms, &src_locked,
+			&so);
 		if (so.status != 200 && so.status != 202) {
 			ret = refuse(api, c, rq, g, so.status, so.title, so.cause, so.detail,
 				&so.probs);
@@ -540,8 +550,10 @@ apply(struct nrf_api *api, struct MHD_Connection *c, struct api_req *rq)
 		nrf_cfg_problems_fini(&so.probs);
 		goto out;
 	}
-	if (api->src == NULL && api->config_path != NULL) {
-		/* A hand edit not reloaded yet is not overwritten (api_persist.c). */
+	if (api->config_path != NULL) {
+		/* A hand edit not reloaded yet is not overwritten (api_persist.c).
+		 * With a configuration source only runtime changes get here, and
+		 * the file holds runtime only: the same rule (decision 0037). */
 		int rerr = 0;
 
 		disk = api_file_read(api->config_path, &disk_len, &rerr);
@@ -562,7 +574,10 @@ apply(struct nrf_api *api, struct MHD_Connection *c, struct api_req *rq)
 				detail, NULL);
 			goto out;
 		}
-		doc = api_persist_doc(disk, g, rq->merge, body, gen + 1, &doc_len);
+		doc = api->src != NULL
+			? api_persist_runtime_doc(disk, g, rq->merge, body, running, gen + 1,
+				&doc_len)
+			: api_persist_doc(disk, g, rq->merge, body, gen + 1, &doc_len);
 		if (doc == NULL)
 			NRF_LOG(WARN, API_MOD, "configuration file %s: the change cannot be applied "
 				"to the file as written; writing the running configuration whole",
@@ -572,15 +587,20 @@ apply(struct nrf_api *api, struct MHD_Connection *c, struct api_req *rq)
 		size_t plen = strlen(persist);
 
 		persist[plen] = '\n'; /* nrf_cfg_emit's NUL becomes the final newline */
-		rc = api->src != NULL
-			? api_source_persist(api->src, snap, why, sizeof(why))
-			: doc != NULL
+		rc = doc != NULL
 			? api_file_write_atomic(api->config_path, doc, doc_len, why, sizeof(why))
+			: api->src != NULL
+			? api_source_persist(api->src, snap, why, sizeof(why))
 			: api_file_write_atomic(api->config_path, persist, plen + 1, why,
 				sizeof(why));
-		if (rc == 0 && api->src == NULL)
-			api_file_mark_text(&api->mark, doc != NULL ? doc : persist,
-				doc != NULL ? doc_len : plen + 1);
+		if (rc == 0 && api->config_path != NULL) {
+			if (doc != NULL)
+				api_file_mark_text(&api->mark, doc, doc_len);
+			else if (api->src != NULL) /* runtime written whole by the source */
+				(void)api_file_mark_path(&api->mark, api->config_path);
+			else
+				api_file_mark_text(&api->mark, persist, plen + 1);
+		}
 		persist[plen] = '\0';
 		if (rc != 0) {
 			nrf_rt_snap_free(snap);
@@ -593,7 +613,7 @@ apply(struct nrf_api *api, struct MHD_Connection *c, struct api_req *rq)
 	rc = nrf_rt_publish(api->rt, snap);
 	if (rc != 0) {
 		/* Put the file back as it was: the change was not applied. */
-		if (api->src == NULL && api->config_path != NULL) {
+		if (api->config_path != NULL && disk != NULL) {
 			if (api_file_write_atomic(api->config_path, disk, disk_len, why,
 					sizeof(why)) != 0)
 				NRF_LOG(ERR, API_MOD, "configuration file %s holds a change that was "
@@ -986,9 +1006,12 @@ nrf_api_token_read(const char *path, int *err)
 	}
 	while (n < sizeof(buf) && (r = read(fd, buf + n, sizeof(buf) - n)) != 0) {
 		if (r < 0) {
-			if (errno == EINTR)
+			int e = errno;
+
+			if (e == EINTR)
 				continue;
 			close(fd);
+			errno = e; /* the reason, for the caller's message */
 			*err = NRF_EIO;
 			return NULL;
 		}
@@ -1032,7 +1055,7 @@ reload_why(char *why, size_t cap, const char *what, const struct nrf_cfg_problem
 		return;
 	if (probs != NULL && probs->n > 0)
 		snprintf(why, cap, "%s: %s: %s%s", what,
-			probs->v[0].pointer[0] != '\0' ? probs->v[0].pointer : "(root)",
+			probs->v[0].pointer[0] != '\0' ? probs->v[0].pointer : "/",
 			probs->v[0].reason, probs->n > 1 ? " (and more)" : "");
 	else
 		snprintf(why, cap, "%s: %s", what, dflt);
@@ -1058,7 +1081,27 @@ reload_locked(struct nrf_api *api, struct nrf_rt *rt, const char *path, uint64_t
 	}
 	if (gen_out != NULL)
 		*gen_out = gen;
-	cfg = nrf_cfg_load_file(path, gen + 1, &probs, &err);
+	if (api != NULL && api->src != NULL) {
+		/* The file holds runtime only; the configuration source the rest
+		 * (decision 0037): the running shared groups with the file's
+		 * runtime, as the source puts them together. */
+		size_t len = 0;
+		char *text = api_file_read(path, &len, &err), *whole;
+
+		if (text == NULL) {
+			err = NRF_EIO;
+			cfg = NULL;
+		} else {
+			whole = api_compose_runtime(running, text, len, &probs);
+			free(text);
+			err = whole == NULL ? NRF_ECONFIG : 0;
+			cfg = whole == NULL ? NULL
+					    : nrf_cfg_load(whole, strlen(whole), gen + 1, &probs, &err);
+			free(whole);
+		}
+	} else {
+		cfg = nrf_cfg_load_file(path, gen + 1, &probs, &err);
+	}
 	if (cfg == NULL) {
 		reload_why(why, cap, err == NRF_EIO ? "cannot read" : "invalid", &probs,
 			nrf_strerror(err));
@@ -1127,7 +1170,7 @@ int
 nrf_api_reload_file(struct nrf_api *api, struct nrf_rt *rt, const char *path, uint64_t *gen,
 	char *why, size_t why_cap)
 {
-	bool applied = false;
+	bool applied = false, src_locked;
 	char line[512];
 	int rc;
 
@@ -1147,7 +1190,10 @@ nrf_api_reload_file(struct nrf_api *api, struct nrf_rt *rt, const char *path, ui
 	}
 	if (api != NULL)
 		pthread_mutex_lock(&api->lock);
+	src_locked = api != NULL && api_source_lock(api->src); /* not over a watch apply */
 	rc = reload_locked(api, rt, path, gen, &applied, why, why_cap);
+	if (src_locked)
+		api_source_unlock(api->src);
 	if (api != NULL && rc == 0) /* the file is what runs again */
 		(void)api_file_mark_path(&api->mark, path);
 	if (api != NULL) {

@@ -153,6 +153,27 @@ bool api_file_mark_same(const struct api_file_mark *m, const char *text, size_t 
 char *api_persist_doc(const char *disk, const struct api_group *g, bool merge,
 	const json_t *body, uint64_t generation, size_t *len);
 
+/*
+ * api_persist_doc() for a file that holds the runtime group only (with a
+ * configuration source, docs/fleet.md): @p g is the runtime group, @p disk
+ * the file as it is on disk; the result is checked by loading @p whole
+ * (the running document, JSON text) with its runtime replaced by the
+ * result's (api_compose_runtime()).
+ */
+char *api_persist_runtime_doc(const char *disk, const struct api_group *g, bool merge,
+	const json_t *body, const char *whole, uint64_t generation, size_t *len);
+
+/*
+ * The running document @p whole (JSON text) with its runtime group taken
+ * from @p local (@p local_len bytes: the text of a configuration file that
+ * holds runtime only, the configuration source holding the rest). A group
+ * other than runtime in @p local, or a @p local that is not a JSON object,
+ * is a problem in @p probs (its pointer, the reason). @return compact JSON
+ * text (malloc'd), or NULL (problems listed, or out of memory).
+ */
+char *api_compose_runtime(const char *whole, const char *local, size_t local_len,
+	struct nrf_cfg_problems *probs);
+
 /* ------------------------------------------------------------------------ */
 /* Metrics                                                                   */
 
@@ -226,9 +247,23 @@ struct api_src_out {
  * Write the snapshot's shared groups to the source (source lock held,
  * released here: *@p locked becomes false), then wait up to @p settle_ms
  * for this instance to apply them from the source. @p snap is freed.
+ * @p doc (not NULL): write this text instead (the change applied to the
+ * stored document, api_persist_shared_doc()), compare-and-swap on @p base.
  */
 void api_source_change(const struct nrf_api_source *src, struct nrf_rt_snap *snap,
-	uint32_t settle_ms, bool *locked, struct api_src_out *out);
+	const char *doc, size_t doc_len, int64_t base, uint32_t settle_ms, bool *locked,
+	struct api_src_out *out);
+
+/*
+ * The source's shared document with a PATCH (@p merge) or PUT of group @p g
+ * applied to it as api_persist_doc() applies one to a file (the stored
+ * keys and order kept, indented by 2), checked by loading it with the
+ * running runtime group of @p whole (JSON text). NULL when @p stored is not
+ * a JSON object, the result does not load, or out of memory (the caller
+ * then writes the running shared groups whole).
+ */
+char *api_persist_shared_doc(const char *stored, const struct api_group *g, bool merge,
+	const json_t *body, const char *whole, uint64_t generation, size_t *len);
 
 /* Persist a runtime change through the source. 0 or NRF_EIO (@p why). */
 int api_source_persist(const struct nrf_api_source *src, struct nrf_rt_snap *snap,

@@ -4,6 +4,7 @@
  * The names and labels are the contract of docs/metrics.md: add, never
  * rename.
  */
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -130,6 +131,29 @@ requests(struct api_buf *b, const struct nrf_rt_stats *st)
 
 /* Per-upstream try latency: per-worker single-writer buckets (rt_stats.c)
  * summed over workers (and worker processes) by the scrape. */
+/* A per-upstream gauge of GET /peers (a uint64_t of struct
+ * nrf_rt_peer_stats at @p off), for every upstream seen. */
+static void
+upstream_gauge(struct api_buf *b, const struct api_metrics_in *in, const char *name,
+	const char *help, size_t off)
+{
+	char e[600];
+	size_t i;
+
+	head(b, name, "gauge", help);
+	for (i = 0; i < in->n_peers; i++) {
+		const struct nrf_rt_peer_stats *p = &in->peers[i];
+		uint64_t v;
+
+		if (p->name[0] == '\0')
+			continue;
+		memcpy(&v, (const char *)p + off, sizeof(v));
+		api_buf_printf(b, "%s{peer=\"%s\",role=\"%s\"} %llu\n", name,
+			esc(p->name, e, sizeof(e)), p->local ? "local" : "peer",
+			(unsigned long long)v);
+	}
+}
+
 static void
 upstream_latency(struct api_buf *b, const struct api_metrics_in *in)
 {
@@ -247,6 +271,15 @@ peers(struct api_buf *b, const struct api_metrics_in *in)
 			esc(p->name, e, sizeof(e)), p->local ? "local" : "peer",
 			p->workers - NRF_MIN(p->workers_down, p->workers));
 	}
+	upstream_gauge(b, in, "nrfwd_upstream_connections",
+		"Connected HTTP/2 connections to the upstream (summed over workers).",
+		offsetof(struct nrf_rt_peer_stats, conns));
+	upstream_gauge(b, in, "nrfwd_upstream_streams",
+		"Streams open to the upstream now: tries sent, answer not over (summed over workers).",
+		offsetof(struct nrf_rt_peer_stats, inflight));
+	upstream_gauge(b, in, "nrfwd_upstream_queued",
+		"Tries waiting in the upstream's queues for a connection or a stream (summed over "
+		"workers).", offsetof(struct nrf_rt_peer_stats, queued));
 	upstream_latency(b, in);
 }
 

@@ -39,7 +39,7 @@ dns_of(const struct nrf_rt_upstream *u, uint64_t now_ns)
 		return json_null();
 	o = json_object();
 	if (o == NULL)
-		return NULL;
+		return json_null();
 	json_object_set_new(o, "name", json_string(u->dns_name));
 	json_object_set_new(o, "resolvedSecondsAgo", u->dns_resolved_ns != 0
 		? json_real(ago_s(now_ns, u->dns_resolved_ns)) : json_null());
@@ -49,6 +49,34 @@ dns_of(const struct nrf_rt_upstream *u, uint64_t now_ns)
 	json_object_set_new(o, "ttl", json_boolean(u->dns_ttl));
 	json_object_set_new(o, "lastError", u->dns_error[0] != '\0'
 		? json_string(u->dns_error) : json_null());
+	return o;
+}
+
+/* Try -> answer head latency since start, from the buckets of
+ * nrfwd_upstream_response_seconds (nrf_rt_lat_quantile()); null before
+ * the first answer. */
+static json_t *
+latency(const struct nrf_rt_peer_stats *s)
+{
+	static const struct {
+		const char *key;
+		double q;
+	} qs[] = {{"p50", 0.5}, {"p90", 0.9}, {"p99", 0.99}};
+	uint64_t n = 0;
+	json_t *o;
+
+	for (unsigned int b = 0; b <= NRF_RT_LAT_BUCKETS; b++)
+		n += s->lat_bucket[b];
+	if (n == 0)
+		return json_null();
+	o = json_object();
+	if (o == NULL)
+		return json_null();
+	json_object_set_new(o, "answers", json_integer((json_int_t)n));
+	json_object_set_new(o, "mean", json_real((double)s->lat_sum_ns / 1e9 / (double)n));
+	for (size_t i = 0; i < sizeof(qs) / sizeof(qs[0]); i++)
+		json_object_set_new(o, qs[i].key, json_real(nrf_rt_lat_quantile(s->lat_bucket,
+			qs[i].q)));
 	return o;
 }
 
@@ -94,14 +122,19 @@ api_peers_render(const struct nrf_rt_upstream *up, size_t n_up,
 		if (u->address[0] == '\0')
 			state = "unresolved";
 		else if (s != NULL && s->workers_down > 0 && s->workers_down >= s->workers)
-			state = "down";
+			state = s->workers_probing > 0 ? "probing" : "down";
 		else if (s != NULL && s->workers_down > 0)
 			state = "partly down";
 		json_object_set_new(o, "state", json_string(state));
 		json_object_set_new(o, "workers", json_integer(s != NULL ? s->workers : 0));
 		json_object_set_new(o, "workersDown", json_integer(s != NULL ? s->workers_down : 0));
+		json_object_set_new(o, "workersProbing",
+			json_integer(s != NULL ? s->workers_probing : 0));
 		json_object_set_new(o, "downForSeconds", s != NULL && s->down_since_ns != 0
 			? json_real(ago_s(now_ns, s->down_since_ns)) : json_null());
+		json_object_set_new(o, "nextProbeInSeconds",
+			s != NULL && s->down_since_ns != 0 && s->next_probe_ns != 0
+			? json_real(ago_s(s->next_probe_ns, now_ns)) : json_null());
 		if (s != NULL && s->last_fail_ns != 0) {
 			json_t *lf = json_object();
 
@@ -111,6 +144,13 @@ api_peers_render(const struct nrf_rt_upstream *up, size_t n_up,
 		} else {
 			json_object_set_new(o, "lastFailure", json_null());
 		}
+		json_object_set_new(o, "connections",
+			json_integer(s != NULL ? (json_int_t)s->conns : 0));
+		json_object_set_new(o, "inFlight",
+			json_integer(s != NULL ? (json_int_t)s->inflight : 0));
+		json_object_set_new(o, "queued",
+			json_integer(s != NULL ? (json_int_t)s->queued : 0));
+		json_object_set_new(o, "latencySeconds", s != NULL ? latency(s) : json_null());
 		json_object_set_new(o, "tries", json_integer(s != NULL ? (json_int_t)s->tries : 0));
 		json_object_set_new(o, "loopPreventionSkips",
 			json_integer(s != NULL ? (json_int_t)s->loop_prevented : 0));

@@ -15,6 +15,9 @@
  *    sent; keys the operator left out stay out, the order of the keys
  *    stays the file's (jansson keeps insertion order). Comments do not
  *    exist in JSON; spacing is rewritten with an indent of 2.
+ * With a configuration source (etcd) the file holds runtime only and the
+ * same two rules apply to it (decision 0037): the document written is
+ * checked with the running shared groups around it.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -126,11 +129,70 @@ api_file_mark_same(const struct api_file_mark *m, const char *text, size_t len)
 }
 
 char *
-api_persist_doc(const char *disk, const struct api_group *g, bool merge, const json_t *body,
-	uint64_t generation, size_t *len)
+api_compose_runtime(const char *whole, const char *local, size_t local_len,
+	struct nrf_cfg_problems *probs)
+{
+	json_t *doc = json_loads(whole, 0, NULL), *file, *rt;
+	json_error_t je;
+	const char *k;
+	json_t *v;
+	char *out = NULL;
+	bool bad = false;
+
+	file = json_loadb(local, local_len, JSON_REJECT_DUPLICATES, &je);
+	if (!json_is_object(doc) || !json_is_object(file)) {
+		if (!json_is_object(file))
+			api_problem_add(probs, "", "the configuration file is not a JSON object: %s",
+				file == NULL ? je.text : "another JSON value");
+		goto out;
+	}
+	json_object_foreach(file, k, v) {
+		if (strcmp(k, "runtime") == 0)
+			continue;
+		char ptr[300];
+
+		snprintf(ptr, sizeof(ptr), "/%s", k);
+		api_problem_add(probs, ptr, "with a configuration source only runtime belongs in "
+			"this file; remove it");
+		bad = true;
+	}
+	if (bad)
+		goto out;
+	rt = json_object_get(file, "runtime");
+	if (rt == NULL)
+		(void)json_object_del(doc, "runtime"); /* every runtime default */
+	else if (json_object_set(doc, "runtime", rt) != 0)
+		goto out;
+	out = json_dumps(doc, JSON_COMPACT | JSON_PRESERVE_ORDER);
+out:
+	json_decref(doc);
+	json_decref(file);
+	return out;
+}
+
+/* @p shared with the runtime group of @p whole: how the source puts a
+ * stored document together with this instance's runtime. */
+static char *
+compose_shared(const char *shared, const char *whole)
+{
+	json_t *doc = json_loads(shared, 0, NULL), *w = json_loads(whole, 0, NULL);
+	json_t *rt = json_object_get(w, "runtime");
+	char *out = NULL;
+
+	if (json_is_object(doc) && json_object_get(doc, "runtime") == NULL &&
+		(rt == NULL || json_object_set(doc, "runtime", rt) == 0))
+		out = json_dumps(doc, JSON_COMPACT | JSON_PRESERVE_ORDER);
+	json_decref(doc);
+	json_decref(w);
+	return out;
+}
+
+static char *
+persist(const char *disk, const struct api_group *g, bool merge, const json_t *body,
+	const char *whole, uint64_t generation, size_t *len)
 {
 	struct nrf_cfg_problems probs = {0};
-	char *compact = NULL, *out = NULL, *text;
+	char *compact = NULL, *out = NULL, *text, *check = NULL;
 	struct nrf_cfg *cfg;
 	json_t *doc;
 	int err = 0;
@@ -145,8 +207,25 @@ api_persist_doc(const char *disk, const struct api_group *g, bool merge, const j
 	json_decref(doc);
 	if (text == NULL)
 		goto out;
-	/* What is written must load: otherwise the next start would fail. */
-	cfg = nrf_cfg_load(text, strlen(text), generation, &probs, &err);
+	/* What is written must load: otherwise the next start would fail.
+	 * A runtime-only file loads with the rest of the running document
+	 * around it, as the configuration source puts them together. */
+	if (whole != NULL && g->cfg != NRF_CFG_RUNTIME) {
+		check = compose_shared(text, whole);
+		if (check == NULL) {
+			free(text);
+			goto out;
+		}
+	} else if (whole != NULL) {
+		check = api_compose_runtime(whole, text, strlen(text), &probs);
+		if (check == NULL) {
+			free(text);
+			goto out;
+		}
+	}
+	cfg = check != NULL ? nrf_cfg_load(check, strlen(check), generation, &probs, &err)
+			    : nrf_cfg_load(text, strlen(text), generation, &probs, &err);
+	free(check);
 	if (cfg == NULL) {
 		free(text);
 		goto out;
@@ -165,4 +244,25 @@ out:
 	nrf_cfg_problems_fini(&probs);
 	free(compact);
 	return out;
+}
+
+char *
+api_persist_doc(const char *disk, const struct api_group *g, bool merge, const json_t *body,
+	uint64_t generation, size_t *len)
+{
+	return persist(disk, g, merge, body, NULL, generation, len);
+}
+
+char *
+api_persist_shared_doc(const char *stored, const struct api_group *g, bool merge,
+	const json_t *body, const char *whole, uint64_t generation, size_t *len)
+{
+	return persist(stored, g, merge, body, whole, generation, len);
+}
+
+char *
+api_persist_runtime_doc(const char *disk, const struct api_group *g, bool merge,
+	const json_t *body, const char *whole, uint64_t generation, size_t *len)
+{
+	return persist(disk, g, merge, body, whole, generation, len);
 }

@@ -36,14 +36,17 @@ api_source_unlock(const struct nrf_api_source *src)
 
 void
 api_source_change(const struct nrf_api_source *src, struct nrf_rt_snap *snap,
-	uint32_t settle_ms, bool *locked, struct api_src_out *out)
+	const char *doc, size_t doc_len, int64_t base, uint32_t settle_ms, bool *locked,
+	struct api_src_out *out)
 {
 	char why[512];
 	int64_t ticket = 0;
 	int rc;
 
 	memset(out, 0, sizeof(*out));
-	rc = src->write(src->arg, nrf_rt_snap_cfg(snap), &ticket, why, sizeof(why));
+	rc = doc != NULL && src->write_text != NULL
+		? src->write_text(src->arg, doc, doc_len, base, &ticket, why, sizeof(why))
+		: src->write(src->arg, nrf_rt_snap_cfg(snap), &ticket, why, sizeof(why));
 	nrf_rt_snap_free(snap);
 	if (*locked) {
 		api_source_unlock(src);

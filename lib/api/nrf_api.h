@@ -65,7 +65,13 @@ extern "C" {
  * settle_ms), 409 when the source moved on since the revision the change
  * was based on, 503 when the source cannot be reached, 400 when this
  * instance refused it after all. A change of runtime is applied here and
- * persisted through persist(). Every function is called on the API thread.
+ * written to config_path (which then holds the runtime group only) by the
+ * rules of a file without a source: 409 over a hand edit, only what the
+ * file says plus the change; persist() when the file's document cannot
+ * take the change. A reload of the file (nrf_api_reload_file()) takes its
+ * runtime and keeps the running shared groups (decision 0037). Every
+ * function is called on the API thread (lock and unlock also on the thread
+ * of nrf_api_reload_file()).
  */
 struct nrf_api_source {
 	/** Serialise with the source's own applies (held from reading the
@@ -79,12 +85,21 @@ struct nrf_api_source {
 	/** Wait for @p ticket to be applied here (lock not held): 0,
 	 *  NRF_ECONFIG (refused: @p problems), NRF_ETIMEDOUT. */
 	int (*wait)(void *arg, int64_t ticket, uint32_t ms, struct nrf_cfg_problems *problems);
-	/** Persist a runtime change (instead of rewriting the whole file). */
+	/** Persist a runtime change whole (when the file's own document
+	 *  cannot take it; see above). */
 	int (*persist)(void *arg, const struct nrf_cfg *next, char *why, size_t why_cap);
 	/** JSON object text for /readyz "configSource" (malloc'd or NULL). */
 	char *(*status_json)(void *arg);
 	/** Prometheus text appended to /metrics (malloc'd or NULL). */
 	char *(*metrics)(void *arg);
+	/** Optional (NULL: changes are written whole by write()). The shared
+	 *  document as stored at the revision seen last, @p mod that revision
+	 *  (malloc'd, or NULL when unknown); a change is applied to it ... */
+	char *(*stored)(void *arg, int64_t *mod);
+	/** ... and written with a compare-and-swap on @p base (results as
+	 *  write()). */
+	int (*write_text)(void *arg, const char *text, size_t len, int64_t base, int64_t *ticket,
+		char *why, size_t why_cap);
 	void *arg;
 };
 
@@ -97,7 +112,8 @@ struct nrf_api_params {
 	/**
 	 * Configuration file rewritten on every accepted change (temp file in
 	 * the same directory, fsync, rename, fsync of the directory). NULL:
-	 * changes are not persisted (tests only).
+	 * changes are not persisted (tests only). With @p source it holds the
+	 * runtime group only.
 	 */
 	const char *config_path;
 	/**
@@ -145,7 +161,7 @@ void nrf_api_free(struct nrf_api *api);
 /**
  * Read a bearer token from @p path: the file's content without trailing
  * white space. @return malloc'd token, or NULL with @p err = NRF_EIO (cannot
- * read), NRF_EINVAL (empty, or bytes that cannot be in a token: controls,
+ * read; errno says why), NRF_EINVAL (empty, or bytes that cannot be in a token: controls,
  * spaces), NRF_ETOOBIG (over 4096 bytes), NRF_ENOMEM. Any thread.
  */
 char *nrf_api_token_read(const char *path, int *err);
@@ -169,7 +185,9 @@ char *nrf_api_token_read(const char *path, int *err);
  * @param api   the management listener, or NULL when there is none (then
  *              nothing is counted; the caller serialises).
  * @param rt    the runtime.
- * @param path  the configuration file.
+ * @param path  the configuration file; with a configuration source
+ *              (nrf_api_params.source) it holds runtime only, put
+ *              together with the running shared groups.
  * @param gen   if not NULL, receives the generation in use afterwards.
  * @param why   if not NULL, receives a one-line reason on failure
  *              (@p why_cap bytes).

@@ -67,6 +67,8 @@ struct nrf_cfgsrc {
 	int64_t applied_rev;
 	int64_t seen_rev;          /* revision of the last event or read */
 	int64_t seen_mod;          /* the key's mod_revision then (0: absent) */
+	char *seen_text;           /* the key's value at seen_mod (NULL: absent or
+				    * unknown): what a REST change is merged into */
 	int64_t start_rev;         /* where the watch resumes */
 	uint64_t generation;
 	uint64_t n_applied, n_refused, n_reconnects;
@@ -77,6 +79,15 @@ struct nrf_cfgsrc {
 
 /* ------------------------------------------------------------------------ */
 /* Small helpers                                                             */
+
+/* The key's value at the revision seen last (st held): kept so a REST change
+ * applies to the document as stored (decision 0037). NULL @p text: absent. */
+static void
+seen_text_set_locked(struct nrf_cfgsrc *s, const char *text, size_t len)
+{
+	free(s->seen_text);
+	s->seen_text = text != NULL ? strndup(text, len) : NULL;
+}
 
 static char *
 dup_opt(const char *s, bool *oom)
@@ -303,6 +314,7 @@ nrf_cfgsrc_free(struct nrf_cfgsrc *s)
 	if (s->password != NULL)
 		memset(s->password, 0, strlen(s->password));
 	free(s->password);
+	free(s->seen_text);
 	free(s->key);
 	free(s->id);
 	free(s->config_path);
@@ -548,6 +560,7 @@ nrf_cfgsrc_load(struct nrf_cfgsrc *s, struct nrf_cfg_problems *problems, int *er
 			goto out;
 		}
 		s->seen_rev = s->seen_mod = kvs.v[0].mod_revision;
+		seen_text_set_locked(s, kvs.v[0].value, kvs.v[0].value_len);
 		cfg = load_composed(kvs.v[0].value, kvs.v[0].value_len, runtime, &sp, err);
 		if (cfg != NULL) {
 			s->applied_rev = kvs.v[0].mod_revision;
@@ -622,6 +635,7 @@ on_events(void *arg, const struct nrf_etcd_event *ev, size_t n)
 		pthread_mutex_lock(&s->st);
 		s->seen_rev = last->kv.mod_revision;
 		s->seen_mod = 0;
+		seen_text_set_locked(s, NULL, 0);
 		refused_locked(s, s->seen_rev, "the key was deleted; keeping the configuration "
 			"in use", NULL);
 		pthread_mutex_unlock(&s->st);
@@ -635,6 +649,7 @@ on_events(void *arg, const struct nrf_etcd_event *ev, size_t n)
 	/* seen after applied: a waiter woken by it reads the outcome */
 	s->seen_rev = last->kv.mod_revision;
 	s->seen_mod = last->kv.mod_revision;
+	seen_text_set_locked(s, last->kv.value, last->kv.value_len);
 	s->dirty = true;  /* the status shows the seen revision too */
 	pthread_cond_broadcast(&s->cond);
 	pthread_mutex_unlock(&s->st);
@@ -1009,6 +1024,41 @@ nrf_cfgsrc_write(struct nrf_cfgsrc *s, const struct nrf_cfg *next, int64_t *tick
 	else
 		NRF_LOG(INFO, MOD, "REST change written to %s at revision %lld (based on %lld)",
 			s->key, (long long)*ticket, (long long)base);
+	return rc;
+}
+
+char *
+nrf_cfgsrc_stored(struct nrf_cfgsrc *s, int64_t *mod)
+{
+	char *t;
+
+	pthread_mutex_lock(&s->st);
+	t = s->seen_text != NULL && s->seen_mod != 0 ? strdup(s->seen_text) : NULL;
+	*mod = s->seen_mod;
+	pthread_mutex_unlock(&s->st);
+	return t;
+}
+
+int
+nrf_cfgsrc_write_text(struct nrf_cfgsrc *s, const char *text, size_t len, int64_t base,
+	int64_t *ticket, char *why, size_t why_cap)
+{
+	int rc;
+
+	*ticket = 0;
+	why[0] = '\0';
+	rc = nrf_etcd_put_if(s->x_etcd, s->key, text, len, base, ticket);
+	if (rc == 0 || rc == NRF_EAGAIN)
+		contact(s);
+	if (rc == NRF_EAGAIN)
+		snprintf(why, why_cap, "the configuration in etcd changed since revision %lld "
+			"this change was based on: read it again and retry", (long long)base);
+	else if (rc != 0)
+		snprintf(why, why_cap, "etcd: %s", nrf_etcd_last_error(s->x_etcd));
+	else
+		NRF_LOG(INFO, MOD, "REST change written to %s at revision %lld (based on %lld, "
+			"applied to the stored document)", s->key, (long long)*ticket,
+			(long long)base);
 	return rc;
 }
 

@@ -139,6 +139,24 @@ int nrf_cfgsrc_write(struct nrf_cfgsrc *s, const struct nrf_cfg *next, int64_t *
 	char *why, size_t why_cap);
 
 /**
+ * The shared document as stored in etcd at the revision this instance saw
+ * last (its text as written, not re-emitted), and that revision in @p mod
+ * (0: the key is absent). A REST change is applied to this text
+ * (decision 0037) and written with nrf_cfgsrc_write_text(). @return
+ * malloc'd text, or NULL (absent, not read yet, out of memory). Any thread.
+ */
+char *nrf_cfgsrc_stored(struct nrf_cfgsrc *s, int64_t *mod);
+
+/**
+ * nrf_cfgsrc_write() of a document already put together (@p text, @p len
+ * bytes: the shared groups only), compare-and-swap on @p base (the
+ * mod_revision the text was based on, from nrf_cfgsrc_stored()). Same
+ * results and lock rule as nrf_cfgsrc_write().
+ */
+int nrf_cfgsrc_write_text(struct nrf_cfgsrc *s, const char *text, size_t len, int64_t base,
+	int64_t *ticket, char *why, size_t why_cap);
+
+/**
  * Wait up to @p ms for the watch to deliver revision @p ticket (without
  * the lock).
  * @return 0 (applied here), NRF_ECONFIG (refused here: @p problems, when

@@ -493,7 +493,34 @@ struct nrf_rt_peer_stats {
 	 *  its reason. */
 	uint64_t last_fail_ns;
 	enum nrf_rt_fail last_fail;
+	/** Gauges, as the workers see it now (summed): connections to it
+	 *  that are connected (HTTP/2 sessions, probes included) ... */
+	uint64_t conns;
+	/** ... streams open on them (tries sent, answer not over) ... */
+	uint64_t inflight;
+	/** ... tries waiting in its queues for a connection or stream ... */
+	uint64_t queued;
+	/** ... and workers that hold it down with a probe connection under
+	 *  way (connect or its PING) right now. */
+	uint32_t workers_probing;
+	/** Earliest next probe among the workers that hold it down
+	 *  (nrf_now_ns() clock; in the past while a probe is overdue or under
+	 *  way); 0 when none holds it down. */
+	uint64_t next_probe_ns;
 };
+
+/**
+ * Estimate the @p q quantile (0 < q < 1) of a latency histogram with the
+ * buckets of NRF_RT_LAT_BOUNDS_US (@p bucket: NRF_RT_LAT_BUCKETS + 1
+ * counts, not cumulative, the last one +Inf), in seconds: the bucket that
+ * holds the rank q * total is found and the value interpolated linearly
+ * inside it (the way Prometheus' histogram_quantile() does; the first
+ * bucket starts at 0). A rank in the +Inf bucket gives the largest finite
+ * bound. The estimate is only as fine as the buckets.
+ * @return the estimate, or a negative value when the histogram is empty.
+ *   Any thread.
+ */
+double nrf_rt_lat_quantile(const uint64_t *bucket, double q);
 
 /**
  * Counters of every upstream seen since start, summed over workers.

@@ -573,6 +573,17 @@ pstats_add(struct nrf_rt_peer_stats *o, const struct rt_pstats *e)
 				o->down_since_ns = since;
 		}
 	}
+	if (pools > 0 && since != 0) {
+		uint64_t at = ld(&e->probe_at);
+
+		if (at != 0 && (o->next_probe_ns == 0 || at < o->next_probe_ns))
+			o->next_probe_ns = at;
+		if (__atomic_load_n(&e->probing, __ATOMIC_RELAXED) > 0)
+			o->workers_probing++;
+	}
+	o->conns += __atomic_load_n(&e->conns, __ATOMIC_RELAXED);
+	o->inflight += __atomic_load_n(&e->inflight, __ATOMIC_RELAXED);
+	o->queued += __atomic_load_n(&e->queued, __ATOMIC_RELAXED);
 	o->tries += ld(&e->tries);
 	o->loop_prevented += ld(&e->loop_prevented);
 	for (k = 0; k <= NRF_RT_LAT_BUCKETS; k++)
@@ -693,6 +704,12 @@ nrf_rt_peer_stats_merge(struct nrf_rt_peer_stats **v, size_t *n, size_t *cap,
 	o->code_other += e->code_other;
 	o->workers += e->workers;
 	o->workers_down += e->workers_down;
+	o->workers_probing += e->workers_probing;
+	o->conns += e->conns;
+	o->inflight += e->inflight;
+	o->queued += e->queued;
+	if (e->next_probe_ns != 0 && (o->next_probe_ns == 0 || e->next_probe_ns < o->next_probe_ns))
+		o->next_probe_ns = e->next_probe_ns;
 	if (e->down_since_ns != 0 && (o->down_since_ns == 0 || e->down_since_ns < o->down_since_ns))
 		o->down_since_ns = e->down_since_ns;
 	for (k = 0; k < e->n_codes && k < NRF_RT_PEER_CODES; k++) {

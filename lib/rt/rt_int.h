@@ -124,6 +124,8 @@ struct rt_pconn {
 	bool alive;              /* its first PING was answered: the upstream's
 				  * HTTP/2 layer is there (health) */
 	bool probe;              /* opened while the pool was held down */
+	uint32_t streams;        /* streams sent on it and not gone yet
+				  * (counted in its pool's rt_pstats.inflight) */
 	uint64_t opened;         /* nrf_now_ns() at open */
 	struct rt_timer ctimer;  /* connect timeout, then PING ACK timeout */
 	struct nrf_list link;    /* in pool->conns, newest first */
@@ -155,6 +157,17 @@ struct rt_pstats {
 	/* Last failed try (GET /peers): nrf_now_ns() and enum nrf_rt_fail. */
 	uint64_t last_fail_ns;
 	uint32_t last_fail;
+	/* Gauges of GET /peers (rt_pool.c; written by the worker with a
+	 * relaxed store, like pools): connections of this name's pools that
+	 * are connected, streams open on them, tries waiting in their queues,
+	 * and pools held down with a probe connection under way. */
+	uint32_t conns;
+	uint32_t inflight;
+	uint32_t queued;
+	uint32_t probing;
+	/* When the next probe is due (nrf_now_ns() clock), set at every
+	 * hold-down (re-armed probe); meaningful while down_since != 0. */
+	uint64_t probe_at;
 };
 
 #define RT_PSTATS_CHUNK 64
@@ -176,6 +189,7 @@ struct rt_pool {
 	struct nrf_list queue;   /* struct rt_waiter.qlink, FIFO */
 	uint32_t qlen;
 	bool down;               /* held down: probed until a PING is answered */
+	bool probing;            /* counted in stats->probing (probe_sync()) */
 	bool ever_up;
 	uint32_t backoff_ms;     /* current probe interval (0: no failure) */
 	struct rt_timer hold;    /* next probe */

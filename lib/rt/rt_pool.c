@@ -82,6 +82,25 @@ pools_count(struct rt_pool *p, int d)
 	__atomic_store_n(&e->pools, e->pools + (uint32_t)d, __ATOMIC_RELAXED);
 }
 
+/* A gauge of GET /peers in @p p's counters entry (single writer: one
+ * plain add, stored relaxed for the control thread, like the counters). */
+#define PS_GAUGE(p, field, d)                                                  \
+	__atomic_store_n(&(p)->stats->field, (p)->stats->field + (uint32_t)(d), \
+		__ATOMIC_RELAXED)
+
+/* "probing" (GET /peers): held down with a probe connection under way.
+ * Re-evaluated where either changes (connection open/close, down/up). */
+static void
+probe_sync(struct rt_pool *p)
+{
+	bool now = !p->retired && p->down && p->n_conns > 0;
+
+	if (now != p->probing) {
+		p->probing = now;
+		PS_GAUGE(p, probing, now ? 1 : -1);
+	}
+}
+
 /* Probe timer of a held-down pool: connect + PING in the background. A
  * connection under way (a forced try's) is the probe already. Also the
  * delayed reconnect of a local NRF pool that is up (peer_conn_close()). */
@@ -114,6 +133,9 @@ mark_down(struct rt_pool *p, int err)
 	}
 	rt_worker_set_down(w, p->peer, true);
 	rt_timer_arm(&w->timers, &p->hold, p->backoff_ms);
+	__atomic_store_n(&p->stats->probe_at, nrf_now_ns() + p->backoff_ms * 1000000ull,
+		__ATOMIC_RELAXED);
+	probe_sync(p);
 }
 
 /* A PING was answered: the upstream is up (again). */
@@ -131,6 +153,7 @@ mark_up(struct rt_pool *p)
 		p->down = false;
 		state_publish(p, false);
 		rt_worker_set_down(w, p->peer, false);
+		probe_sync(p);
 	}
 }
 
@@ -156,6 +179,21 @@ pick(struct rt_pool *p)
 	return NULL;
 }
 
+/* Send @p t on @p pc (rt_waiter_send()), counting the stream in flight
+ * until its connection reports it gone (peer_stream_gone()) or closes. */
+static int
+send_on(struct rt_pconn *pc, struct rt_waiter *t)
+{
+	struct rt_pool *p = pc->pool;
+	int rc = rt_waiter_send(t, pc->h2);
+
+	if (rc == 0) {
+		pc->streams++;
+		PS_GAUGE(p, inflight, 1);
+	}
+	return rc;
+}
+
 static struct rt_waiter *
 queue_first(struct rt_pool *p)
 {
@@ -167,6 +205,7 @@ enqueue(struct rt_pool *p, struct rt_waiter *t)
 {
 	nrf_list_add_tail(&p->queue, &t->qlink);
 	p->qlen++;
+	PS_GAUGE(p, queued, 1);
 	t->queued = true;
 }
 
@@ -179,6 +218,7 @@ rt_pool_dequeue(struct rt_waiter *t)
 		return;
 	nrf_list_del(&t->qlink);
 	p->qlen--;
+	PS_GAUGE(p, queued, -1);
 	t->queued = false;
 }
 
@@ -205,7 +245,7 @@ dispatch(struct rt_pool *p)
 		struct rt_waiter *t = queue_first(p);
 
 		rt_pool_dequeue(t);
-		if (rt_waiter_send(t, pc->h2) != 0)
+		if (send_on(pc, t) != 0)
 			rt_waiter_failed(t, NRF_RT_FAIL_OTHER, "submit failed");
 	}
 }
@@ -250,6 +290,7 @@ pconn_open(struct rt_pool *p, bool probe)
 	}
 	nrf_list_add_head(&p->conns, &pc->link);
 	p->n_conns++;
+	probe_sync(p);
 	/* Sent behind the preface; its ACK is the proof of health. Out of
 	 * memory here: the connection fails like any other. */
 	if (nrf_h2_conn_ping(pc->h2, HEALTH_PING) != 0)
@@ -311,7 +352,7 @@ rt_pool_submit(struct rt_pool *p, struct rt_waiter *t)
 	if (nrf_list_empty(&p->queue)) {
 		pc = pick(p);
 		if (pc != NULL)
-			return rt_waiter_send(t, pc->h2);
+			return send_on(pc, t);
 	}
 	if (p->qlen >= w->snap->cfg->rt.peer_queue_depth)
 		return NRF_EFULL;
@@ -327,6 +368,11 @@ pconn_unlink(struct rt_pool *p, struct rt_pconn *pc)
 {
 	nrf_list_del(&pc->link);
 	p->n_conns--;
+	if (pc->ready)
+		PS_GAUGE(p, conns, -1);
+	if (pc->streams > 0) /* streams that ended with it, not one by one */
+		PS_GAUGE(p, inflight, -(int32_t)pc->streams);
+	probe_sync(p);
 }
 
 static void
@@ -337,6 +383,7 @@ peer_conn_ready(struct nrf_h2_conn *c)
 	struct rt_worker *w = p->w;
 
 	pc->ready = true;
+	PS_GAUGE(p, conns, 1);
 	if (!pc->probe) {
 		rt_timer_cancel(&w->timers, &pc->ctimer);
 		if (!pc->alive)
@@ -383,6 +430,10 @@ peer_stream_gone(struct nrf_h2_conn *c)
 {
 	struct rt_pconn *pc = nrf_h2_conn_user(c);
 
+	if (pc->streams > 0) {
+		pc->streams--;
+		PS_GAUGE(pc->pool, inflight, -1);
+	}
 	dispatch(pc->pool);
 }
 
@@ -527,6 +578,7 @@ pool_retire(struct rt_pool *p)
 
 	p->retired = true;
 	p->peer = -1;
+	probe_sync(p);
 	rt_timer_cancel(&p->w->timers, &p->hold);
 	/* No longer configured: out of readiness and metrics now. */
 	if (p->down)

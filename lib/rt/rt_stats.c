@@ -197,3 +197,31 @@ rt_answer_violation(struct rt_worker *w, const char *what)
 		"exactly once)", w->id, what);
 	assert(!"every request is answered exactly once");
 }
+
+/* GET /peers' quantiles come from the same buckets as
+ * nrfwd_upstream_response_seconds: no second structure on the data path,
+ * at the price of an estimate only as fine as the buckets (a value inside
+ * 10..25 ms is placed by assuming the answers spread evenly there). */
+double
+nrf_rt_lat_quantile(const uint64_t *bucket, double q)
+{
+	static const uint64_t bounds_us[NRF_RT_LAT_BUCKETS] = NRF_RT_LAT_BOUNDS_US;
+	uint64_t total = 0, cum = 0;
+	double rank, lo, hi;
+	unsigned int b;
+
+	for (b = 0; b <= NRF_RT_LAT_BUCKETS; b++)
+		total += bucket[b];
+	if (total == 0 || !(q > 0.0 && q < 1.0))
+		return -1.0;
+	rank = q * (double)total;
+	for (b = 0; b < NRF_RT_LAT_BUCKETS; b++) {
+		if ((double)(cum + bucket[b]) >= rank && bucket[b] > 0) {
+			lo = b == 0 ? 0.0 : (double)bounds_us[b - 1] / 1e6;
+			hi = (double)bounds_us[b] / 1e6;
+			return lo + (hi - lo) * (rank - (double)cum) / (double)bucket[b];
+		}
+		cum += bucket[b];
+	}
+	return (double)bounds_us[NRF_RT_LAT_BUCKETS - 1] / 1e6;
+}

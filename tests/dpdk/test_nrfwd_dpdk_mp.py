@@ -14,7 +14,10 @@ answers on them must come back to the worker that opened them.
 Checked: 10 000 client connections spread over both workers (each serves a
 share), every request answered; the seed's loop detection and loop
 prevention on connections that land on either worker; a REST change reaches
-both workers (same generation within 1 s) and both apply it; a worker killed
+both workers (same generation within 1 s) and both apply it; GET /peers sums
+both workers' connections, streams and latency per upstream; SIGUSR1 to the
+primary alone makes every worker process reopen the access log (decision
+0032); a worker killed
 with SIGKILL is reported and restarted by the primary while the other keeps
 serving; a clean stop; start-up refusals that are particular to worker
 processes (--in-memory).
@@ -85,6 +88,8 @@ def mp(fab, r):
     cfg = D.config(SELF, PORT, local=local, peers=[D.peer(PEER, peer_e.host, PORT, 1)])
     cfg['runtime']['management'] = {'address': '127.0.0.1', 'port': MGMT}
     cfg['runtime']['limits'] = {'maxConnections': 20000}
+    alog = os.path.join(fab.tmpdir, 'access.log')
+    cfg['runtime']['accessLog'] = {'path': alog, 'format': 'json', 'flushMs': 50}
     fwd = fab.start_nrfwd_mp(a, cfg, workers=2, name='nrfwd-a')
     url = 'http://%s:%d%s' % (fwd.dpdk_ip, PORT, DISC)
 
@@ -145,6 +150,66 @@ def mp(fab, r):
                  m.get('nrfwd_dpdk_worker_frames_total{lcore="2",kind="arp_out"}', 0) >= 1,
                  'no ARP frame was shared between the workers')
 
+    def peers_summed():
+        # Right after the spread: every worker has its pool connections to
+        # both upstreams (kept until upstreamIdleMs), and their counters,
+        # gauges and latency travel through the shared memory.
+        st, text = mgmt(fab, a, 'GET', '/peers')
+        D.expect_eq(st, 200, 'GET /peers')
+        ups = {u['name']: u for u in json.loads(text)['upstreams']}
+        p = ups.get('%s:%d' % (PEER, PORT))
+        D.expect(p is not None, 'no %s in /peers: %s' % (PEER, text[:600]))
+        D.expect_eq((p['state'], p['workers']), ('up', 2), 'peer state and workers')
+        D.expect(p['connections'] >= 2, 'peer connections %r < 2 (one per worker)' %
+                 p['connections'])
+        D.expect_eq((p['inFlight'], p['queued']), (0, 0), 'nothing in flight after the load')
+        lat = p['latencySeconds']
+        D.expect(lat is not None and lat['answers'] >= 20000, 'peer latency %r' % lat)
+        D.expect(0 < lat['p50'] <= lat['p90'] <= lat['p99'] <= 10.0, 'quantiles %r' % lat)
+        print('     /peers: %s connections %d, p50 %.2f ms, p99 %.2f ms over %d answers' % (
+            p['name'], p['connections'], lat['p50'] * 1e3, lat['p99'] * 1e3, lat['answers']),
+            flush=True)
+
+    def log_fds(pid):
+        out = []
+        for fd in os.listdir('/proc/%d/fd' % pid):
+            try:
+                t = os.readlink('/proc/%d/fd/%s' % (pid, fd))
+            except OSError:
+                continue
+            if 'access.log' in t:
+                out.append(t)
+        return out
+
+    def usr1_reopens_in_workers():
+        pids = worker_pids(fwd)
+        D.expect_eq(len(pids), 2, 'two workers')
+        for pid in pids:
+            D.expect_eq(log_fds(pid), [alog], 'worker %d access log before' % pid)
+        os.rename(alog, alog + '.1')
+        t0 = time.monotonic()
+        os.kill(fwd.pid, signal.SIGUSR1)  # the primary only
+        while True:
+            fds = {pid: log_fds(pid) for pid in pids}
+            if all(v == [alog] for v in fds.values()):
+                break
+            D.expect(time.monotonic() - t0 < 2.0, 'after SIGUSR1 to the primary: %r' % fds)
+            time.sleep(0.01)
+        print('     both workers reopened the access log %.0f ms after SIGUSR1 to the primary' %
+              ((time.monotonic() - t0) * 1000), flush=True)
+        D.expect(worker_pids(fwd) == pids, 'workers survived the signal')
+        res = fab.h2load(c, url, n=200, c=50, m=1, timeout=60)
+        D.expect_eq(res.get('status_2xx'), 200, 'requests after the rotation')
+        t0 = time.monotonic()
+        while True:
+            with open(alog) as f:
+                lines = [json.loads(x) for x in f if x.strip()]
+            if len(lines) >= 200:
+                break
+            D.expect(time.monotonic() - t0 < 3.0, '%d lines in the new file' % len(lines))
+            time.sleep(0.05)
+        D.expect(all(x['status'] == 200 for x in lines), 'new file: %r' % lines[:3])
+
     def seed_on_both():
         # Fresh connections land on either worker: the verdicts are the same.
         for i in range(8):
@@ -194,10 +259,6 @@ def mp(fab, r):
         grew = [m1.get('nrfwd_worker_requests_total{worker="%d"}' % k, 0) -
                 m0.get('nrfwd_worker_requests_total{worker="%d"}' % k, 0) for k in (0, 1)]
         D.expect(min(grew) > 0, 'both workers should serve the load before the kill: %r' % grew)
-        # Streams on the killed worker's connections die with it (h2load
-        # counts them failed); everything on the other worker is answered.
-        D.expect(res.get('succeeded', 0) >= 30000,
-                 'too little served across the kill:\n' + out[-800:])
         fab.wait_line(fwd, r'worker \d \(pid %d\) died: signal 9' % victim, 5)
         t0 = time.monotonic()
         while True:
@@ -211,6 +272,21 @@ def mp(fab, r):
                      (ups, restarts))
             time.sleep(0.1)
         print('     restarted and serving after %.1f s' % (time.monotonic() - t0), flush=True)
+        # Streams on the killed worker's connections die with it (h2load
+        # counts them failed); everything on the other worker is answered.
+        # How many that is depends on how RSS spread h2load's 16 connections
+        # (8/8 is only the likeliest split), so the bound is what the
+        # survivor served, read from its own counter, not a fixed half.
+        surv = [k for k in (0, 1)
+                if m.get('nrfwd_worker_restarts_total{worker="%d"}' % k, 0) == 0]
+        D.expect_eq(len(surv), 1, 'exactly one worker was restarted')
+        key = 'nrfwd_worker_requests_total{worker="%d"}' % surv[0]
+        served = m.get(key, 0) - m0.get(key, 0)
+        print('     the surviving worker %d served %d of them' % (surv[0], served), flush=True)
+        D.expect(served >= 60000 // 16, 'the surviving worker finished no client: %d' % served)
+        D.expect(res.get('succeeded', 0) >= served,
+                 'the surviving worker served %d, h2load saw %s succeed:\n%s' %
+                 (served, res.get('succeeded'), out[-800:]))
         # The restarted worker came back with the running configuration (the
         # PATCH above), not the older file it was started from.
         gens = [m.get('nrfwd_worker_config_generation{worker="%d"}' % k) for k in (0, 1)]
@@ -247,7 +323,10 @@ def mp(fab, r):
     r.check('mp: primary with two worker processes', two_workers)
     r.check('mp: the local NRF answers through both workers', local_nrf_up)
     r.check('mp: 10 000 connections over both workers', spread)
+    r.check('mp: GET /peers sums both worker processes', peers_summed)
     r.check('mp: seed verdicts on either worker', seed_on_both)
+    r.check('mp: SIGUSR1 to the primary reopens the access log in every worker',
+            usr1_reopens_in_workers)
     r.check('mp: a REST change reaches both workers', reconfig)
     r.check('mp: a killed worker is restarted', kill_one)
     r.check('mp: SIGTERM stops primary and workers', clean_stop)

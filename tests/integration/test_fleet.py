@@ -19,7 +19,8 @@ whole again):
   1. a change written through a1's REST API is applied by all three within
      1 s (measured, printed) and every instance's answers follow it (nrf-g
      answers instead of nrf-e); a request whose Via names nrf-g is then
-     answered by nrf-e (loop prevention still applied);
+     answered by nrf-e (loop prevention still applied); the key holds the
+     stored document with the change, no default added;
   2. an invalid document written to etcd is refused by all three, each
      keeps serving what it ran, and `nrfwd-ctl fleet status` names the
      reason (JSON pointer) for every instance;
@@ -34,11 +35,19 @@ whole again):
      (and the store holds the winner's document);
   6. nrfwd-ctl get/put/patch --etcd work on the store directly: a patch is
      validated, written with CAS and applied by all; an invalid one and a
-     runtime group are refused with nothing written.
+     runtime group are refused with nothing written;
+  7. the runtime file of one instance keeps the rules of a plain file
+     (decision 0037): a REST runtime change writes only what the file said
+     plus the change; after a hand edit not yet reloaded it is refused with
+     409 and the file is untouched; SIGHUP reloads the file's runtime and
+     keeps the shared groups from etcd; a shared group put into the file is
+     refused by the reload with its pointer, and the instance keeps serving.
 """
 
 import json
 import os
+import re
+import signal
 import subprocess
 import sys
 import threading
@@ -170,6 +179,12 @@ class TestFleet(unittest.TestCase):
         self.assertLess(total, CONVERGE_S)
         prios = {hc['fqdn']: hc['priority'] for hc in stored['forwardingOptions']['nrfHostConfig']}
         self.assertEqual(prios, {'nrf-e.test': 2, 'nrf-g.test': 1})
+        # Applied to the stored document (decision 0037): its groups and
+        # keys as written, the change, no default filled in.
+        self.assertEqual(list(stored), list(self.shared))
+        self.assertEqual(stored['generalOptions'], self.shared['generalOptions'])
+        self.assertEqual(list(stored['forwardingOptions']),
+                         list(self.shared['forwardingOptions']))
         for inst in self.inst:
             self.assertEqual(answered_by(inst), (200, 'nrf-g'), inst.name)
             # loop prevention follows the new order: nrf-g in Via -> nrf-e answers
@@ -373,6 +388,77 @@ class TestFleet(unittest.TestCase):
         r = subprocess.run(ctl + ['fleet', 'status'] + where, capture_output=True, text=True,
                            timeout=10)
         self.assertEqual(r.returncode, 0, r.stdout + r.stderr)  # all on the current revision
+
+    def test_7_runtime_file_hand_edit_409_and_sighup_reload(self):
+        a1 = self.inst[0]
+        path = a1.config_path
+        rtg = '/nrf-configuration/v1/runtime'
+
+        def disk():
+            with open(path, 'rb') as f:
+                return f.read()
+
+        def write(doc):
+            with open(path, 'w') as f:
+                json.dump(doc, f, indent=1)
+
+        def hup_and_wait(pattern):
+            n = len(a1.log())
+            os.kill(a1.pid, signal.SIGHUP)
+            t0 = time.time()
+            while time.time() - t0 < 5:
+                if re.search(pattern, a1.log()[n:]):
+                    return a1.log()[n:]
+                time.sleep(0.05)
+            self.fail('no %r after SIGHUP:\n%s' % (pattern, a1.log()[n:][-1500:]))
+
+        orig = json.loads(disk())
+        self.assertEqual(set(orig), {'runtime'})
+        fwd_before = H.api(a1, 'GET', FWD)[2]
+        # A REST change of runtime: only what the file said plus the change.
+        st, _, doc = H.api(a1, 'PATCH', rtg, {'timeouts': {'perTryMs': 1500}}, timeout=10.0)
+        self.assertEqual(st, 200, doc)
+        now = json.loads(disk())
+        self.assertEqual(set(now), {'runtime'})
+        self.assertEqual(set(now['runtime']), set(orig['runtime']))  # no defaults added
+        self.assertEqual(now['runtime']['timeouts']['perTryMs'], 1500)
+        self.assertEqual(now['runtime']['timeouts']['connectMs'],
+                         orig['runtime']['timeouts']['connectMs'])
+        # A hand edit not reloaded: the next REST change is refused, the
+        # file stays as the operator left it.
+        edited = json.loads(disk())
+        edited['runtime']['timeouts']['perTryMs'] = 1700
+        write(edited)
+        before = disk()
+        st, _, doc = H.api(a1, 'PATCH', rtg, {'timeouts': {'perTryMs': 1600}}, timeout=10.0)
+        self.assertEqual(st, 409, doc)
+        self.assertIn('changed on disk', doc['detail'])
+        self.assertEqual(disk(), before)
+        self.assertEqual(H.api(a1, 'GET', rtg)[2]['timeouts']['perTryMs'], 1500)
+        # SIGHUP: the file's runtime, the shared groups from etcd kept.
+        hup_and_wait(r'configuration generation \d+ applied \(reload of')
+        self.assertEqual(H.api(a1, 'GET', rtg)[2]['timeouts']['perTryMs'], 1700)
+        self.assertEqual(H.api(a1, 'GET', FWD)[2], fwd_before)
+        self.assertEqual(answered_by(a1), answered_by(self.inst[1]))
+        # The file is what runs again: REST changes are accepted.
+        st, _, doc = H.api(a1, 'PATCH', rtg, {'timeouts': {'perTryMs': 1000}}, timeout=10.0)
+        self.assertEqual(st, 200, doc)
+        # A shared group in the file: the reload is refused with its
+        # pointer, the instance keeps what it runs.
+        bad = json.loads(disk())
+        bad['forwardingOptions'] = {'maxViaMembers': 3}
+        write(bad)
+        out = hup_and_wait(r'reload from .* refused')
+        self.assertIn('/forwardingOptions', out)
+        self.assertEqual(H.api(a1, 'GET', FWD)[2], fwd_before)
+        self.assertEqual(answered_by(a1)[0], 200)
+        # Put the file back as nrfwd wrote it (the class's later cases).
+        del bad['forwardingOptions']
+        write(bad)
+        hup_and_wait(r'configuration reload from .*: unchanged|configuration generation '
+                     r'\d+ applied \(reload of')
+        st, _, doc = H.api(a1, 'PATCH', rtg, {'timeouts': {'perTryMs': 1000}}, timeout=10.0)
+        self.assertEqual(st, 200, doc)
 
 
 if __name__ == '__main__':

@@ -9,7 +9,12 @@ management listener. What is checked: every upstream is listed with its
 role, configured and resolved address and state; killing the peer makes it
 "down" with its last failure's reason; restarting it on the same port makes
 it "up" again (background probes, no traffic needed); nrfwd-ctl prints the
-same in a table. Standard library only; helpers in nrfwd_harness.py.
+same in a table. Under h2load through a peer that answers after 200 ms
+(nrfstub --fault delay:200), two workers: connections and streams in flight
+are seen while the load runs, none in flight after it, the latency
+quantiles lie in the histogram bucket of the delay (100..250 ms), and the
+peer's connections drop to 0 once it is killed. Standard library only;
+helpers in nrfwd_harness.py.
 """
 
 import json
@@ -110,6 +115,93 @@ class Peers(unittest.TestCase):
         st, _, _ = H.curl(fwd.url(PROFILE + ID_UDM1))
         self.assertEqual(st, 200)
 
+    def test_02_connections_streams_and_latency_under_a_slow_peer(self):
+        local = self.h.start_stub('local', 'stub-profiles-a.json', extra=['--no-record'])
+        peer = self.h.start_stub('nrf-e', 'stub-profiles-e.json', fault='delay:200',
+                                 extra=['--no-record'])
+        cfg = H.nrfwd_config('nrf-a.test', local=local.port,
+                             peers=[H.peer('nrf-e.test', peer.port, priority=3)])
+        fwd = self.h.start_nrfwd(cfg, workers=2, management=True)
+        pname = 'nrf-e.test:%d' % peer.port
+        lname = '127.0.0.1:%d' % local.port
+        p = peers(fwd)[pname]
+        self.assertEqual((p['connections'], p['inFlight'], p['queued']), (0, 0, 0))
+        self.assertIsNone(p['latencySeconds'])
+
+        # 4 clients x 8 streams for 3 s: each request is answered 404 by
+        # the local NRF at once, then by the peer after 200 ms.
+        load = H.h2load_start(fwd.url(PROFILE + ID_UDM1), seconds=3, c=4, m=8)
+        try:
+            seen = []
+            t0 = time.time()
+            streams = 0
+            while time.time() - t0 < 2.5:
+                time.sleep(0.25)
+                p = peers(fwd)[pname]
+                seen.append((p['connections'], p['inFlight'], p['queued']))
+                streams = max(streams, H.metric_value(H.metrics(fwd), 'nrfwd_upstream_streams',
+                                                      peer=pname, role='peer') or 0)
+            res = load.wait(timeout=30)
+        finally:
+            load.stop()
+        self.assertGreater(res.get('status_2xx', 0), 100, res['raw'][-600:])
+        self.assertEqual(res.get('failed'), 0, res['raw'][-600:])
+        # At some sample the peer had connections and streams open; never
+        # more streams than the 32 the clients can have.
+        self.assertTrue(any(c > 0 and f > 0 for c, f, _ in seen), seen)
+        self.assertTrue(all(f <= 32 for _, f, _ in seen), seen)
+        self.assertGreater(streams, 0)  # the same gauge in the metrics
+        print('\n/peers during the load (connections, inFlight, queued): %r' % seen,
+              file=sys.stderr)
+
+        ups = peers(fwd)
+        p, l = ups[pname], ups[lname]
+        self.assertEqual((p['inFlight'], p['queued']), (0, 0))
+        self.assertGreater(p['connections'], 0)  # kept for the next requests
+        self.assertEqual(H.metric_value(H.metrics(fwd), 'nrfwd_upstream_connections', peer=pname,
+                                        role='peer'), p['connections'])
+        lat = p['latencySeconds']
+        self.assertEqual(lat['answers'], p['answers'].get('200'), p)
+        # The 200 ms delay lies in the 100..250 ms bucket: every estimate
+        # is inside it (interpolated), the mean is the measured one.
+        for q in ('p50', 'p90', 'p99'):
+            self.assertGreaterEqual(lat[q], 0.1, lat)
+            self.assertLessEqual(lat[q], 0.25, lat)
+        self.assertLessEqual(lat['p50'], lat['p90'])
+        self.assertLessEqual(lat['p90'], lat['p99'])
+        self.assertGreaterEqual(lat['mean'], 0.2, lat)
+        self.assertLess(l['latencySeconds']['p99'], 0.1, l)  # the local NRF is quick
+
+        r = subprocess.run([H.binary('nrfwd-ctl'), 'peers', '--api',
+                            'http://127.0.0.1:%d' % fwd.mgmt_port],
+                           capture_output=True, text=True, timeout=10)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        head = r.stdout.splitlines()[0].split()
+        for col in ('CONNS', 'STREAMS', 'P50_MS', 'P90_MS', 'P99_MS'):
+            self.assertIn(col, head)
+        row = [x for x in r.stdout.splitlines() if x.startswith(pname)][0].split()
+        self.assertEqual(int(row[head.index('CONNS')]), p['connections'])
+        self.assertEqual(int(row[head.index('STREAMS')]), 0)
+        self.assertAlmostEqual(float(row[head.index('P50_MS')]), lat['p50'] * 1e3, delta=0.1)
+
+        # The peer goes away: its connections are closed, none comes back
+        # (probes are refused), and it is held down.
+        self.h.procs.remove(peer)
+        peer.stop()
+        end = time.time() + 5
+        while time.time() < end:
+            p = peers(fwd)[pname]
+            if p['connections'] == 0:
+                break
+            time.sleep(0.1)
+        self.assertEqual((p['connections'], p['inFlight']), (0, 0), p)
+        st, _, _ = H.curl(fwd.url(PROFILE + ID_UDM1))
+        self.assertEqual(st, 504)
+        p = peers(fwd)[pname]
+        self.assertIn(p['state'], ('down', 'probing', 'partly down'), p)
+        self.assertEqual(p['connections'], 0, p)
+        self.assertIsNotNone(p['nextProbeInSeconds'], p)
+
 
 class Reasons(unittest.TestCase):
     """Start-up failures name the address and the reason, one log line each."""
@@ -161,6 +253,28 @@ class Reasons(unittest.TestCase):
         self.assertEqual(len(probs), 2, r.stderr)
         for line in lines:  # every line: timestamp and level
             self.assertRegex(line, r'^\d{4}-\d\d-\d\dT[0-9:.]+Z (ERROR|WARN|INFO) ', line)
+
+    def test_04_command_line_files_checked_before_any_listener(self):
+        cfg = H.nrfwd_config('nrf-a.test')
+        empty = os.path.join(self.h.tmpdir, 'empty-token')
+        with open(empty, 'w') as f:
+            f.write('\n')
+        for extra, reason in (
+                (['--api-token-file', '/nonexistent/token'],
+                 '--api-token-file /nonexistent/token: No such file or directory'),
+                (['--management', '127.0.0.1:0', '--api-token-file', empty],
+                 '--api-token-file %s: empty, or not a token' % empty),
+                (['--management', '127.0.0.1:99999'],
+                 '--management: expected ADDR:PORT, got "127.0.0.1:99999"')):
+            path = os.path.join(self.h.tmpdir, 'c.json')
+            with open(path, 'w') as f:
+                json.dump(cfg, f)
+            r = subprocess.run([H.binary('nrfwd'), '--config', path, '--workers', '1'] + extra,
+                               capture_output=True, text=True, timeout=20)
+            self.assertEqual(r.returncode, 1, r.stderr)
+            self.assertIn(reason, r.stderr)
+            self.assertNotIn('listening on', r.stderr)  # nothing was bound
+            self.assertNotIn('input/output error', r.stderr)
 
 
 if __name__ == '__main__':

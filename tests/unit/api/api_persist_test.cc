@@ -124,3 +124,60 @@ TEST(ApiPersist, TheMarkSeesAnyChangeOfTheBytes)
 }
 
 } // namespace
+
+/* With a configuration source: the file holds runtime only, the running
+ * document the rest (decision 0037). */
+const char *kWhole = "{\"generalOptions\": {\"ocnrfHost\": \"nrf-a.test\", \"ocnrfPort\": 8080},"
+		     " \"runtime\": {\"timeouts\": {\"perTryMs\": 900}}}";
+const char *kRuntimeFile = "{\"runtime\": {\"timeouts\": {\"connectMs\": 400}}}\n";
+
+TEST(ApiPersist, ARuntimeOnlyFileTakesTheChangeAndIsCheckedWithTheRunningRest)
+{
+	json_t *b = Body("{\"timeouts\": {\"perTryMs\": 1500}}");
+	size_t len = 0;
+	char *out = api_persist_runtime_doc(kRuntimeFile, api_group_by_name("runtime"), true, b,
+		kWhole, 2, &len);
+
+	ASSERT_NE(out, nullptr);
+	EXPECT_EQ(std::string(out),
+		"{\n"
+		"  \"runtime\": {\n"
+		"    \"timeouts\": {\n"
+		"      \"connectMs\": 400,\n"
+		"      \"perTryMs\": 1500\n"
+		"    }\n"
+		"  }\n"
+		"}\n");
+	free(out);
+	/* Loaded alone it would miss ocnrfHost: the plain rule refuses it. */
+	EXPECT_EQ(api_persist_doc(kRuntimeFile, api_group_by_name("runtime"), true, b, 2, &len),
+		nullptr);
+	json_decref(b);
+}
+
+TEST(ApiPersist, ComposeTakesTheFilesRuntimeAndRefusesASharedGroupInTheFile)
+{
+	struct nrf_cfg_problems probs = {};
+	char *t = api_compose_runtime(kWhole, kRuntimeFile, strlen(kRuntimeFile), &probs);
+
+	ASSERT_NE(t, nullptr);
+	json_t *j = Body(t);
+	EXPECT_STREQ(json_string_value(json_object_get(json_object_get(j, "generalOptions"),
+			     "ocnrfHost")),
+		"nrf-a.test");
+	json_t *to = json_object_get(json_object_get(j, "runtime"), "timeouts");
+	EXPECT_EQ(json_integer_value(json_object_get(to, "connectMs")), 400);
+	EXPECT_EQ(json_object_get(to, "perTryMs"), nullptr); /* the file's, not the running one */
+	json_decref(j);
+	free(t);
+	EXPECT_EQ(probs.n, 0u);
+
+	const char *bad = "{\"runtime\": {}, \"forwardingOptions\": {\"maxViaMembers\": 3}}";
+	EXPECT_EQ(api_compose_runtime(kWhole, bad, strlen(bad), &probs), nullptr);
+	ASSERT_EQ(probs.n, 1u);
+	EXPECT_STREQ(probs.v[0].pointer, "/forwardingOptions");
+	nrf_cfg_problems_fini(&probs);
+	EXPECT_EQ(api_compose_runtime(kWhole, "[1]", 3, &probs), nullptr);
+	EXPECT_EQ(probs.n, 1u);
+	nrf_cfg_problems_fini(&probs);
+}

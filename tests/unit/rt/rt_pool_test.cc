@@ -373,3 +373,59 @@ TEST_F(RtPool, AForcedTryOnAServerThatNeverSpeaksHttp2FailsAfterTheProbeTimeout)
 	EXPECT_EQ(up_.accepted, 1);
 	EXPECT_TRUE(Pool().down);
 }
+
+TEST_F(RtPool, GaugesCountConnectionsStreamsAndQueuedTries)
+{
+	Make(60000, 60000, 500);
+	StartUpstream(false);
+	rtp_try *t = rtp_try_new(r_, false);
+	ASSERT_EQ(rtp_submit(r_, t, false), 0);
+	EXPECT_EQ(rtp_try_state(t), RTP_QUEUED); /* behind the connect */
+	nrf_rt_peer_stats s = Seen();
+	EXPECT_EQ(s.queued, 1u);
+	EXPECT_EQ(s.conns, 0u); /* connecting is not connected */
+	EXPECT_EQ(s.inflight, 0u);
+	ASSERT_TRUE(Until([&] { return up_.requests == 1; }, 2000));
+	s = Seen();
+	EXPECT_EQ(s.queued, 0u);
+	EXPECT_EQ(s.conns, 1u);
+	EXPECT_EQ(s.inflight, 1u);
+	rtp_try *t2 = rtp_try_new(r_, false);
+	ASSERT_EQ(rtp_submit(r_, t2, false), 0);
+	EXPECT_EQ(rtp_try_state(t2), RTP_SENT); /* on the same connection */
+	EXPECT_EQ(Seen().inflight, 2u);
+	EXPECT_EQ(Seen().conns, 1u);
+	/* A stream the owner forgot ends one by one ... */
+	rtp_try_cancel(t);
+	ASSERT_TRUE(Until([&] { return Seen().inflight == 1; }, 1000));
+	/* ... the rest with its connection. */
+	StopUpstream();
+	ASSERT_TRUE(Until([&] { return Seen().conns == 0; }, 2000));
+	s = Seen();
+	EXPECT_EQ(s.inflight, 0u);
+	EXPECT_EQ(s.queued, 0u);
+	EXPECT_EQ(rtp_try_state(t2), RTP_IDLE);
+}
+
+TEST_F(RtPool, AProbeUnderWayIsShownAndTheNextProbeIsKnown)
+{
+	Make(60000, 60000, 200);
+	uint64_t t0 = nrf_now_ns();
+	HoldDown();
+	nrf_rt_peer_stats s = Seen();
+	EXPECT_EQ(s.workers_probing, 0u); /* the refused connect is over */
+	EXPECT_GE(s.next_probe_ns, t0 + 59000000000ull);
+	EXPECT_LE(s.next_probe_ns, nrf_now_ns() + 60000000000ull);
+	/* A forced try starts a probe now: connected, its PING unanswered. */
+	StartUpstream(true);
+	rtp_try *t = rtp_try_new(r_, true);
+	ASSERT_EQ(rtp_submit(r_, t, false), 0);
+	EXPECT_EQ(Seen().workers_probing, 1u);
+	EXPECT_EQ(Seen().queued, 1u);
+	ASSERT_TRUE(Until([&] { return rtp_try_state(t) == RTP_IDLE; }, 2000));
+	s = Seen();
+	EXPECT_EQ(s.workers_probing, 0u);
+	EXPECT_EQ(s.workers_down, 1u);
+	EXPECT_EQ(s.conns, 0u);
+	EXPECT_EQ(s.queued, 0u);
+}

@@ -105,3 +105,62 @@ TEST(RtPeerStats, MergeOfManyUpstreamsGrowsTheArray)
 	EXPECT_STREQ(v[42].name, "nrf-42.test:8080");
 	free(v);
 }
+
+/* Buckets (us): 500 1000 2500 5000 10000 25000 50000 100000 ... +Inf */
+TEST(RtLatQuantile, EmptyHistogramHasNoQuantile)
+{
+	uint64_t b[NRF_RT_LAT_BUCKETS + 1] = {};
+
+	EXPECT_LT(nrf_rt_lat_quantile(b, 0.5), 0.0);
+}
+
+TEST(RtLatQuantile, InterpolatesInsideTheBucketThatHoldsTheRank)
+{
+	uint64_t b[NRF_RT_LAT_BUCKETS + 1] = {};
+
+	b[5] = 100; /* 10..25 ms */
+	EXPECT_NEAR(nrf_rt_lat_quantile(b, 0.5), 0.0175, 1e-9);
+	EXPECT_NEAR(nrf_rt_lat_quantile(b, 0.9), 0.0235, 1e-9);
+	EXPECT_NEAR(nrf_rt_lat_quantile(b, 0.99), 0.02485, 1e-9);
+	b[0] = 100; /* 0..0.5 ms: the median is now the top of that bucket */
+	EXPECT_NEAR(nrf_rt_lat_quantile(b, 0.5), 0.0005, 1e-9);
+	EXPECT_NEAR(nrf_rt_lat_quantile(b, 0.25), 0.00025, 1e-9);
+	EXPECT_NEAR(nrf_rt_lat_quantile(b, 0.75), 0.0175, 1e-9);
+}
+
+TEST(RtLatQuantile, SkipsEmptyBucketsAndCapsInfAtTheLargestBound)
+{
+	uint64_t b[NRF_RT_LAT_BUCKETS + 1] = {};
+
+	b[1] = 1;                  /* 0.5..1 ms */
+	b[NRF_RT_LAT_BUCKETS] = 9; /* above 10 s */
+	EXPECT_NEAR(nrf_rt_lat_quantile(b, 0.05), 0.00075, 1e-9);
+	EXPECT_DOUBLE_EQ(nrf_rt_lat_quantile(b, 0.5), 10.0);
+	EXPECT_DOUBLE_EQ(nrf_rt_lat_quantile(b, 0.99), 10.0);
+}
+
+TEST(RtPeerStats, MergeSumsTheGaugesAndKeepsTheEarliestProbe)
+{
+	nrf_rt_peer_stats *v = nullptr;
+	size_t n = 0, cap = 0;
+	nrf_rt_peer_stats a = Peer("nrf-e.test:8080", false, 0);
+	nrf_rt_peer_stats b = Peer("nrf-e.test:8080", false, 0);
+
+	a.conns = 2;
+	a.inflight = 5;
+	a.queued = 1;
+	a.next_probe_ns = 900;
+	b.conns = 1;
+	b.inflight = 3;
+	b.workers_probing = 1;
+	b.next_probe_ns = 700;
+	ASSERT_EQ(nrf_rt_peer_stats_merge(&v, &n, &cap, &a), 0);
+	ASSERT_EQ(nrf_rt_peer_stats_merge(&v, &n, &cap, &b), 0);
+	ASSERT_EQ(n, 1u);
+	EXPECT_EQ(v[0].conns, 3u);
+	EXPECT_EQ(v[0].inflight, 8u);
+	EXPECT_EQ(v[0].queued, 1u);
+	EXPECT_EQ(v[0].workers_probing, 1u);
+	EXPECT_EQ(v[0].next_probe_ns, 700u);
+	free(v);
+}
