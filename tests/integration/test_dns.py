@@ -171,8 +171,12 @@ class Dns(unittest.TestCase):
         wait_for(lambda: stub_count('127.0.0.3', port) > before, 3.0,
                  'requests at the second stub')
         took = time.monotonic() - t_switch
+        sys.stderr.write('\nhosts file rewritten -> first request at the new address: %.3f s '
+                         '(refreshMs %d)\n' % (took, REFRESH_MS))
         r = self.run_.wait(timeout=30)
         self.run_ = None
+        sys.stderr.write('h2load across the switch: %s requests, %s failed, %s errored, %s 2xx\n'
+                         % (r['total'], r['failed'], r['errored'], r['status_2xx']))
         self.assertGreater(r['total'], 100, r)
         self.assertEqual(r['failed'], 0, r)
         self.assertEqual(r['errored'], 0, r)
@@ -301,6 +305,7 @@ class Dns(unittest.TestCase):
         st, _, doc = H.api(fwd, 'PATCH', '/nrf-configuration/v1/forwardingOptions',
                            {'maxForwardAttempts': 2})
         took = time.monotonic() - t0
+        sys.stderr.write('\nPATCH with a DNS server that never answers: %.3f s\n' % took)
         self.assertEqual(st, 200, doc)
         self.assertLess(took, 1.5, 'the change waited for DNS (%.2f s)' % took)
         self.assertEqual(peers(fwd)[pname]['address'], '127.0.0.2:%d' % port)
@@ -430,6 +435,8 @@ class DnsTtl(unittest.TestCase):
         t0 = time.monotonic()
         wait_for(lambda: peer()['address'] == '127.0.0.3:%d' % port, self.TTL_S + 2.0,
                  'the address from DNS after one TTL')
+        sys.stderr.write('\nDNS record changed -> address applied: %.3f s (TTL %d s)\n'
+                         % (time.monotonic() - t0, self.TTL_S))
         self.assertLess(time.monotonic() - t0, self.TTL_S + 1.0)
         self.assertEqual(self.get(url)[0], 200)
         st, body = self.get('http://127.0.0.3:%d/_stub/requests' % port)
