@@ -481,6 +481,12 @@ republish(struct rt_dns *d)
 	int err = 0, rc = NRF_ENOMEM;
 
 	pthread_mutex_lock(&rt->ctl_lock);
+	if (!atomic_load(&rt->running)) {
+		/* stopping (nrf_rt_stop()): the workers drain on what they have;
+		 * the table keeps the address for nothing else to use */
+		pthread_mutex_unlock(&rt->ctl_lock);
+		return;
+	}
 	gen = rt->cur->gen;
 	text = nrf_cfg_emit(rt->cur->cfg, NRF_CFG_ALL, 0, &err);
 	cfg = text != NULL ? nrf_cfg_load(text, strlen(text), gen + 1, &probs, &err) : NULL;
