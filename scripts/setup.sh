@@ -23,6 +23,7 @@ pkgs=(
 	python3-h2
 	debhelper fakeroot lintian prometheus systemd
 	libcurl4-openssl-dev etcd-server etcd-client
+	dnsmasq-base
 )
 
 if [ "${NRFWD_SKIP_APT:-0}" != 1 ]; then

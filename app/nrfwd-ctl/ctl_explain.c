@@ -7,6 +7,7 @@
  */
 #include <errno.h>
 #include <getopt.h>
+#include <netdb.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -58,6 +59,52 @@ check_tls(const char *file, const struct nrf_cfg *cfg)
 	return 1;
 }
 
+/* Peer names that nrfwd resolves (fqdn without ipv4/ipv6, a localNrf
+ * address that is a name) and that do not resolve here now: a warning
+ * each, with the resolver's reason. Not a failure: DNS may know the name
+ * by the time nrfwd runs, and nrfwd keeps trying (runtime.dns). */
+static unsigned int
+check_names(const char *path, const struct nrf_cfg *cfg)
+{
+	struct addrinfo hints, *res;
+	unsigned int warned = 0, i;
+	int rc;
+
+	memset(&hints, 0, sizeof(hints));
+	hints.ai_family = AF_UNSPEC;
+	hints.ai_socktype = SOCK_STREAM;
+	for (i = 0; i <= cfg->n_peers; i++) {
+		const char *name, *where;
+		struct nrf_tp_addr x;
+
+		if (i < cfg->n_peers) {
+			const struct nrf_cfg_peer *p = &cfg->peers[i];
+
+			if (p->fqdn[0] == '\0' || p->ipv4[0] != '\0' || p->ipv6[0] != '\0')
+				continue;
+			name = p->fqdn;
+			where = p->pointer;
+		} else {
+			if (!cfg->rt.local_nrf.present ||
+					nrf_tp_addr_parse(cfg->rt.local_nrf.address, 0, &x) == 0)
+				continue;
+			name = cfg->rt.local_nrf.address;
+			where = "/runtime/localNrf/address";
+		}
+		res = NULL;
+		rc = getaddrinfo(name, NULL, &hints, &res);
+		if (res != NULL)
+			freeaddrinfo(res);
+		if (rc == 0)
+			continue;
+		fprintf(stderr, "%s: warning: %s: \"%s\" does not resolve (%s); tries to it "
+			"fail until it does\n", path, where, name,
+			rc == EAI_SYSTEM ? strerror(errno) : gai_strerror(rc));
+		warned++;
+	}
+	return warned;
+}
+
 int
 ctl_check(int argc, char **argv)
 {
@@ -93,6 +140,7 @@ ctl_check(int argc, char **argv)
 		nrf_cfg_free(cfg);
 		return 1;
 	}
+	(void)check_names(argv[1], cfg);
 	printf("%s: OK: self %s, %u forwarding peer%s (%s), %u growth set%s with %u "
 	       "peer%s (%s), %zu identities\n",
 		argv[1], cfg->general.self_name, cfg->fwd.n_peers,

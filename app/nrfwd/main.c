@@ -561,6 +561,8 @@ start_local(const struct nrfwd_args *a, const struct nrfwd_base *b)
 		nrf_rt_free(rt);
 		return NULL;
 	}
+	if (nrf_rt_dns_start(rt) != 0) /* peer names; without it they stay as resolved */
+		NRF_LOG(WARN, MOD, "peer names will not be re-resolved: no resolver thread");
 	NRF_LOG(INFO, MOD, "nrfwd %s:%u started: %u worker(s), transport %s, %u peer(s), "
 		"local NRF %s", cfg->general.host, cfg->general.port, params.workers,
 		nrfwd_tp_name(), cfg->n_peers,
@@ -722,6 +724,8 @@ run_primary(const struct nrfwd_args *a, const struct nrfwd_base *b)
 		NRF_LOG(ERR, MOD, "cannot start worker threads");
 		goto fail_rt;
 	}
+	if (nrf_rt_dns_start(rt) != 0)
+		NRF_LOG(WARN, MOD, "peer names will not be re-resolved: no resolver thread");
 	NRF_LOG(INFO, MOD, "nrfwd %s:%u started: %u worker process(es), transport %s, "
 		"%u peer(s), local NRF %s", cfg->general.host, cfg->general.port,
 		nrf_rt_workers(rt), nrfwd_tp_name(), cfg->n_peers,

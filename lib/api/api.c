@@ -235,6 +235,7 @@ serve_metrics(struct nrf_api *api, struct MHD_Connection *c, struct api_req *rq)
 	in.busy = api->busy;
 	in.n_workers = n;
 	in.generation = nrf_rt_generation(api->rt);
+	nrf_rt_dns_stats_get(api->rt, &in.dns);
 	nrf_api_stats_get(api, &in.api);
 	memcpy(in.last_apply, api->last_apply, sizeof(in.last_apply));
 	for (i = 0; i < n && i < NRF_RT_MAX_WORKERS; i++) {
@@ -507,7 +508,7 @@ apply(struct nrf_api *api, struct MHD_Connection *c, struct api_req *rq)
 	}
 	/* Via database, forwarding table, peer addresses: before anything is
 	 * written or published. */
-	snap = nrf_rt_snap_create(cfg, &err);
+	snap = nrf_rt_snap_create_for(api->rt, cfg, &err);
 	if (snap == NULL) {
 		if (err == NRF_ENOMEM) {
 			ret = refuse(api, c, rq, g, 500, "Internal Server Error", "SYSTEM_FAILURE",
@@ -1131,7 +1132,7 @@ reload_locked(struct nrf_api *api, struct nrf_rt *rt, const char *path, uint64_t
 		rc = NRF_ECONFIG;
 		goto out;
 	}
-	snap = nrf_rt_snap_create(cfg, &err);
+	snap = nrf_rt_snap_create_for(rt, cfg, &err);
 	if (snap == NULL) {
 		reload_why(why, cap, "cannot be used", NULL, nrf_strerror(err));
 		rc = err == NRF_ENOMEM ? NRF_ENOMEM : NRF_ECONFIG;

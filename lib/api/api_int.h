@@ -203,6 +203,7 @@ struct api_metrics_in {
 	const struct nrf_rt_dp_stats *dp; /* [n_workers] the DPDK workers' loops
 					   * (entries with !polled are skipped);
 					   * NULL: not on DPDK */
+	struct nrf_rt_dns_stats dns;    /* peer names (!running: no series) */
 };
 
 /* The Prometheus text exposition (format 0.0.4) of @p in. */

@@ -283,6 +283,25 @@ peers(struct api_buf *b, const struct api_metrics_in *in)
 	upstream_latency(b, in);
 }
 
+/* Peer names re-resolved (nrf_rt_dns_start(); docs/behaviour.md). */
+static void
+dns(struct api_buf *b, const struct api_metrics_in *in)
+{
+	if (!in->dns.running)
+		return;
+	head(b, "nrfwd_dns_resolutions_total", "counter",
+		"Resolutions of peer names: changed (the address moved; a new generation), "
+		"unchanged, failed (the last good address stays).");
+	api_buf_printf(b, "nrfwd_dns_resolutions_total{result=\"changed\"} %llu\n",
+		(unsigned long long)in->dns.changed);
+	api_buf_printf(b, "nrfwd_dns_resolutions_total{result=\"unchanged\"} %llu\n",
+		(unsigned long long)in->dns.unchanged);
+	api_buf_printf(b, "nrfwd_dns_resolutions_total{result=\"failed\"} %llu\n",
+		(unsigned long long)in->dns.failed);
+	scalar(b, "nrfwd_dns_names", "gauge", "Peer names re-resolved periodically.",
+		in->dns.names);
+}
+
 static double
 worker_busy_s(const struct api_metrics_in *in, unsigned int i)
 {
@@ -511,6 +530,7 @@ api_metrics_render(struct api_buf *b, const struct api_metrics_in *in)
 	workers(b, in);
 	if (in->dp != NULL)
 		dpdk(b, in);
+	dns(b, in);
 	scalar(b, "nrfwd_config_generation", "gauge",
 		"Generation of the configuration published last.", in->generation);
 	scalar(b, "nrfwd_config_reloads_total", "counter",

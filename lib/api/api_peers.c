@@ -29,6 +29,29 @@ ago_s(uint64_t now, uint64_t then)
 	return now > then ? (double)(now - then) / 1e9 : 0.0;
 }
 
+/* "dns": the resolver's view of a re-resolved name (rt_dns.c), or null. */
+static json_t *
+dns_of(const struct nrf_rt_upstream *u, uint64_t now_ns)
+{
+	json_t *o;
+
+	if (u->dns_name[0] == '\0')
+		return json_null();
+	o = json_object();
+	if (o == NULL)
+		return json_null();
+	json_object_set_new(o, "name", json_string(u->dns_name));
+	json_object_set_new(o, "resolvedSecondsAgo", u->dns_resolved_ns != 0
+		? json_real(ago_s(now_ns, u->dns_resolved_ns)) : json_null());
+	json_object_set_new(o, "nextInSeconds", u->dns_next_ns != 0
+		? json_real(u->dns_next_ns > now_ns ? (double)(u->dns_next_ns - now_ns) / 1e9 : 0.0)
+		: json_null());
+	json_object_set_new(o, "ttl", json_boolean(u->dns_ttl));
+	json_object_set_new(o, "lastError", u->dns_error[0] != '\0'
+		? json_string(u->dns_error) : json_null());
+	return o;
+}
+
 /* Try -> answer head latency since start, from the buckets of
  * nrfwd_upstream_response_seconds (nrf_rt_lat_quantile()); null before
  * the first answer. */
@@ -95,6 +118,7 @@ api_peers_render(const struct nrf_rt_upstream *up, size_t n_up,
 		json_object_set_new(o, "address", u->address[0] != '\0'
 			? json_string(u->address) : json_null());
 		json_object_set_new(o, "tls", json_boolean(u->tls));
+		json_object_set_new(o, "dns", dns_of(u, now_ns));
 		if (u->address[0] == '\0')
 			state = "unresolved";
 		else if (s != NULL && s->workers_down > 0 && s->workers_down >= s->workers)

@@ -609,6 +609,10 @@ check_timeouts(struct load_ctx *c)
 		cfg_problem_at(c, "/runtime/health/probeIntervalMaxMs",
 			"out of range: probeIntervalMaxMs %u is below probeIntervalMs %u",
 			rt->probe_interval_max_ms, rt->probe_interval_ms);
+	if (rt->dns_max_ttl_ms < rt->dns_min_ttl_ms)
+		cfg_problem_at(c, "/runtime/dns/maxTtlMs",
+			"out of range: maxTtlMs %u is below minTtlMs %u",
+			rt->dns_max_ttl_ms, rt->dns_min_ttl_ms);
 }
 
 static bool

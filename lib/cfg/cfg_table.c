@@ -280,6 +280,21 @@ static const struct field health_fields[] = {
 	{NULL},
 };
 
+/* runtime.dns (docs/behaviour.md "Peer names"): read by the resolver
+ * thread before each round (rt_dns.c); minTtlMs <= maxTtlMs is in
+ * check_timeouts(). */
+static const struct field dns_fields[] = {
+	{FLD("refreshMs", F_U32, struct nrf_cfg_runtime, dns_refresh_ms),
+		.min = 0, .max = 86400000, .def = 30000},
+	{FLD("minTtlMs", F_U32, struct nrf_cfg_runtime, dns_min_ttl_ms),
+		.min = 100, .max = 86400000, .def = 1000},
+	{FLD("maxTtlMs", F_U32, struct nrf_cfg_runtime, dns_max_ttl_ms),
+		.min = 100, .max = 86400000, .def = 300000},
+	{FLD("timeoutMs", F_U32, struct nrf_cfg_runtime, dns_timeout_ms),
+		.min = 10, .max = 60000, .def = 2000},
+	{NULL},
+};
+
 /* runtime.accessLog (docs/access-log.md); a path that cannot be opened
  * is found when the data path starts (nrf_rt_create()). The file is
  * opened once at start (and reopened on SIGUSR1): its path is
@@ -376,6 +391,7 @@ const struct field cfg_runtime_fields[] = {
 	/* per key: SETTINGS and buffers of the h2 contexts are fixed at start */
 	{.name = "limits", .type = F_OBJECT, .sub = limit_fields},
 	{.name = "health", .type = F_OBJECT, .sub = health_fields, LIVE},
+	{.name = "dns", .type = F_OBJECT, .sub = dns_fields, LIVE},
 	/* per key: the file is opened at start */
 	{FLD("accessLog", F_OBJECT, struct nrf_cfg_runtime, access_log), .sub = alog_fields},
 	{.name = "requestId", .type = F_OBJECT, .sub = rid_fields, LIVE},

@@ -308,6 +308,20 @@ struct nrf_cfg_runtime {
 	uint32_t probe_timeout_ms;        /**< probeTimeoutMs: connect + PING ACK
 					   *   of a probe; PING ACK of any new
 					   *   connection, default 500 */
+	/* runtime.dns (docs/behaviour.md "Peer names"): how names of peers
+	 * with an fqdn only (and a local NRF given by name) are re-resolved
+	 * off the data path. Live. */
+	uint32_t dns_refresh_ms;          /**< refreshMs: interval for answers
+					   *   without a TTL (/etc/hosts) and
+					   *   after a failure; 0: resolve once,
+					   *   when the snapshot is compiled;
+					   *   default 30000 */
+	uint32_t dns_min_ttl_ms;          /**< minTtlMs: a DNS TTL below this is
+					   *   raised to it, default 1000 */
+	uint32_t dns_max_ttl_ms;          /**< maxTtlMs: a DNS TTL above this is
+					   *   lowered to it, default 300000 */
+	uint32_t dns_timeout_ms;          /**< timeoutMs: one resolution at most
+					   *   this long, default 2000 */
 	struct nrf_cfg_access_log access_log; /**< runtime.accessLog */
 	/** runtime.requestId.generate: a request without x-request-id or
 	 *  traceparent gets an id of nrfwd's own (default true, live). */

@@ -410,7 +410,7 @@ apply_shared(struct nrf_cfgsrc *s, const char *text, size_t len, int64_t rev)
 		rc = NRF_ECONFIG;
 		goto refuse;
 	}
-	snap = nrf_rt_snap_create(cfg, &err);
+	snap = nrf_rt_snap_create_for(s->rt, cfg, &err);
 	if (snap == NULL) {
 		problem_add(&probs, "", err == NRF_ENOMEM ? "out of memory"
 			: "the identities or TLS files cannot be compiled");

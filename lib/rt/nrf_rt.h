@@ -57,6 +57,20 @@ struct nrf_rt_snap;
  */
 struct nrf_rt_snap *nrf_rt_snap_create(struct nrf_cfg *cfg, int *err);
 
+struct nrf_rt;
+
+/**
+ * nrf_rt_snap_create() for a change of the running @p rt (REST, SIGHUP,
+ * configuration source): a peer name that @p rt's resolver already knows
+ * (nrf_rt_dns_start()) is not looked up again here — the snapshot takes
+ * the resolver's last good address when it is published — so a change
+ * never waits for DNS on a name nrfwd already resolves; only names new to
+ * the configuration are resolved now (blocking). Without a resolver, the
+ * same as nrf_rt_snap_create(). Same ownership and errors. Control side
+ * (any thread that publishes).
+ */
+struct nrf_rt_snap *nrf_rt_snap_create_for(struct nrf_rt *rt, struct nrf_cfg *cfg, int *err);
+
 /** Free a snapshot that was never published. NULL-safe. */
 void nrf_rt_snap_free(struct nrf_rt_snap *s);
 
@@ -245,6 +259,16 @@ struct nrf_rt_upstream {
 	char address[64];        /**< the address tries go to ("ip:port",
 				  *   "[v6]:port"); "" when it did not resolve */
 	bool tls;                /**< https */
+	/* Re-resolved name (nrf_rt_dns_start()); dns_name "" when the
+	 * upstream has a numeric address or the resolver is not running. */
+	char dns_name[256];      /**< the name re-resolved */
+	uint64_t dns_resolved_ns; /**< nrf_now_ns() of the last good answer
+				  *   (0: never) */
+	uint64_t dns_next_ns;    /**< nrf_now_ns() of the next resolution
+				  *   (0: none planned, refreshMs 0) */
+	bool dns_ttl;            /**< the interval came from a DNS TTL */
+	char dns_error[128];     /**< why the last resolution failed, "" when
+				  *   it succeeded */
 };
 
 /**
@@ -253,6 +277,39 @@ struct nrf_rt_upstream {
  * frees). @return 0 or NRF_ENOMEM.
  */
 int nrf_rt_upstreams_get(struct nrf_rt *rt, struct nrf_rt_upstream **out, size_t *n);
+
+/**
+ * Start re-resolving peer names (runtime.dns, docs/behaviour.md "Peer
+ * names"): a resolver thread of the runtime resolves the fqdn of every
+ * peer that has no ipv4/ipv6 address (and a runtime.localNrf.address that
+ * is a name) when it is due: after the answer's DNS TTL, or refreshMs for
+ * answers without a TTL (/etc/hosts) and after failures, clamped to
+ * [minTtlMs, maxTtlMs]; one resolution at most timeoutMs, at most one in
+ * flight per name. When the address a name is used at changes, the
+ * resolver compiles the running configuration into a new snapshot and
+ * publishes it like a live change (a new generation; streams in flight
+ * finish on their connections, new ones go to the new address) and logs
+ * "peer NAME: OLD -> NEW". A failed resolution keeps the last good address
+ * (logged once per name, then at most once a minute). Every snapshot
+ * published afterwards (REST, SIGHUP) takes the resolver's addresses.
+ *
+ * Control thread, once, after nrf_rt_create(); nrf_rt_free() stops it.
+ * Worker processes (nrf_rt_params.remote) resolve their own snapshots.
+ * @return 0, NRF_EINVAL (already started), NRF_ENOMEM or NRF_EIO (thread).
+ */
+int nrf_rt_dns_start(struct nrf_rt *rt);
+
+/** Resolver counters (nrfwd_dns_resolutions_total, docs/metrics.md). */
+struct nrf_rt_dns_stats {
+	uint64_t changed;        /**< answers that moved a name's address */
+	uint64_t unchanged;      /**< answers that kept it */
+	uint64_t failed;         /**< failures and timeouts (address kept) */
+	unsigned int names;      /**< names re-resolved now */
+	bool running;            /**< the resolver was started */
+};
+
+/** The resolver's counters; all 0 when it was not started. Any thread. */
+void nrf_rt_dns_stats_get(struct nrf_rt *rt, struct nrf_rt_dns_stats *out);
 
 /** Free the runtime (workers joined or never started). NULL-safe. */
 void nrf_rt_free(struct nrf_rt *rt);

@@ -26,6 +26,7 @@
 
 #include "nrf_err.h"
 #include "nrf_log.h"
+#include "rt_dns.h"
 #include "rt_group.h"
 
 static void
@@ -40,8 +41,16 @@ ep_fill(struct rt_ep *ep, enum nrf_cfg_scheme scheme, const char *authority,
 	ep->tls = scheme == NRF_SCHEME_HTTPS;
 }
 
+/* Look @p name up now? Not when the resolver has it (rt_dns_sync() puts
+ * its address on the snapshot at publish), nor when !@p resolve. */
+static bool
+look_up(struct nrf_rt *rt, bool resolve, const char *name)
+{
+	return resolve && (rt == NULL || !rt_dns_known(rt, name));
+}
+
 static void
-resolve_peer(struct rt_ep *ep, const struct nrf_cfg_peer *p)
+resolve_peer(struct rt_ep *ep, const struct nrf_cfg_peer *p, struct nrf_rt *rt, bool resolve)
 {
 	int rc = NRF_ENOENT;
 
@@ -56,12 +65,22 @@ resolve_peer(struct rt_ep *ep, const struct nrf_cfg_peer *p)
 		rc = nrf_tp_addr_parse(p->ipv4, p->port, &ep->addr);
 	if (rc != 0 && p->ipv6[0] != '\0')
 		rc = nrf_tp_addr_parse(p->ipv6, p->port, &ep->addr);
-	if (rc != 0 && p->fqdn[0] != '\0')
+	if (rc != 0 && p->fqdn[0] != '\0') {
+		if (!look_up(rt, resolve, p->fqdn)) { /* the resolver's (rt_dns_sync()) */
+			memset(&ep->addr, 0, sizeof(ep->addr));
+			ep->addr.port = p->port;
+			ep->ok = false;
+			goto names;
+		}
 		rc = nrf_tp_addr_resolve(p->fqdn, p->port, &ep->addr);
+	}
 	ep->ok = rc == 0;
+	if (!ep->ok)
+		ep->addr.port = p->port; /* for rt_dns_sync(): the last good address */
 	if (!ep->ok)
 		NRF_LOG(WARN, MOD, "peer %s (%s): no address (%s); every try to it fails", p->name,
 			p->pointer, nrf_strerror(rc));
+names:
 	/* https: SNI and certificate name (rt_tls.c) */
 	snprintf(ep->tls_name, sizeof(ep->tls_name), "%s",
 		p->fqdn[0] != '\0' ? p->fqdn : p->ipv4[0] != '\0' ? p->ipv4 : p->ipv6);
@@ -69,6 +88,18 @@ resolve_peer(struct rt_ep *ep, const struct nrf_cfg_peer *p)
 
 struct nrf_rt_snap *
 nrf_rt_snap_create(struct nrf_cfg *cfg, int *err)
+{
+	return rt_snap_build(cfg, NULL, true, err);
+}
+
+struct nrf_rt_snap *
+nrf_rt_snap_create_for(struct nrf_rt *rt, struct nrf_cfg *cfg, int *err)
+{
+	return rt_snap_build(cfg, rt, true, err);
+}
+
+struct nrf_rt_snap *
+rt_snap_build(struct nrf_cfg *cfg, struct nrf_rt *rt, bool resolve, int *err)
 {
 	struct nrf_rt_snap *s;
 	uint16_t i;
@@ -97,7 +128,7 @@ nrf_rt_snap_create(struct nrf_cfg *cfg, int *err)
 		goto fail;
 	}
 	for (i = 0; i < cfg->n_peers; i++) {
-		resolve_peer(&s->peers[i], &cfg->peers[i]);
+		resolve_peer(&s->peers[i], &cfg->peers[i], rt, resolve);
 		s->links |= cfg->peers[i].rewrite_links;
 	}
 	s->links |= cfg->rt.local_nrf.present && cfg->rt.local_nrf.rewrite_links;
@@ -111,9 +142,14 @@ nrf_rt_snap_create(struct nrf_cfg *cfg, int *err)
 		else
 			snprintf(auth, sizeof(auth), "%s:%u", l->address, l->port);
 		ep_fill(&s->local, l->scheme, auth, "");
-		rc = nrf_tp_addr_resolve(l->address, l->port, &s->local.addr);
+		bool look = look_up(rt, resolve, l->address);
+
+		rc = look || nrf_tp_addr_parse(l->address, l->port, &s->local.addr) == 0
+			? nrf_tp_addr_resolve(l->address, l->port, &s->local.addr) : NRF_ENOENT;
+		if (rc != 0)
+			s->local.addr.port = l->port; /* rt_dns_sync() may set the rest */
 		s->local.ok = rc == 0;
-		if (!s->local.ok)
+		if (!s->local.ok && look)
 			NRF_LOG(WARN, MOD, "runtime.localNrf: no address for \"%s\" (%s)", l->address,
 				nrf_strerror(rc));
 		snprintf(s->local.tls_name, sizeof(s->local.tls_name), "%s", l->address);
@@ -238,22 +274,20 @@ nrf_rt_restart_only(struct nrf_rt *rt, const struct nrf_cfg *next, const char **
 }
 
 int
-nrf_rt_publish(struct nrf_rt *rt, struct nrf_rt_snap *snap)
+rt_publish_locked(struct nrf_rt *rt, struct nrf_rt_snap *snap)
 {
-	struct nrf_rt_snap *old;
+	struct nrf_rt_snap *old = rt->cur;
 
-	pthread_mutex_lock(&rt->ctl_lock);
-	old = rt->cur;
 	if (restart_diff(old->cfg, snap->cfg, NULL, 0) != 0) {
-		pthread_mutex_unlock(&rt->ctl_lock);
 		nrf_rt_snap_free(snap);
 		return NRF_EINVAL;
 	}
 	if (snap_attach(rt, snap) != 0) {
-		pthread_mutex_unlock(&rt->ctl_lock);
 		nrf_rt_snap_free(snap);
 		return NRF_ENOMEM;
 	}
+	/* peer names at the resolver's addresses (rt_dns.c) */
+	rt_dns_sync(rt, snap);
 	if (snap->gen <= old->gen)
 		snap->gen = old->gen + 1;
 	rt->cur = snap;
@@ -262,8 +296,18 @@ nrf_rt_publish(struct nrf_rt *rt, struct nrf_rt_snap *snap)
 	old->retired_next = rt->retired;
 	rt->retired = old;
 	rt->grp->publish(rt, snap);
-	pthread_mutex_unlock(&rt->ctl_lock);
 	return 0;
+}
+
+int
+nrf_rt_publish(struct nrf_rt *rt, struct nrf_rt_snap *snap)
+{
+	int rc;
+
+	pthread_mutex_lock(&rt->ctl_lock);
+	rc = rt_publish_locked(rt, snap);
+	pthread_mutex_unlock(&rt->ctl_lock);
+	return rc;
 }
 
 uint64_t
@@ -371,6 +415,7 @@ nrf_rt_free(struct nrf_rt *rt)
 
 	if (rt == NULL)
 		return;
+	rt_dns_free(rt); /* no publish from its thread past this point */
 	nrf_rt_join(rt);
 	for (i = 0; i < rt->n; i++)
 		rt_worker_free(rt->w[i]);

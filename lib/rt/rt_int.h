@@ -477,6 +477,8 @@ struct nrf_rt {
 	struct nrf_rt_snap *retired;
 	_Atomic uint64_t cur_gen;  /* rt->cur->gen, for any thread */
 	pthread_mutex_t ctl_lock; /* control side: publish, reclaim, emit */
+	struct rt_dns *dns;       /* peer names (rt_dns.c); NULL: not started.
+				   * Set and cleared under ctl_lock. */
 	atomic_bool running;
 	/* Lcore group (rt_group_lcore.c): the worker's lcore (-1: a pthread,
 	 * dp_th), and its hello once it has stored its thread id. */
@@ -484,6 +486,14 @@ struct nrf_rt {
 	pthread_t dp_th;
 	atomic_bool dp_hello;
 };
+
+/* nrf_rt_snap_create(); @p resolve false: names are not looked up (their
+ * endpoints stay without address until rt_dns_sync() gives the table's);
+ * @p rt (may be NULL): neither are names its resolver knows. */
+struct nrf_rt_snap *rt_snap_build(struct nrf_cfg *cfg, struct nrf_rt *rt, bool resolve,
+	int *err);
+/* nrf_rt_publish() with ctl_lock held. */
+int rt_publish_locked(struct nrf_rt *rt, struct nrf_rt_snap *snap);
 
 struct rt_worker *rt_worker_create(struct nrf_rt *rt, unsigned int id,
 	struct nrf_rt_snap *snap, uint16_t *bound_ports, int *err);

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "nrf_err.h"
+#include "rt_dns.h"
 #include "rt_int.h"
 
 static void
@@ -43,6 +44,7 @@ nrf_rt_upstreams_get(struct nrf_rt *rt, struct nrf_rt_upstream **out, size_t *n)
 
 		fill(u, &s->local);
 		u->local = true;
+		rt_dns_describe(rt, cfg->rt.local_nrf.address, u);
 		snprintf(u->configured, sizeof(u->configured), "%s port %u",
 			cfg->rt.local_nrf.address, cfg->rt.local_nrf.port);
 	}
@@ -52,6 +54,8 @@ nrf_rt_upstreams_get(struct nrf_rt *rt, struct nrf_rt_upstream **out, size_t *n)
 		int len = 0;
 
 		fill(u, &s->peers[i]);
+		if (p->ipv4[0] == '\0' && p->ipv6[0] == '\0')
+			rt_dns_describe(rt, p->fqdn, u);
 		u->mode = p->mode;
 		u->priority = p->priority;
 		if (p->set < cfg->n_sets)

@@ -145,6 +145,7 @@ TEST(CfgEmit, FillsEveryDefault)
 		R"("limits":{"maxConnections":10000,"maxConcurrentStreams":128,"maxHeaderBytes":16384,)"
 		R"("maxBodyBytes":1048576,"peerQueueDepth":1024,"maxBufferedBytes":1073741824},)"
 		R"("health":{"probeIntervalMs":250,"probeIntervalMaxMs":500,"probeTimeoutMs":500},)"
+		R"("dns":{"refreshMs":30000,"minTtlMs":1000,"maxTtlMs":300000,"timeoutMs":2000},)"
 		R"("accessLog":{"path":"","format":"text","sample":1,"maxLinesPerSecond":0,)"
 		R"("flushMs":200},"requestId":{"generate":true},)"
 		R"("transport":"kernel",)"
@@ -386,6 +387,10 @@ TEST(CfgEqual, SeesEveryKindOfDifference)
 		{"/runtime/health/probeIntervalMs", "100"},
 		{"/runtime/health/probeIntervalMaxMs", "2000"},
 		{"/runtime/health/probeTimeoutMs", "300"},
+		{"/runtime/dns/refreshMs", "0"},
+		{"/runtime/dns/minTtlMs", "200"},
+		{"/runtime/dns/maxTtlMs", "2000"},
+		{"/runtime/dns/timeoutMs", "500"},
 	};
 	Loaded base = Load(kRich);
 	ASSERT_NE(base.cfg, nullptr) << base.Dump();

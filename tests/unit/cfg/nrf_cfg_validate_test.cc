@@ -278,6 +278,10 @@ TEST(CfgValidate, RejectsNumbersOutsideTheirBounds)
 		{"/runtime/health/probeIntervalMs", {10, 500}, {9, 60001}},
 		{"/runtime/health/probeIntervalMaxMs", {500, 600000}, {9, 600001}},
 		{"/runtime/health/probeTimeoutMs", {10, 60000}, {9, 60001}},
+		{"/runtime/dns/refreshMs", {0, 86400000}, {-1, 86400001}},
+		{"/runtime/dns/minTtlMs", {100, 300000}, {99, 86400001}},
+		{"/runtime/dns/maxTtlMs", {1000, 86400000}, {99, 86400001}},
+		{"/runtime/dns/timeoutMs", {10, 60000}, {9, 60001}},
 	};
 	for (const auto &c : cases) {
 		for (long long v : c.good)
@@ -312,6 +316,13 @@ TEST(CfgValidate, RejectsAProbeIntervalCapBelowTheFirstInterval)
 		"/runtime/health/probeIntervalMaxMs", "below probeIntervalMs 600");
 	ExpectValid(With(kMinimal, "/runtime/health",
 		R"({"probeIntervalMs": 700, "probeIntervalMaxMs": 700, "probeTimeoutMs": 10})"));
+}
+
+TEST(CfgValidate, RejectsAMaximumTtlBelowTheMinimum)
+{
+	ExpectProblem(With(kMinimal, "/runtime/dns", R"({"minTtlMs": 5000, "maxTtlMs": 4999})"),
+		"/runtime/dns/maxTtlMs", "below minTtlMs 5000");
+	ExpectValid(With(kMinimal, "/runtime/dns", R"({"minTtlMs": 5000, "maxTtlMs": 5000})"));
 }
 
 TEST(CfgValidate, RejectsUnknownEnumStrings)
