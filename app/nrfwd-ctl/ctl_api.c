@@ -120,9 +120,9 @@ print_peers(const char *body, size_t len)
 	json_array_foreach(ups, i, u) {
 		json_t *f = json_object_get(u, "failures"), *v, *lf = json_object_get(u, "lastFailure");
 		const char *k;
-		json_t *lat = json_object_get(u, "latencySeconds");
+		json_t *lat = json_object_get(u, "latencySeconds"), *de;
 		json_int_t failed = 0;
-		char last[96] = "-", q[3][16];
+		char last[192] = "-", q[3][16];
 		static const char *const qk[3] = {"p50", "p90", "p99"};
 
 		json_object_foreach(f, k, v)
@@ -131,6 +131,15 @@ print_peers(const char *body, size_t len)
 			snprintf(last, sizeof(last), "%s, %.1f s ago",
 				json_string_value(json_object_get(lf, "reason")),
 				json_number_value(json_object_get(lf, "secondsAgo")));
+		/* A name that stopped resolving keeps its last address (the
+		 * peer may look healthy): say so in the same column. */
+		de = json_object_get(json_object_get(u, "dns"), "lastError");
+		if (json_is_string(de)) {
+			size_t n = strcmp(last, "-") == 0 ? 0 : strlen(last);
+
+			snprintf(last + n, sizeof(last) - n, "%sdns: %s", n > 0 ? "; " : "",
+				json_string_value(de));
+		}
 		for (int k = 0; k < 3; k++) {
 			if (json_is_object(lat))
 				snprintf(q[k], sizeof(q[k]), "%.1f",

@@ -212,6 +212,14 @@ class Dns(unittest.TestCase):
         p = peers(fwd)[pname]
         self.assertEqual(p['address'], '127.0.0.3:%d' % port)
         self.assertIsNotNone(p['dns']['lastError'])
+        r = subprocess.run([H.binary('nrfwd-ctl'), 'peers', '--api',
+                            'http://127.0.0.1:%d' % fwd.mgmt_port],
+                           capture_output=True, text=True, timeout=10)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        row = [x for x in r.stdout.splitlines() if x.startswith(pname)]
+        self.assertEqual(len(row), 1, r.stdout)
+        self.assertIn('127.0.0.3:%d' % port, row[0])
+        self.assertIn('dns: ' + p['dns']['lastError'], row[0])
         stub_clear_at('127.0.0.3', port)
         st, _, _ = H.curl(url)
         self.assertEqual(st, 200)
