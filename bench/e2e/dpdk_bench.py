@@ -79,6 +79,15 @@ def softirq_seconds():
     return (v[5] + v[6]) / CLK
 
 
+def utime_seconds(pid):
+    """User-mode CPU seconds of @pid (all threads): no kernel time at all."""
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            return int(f.read().rsplit(")", 1)[1].split()[11]) / CLK
+    except OSError:
+        return 0.0
+
+
 def cores_busy():
     """Busy seconds per CPU from /proc/stat (all but idle and iowait)."""
     out = {}
@@ -246,16 +255,19 @@ backend be
         return self.spawn(f"nrfwd-dpdk-{n}", self.ns_p, cmd, wait_line=r"nrfwd management on")
 
     def dpdk_counters(self):
-        """busy cycles, requests, TSC Hz, TX-call cycles, frames rx, frames tx."""
+        """busy cycles, requests, TSC Hz, TX-call cycles, frames rx, frames tx,
+        RX-call cycles (of busy iterations)."""
         r = subprocess.run(["ip", "netns", "exec", self.ns_p, "curl", "-s",
                             f"http://127.0.0.1:{MGMT_PORT}/metrics"], capture_output=True, text=True)
-        busy = req = hz = tx = frx = ftx = 0.0
+        busy = req = hz = tx = frx = ftx = rx = 0.0
         for line in r.stdout.splitlines():
             v = line.split()[-1] if line and not line.startswith("#") else "0"
             if line.startswith('nrfwd_dpdk_cycles_total{') and 'kind="busy"' in line:
                 busy = float(v)
             elif line.startswith('nrfwd_dpdk_cycles_total{') and 'kind="tx"' in line:
                 tx = float(v)
+            elif line.startswith('nrfwd_dpdk_cycles_total{') and 'kind="rx"' in line:
+                rx = float(v)
             elif line.startswith('nrfwd_dpdk_frames_total{') and 'dir="rx"' in line:
                 frx = float(v)
             elif line.startswith('nrfwd_dpdk_frames_total{') and 'dir="tx"' in line:
@@ -264,7 +276,7 @@ backend be
                 req += float(v)
             elif line.startswith("nrfwd_dpdk_tsc_hz "):
                 hz = float(v)
-        return busy, req, hz, tx, frx, ftx
+        return busy, req, hz, tx, frx, ftx, rx
 
     # ---- one measured run --------------------------------------------------
     def h2load(self, ip, port, n, logfile):
@@ -288,14 +300,15 @@ backend be
     def measure(self, name, ip, port, pid, dpdk):
         log = os.path.join(self.tmp, "lat.log")
         self.h2load(ip, port, 5000, log)  # warm-up: connections, pools, caches
-        c0, k0 = cpu_seconds(pid), cores_busy()
+        c0, k0, ut0 = cpu_seconds(pid), cores_busy(), utime_seconds(pid)
         u0, h0, s0 = cpu_seconds(self.upstream.pid), children_cpu(), softirq_seconds()
         d0 = self.dpdk_counters() if dpdk else None
         res = self.h2load(ip, port, self.args.requests, log)
-        c1, k1 = cpu_seconds(pid), cores_busy()
+        c1, k1, ut1 = cpu_seconds(pid), cores_busy(), utime_seconds(pid)
         u1, h1, s1 = cpu_seconds(self.upstream.pid), children_cpu(), softirq_seconds()
         done = max(res.get("done", 0), 1)
         res["proc_cpu"] = (c1 - c0) / done
+        res["user_cpu"] = (ut1 - ut0) / done
         res["core1"] = (k1.get(1, 0) - k0.get(1, 0)) / done
         res["machine"] = sum(k1.values()) - sum(k0.values())
         res["machine"] /= done
@@ -312,11 +325,18 @@ backend be
             res["tx_share"] = (d1[3] - d0[3]) / max(d1[0] - d0[0], 1)
             res["frames_rx"] = (d1[4] - d0[4]) / nreq
             res["frames_tx"] = (d1[5] - d0[5]) / nreq
+            # The device's own cost, kernel side included: the cycles inside
+            # rte_eth_tx_burst() and (busy iterations) rte_eth_rx_burst().
+            # What is left is the DPDK path's own cost (decision 0035).
+            res["dev_tx"] = (d1[3] - d0[3]) / nreq / hz
+            res["dev_rx"] = (d1[6] - d0[6]) / nreq / hz
+            res["own"] = res["proxy"] - res["dev_tx"] - res["dev_rx"]
         else:
             res["proxy"] = res["proc_cpu"]
         print(f"  {name}: {res.get('rps', 0):.0f} req/s, done {res.get('done')} failed "
               f"{res.get('failed')} errored {res.get('errored')}, proxy {res['proxy'] * 1e6:.1f} us/req"
-              + (f" ({res['busy_cycles']:.0f} busy cycles)" if dpdk else "")
+              + (f" ({res['busy_cycles']:.0f} busy cycles, own {res['own'] * 1e6:.2f} us/req: "
+                 f"device TX {res['dev_tx'] * 1e6:.2f}, RX {res['dev_rx'] * 1e6:.2f})" if dpdk else "")
               + f", core1 {res['core1'] * 1e6:.1f} us/req, machine {res['machine'] * 1e6:.1f} us/req",
               flush=True)
         return res
@@ -413,6 +433,118 @@ def components(perf):
     return out
 
 
+def user_components(perf):
+    """perf shares of the proxy's user-space components, normalised to
+    their own total (kernel and idle left out)."""
+    comps = components(perf)
+    keys = [c for c, _ in COMPONENTS[1:]] + ["other (other processes on core 1, vdso, ...)"]
+    tot = sum(comps[k] for k in keys) or 1.0
+    return {k: comps[k] / tot for k in keys}
+
+
+def run_own(args, b):
+    """Issue 19: the DPDK path's own cost (busy cycles minus the device's RX
+    and TX calls) next to the kernel nrfwd's CPU per request, interleaved in
+    each round; with --alt-build a second DPDK build (before/after)."""
+    build = os.path.abspath(args.build_dir)
+    alt = os.path.abspath(args.alt_build) if args.alt_build else None
+    names = [f"nrfwd on DPDK ({os.path.basename(build)})", "nrfwd on kernel sockets"]
+    if alt:
+        names.append(f"nrfwd on DPDK ({os.path.basename(alt)})")
+    results = {n: [] for n in names}
+    perf = {}
+    do_perf = not args.no_perf and shutil.which("perf")
+    try:
+        b.setup()
+        b.start_upstream()
+        kern = b.start_kernel_nrfwd()
+        for rnd in range(args.rounds):
+            print(f"round {rnd + 1}/{args.rounds}", flush=True)
+            order = [(names[0], build)] + ([(names[2], alt)] if alt else [])
+            if rnd % 2:
+                order.reverse()
+            for i, (n, bd) in enumerate(order):
+                dp = b.start_dpdk_nrfwd(rnd * 2 + i + (100 if bd == alt else 0), bd)
+                try:
+                    results[n].append(b.measure(n, DPDK_IP, NRFWD_PORT, dp.pid, True))
+                    if rnd == 0 and do_perf:
+                        perf[n] = b.perf("own-%d" % i, DPDK_IP, NRFWD_PORT, DPDK_COMM)
+                finally:
+                    b.stop(dp)
+                if i == 0:
+                    results[names[1]].append(b.measure(names[1], KERN_IP, NRFWD_PORT, kern.pid, False))
+    finally:
+        b.cleanup()
+
+    def med(name, key, scale=1e6):
+        v = [x[key] * scale for x in results[name] if key in x]
+        return (statistics.median(v), min(v), max(v)) if v else (0.0, 0.0, 0.0)
+
+    def fmt(t, f="{:.2f}"):
+        return f"{f.format(t[0])} ({f.format(t[1])}..{f.format(t[2])})"
+
+    k = med(names[1], "proxy")
+    kern_runs = [x["proxy"] for x in results[names[1]]]
+    rows = []
+    ratios = {}
+    for n in names:
+        bad = sum(x.get("errored", 0) + x.get("failed", 0) for x in results[n])
+        if "DPDK" in n:
+            # Per round: own / the kernel nrfwd's CPU in the same round.
+            rr = [x["own"] / kernel for x, kernel in zip(results[n], kern_runs) if kernel]
+            ratios[n] = (statistics.median(rr), min(rr), max(rr)) if rr else (0.0, 0.0, 0.0)
+            rows.append(f"| {n} | {fmt(med(n, 'rps', 1), '{:,.0f}')} | {fmt(med(n, 'proxy'))} | "
+                        f"{fmt(med(n, 'dev_tx'))} | {fmt(med(n, 'dev_rx'))} | **{fmt(med(n, 'own'))}** | "
+                        f"{fmt(med(n, 'user_cpu'))} | {fmt(med(n, 'proc_cpu'))} | "
+                        f"**{fmt(ratios[n], '{:.2f}')}** | {bad} |")
+        else:
+            rows.append(f"| {n} | {fmt(med(n, 'rps', 1), '{:,.0f}')} | — | — | — | "
+                        f"**{fmt(k)}** (utime+stime) | {fmt(med(n, 'user_cpu'))} | "
+                        f"{fmt(med(n, 'proc_cpu'))} | — | {bad} |")
+    ptable = []
+    if perf:
+        uc = {n: user_components(p) for n, p in perf.items()}
+        keys = list(next(iter(uc.values())))
+        ptable = ["User-space split of the DPDK worker's own cost (`perf record -e cpu-clock -C 1`, one "
+                  f"run, samples of `{DPDK_COMM}` outside the kernel, shares applied to the median own "
+                  "µs per request):", "",
+                  "| component | " + " | ".join(f"{n} µs / req" for n in perf) + " |",
+                  "|---|" + "---|" * len(perf)]
+        for key in keys:
+            ptable.append(f"| {key} | " + " | ".join(
+                f"{uc[n][key] * med(n, 'own')[0]:.2f}" for n in perf) + " |")
+        for n, (_, syms) in perf.items():
+            user = [(p, s) for p, d, s in syms if d != "[kernel.kallsyms]"]
+            tot = sum(p for p, _ in user) or 1.0
+            top = ", ".join(f"`{s[:40]}` {p * 100 / tot:.1f} %" for p, s in sorted(user, reverse=True)[:12])
+            ptable += ["", f"Top user-space symbols, {n}: {top}."]
+    cmd = "python3 bench/e2e/dpdk_bench.py " + " ".join(sys.argv[1:])
+    text = "\n".join([
+        f"Command: `{cmd.strip()}` (as root) — {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}, "
+        f"{os.cpu_count()} cores, Linux {platform.release()}, EAL memory `{' '.join(b.mem)}`, "
+        f"load average at the end {os.getloadavg()[0]:.1f} (shared machine). h2load `-n {args.requests} "
+        f"-c {args.clients} -m {args.streams} -t 1` on core 0 with the upstream nrfstub; the proxy on "
+        f"core 1; {args.rounds} rounds, the systems interleaved in each; medians (min..max).",
+        "",
+        "**own** = DPDK busy cycles per forwarded request minus the cycles inside `rte_eth_tx_burst()` "
+        "and (of busy iterations) `rte_eth_rx_burst()`, i.e. everything the device costs, its kernel "
+        "side included, taken out (decision 0035); **kernel** = the kernel nrfwd's utime+stime per "
+        "request; **ratio** = own / kernel of the same round; **user CPU** = utime only.",
+        "",
+        "| system | req/s | busy µs / req | device TX µs / req | device RX µs / req | own µs / req | "
+        "user CPU µs / req | process CPU µs / req | own / kernel | failed+errored |",
+        "|---|---|---|---|---|---|---|---|---|---|",
+        *rows,
+        "",
+        *ptable,
+        "",
+    ])
+    print(text)
+    if not args.no_write:
+        write_section(os.path.join(ROOT, "docs", "benchmarks.md"), "dpdk-own", text)
+    return 0
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--build-dir", default="build")
@@ -428,6 +560,9 @@ def main():
                     help="EAL memory from hugepages when free (default: --no-huge --no-shconf)")
     ap.add_argument("--rps", action="store_true",
                     help="RPS on both veth ends: each side's receive work on its own core")
+    ap.add_argument("--own", action="store_true",
+                    help="issue 19: the DPDK path's own cost (device calls excluded) against the "
+                    "kernel nrfwd only; writes the dpdk-own section")
     ap.add_argument("--no-perf", action="store_true")
     ap.add_argument("--no-write", action="store_true")
     args = ap.parse_args()
@@ -436,6 +571,9 @@ def main():
         print(f"cannot run: {reason}")
         return 77
     b = Bench(args)
+    if args.own:
+        signal.signal(signal.SIGTERM, lambda _s, _f: sys.exit("terminated"))
+        return run_own(args, b)
     names = [f"nrfwd on DPDK (af_packet, {lwip_build(os.path.abspath(args.build_dir))})",
              "nrfwd on kernel sockets", "HAProxy 2.6",
              "nrfwd on kernel sockets, veth TSO/GSO off"]
