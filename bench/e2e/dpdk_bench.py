@@ -347,12 +347,17 @@ backend be
         shared object, top symbols) of the samples of threads named @comm
         (the proxy's own: other engineers' builds share this core)."""
         data = os.path.join(self.tmp, f"perf-{name}.data")
-        rec = subprocess.Popen(["perf", "record", "-q", "-e", "cpu-clock", "-C", "1", "-o", data],
+        keep = getattr(self.args, "perf_keep", None)
+        graph = ["--call-graph", "dwarf,8192"] if keep else []
+        rec = subprocess.Popen(["perf", "record", "-q", "-e", "cpu-clock", "-C", "1"] + graph + ["-o", data],
                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         time.sleep(0.3)
         self.h2load(ip, port, self.args.requests, os.path.join(self.tmp, "lat.log"))
         rec.send_signal(signal.SIGINT)
-        rec.wait(timeout=60)
+        rec.wait(timeout=120)
+        if keep:
+            os.makedirs(keep, exist_ok=True)
+            shutil.copy(data, keep)
 
         def report(sort):
             # --sort comm,...: filtering with --comm drops samples in this
@@ -448,9 +453,14 @@ def run_own(args, b):
     each round; with --alt-build a second DPDK build (before/after)."""
     build = os.path.abspath(args.build_dir)
     alt = os.path.abspath(args.alt_build) if args.alt_build else None
-    names = [f"nrfwd on DPDK ({os.path.basename(build)})", "nrfwd on kernel sockets"]
+    def label(d):
+        # Two build directories are often both called "build": name the
+        # worktree too.
+        return f"nrfwd on DPDK ({os.path.basename(os.path.dirname(d))}/{os.path.basename(d)})"
+
+    names = [label(build), "nrfwd on kernel sockets"]
     if alt:
-        names.append(f"nrfwd on DPDK ({os.path.basename(alt)})")
+        names.append(label(alt))
     results = {n: [] for n in names}
     perf = {}
     do_perf = not args.no_perf and shutil.which("perf")
@@ -563,6 +573,8 @@ def main():
     ap.add_argument("--own", action="store_true",
                     help="issue 19: the DPDK path's own cost (device calls excluded) against the "
                     "kernel nrfwd only; writes the dpdk-own section")
+    ap.add_argument("--perf-keep", metavar="DIR",
+                    help="record call graphs (dwarf) and keep the perf data files in DIR")
     ap.add_argument("--no-perf", action="store_true")
     ap.add_argument("--no-write", action="store_true")
     args = ap.parse_args()

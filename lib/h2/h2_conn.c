@@ -1040,8 +1040,10 @@ conn_read(struct nrf_h2_conn *c)
 		 * bytes outlive h2_guard_recv(): a connection failed inside it
 		 * is only closed later, from the dead list. The budget counts
 		 * RBUF_SIZE bytes, as with read(). */
-		if (tp->read_peek != NULL) {
+		n = NRF_EINVAL;
+		if (tp->read_peek != NULL)
 			n = tp->read_peek(c->tc, &lent);
+		if (n != NRF_EINVAL) {
 			if (n > 0) {
 				bool drop = (c->fl & CF_RSTOP) != 0;
 
@@ -1062,6 +1064,7 @@ conn_read(struct nrf_h2_conn *c)
 				continue;
 			}
 		} else {
+			/* No lending here (kernel sockets, TLS): copy. */
 			n = tp->read(c->tc, c->ctx->rbuf, sizeof(c->ctx->rbuf));
 		}
 		if (n == NRF_EAGAIN)

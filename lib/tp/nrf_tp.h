@@ -154,7 +154,8 @@ struct nrf_tp_ops {
 	 * buffer (on DPDK + lwIP: the received frame). It stays valid and
 	 * unchanged until read_done() or close() of @p c, whatever else the
 	 * caller does meanwhile on this loop except poll().
-	 * @return bytes lent (> 0), NRF_EAGAIN, NRF_ECLOSED, NRF_EIO, as read().
+	 * @return bytes lent (> 0), NRF_EAGAIN, NRF_ECLOSED, NRF_EIO, as read();
+	 *   NRF_EINVAL: this connection does not lend (a TLS one): use read().
 	 */
 	ssize_t (*read_peek)(struct nrf_tp_conn *c, const void **data);
 	/**
