@@ -32,6 +32,11 @@ docs/benchmarks.md. Not part of the tests. Needs root. Usage:
   python3 bench/e2e/dpdk_bench.py [--build-dir build] [--requests 100000]
       [--rounds 5] [--clients 8] [--streams 32] [--dpdk-opt KEY=JSON]... [--no-perf]
       [--no-write] [--alt-build DIR] [--hugepages] [--rps]
+--own (issue 19, decision 0035): only the DPDK nrfwd (and --alt-build's)
+against the kernel nrfwd; the DPDK path's own cost = busy cycles minus the
+cycles inside the device's RX and TX calls, scaled by the share of wall time
+the worker thread was on the CPU; writes the dpdk-own section. --perf-keep DIR
+records call graphs and keeps the perf data.
 --alt-build adds a second DPDK nrfwd from another build directory to every
 round (e.g. one configured with -Dlwip=system: Debian's liblwip against the
 own lwIP build of decision 0010), with its own perf run.
@@ -77,6 +82,20 @@ def softirq_seconds():
     with open("/proc/stat") as f:
         v = [int(x) for x in f.readline().split()[1:]]
     return (v[5] + v[6]) / CLK
+
+
+def thread_oncpu_ns(pid, comm):
+    """On-CPU nanoseconds of @pid's thread named @comm (schedstat)."""
+    try:
+        for tid in os.listdir(f"/proc/{pid}/task"):
+            with open(f"/proc/{pid}/task/{tid}/comm") as f:
+                if f.read().strip() != comm:
+                    continue
+            with open(f"/proc/{pid}/task/{tid}/schedstat") as f:
+                return int(f.read().split()[0])
+    except (OSError, ValueError, IndexError):
+        pass
+    return 0
 
 
 def utime_seconds(pid):
@@ -259,7 +278,7 @@ backend be
         RX-call cycles (of busy iterations)."""
         r = subprocess.run(["ip", "netns", "exec", self.ns_p, "curl", "-s",
                             f"http://127.0.0.1:{MGMT_PORT}/metrics"], capture_output=True, text=True)
-        busy = req = hz = tx = frx = ftx = rx = 0.0
+        busy = req = hz = tx = frx = ftx = rx = allc = 0.0
         for line in r.stdout.splitlines():
             v = line.split()[-1] if line and not line.startswith("#") else "0"
             if line.startswith('nrfwd_dpdk_cycles_total{') and 'kind="busy"' in line:
@@ -268,6 +287,8 @@ backend be
                 tx = float(v)
             elif line.startswith('nrfwd_dpdk_cycles_total{') and 'kind="rx"' in line:
                 rx = float(v)
+            elif line.startswith('nrfwd_dpdk_cycles_total{') and 'kind="all"' in line:
+                allc = float(v)
             elif line.startswith('nrfwd_dpdk_frames_total{') and 'dir="rx"' in line:
                 frx = float(v)
             elif line.startswith('nrfwd_dpdk_frames_total{') and 'dir="tx"' in line:
@@ -276,7 +297,7 @@ backend be
                 req += float(v)
             elif line.startswith("nrfwd_dpdk_tsc_hz "):
                 hz = float(v)
-        return busy, req, hz, tx, frx, ftx, rx
+        return busy, req, hz, tx, frx, ftx, rx, allc
 
     # ---- one measured run --------------------------------------------------
     def h2load(self, ip, port, n, logfile):
@@ -303,6 +324,7 @@ backend be
         c0, k0, ut0 = cpu_seconds(pid), cores_busy(), utime_seconds(pid)
         u0, h0, s0 = cpu_seconds(self.upstream.pid), children_cpu(), softirq_seconds()
         d0 = self.dpdk_counters() if dpdk else None
+        w0 = thread_oncpu_ns(pid, DPDK_COMM) if dpdk else 0
         res = self.h2load(ip, port, self.args.requests, log)
         c1, k1, ut1 = cpu_seconds(pid), cores_busy(), utime_seconds(pid)
         u1, h1, s1 = cpu_seconds(self.upstream.pid), children_cpu(), softirq_seconds()
@@ -331,11 +353,22 @@ backend be
             res["dev_tx"] = (d1[3] - d0[3]) / nreq / hz
             res["dev_rx"] = (d1[6] - d0[6]) / nreq / hz
             res["own"] = res["proxy"] - res["dev_tx"] - res["dev_rx"]
+            # TSC cycles count the time other users of core 1 preempted
+            # the worker. The worker thread's on-CPU time (schedstat) over
+            # the loop's wall time is the share it really ran; applied to
+            # "own" (preemption assumed to hit busy and idle iterations
+            # alike) it gives own CPU time, comparable with the kernel
+            # nrfwd's utime+stime.
+            wall = (d1[7] - d0[7]) / hz
+            oncpu = (thread_oncpu_ns(pid, DPDK_COMM) - w0) / 1e9
+            res["ran"] = min(oncpu / wall, 1.0) if wall > 0 else 1.0
+            res["own_cpu"] = res["own"] * res["ran"]
         else:
             res["proxy"] = res["proc_cpu"]
         print(f"  {name}: {res.get('rps', 0):.0f} req/s, done {res.get('done')} failed "
               f"{res.get('failed')} errored {res.get('errored')}, proxy {res['proxy'] * 1e6:.1f} us/req"
-              + (f" ({res['busy_cycles']:.0f} busy cycles, own {res['own'] * 1e6:.2f} us/req: "
+              + (f" ({res['busy_cycles']:.0f} busy cycles, own {res['own'] * 1e6:.2f} us/req "
+                 f"(CPU {res['own_cpu'] * 1e6:.2f}, ran {res['ran'] * 100:.0f} %): "
                  f"device TX {res['dev_tx'] * 1e6:.2f}, RX {res['dev_rx'] * 1e6:.2f})" if dpdk else "")
               + f", core1 {res['core1'] * 1e6:.1f} us/req, machine {res['machine'] * 1e6:.1f} us/req",
               flush=True)
@@ -453,14 +486,9 @@ def run_own(args, b):
     each round; with --alt-build a second DPDK build (before/after)."""
     build = os.path.abspath(args.build_dir)
     alt = os.path.abspath(args.alt_build) if args.alt_build else None
-    def label(d):
-        # Two build directories are often both called "build": name the
-        # worktree too.
-        return f"nrfwd on DPDK ({os.path.basename(os.path.dirname(d))}/{os.path.basename(d)})"
-
-    names = [label(build), "nrfwd on kernel sockets"]
+    names = ["nrfwd on DPDK (this build)", "nrfwd on kernel sockets"]
     if alt:
-        names.append(label(alt))
+        names.append("nrfwd on DPDK (--alt-build)")
     results = {n: [] for n in names}
     perf = {}
     do_perf = not args.no_perf and shutil.which("perf")
@@ -501,14 +529,15 @@ def run_own(args, b):
         bad = sum(x.get("errored", 0) + x.get("failed", 0) for x in results[n])
         if "DPDK" in n:
             # Per round: own / the kernel nrfwd's CPU in the same round.
-            rr = [x["own"] / kernel for x, kernel in zip(results[n], kern_runs) if kernel]
+            rr = [x["own_cpu"] / kernel for x, kernel in zip(results[n], kern_runs) if kernel]
             ratios[n] = (statistics.median(rr), min(rr), max(rr)) if rr else (0.0, 0.0, 0.0)
             rows.append(f"| {n} | {fmt(med(n, 'rps', 1), '{:,.0f}')} | {fmt(med(n, 'proxy'))} | "
-                        f"{fmt(med(n, 'dev_tx'))} | {fmt(med(n, 'dev_rx'))} | **{fmt(med(n, 'own'))}** | "
+                        f"{fmt(med(n, 'dev_tx'))} | {fmt(med(n, 'dev_rx'))} | {fmt(med(n, 'own'))} | "
+                        f"{fmt(med(n, 'ran', 100), '{:.0f}')} | **{fmt(med(n, 'own_cpu'))}** | "
                         f"{fmt(med(n, 'user_cpu'))} | {fmt(med(n, 'proc_cpu'))} | "
                         f"**{fmt(ratios[n], '{:.2f}')}** | {bad} |")
         else:
-            rows.append(f"| {n} | {fmt(med(n, 'rps', 1), '{:,.0f}')} | — | — | — | "
+            rows.append(f"| {n} | {fmt(med(n, 'rps', 1), '{:,.0f}')} | — | — | — | — | — | "
                         f"**{fmt(k)}** (utime+stime) | {fmt(med(n, 'user_cpu'))} | "
                         f"{fmt(med(n, 'proc_cpu'))} | — | {bad} |")
     ptable = []
@@ -517,18 +546,20 @@ def run_own(args, b):
         keys = list(next(iter(uc.values())))
         ptable = ["User-space split of the DPDK worker's own cost (`perf record -e cpu-clock -C 1`, one "
                   f"run, samples of `{DPDK_COMM}` outside the kernel, shares applied to the median own "
-                  "µs per request):", "",
+                  "CPU µs per request):", "",
                   "| component | " + " | ".join(f"{n} µs / req" for n in perf) + " |",
                   "|---|" + "---|" * len(perf)]
         for key in keys:
             ptable.append(f"| {key} | " + " | ".join(
-                f"{uc[n][key] * med(n, 'own')[0]:.2f}" for n in perf) + " |")
+                f"{uc[n][key] * med(n, 'own_cpu')[0]:.2f}" for n in perf) + " |")
         for n, (_, syms) in perf.items():
             user = [(p, s) for p, d, s in syms if d != "[kernel.kallsyms]"]
             tot = sum(p for p, _ in user) or 1.0
             top = ", ".join(f"`{s[:40]}` {p * 100 / tot:.1f} %" for p, s in sorted(user, reverse=True)[:12])
             ptable += ["", f"Top user-space symbols, {n}: {top}."]
-    cmd = "python3 bench/e2e/dpdk_bench.py " + " ".join(sys.argv[1:])
+    # Paths outside the repository (the other build) are not the reader's.
+    argv = [a if not os.path.isabs(a) else "DIR" for a in sys.argv[1:]]
+    cmd = "python3 bench/e2e/dpdk_bench.py " + " ".join(argv)
     text = "\n".join([
         f"Command: `{cmd.strip()}` (as root) — {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}, "
         f"{os.cpu_count()} cores, Linux {platform.release()}, EAL memory `{' '.join(b.mem)}`, "
@@ -538,12 +569,15 @@ def run_own(args, b):
         "",
         "**own** = DPDK busy cycles per forwarded request minus the cycles inside `rte_eth_tx_burst()` "
         "and (of busy iterations) `rte_eth_rx_burst()`, i.e. everything the device costs, its kernel "
-        "side included, taken out (decision 0035); **kernel** = the kernel nrfwd's utime+stime per "
-        "request; **ratio** = own / kernel of the same round; **user CPU** = utime only.",
+        "side included, taken out (decision 0035); **worker ran** = the worker thread's on-CPU time "
+        "(schedstat) / the loop's TSC wall time: the rest other users of core 1 took; **own CPU** = own "
+        "× ran, comparable with the kernel nrfwd's utime+stime per request; **own CPU / kernel** per "
+        "round; **user CPU** = utime only (for DPDK its idle spinning included).",
         "",
-        "| system | req/s | busy µs / req | device TX µs / req | device RX µs / req | own µs / req | "
-        "user CPU µs / req | process CPU µs / req | own / kernel | failed+errored |",
-        "|---|---|---|---|---|---|---|---|---|---|",
+        "| system | req/s | busy µs / req | device TX µs / req | device RX µs / req | own (TSC) µs / req | "
+        "worker ran % | own CPU µs / req | user CPU µs / req | process CPU µs / req | own CPU / kernel | "
+        "failed+errored |",
+        "|---|---|---|---|---|---|---|---|---|---|---|---|",
         *rows,
         "",
         *ptable,
