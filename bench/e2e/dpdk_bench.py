@@ -34,7 +34,7 @@ docs/benchmarks.md. Not part of the tests. Needs root. Usage:
       [--no-write] [--alt-build DIR] [--hugepages] [--rps]
 --own (issue 19, decision 0035): only the DPDK nrfwd (and --alt-build's)
 against the kernel nrfwd; the DPDK path's own cost = busy cycles minus the
-cycles inside the device's RX and TX calls, scaled by the share of wall time
+cycles inside the device's RX and TX calls, scaled by the share of its runnable time
 the worker thread was on the CPU; writes the dpdk-own section. --perf-keep DIR
 records call graphs and keeps the perf data.
 --alt-build adds a second DPDK nrfwd from another build directory to every
@@ -84,18 +84,20 @@ def softirq_seconds():
     return (v[5] + v[6]) / CLK
 
 
-def thread_oncpu_ns(pid, comm):
-    """On-CPU nanoseconds of @pid's thread named @comm (schedstat)."""
+def thread_sched_ns(pid, comm):
+    """(on-CPU ns, ns waiting on a run queue) of @pid's thread named @comm
+    (/proc/PID/task/TID/schedstat)."""
     try:
         for tid in os.listdir(f"/proc/{pid}/task"):
             with open(f"/proc/{pid}/task/{tid}/comm") as f:
                 if f.read().strip() != comm:
                     continue
             with open(f"/proc/{pid}/task/{tid}/schedstat") as f:
-                return int(f.read().split()[0])
+                v = f.read().split()
+                return int(v[0]), int(v[1])
     except (OSError, ValueError, IndexError):
         pass
-    return 0
+    return 0, 0
 
 
 def utime_seconds(pid):
@@ -324,7 +326,7 @@ backend be
         c0, k0, ut0 = cpu_seconds(pid), cores_busy(), utime_seconds(pid)
         u0, h0, s0 = cpu_seconds(self.upstream.pid), children_cpu(), softirq_seconds()
         d0 = self.dpdk_counters() if dpdk else None
-        w0 = thread_oncpu_ns(pid, DPDK_COMM) if dpdk else 0
+        w0 = thread_sched_ns(pid, DPDK_COMM) if dpdk else (0, 0)
         res = self.h2load(ip, port, self.args.requests, log)
         c1, k1, ut1 = cpu_seconds(pid), cores_busy(), utime_seconds(pid)
         u1, h1, s1 = cpu_seconds(self.upstream.pid), children_cpu(), softirq_seconds()
@@ -353,15 +355,15 @@ backend be
             res["dev_tx"] = (d1[3] - d0[3]) / nreq / hz
             res["dev_rx"] = (d1[6] - d0[6]) / nreq / hz
             res["own"] = res["proxy"] - res["dev_tx"] - res["dev_rx"]
-            # TSC cycles count the time other users of core 1 preempted
-            # the worker. The worker thread's on-CPU time (schedstat) over
-            # the loop's wall time is the share it really ran; applied to
-            # "own" (preemption assumed to hit busy and idle iterations
-            # alike) it gives own CPU time, comparable with the kernel
-            # nrfwd's utime+stime.
-            wall = (d1[7] - d0[7]) / hz
-            oncpu = (thread_oncpu_ns(pid, DPDK_COMM) - w0) / 1e9
-            res["ran"] = min(oncpu / wall, 1.0) if wall > 0 else 1.0
+            # TSC cycles count the time the worker was runnable but other
+            # users of core 1 had the CPU (busy iterations never sleep).
+            # Its share of on-CPU + run-queue time (schedstat) is the
+            # share it really ran; applied to "own" (preemption assumed to
+            # hit busy and idle iterations alike) it gives own CPU time,
+            # comparable with the kernel nrfwd's utime+stime.
+            w1 = thread_sched_ns(pid, DPDK_COMM)
+            run, wait = w1[0] - w0[0], w1[1] - w0[1]
+            res["ran"] = run / (run + wait) if run + wait > 0 else 1.0
             res["own_cpu"] = res["own"] * res["ran"]
         else:
             res["proxy"] = res["proc_cpu"]
@@ -569,8 +571,8 @@ def run_own(args, b):
         "",
         "**own** = DPDK busy cycles per forwarded request minus the cycles inside `rte_eth_tx_burst()` "
         "and (of busy iterations) `rte_eth_rx_burst()`, i.e. everything the device costs, its kernel "
-        "side included, taken out (decision 0035); **worker ran** = the worker thread's on-CPU time "
-        "(schedstat) / the loop's TSC wall time: the rest other users of core 1 took; **own CPU** = own "
+        "side included, taken out (decision 0035); **worker ran** = the worker thread's on-CPU time / "
+        "(on-CPU + run-queue wait) (schedstat): the rest other users of core 1 took; **own CPU** = own "
         "× ran, comparable with the kernel nrfwd's utime+stime per request; **own CPU / kernel** per "
         "round; **user CPU** = utime only (for DPDK its idle spinning included).",
         "",
