@@ -162,13 +162,13 @@ class Bench:
         for ns, dev in ((self.ns_c, self.dev_c), (self.ns_p, self.dev_p)):
             D.sh("ip", "link", "set", dev, "up", ns=ns)
 
-    def spawn(self, name, ns, cmd, wait_port=None, wait_line=None, ip=None):
+    def spawn(self, name, ns, cmd, wait_port=None, wait_line=None, ip=None, wait_s=20):
         log = open(os.path.join(self.tmp, name + ".log"), "w")
         p = subprocess.Popen(["ip", "netns", "exec", ns] + cmd, stdin=subprocess.DEVNULL,
                              stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
         p.logpath = log.name
         self.procs.append(p)
-        end = time.time() + 20
+        end = time.time() + wait_s
         while time.time() < end:
             if p.poll() is not None:
                 raise RuntimeError(f"{name} exited:\n" + open(p.logpath).read()[-2000:])
@@ -263,17 +263,55 @@ backend be
         return self.spawn("haproxy", self.ns_p, ["taskset", "-c", "1", "haproxy", "-f", cfg, "-db"],
                           wait_port=HAP_PORT, ip=KERN_IP)
 
-    def start_dpdk_nrfwd(self, n, build=None):
+    def start_dpdk_nrfwd(self, n, build=None, callgrind=None):
         prefix = f"{self.tag}d{n}"
         self.prefixes.append(prefix)
         eal = ["--no-pci", "--no-telemetry", "-l", "0,1", f"--file-prefix={prefix}"] + self.mem + [
             f"--vdev=net_af_packet0,iface={self.dev_p},qpairs=1,qdisc_bypass=1"]
         cmd = [f"{build or self.build}/app/nrfwd/nrfwd"] + eal + [
             "--", "--config", self.nrfwd_cfg(True), "--log-level", "info"]
+        if callgrind:
+            cmd = ["valgrind", "--tool=callgrind", "--instr-atstart=no",
+                   f"--callgrind-out-file={callgrind}"] + cmd
         if shutil.which("unshare"):
             cmd = ["unshare", "--mount", "--propagation", "private", "sh", "-c",
                    'mount -t tmpfs none /sys/bus/pci/devices && exec "$0" "$@"'] + cmd
-        return self.spawn(f"nrfwd-dpdk-{n}", self.ns_p, cmd, wait_line=r"nrfwd management on")
+        return self.spawn(f"nrfwd-dpdk-{n}", self.ns_p, cmd, wait_line=r"nrfwd management on",
+                          wait_s=180 if callgrind else 20)
+
+    def icount(self, n, build, requests):
+        """Instructions per forwarded request of the DPDK nrfwd of @build,
+        counted by callgrind (exact, unlike CPU time here): instrumentation
+        on after a warm-up, @requests requests, a dump. The whole process is
+        counted: the worker (its idle polling included, which is little
+        under valgrind's slowness) and the control thread."""
+        out = os.path.join(self.tmp, f"cg.{n}")
+        p = self.start_dpdk_nrfwd(200 + n, build, callgrind=out)
+        try:
+            log = os.path.join(self.tmp, "lat.log")
+            self.h2load(DPDK_IP, NRFWD_PORT, 2000, log)
+            subprocess.run(["callgrind_control", "-i", "on", str(p.pid)], capture_output=True)
+            res = self.h2load(DPDK_IP, NRFWD_PORT, requests, log)
+            subprocess.run(["callgrind_control", "-d", str(p.pid)], capture_output=True)
+            subprocess.run(["callgrind_control", "-i", "off", str(p.pid)], capture_output=True)
+        finally:
+            self.stop(p)
+        dumps = sorted(f for f in os.listdir(self.tmp) if f.startswith(f"cg.{n}."))
+        total, objs = 0, {}
+        for f in dumps[:1]:
+            path = os.path.join(self.tmp, f)
+            for line in open(path):
+                if line.startswith("summary:"):
+                    total = int(line.split()[1])
+            r = subprocess.run(["callgrind_annotate", "--inclusive=no", "--threshold=100", path],
+                               capture_output=True, text=True)
+            for line in r.stdout.splitlines():
+                m = re.match(r"\s*([\d,]+)\s+\(\s*[\d.]+%\)\s+\S+:\S+\s+\[(.+)\]\s*$", line)
+                if m:
+                    o = os.path.basename(m.group(2))
+                    objs[o] = objs.get(o, 0) + int(m.group(1).replace(",", ""))
+        done = max(res.get("done", 0), 1)
+        return total / done, {o: v / done for o, v in objs.items()}
 
     def dpdk_counters(self):
         """busy cycles, requests, TSC Hz, TX-call cycles, frames rx, frames tx,
@@ -493,6 +531,7 @@ def run_own(args, b):
         names.append("nrfwd on DPDK (--alt-build)")
     results = {n: [] for n in names}
     perf = {}
+    icounts = {}
     do_perf = not args.no_perf and shutil.which("perf")
     try:
         b.setup()
@@ -513,6 +552,10 @@ def run_own(args, b):
                     b.stop(dp)
                 if i == 0:
                     results[names[1]].append(b.measure(names[1], KERN_IP, NRFWD_PORT, kern.pid, False))
+        if args.callgrind and shutil.which("valgrind"):
+            for i, (n, bd) in enumerate([(names[0], build)] + ([(names[2], alt)] if alt else [])):
+                icounts[n] = b.icount(i, bd, args.callgrind)
+                print(f"  {n}: {icounts[n][0]:,.0f} instructions per request (callgrind)", flush=True)
     finally:
         b.cleanup()
 
@@ -561,6 +604,18 @@ def run_own(args, b):
             ptable += ["", f"Top user-space symbols, {n}: {top}."]
     # Paths outside the repository (the other build) are not the reader's.
     argv = [a if not os.path.isabs(a) else "DIR" for a in sys.argv[1:]]
+    itable = []
+    if icounts:
+        allo = sorted({o for _, objs in icounts.values() for o in objs},
+                      key=lambda o: -max(icounts[n][1].get(o, 0) for n in icounts))[:8]
+        itable = ["Instructions per forwarded request, the whole DPDK nrfwd process (callgrind, "
+                  f"`--callgrind {args.callgrind}`: exact and repeatable; the worker's polling between "
+                  "bursts included, which valgrind's slowness keeps small), by object:", "",
+                  "| object | " + " | ".join(icounts) + " |", "|---|" + "---|" * len(icounts),
+                  "| **total** | " + " | ".join(f"**{icounts[n][0]:,.0f}**" for n in icounts) + " |"]
+        for o in allo:
+            itable.append(f"| {o} | " + " | ".join(f"{icounts[n][1].get(o, 0):,.0f}" for n in icounts) + " |")
+        itable.append("")
     cmd = "python3 bench/e2e/dpdk_bench.py " + " ".join(argv)
     text = "\n".join([
         f"Command: `{cmd.strip()}` (as root) — {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}, "
@@ -582,6 +637,7 @@ def run_own(args, b):
         "|---|---|---|---|---|---|---|---|---|---|---|---|",
         *rows,
         "",
+        *itable,
         *ptable,
         "",
     ])
@@ -609,6 +665,9 @@ def main():
     ap.add_argument("--own", action="store_true",
                     help="issue 19: the DPDK path's own cost (device calls excluded) against the "
                     "kernel nrfwd only; writes the dpdk-own section")
+    ap.add_argument("--callgrind", type=int, metavar="N", default=0,
+                    help="--own: also count instructions per request of each DPDK build with "
+                    "callgrind over N requests (slow: about a minute per 10 000)")
     ap.add_argument("--perf-keep", metavar="DIR",
                     help="record call graphs (dwarf) and keep the perf data files in DIR")
     ap.add_argument("--no-perf", action="store_true")
