@@ -155,7 +155,8 @@ struct nrf_tp_ops {
 	 * unchanged until read_done() or close() of @p c, whatever else the
 	 * caller does meanwhile on this loop except poll().
 	 * @return bytes lent (> 0), NRF_EAGAIN, NRF_ECLOSED, NRF_EIO, as read();
-	 *   NRF_EINVAL: this connection does not lend (a TLS one): use read().
+	 *   NRF_EINVAL: no lending now (a TLS connection never lends; DPDK +
+	 *   lwIP lends only a lone waiting segment): use read().
 	 */
 	ssize_t (*read_peek)(struct nrf_tp_conn *c, const void **data);
 	/**
