@@ -1020,11 +1020,9 @@ static void
 conn_read(struct nrf_h2_conn *c)
 {
 	const struct nrf_tp_ops *tp = c->ctx->tp;
-	size_t lent_total = 0;
 	int i;
 
 	for (i = 0; i < READ_BUDGET; i++) {
-		const void *lent = NULL;
 		ssize_t n, rv;
 
 		if (c->fl & CF_DEAD)
@@ -1035,38 +1033,7 @@ conn_read(struct nrf_h2_conn *c)
 			c->fl |= CF_RPAUSED;
 			return;
 		}
-		/* Zero-copy where the transport lends its buffer (DPDK + lwIP:
-		 * the received frame): nghttp2 reads it in place. The lent
-		 * bytes outlive h2_guard_recv(): a connection failed inside it
-		 * is only closed later, from the dead list. The budget counts
-		 * RBUF_SIZE bytes, as with read(). */
-		n = NRF_EINVAL;
-		if (tp->read_peek != NULL)
-			n = tp->read_peek(c->tc, &lent);
-		if (n != NRF_EINVAL) {
-			if (n > 0) {
-				bool drop = (c->fl & CF_RSTOP) != 0;
-
-				rv = drop ? 0 : h2_guard_recv(c, lent, (size_t)n);
-				tp->read_done(c->tc, (size_t)n);
-				lent_total += (size_t)n;
-				if (lent_total < sizeof(c->ctx->rbuf))
-					i--;
-				else
-					lent_total = 0;
-				if (drop)
-					continue; /* the connection ends once written */
-				mark_dirty(c);
-				if (rv < 0) {
-					recv_failed(c, rv);
-					return;
-				}
-				continue;
-			}
-		} else {
-			/* No lending here (kernel sockets, TLS): copy. */
-			n = tp->read(c->tc, c->ctx->rbuf, sizeof(c->ctx->rbuf));
-		}
+		n = tp->read(c->tc, c->ctx->rbuf, sizeof(c->ctx->rbuf));
 		if (n == NRF_EAGAIN)
 			return;
 		if (n < 0) {

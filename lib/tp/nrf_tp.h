@@ -78,8 +78,7 @@ typedef void (*nrf_tp_event_fn)(void *ctx, unsigned int events);
 typedef void (*nrf_tp_wake_fn)(void *ctx);
 
 /**
- * The operations of one back-end. All ops are mandatory except read_peek and
- * read_done (NULL together: the caller uses read()). Errors are negative
+ * The operations of one back-end. All ops are mandatory. Errors are negative
  * NRF_E* codes:
  *   NRF_EAGAIN  nothing to do now (read/write/accept would block)
  *   NRF_ECLOSED the peer closed the connection (read at end of stream)
@@ -148,22 +147,6 @@ struct nrf_tp_ops {
 
 	/** Read up to @p cap bytes: > 0 bytes, NRF_EAGAIN, NRF_ECLOSED, NRF_EIO. */
 	ssize_t (*read)(struct nrf_tp_conn *c, void *buf, size_t cap);
-	/**
-	 * Optional zero-copy read (NULL: use read()). Lend the next contiguous
-	 * run of received bytes: *@p data points into the transport's own
-	 * buffer (on DPDK + lwIP: the received frame). It stays valid and
-	 * unchanged until read_done() or close() of @p c, whatever else the
-	 * caller does meanwhile on this loop except poll().
-	 * @return bytes lent (> 0), NRF_EAGAIN, NRF_ECLOSED, NRF_EIO, as read();
-	 *   NRF_EINVAL: no lending now (a TLS connection never lends; DPDK +
-	 *   lwIP lends only a lone waiting segment): use read().
-	 */
-	ssize_t (*read_peek)(struct nrf_tp_conn *c, const void **data);
-	/**
-	 * Consume @p n (<= the last read_peek() result) bytes lent by
-	 * read_peek(); they count as read (window, buffers given back).
-	 */
-	void (*read_done)(struct nrf_tp_conn *c, size_t n);
 	/** Write: bytes taken (> 0, maybe fewer than offered), NRF_EAGAIN, NRF_EIO. */
 	ssize_t (*writev)(struct nrf_tp_conn *c, const struct iovec *iov, int iovcnt);
 	/**

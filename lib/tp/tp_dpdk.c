@@ -479,7 +479,7 @@ lend_setup(const char *drv)
 {
 	unsigned int i;
 
-	pt.tx_lend = strcmp(drv, "net_af_packet") == 0 || strcmp(drv, "net_tap") == 0;
+	pt.tx_lend = (strcmp(drv, "net_af_packet") == 0 || strcmp(drv, "net_tap") == 0);
 	pt.lend_free = NULL;
 	for (i = 0; i < RTE_DIM(lends); i++) {
 		lends[i].next = pt.lend_free;

@@ -1039,16 +1039,19 @@ lw_set_handler(struct nrf_tp_conn *c, nrf_tp_event_fn fn, void *ctx)
 	src_queue(c->loop, &c->s);
 }
 
-/* @p k bytes of rx_head were read: pbufs given back as they empty. */
-static void
-rx_consume(struct nrf_tp_conn *c, size_t k)
+static ssize_t
+lw_read(struct nrf_tp_conn *c, void *buf, size_t cap)
 {
-	while (k > 0 && c->rx_head != NULL) {
-		struct pbuf *p = c->rx_head;
-		size_t t = NRF_MIN((size_t)(p->len - c->rx_off), k);
+	uint8_t *out = buf;
+	size_t n = 0;
 
-		k -= t;
-		c->rx_off = (uint16_t)(c->rx_off + t);
+	while (n < cap && c->rx_head != NULL) {
+		struct pbuf *p = c->rx_head;
+		size_t k = NRF_MIN((size_t)(p->len - c->rx_off), cap - n);
+
+		memcpy(out + n, (const uint8_t *)p->payload + c->rx_off, k);
+		n += k;
+		c->rx_off = (uint16_t)(c->rx_off + k);
 		if (c->rx_off == p->len) {
 			c->rx_head = p->next;
 			if (c->rx_head == NULL)
@@ -1058,91 +1061,20 @@ rx_consume(struct nrf_tp_conn *c, size_t k)
 			c->rx_off = 0;
 		}
 	}
-}
-
-/* Nothing left to read: why. */
-static ssize_t
-rx_none(const struct nrf_tp_conn *c)
-{
+	if (n > 0) {
+		/* Open the window by what the reader took, at the end of the
+		 * iteration (flush_owed()) or with the next write. */
+		if (c->pcb != NULL) {
+			c->recved += (uint32_t)n;
+			owe(c);
+		}
+		return (ssize_t)n;
+	}
 	if (c->err != 0)
 		return c->err;
 	if (c->eof)
 		return NRF_ECLOSED;
 	return NRF_EAGAIN;
-}
-
-/* Open the window by what the reader took, at the end of the iteration
- * (flush_owed()) or with the next write. */
-static void
-rx_taken(struct nrf_tp_conn *c, size_t n)
-{
-	if (c->pcb != NULL) {
-		c->recved += (uint32_t)n;
-		owe(c);
-	}
-}
-
-static ssize_t
-lw_read(struct nrf_tp_conn *c, void *buf, size_t cap)
-{
-	uint8_t *out = buf;
-	size_t n = 0;
-
-	while (n < cap && c->rx_head != NULL) {
-		const struct pbuf *p = c->rx_head;
-		size_t k = NRF_MIN((size_t)(p->len - c->rx_off), cap - n);
-
-		memcpy(out + n, (const uint8_t *)p->payload + c->rx_off, k);
-		n += k;
-		rx_consume(c, k);
-	}
-	if (n > 0) {
-		rx_taken(c, n);
-		return (ssize_t)n;
-	}
-	return rx_none(c);
-}
-
-/*
- * Zero-copy read: the received segment's payload where it lies (own lwIP
- * build: in the mbuf the port received it in), so the bytes go from the
- * device buffer straight to nghttp2 (decision 0036). A segment is one pbuf
- * of the chain lwIP handed over; it stays on rx_head, untouched by lwIP,
- * until read_done() or close(). Only when it is the only one waiting.
- */
-static ssize_t
-lw_read_peek(struct nrf_tp_conn *c, const void **data)
-{
-	struct pbuf *p;
-
-	/* An empty pbuf in the chain (possible for a chain's first pbuf):
-	 * given back, never lent as a 0-byte run. */
-	while ((p = c->rx_head) != NULL && p->len == c->rx_off) {
-		c->rx_head = p->next;
-		if (c->rx_head == NULL)
-			c->rx_tail = NULL;
-		p->next = NULL;
-		pbuf_free(p);
-		c->rx_off = 0;
-	}
-	if (p == NULL)
-		return rx_none(c);
-	/* Several segments waiting: one copy of them all into the reader's
-	 * buffer and one nghttp2 call costs fewer instructions than a call per
-	 * segment (callgrind, docs/benchmarks.md): lend only a lone one. */
-	if (p->next != NULL)
-		return NRF_EINVAL;
-	*data = (const uint8_t *)p->payload + c->rx_off;
-	return (ssize_t)(p->len - c->rx_off);
-}
-
-static void
-lw_read_done(struct nrf_tp_conn *c, size_t n)
-{
-	if (n == 0)
-		return;
-	rx_consume(c, n);
-	rx_taken(c, n);
 }
 
 static ssize_t
@@ -1256,8 +1188,6 @@ static const struct nrf_tp_ops lw_ops = {
 	.connect_result = lw_connect_result,
 	.set_handler = lw_set_handler,
 	.read = lw_read,
-	.read_peek = lw_read_peek,
-	.read_done = lw_read_done,
 	.writev = lw_writev,
 	.close = lw_close,
 	.peer_name = lw_peer_name,

@@ -889,27 +889,6 @@ tls_read(struct nrf_tp_conn *tc, void *buf, size_t cap)
 	}
 }
 
-/* Plain connections lend what the transport below lends; TLS ones cannot
- * (the bytes are decrypted into the caller's buffer by SSL_read()). */
-static ssize_t
-tls_read_peek(struct nrf_tp_conn *tc, const void **data)
-{
-	struct tls_conn *c = TC(tc);
-	const struct nrf_tp_ops *in = c->lp->in;
-
-	if (c->ssl != NULL || in->read_peek == NULL)
-		return NRF_EINVAL;
-	return in->read_peek(c->ic, data);
-}
-
-static void
-tls_read_done(struct nrf_tp_conn *tc, size_t n)
-{
-	struct tls_conn *c = TC(tc);
-
-	c->lp->in->read_done(c->ic, n);
-}
-
 static ssize_t
 tls_writev(struct nrf_tp_conn *tc, const struct iovec *iov, int iovcnt)
 {
@@ -991,8 +970,6 @@ static const struct nrf_tp_ops tls_ops = {
 	.connect_result = tls_connect_result,
 	.set_handler = tls_set_handler,
 	.read = tls_read,
-	.read_peek = tls_read_peek,
-	.read_done = tls_read_done,
 	.writev = tls_writev,
 	.close = tls_close,
 	.peer_name = tls_peer_name,

@@ -708,9 +708,7 @@ class Runner:
         a, _b = self.veth('', ns_a, ns_b)
         sh('ip', 'addr', 'add', '10.213.0.1/24', 'dev', _b, ns=ns_b)
         srv_ip, my_ip, port = '10.213.0.2', '10.213.0.1', 5000
-        # Reads through read_peek()/read_done() here (zero-copy, decision
-        # 0036); the tap server below reads with read().
-        mode = (['--poll-lcore'] if self.two else []) + ['--peek']
+        mode = ['--poll-lcore'] if self.two else []
         p = self.start(ns_a, self.eal2 + [
             '--vdev=net_af_packet0,iface=%s,qpairs=1,qdisc_bypass=1' % a],
             ['--ip', srv_ip + '/24', '--port', str(port), '--deadline-s', '300',

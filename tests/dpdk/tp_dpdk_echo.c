@@ -8,13 +8,11 @@
  *   tp_dpdk_echo EAL-ARGS -- --ip A.B.C.D/LEN [--gw A.B.C.D] [--port N]
  *       [--idle-spin N] [--idle-sleep-us N] [--idle-sleep-max-us N] [--arp-probe-ms N]
  *       [--deadline-s N] [--mbufs N] [--pci-nic] [--poll-thread | --poll-lcore]
- *       [--peek]
  *
  * The loop is polled by the main thread, or (--poll-thread) by a plain
  * pthread as the runtime's workers do, or (--poll-lcore) on the data-path
  * lcore through nrf_tp_dpdk_launch(); in the last two the main thread calls
- * loop_wake() every 10 ms meanwhile. --peek reads through read_peek() and
- * read_done() (the zero-copy reads h2 uses) instead of read().
+ * loop_wake() every 10 ms meanwhile.
  *
  * Prints "READY <port>" on stdout once it listens. Every connection starts
  * with one command line:
@@ -85,27 +83,6 @@ struct sess {
 };
 
 static const struct nrf_tp_ops *tp;
-static bool use_peek;
-
-/* read(), or the same through read_peek()/read_done() with --peek: the
- * lent bytes are copied here only because the sessions keep a buffer. */
-static ssize_t
-tp_read(struct nrf_tp_conn *c, void *buf, size_t cap)
-{
-	const void *d;
-	ssize_t n;
-
-	if (!use_peek)
-		return tp_read(c, buf, cap);
-	n = tp->read_peek(c, &d);
-	if (n <= 0)
-		return n;
-	if ((size_t)n > cap)
-		n = (ssize_t)cap;
-	memcpy(buf, d, (size_t)n);
-	tp->read_done(c, (size_t)n);
-	return n;
-}
 static struct nrf_tp_loop *loop;
 static struct sess sess[MAX_SESS];
 static unsigned int n_sess;
@@ -232,7 +209,7 @@ pump_echo(struct sess *s)
 			sess_close(s);
 			return;
 		}
-		n = tp_read(s->c, s->buf, BUF_CAP);
+		n = tp->read(s->c, s->buf, BUF_CAP);
 		if (n == NRF_EAGAIN)
 			return;
 		if (n == NRF_ECLOSED) {
@@ -264,7 +241,7 @@ pump_sink(struct sess *s)
 	char line[64];
 
 	for (;;) {
-		ssize_t n = tp_read(s->c, s->buf, BUF_CAP);
+		ssize_t n = tp->read(s->c, s->buf, BUF_CAP);
 
 		if (n == NRF_EAGAIN)
 			return;
@@ -300,7 +277,7 @@ group_fire(long g)
 static void
 pump_group(struct sess *s)
 {
-	ssize_t n = tp_read(s->c, s->buf, BUF_CAP);
+	ssize_t n = tp->read(s->c, s->buf, BUF_CAP);
 
 	if (n == NRF_EAGAIN)
 		return;
@@ -351,7 +328,7 @@ pump_up(struct sess *u)
 		return;
 	}
 	for (;;) {
-		ssize_t n = tp_read(u->c, u->buf, BUF_CAP);
+		ssize_t n = tp->read(u->c, u->buf, BUF_CAP);
 		ssize_t j;
 
 		if (n == NRF_EAGAIN)
@@ -481,7 +458,7 @@ static void
 pump_cmd(struct sess *s)
 {
 	for (;;) {
-		ssize_t n = tp_read(s->c, s->buf + s->blen, BUF_CAP - 1 - s->blen);
+		ssize_t n = tp->read(s->c, s->buf + s->blen, BUF_CAP - 1 - s->blen);
 		uint8_t *nl;
 
 		if (n == NRF_EAGAIN)
@@ -631,10 +608,6 @@ parse_app_args(int argc, char **argv, struct nrf_tp_dpdk_conf *conf, unsigned in
 
 		if (strcmp(a, "--pci-nic") == 0) {
 			conf->pci_nic_intended = true;
-			continue;
-		}
-		if (strcmp(a, "--peek") == 0) {
-			use_peek = true;
 			continue;
 		}
 		if (strcmp(a, "--poll-thread") == 0) {

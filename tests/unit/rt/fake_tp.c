@@ -357,42 +357,6 @@ f_read(struct nrf_tp_conn *tc, void *p, size_t cap)
 	return (ssize_t)n;
 }
 
-/* Lending (read_peek): off while 0; else at most this many bytes a time,
- * so frames reach h2 split at every possible place. */
-static size_t lend_chunk;
-
-static ssize_t
-f_read_peek(struct nrf_tp_conn *tc, const void **data)
-{
-	struct fake_conn *c = FC(tc);
-	size_t n = c->in.len - c->in.off;
-
-	if (lend_chunk == 0)
-		return NRF_EINVAL;
-	if (c->reset)
-		return NRF_EIO;
-	if (c->connecting)
-		return NRF_EAGAIN;
-	if (n == 0)
-		return c->in_eof ? NRF_ECLOSED : NRF_EAGAIN;
-	*data = c->in.p + c->in.off;
-	return (ssize_t)(n < lend_chunk ? n : lend_chunk);
-}
-
-static void
-f_read_done(struct nrf_tp_conn *tc, size_t n)
-{
-	struct fake_conn *c = FC(tc);
-
-	c->in.off += n;
-}
-
-void
-fake_tp_set_lend(size_t chunk)
-{
-	lend_chunk = chunk;
-}
-
 static ssize_t
 f_writev(struct nrf_tp_conn *tc, const struct iovec *iov, int iovcnt)
 {
@@ -453,8 +417,6 @@ static const struct nrf_tp_ops fake_ops = {
 	.connect_result = f_connect_result,
 	.set_handler = f_set_handler,
 	.read = f_read,
-	.read_peek = f_read_peek,
-	.read_done = f_read_done,
 	.writev = f_writev,
 	.close = f_close,
 	.peer_name = f_peer_name,
@@ -492,7 +454,6 @@ fake_tp_reset(void)
 		free(l);
 	}
 	memset(&W, 0, sizeof(W));
-	lend_chunk = 0;
 	return open;
 }
 

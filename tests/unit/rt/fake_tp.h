@@ -67,13 +67,6 @@ void fake_tp_set_connect(fake_connect_fn fn, void *arg);
  */
 unsigned int fake_tp_reset(void);
 
-/*
- * Lend received bytes (ops->read_peek) at most @p chunk at a time, as
- * DPDK + lwIP lends a segment; 0 (the default, and after fake_tp_reset()):
- * read_peek says NRF_EINVAL and nrfwd copies with read().
- */
-void fake_tp_set_lend(size_t chunk);
-
 /* A client connects to the listener on @p port: NULL when there is none. */
 struct fake_conn *fake_tp_dial(uint16_t port);
 

@@ -484,28 +484,4 @@ TEST_F(Pipeline, ManyRequestsAreEachAnsweredExactlyOnce)
 	EXPECT_EQ(st.requests, ids.size());
 }
 
-/* The same traffic read in place (ops->read_peek, as on DPDK + lwIP), the
- * bytes lent in pieces that split frames and header blocks anywhere. */
-TEST_F(Pipeline, LentInputInAnyPiecesIsAnsweredExactlyOnce)
-{
-	for (size_t chunk : {1u, 7u, 1460u}) {
-		Start(UP_404, UP_DATA, UP_503, 0, 0);
-		fake_tp_set_lend(chunk);
-		std::vector<int32_t> ids;
-
-		for (int i = 0; i < 12; i++)
-			ids.push_back(cl_->Get(i % 3 == 0 ? kDiscover : kProfile,
-				i % 4 == 0 ? std::vector<std::pair<std::string, std::string>>{{"via",
-						     "2.0 nrf-a.fuzz.example:8080"}}
-					   : std::vector<std::pair<std::string, std::string>>{}));
-		Settle();
-		ASSERT_EQ(cl_->answers.size(), ids.size()) << "chunk " << chunk;
-		for (int32_t id : ids)
-			EXPECT_EQ(cl_->answers[id].headers, 1) << "chunk " << chunk << " stream " << id;
-		EXPECT_EQ(Stats().requests, ids.size()) << "chunk " << chunk;
-		TearDown(); /* frees the world (lend reset with it) */
-		w_ = nullptr;
-	}
-}
-
 } // namespace
