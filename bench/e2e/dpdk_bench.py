@@ -32,6 +32,11 @@ docs/benchmarks.md. Not part of the tests. Needs root. Usage:
   python3 bench/e2e/dpdk_bench.py [--build-dir build] [--requests 100000]
       [--rounds 5] [--clients 8] [--streams 32] [--dpdk-opt KEY=JSON]... [--no-perf]
       [--no-write] [--alt-build DIR] [--hugepages] [--rps]
+--own (issue 19, decision 0035): only the DPDK nrfwd (and --alt-build's)
+against the kernel nrfwd; the DPDK path's own cost = busy cycles minus the
+cycles inside the device's RX and TX calls, scaled by the share of its runnable time
+the worker thread was on the CPU; writes the dpdk-own section. --perf-keep DIR
+records call graphs and keeps the perf data.
 --alt-build adds a second DPDK nrfwd from another build directory to every
 round (e.g. one configured with -Dlwip=system: Debian's liblwip against the
 own lwIP build of decision 0010), with its own perf run.
@@ -77,6 +82,31 @@ def softirq_seconds():
     with open("/proc/stat") as f:
         v = [int(x) for x in f.readline().split()[1:]]
     return (v[5] + v[6]) / CLK
+
+
+def thread_sched_ns(pid, comm):
+    """(on-CPU ns, ns waiting on a run queue) of @pid's thread named @comm
+    (/proc/PID/task/TID/schedstat)."""
+    try:
+        for tid in os.listdir(f"/proc/{pid}/task"):
+            with open(f"/proc/{pid}/task/{tid}/comm") as f:
+                if f.read().strip() != comm:
+                    continue
+            with open(f"/proc/{pid}/task/{tid}/schedstat") as f:
+                v = f.read().split()
+                return int(v[0]), int(v[1])
+    except (OSError, ValueError, IndexError):
+        pass
+    return 0, 0
+
+
+def utime_seconds(pid):
+    """User-mode CPU seconds of @pid (all threads): no kernel time at all."""
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            return int(f.read().rsplit(")", 1)[1].split()[11]) / CLK
+    except OSError:
+        return 0.0
 
 
 def cores_busy():
@@ -132,13 +162,13 @@ class Bench:
         for ns, dev in ((self.ns_c, self.dev_c), (self.ns_p, self.dev_p)):
             D.sh("ip", "link", "set", dev, "up", ns=ns)
 
-    def spawn(self, name, ns, cmd, wait_port=None, wait_line=None, ip=None):
+    def spawn(self, name, ns, cmd, wait_port=None, wait_line=None, ip=None, wait_s=20):
         log = open(os.path.join(self.tmp, name + ".log"), "w")
         p = subprocess.Popen(["ip", "netns", "exec", ns] + cmd, stdin=subprocess.DEVNULL,
                              stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
         p.logpath = log.name
         self.procs.append(p)
-        end = time.time() + 20
+        end = time.time() + wait_s
         while time.time() < end:
             if p.poll() is not None:
                 raise RuntimeError(f"{name} exited:\n" + open(p.logpath).read()[-2000:])
@@ -233,29 +263,72 @@ backend be
         return self.spawn("haproxy", self.ns_p, ["taskset", "-c", "1", "haproxy", "-f", cfg, "-db"],
                           wait_port=HAP_PORT, ip=KERN_IP)
 
-    def start_dpdk_nrfwd(self, n, build=None):
+    def start_dpdk_nrfwd(self, n, build=None, callgrind=None):
         prefix = f"{self.tag}d{n}"
         self.prefixes.append(prefix)
         eal = ["--no-pci", "--no-telemetry", "-l", "0,1", f"--file-prefix={prefix}"] + self.mem + [
             f"--vdev=net_af_packet0,iface={self.dev_p},qpairs=1,qdisc_bypass=1"]
         cmd = [f"{build or self.build}/app/nrfwd/nrfwd"] + eal + [
             "--", "--config", self.nrfwd_cfg(True), "--log-level", "info"]
+        if callgrind:
+            cmd = ["valgrind", "--tool=callgrind", "--instr-atstart=no",
+                   f"--callgrind-out-file={callgrind}"] + cmd
         if shutil.which("unshare"):
             cmd = ["unshare", "--mount", "--propagation", "private", "sh", "-c",
                    'mount -t tmpfs none /sys/bus/pci/devices && exec "$0" "$@"'] + cmd
-        return self.spawn(f"nrfwd-dpdk-{n}", self.ns_p, cmd, wait_line=r"nrfwd management on")
+        return self.spawn(f"nrfwd-dpdk-{n}", self.ns_p, cmd, wait_line=r"nrfwd management on",
+                          wait_s=180 if callgrind else 20)
+
+    def icount(self, n, build, requests):
+        """Instructions per forwarded request of the DPDK nrfwd of @build,
+        counted by callgrind (exact, unlike CPU time here): instrumentation
+        on after a warm-up, @requests requests, a dump. The whole process is
+        counted: the worker (its idle polling included, which is little
+        under valgrind's slowness) and the control thread."""
+        out = os.path.join(self.tmp, f"cg.{n}")
+        p = self.start_dpdk_nrfwd(200 + n, build, callgrind=out)
+        try:
+            log = os.path.join(self.tmp, "lat.log")
+            self.h2load(DPDK_IP, NRFWD_PORT, 2000, log)
+            subprocess.run(["callgrind_control", "-i", "on", str(p.pid)], capture_output=True)
+            res = self.h2load(DPDK_IP, NRFWD_PORT, requests, log)
+            subprocess.run(["callgrind_control", "-d", str(p.pid)], capture_output=True)
+            subprocess.run(["callgrind_control", "-i", "off", str(p.pid)], capture_output=True)
+        finally:
+            self.stop(p)
+        dumps = sorted(f for f in os.listdir(self.tmp) if f.startswith(f"cg.{n}."))
+        total, objs = 0, {}
+        for f in dumps[:1]:
+            path = os.path.join(self.tmp, f)
+            for line in open(path):
+                if line.startswith("summary:"):
+                    total = int(line.split()[1])
+            r = subprocess.run(["callgrind_annotate", "--inclusive=no", "--threshold=100", path],
+                               capture_output=True, text=True)
+            for line in r.stdout.splitlines():
+                m = re.match(r"\s*([\d,]+)\s+\(\s*[\d.]+%\)\s+\S+:\S+\s+\[(.+)\]\s*$", line)
+                if m:
+                    o = os.path.basename(m.group(2))
+                    objs[o] = objs.get(o, 0) + int(m.group(1).replace(",", ""))
+        done = max(res.get("done", 0), 1)
+        return total / done, {o: v / done for o, v in objs.items()}
 
     def dpdk_counters(self):
-        """busy cycles, requests, TSC Hz, TX-call cycles, frames rx, frames tx."""
+        """busy cycles, requests, TSC Hz, TX-call cycles, frames rx, frames tx,
+        RX-call cycles (of busy iterations)."""
         r = subprocess.run(["ip", "netns", "exec", self.ns_p, "curl", "-s",
                             f"http://127.0.0.1:{MGMT_PORT}/metrics"], capture_output=True, text=True)
-        busy = req = hz = tx = frx = ftx = 0.0
+        busy = req = hz = tx = frx = ftx = rx = allc = 0.0
         for line in r.stdout.splitlines():
             v = line.split()[-1] if line and not line.startswith("#") else "0"
             if line.startswith('nrfwd_dpdk_cycles_total{') and 'kind="busy"' in line:
                 busy = float(v)
             elif line.startswith('nrfwd_dpdk_cycles_total{') and 'kind="tx"' in line:
                 tx = float(v)
+            elif line.startswith('nrfwd_dpdk_cycles_total{') and 'kind="rx"' in line:
+                rx = float(v)
+            elif line.startswith('nrfwd_dpdk_cycles_total{') and 'kind="all"' in line:
+                allc = float(v)
             elif line.startswith('nrfwd_dpdk_frames_total{') and 'dir="rx"' in line:
                 frx = float(v)
             elif line.startswith('nrfwd_dpdk_frames_total{') and 'dir="tx"' in line:
@@ -264,7 +337,7 @@ backend be
                 req += float(v)
             elif line.startswith("nrfwd_dpdk_tsc_hz "):
                 hz = float(v)
-        return busy, req, hz, tx, frx, ftx
+        return busy, req, hz, tx, frx, ftx, rx, allc
 
     # ---- one measured run --------------------------------------------------
     def h2load(self, ip, port, n, logfile):
@@ -288,14 +361,16 @@ backend be
     def measure(self, name, ip, port, pid, dpdk):
         log = os.path.join(self.tmp, "lat.log")
         self.h2load(ip, port, 5000, log)  # warm-up: connections, pools, caches
-        c0, k0 = cpu_seconds(pid), cores_busy()
+        c0, k0, ut0 = cpu_seconds(pid), cores_busy(), utime_seconds(pid)
         u0, h0, s0 = cpu_seconds(self.upstream.pid), children_cpu(), softirq_seconds()
         d0 = self.dpdk_counters() if dpdk else None
+        w0 = thread_sched_ns(pid, DPDK_COMM) if dpdk else (0, 0)
         res = self.h2load(ip, port, self.args.requests, log)
-        c1, k1 = cpu_seconds(pid), cores_busy()
+        c1, k1, ut1 = cpu_seconds(pid), cores_busy(), utime_seconds(pid)
         u1, h1, s1 = cpu_seconds(self.upstream.pid), children_cpu(), softirq_seconds()
         done = max(res.get("done", 0), 1)
         res["proc_cpu"] = (c1 - c0) / done
+        res["user_cpu"] = (ut1 - ut0) / done
         res["core1"] = (k1.get(1, 0) - k0.get(1, 0)) / done
         res["machine"] = sum(k1.values()) - sum(k0.values())
         res["machine"] /= done
@@ -312,11 +387,29 @@ backend be
             res["tx_share"] = (d1[3] - d0[3]) / max(d1[0] - d0[0], 1)
             res["frames_rx"] = (d1[4] - d0[4]) / nreq
             res["frames_tx"] = (d1[5] - d0[5]) / nreq
+            # The device's own cost, kernel side included: the cycles inside
+            # rte_eth_tx_burst() and (busy iterations) rte_eth_rx_burst().
+            # What is left is the DPDK path's own cost (decision 0035).
+            res["dev_tx"] = (d1[3] - d0[3]) / nreq / hz
+            res["dev_rx"] = (d1[6] - d0[6]) / nreq / hz
+            res["own"] = res["proxy"] - res["dev_tx"] - res["dev_rx"]
+            # TSC cycles count the time the worker was runnable but other
+            # users of core 1 had the CPU (busy iterations never sleep).
+            # Its share of on-CPU + run-queue time (schedstat) is the
+            # share it really ran; applied to "own" (preemption assumed to
+            # hit busy and idle iterations alike) it gives own CPU time,
+            # comparable with the kernel nrfwd's utime+stime.
+            w1 = thread_sched_ns(pid, DPDK_COMM)
+            run, wait = w1[0] - w0[0], w1[1] - w0[1]
+            res["ran"] = run / (run + wait) if run + wait > 0 else 1.0
+            res["own_cpu"] = res["own"] * res["ran"]
         else:
             res["proxy"] = res["proc_cpu"]
         print(f"  {name}: {res.get('rps', 0):.0f} req/s, done {res.get('done')} failed "
               f"{res.get('failed')} errored {res.get('errored')}, proxy {res['proxy'] * 1e6:.1f} us/req"
-              + (f" ({res['busy_cycles']:.0f} busy cycles)" if dpdk else "")
+              + (f" ({res['busy_cycles']:.0f} busy cycles, own {res['own'] * 1e6:.2f} us/req "
+                 f"(CPU {res['own_cpu'] * 1e6:.2f}, ran {res['ran'] * 100:.0f} %): "
+                 f"device TX {res['dev_tx'] * 1e6:.2f}, RX {res['dev_rx'] * 1e6:.2f})" if dpdk else "")
               + f", core1 {res['core1'] * 1e6:.1f} us/req, machine {res['machine'] * 1e6:.1f} us/req",
               flush=True)
         return res
@@ -327,12 +420,17 @@ backend be
         shared object, top symbols) of the samples of threads named @comm
         (the proxy's own: other engineers' builds share this core)."""
         data = os.path.join(self.tmp, f"perf-{name}.data")
-        rec = subprocess.Popen(["perf", "record", "-q", "-e", "cpu-clock", "-C", "1", "-o", data],
+        keep = getattr(self.args, "perf_keep", None)
+        graph = ["--call-graph", "dwarf,8192"] if keep else []
+        rec = subprocess.Popen(["perf", "record", "-q", "-e", "cpu-clock", "-C", "1"] + graph + ["-o", data],
                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         time.sleep(0.3)
         self.h2load(ip, port, self.args.requests, os.path.join(self.tmp, "lat.log"))
         rec.send_signal(signal.SIGINT)
-        rec.wait(timeout=60)
+        rec.wait(timeout=120)
+        if keep:
+            os.makedirs(keep, exist_ok=True)
+            shutil.copy(data, keep)
 
         def report(sort):
             # --sort comm,...: filtering with --comm drops samples in this
@@ -413,6 +511,142 @@ def components(perf):
     return out
 
 
+def user_components(perf):
+    """perf shares of the proxy's user-space components, normalised to
+    their own total (kernel and idle left out)."""
+    comps = components(perf)
+    keys = [c for c, _ in COMPONENTS[1:]] + ["other (other processes on core 1, vdso, ...)"]
+    tot = sum(comps[k] for k in keys) or 1.0
+    return {k: comps[k] / tot for k in keys}
+
+
+def run_own(args, b):
+    """Issue 19: the DPDK path's own cost (busy cycles minus the device's RX
+    and TX calls) next to the kernel nrfwd's CPU per request, interleaved in
+    each round; with --alt-build a second DPDK build (before/after)."""
+    build = os.path.abspath(args.build_dir)
+    alt = os.path.abspath(args.alt_build) if args.alt_build else None
+    names = ["nrfwd on DPDK (this build)", "nrfwd on kernel sockets"]
+    if alt:
+        names.append("nrfwd on DPDK (--alt-build)")
+    results = {n: [] for n in names}
+    perf = {}
+    icounts = {}
+    do_perf = not args.no_perf and shutil.which("perf")
+    try:
+        b.setup()
+        b.start_upstream()
+        kern = b.start_kernel_nrfwd()
+        for rnd in range(args.rounds):
+            print(f"round {rnd + 1}/{args.rounds}", flush=True)
+            order = [(names[0], build)] + ([(names[2], alt)] if alt else [])
+            if rnd % 2:
+                order.reverse()
+            for i, (n, bd) in enumerate(order):
+                dp = b.start_dpdk_nrfwd(rnd * 2 + i + (100 if bd == alt else 0), bd)
+                try:
+                    results[n].append(b.measure(n, DPDK_IP, NRFWD_PORT, dp.pid, True))
+                    if rnd == 0 and do_perf:
+                        perf[n] = b.perf("own-%d" % i, DPDK_IP, NRFWD_PORT, DPDK_COMM)
+                finally:
+                    b.stop(dp)
+                if i == 0:
+                    results[names[1]].append(b.measure(names[1], KERN_IP, NRFWD_PORT, kern.pid, False))
+        if args.callgrind and shutil.which("valgrind"):
+            for i, (n, bd) in enumerate([(names[0], build)] + ([(names[2], alt)] if alt else [])):
+                icounts[n] = b.icount(i, bd, args.callgrind)
+                print(f"  {n}: {icounts[n][0]:,.0f} instructions per request (callgrind)", flush=True)
+    finally:
+        b.cleanup()
+
+    def med(name, key, scale=1e6):
+        v = [x[key] * scale for x in results[name] if key in x]
+        return (statistics.median(v), min(v), max(v)) if v else (0.0, 0.0, 0.0)
+
+    def fmt(t, f="{:.2f}"):
+        return f"{f.format(t[0])} ({f.format(t[1])}..{f.format(t[2])})"
+
+    k = med(names[1], "proxy")
+    kern_runs = [x["proxy"] for x in results[names[1]]]
+    rows = []
+    ratios = {}
+    for n in names:
+        bad = sum(x.get("errored", 0) + x.get("failed", 0) for x in results[n])
+        if "DPDK" in n:
+            # Per round: own / the kernel nrfwd's CPU in the same round.
+            rr = [x["own_cpu"] / kernel for x, kernel in zip(results[n], kern_runs) if kernel]
+            ratios[n] = (statistics.median(rr), min(rr), max(rr)) if rr else (0.0, 0.0, 0.0)
+            rows.append(f"| {n} | {fmt(med(n, 'rps', 1), '{:,.0f}')} | {fmt(med(n, 'proxy'))} | "
+                        f"{fmt(med(n, 'dev_tx'))} | {fmt(med(n, 'dev_rx'))} | {fmt(med(n, 'own'))} | "
+                        f"{fmt(med(n, 'ran', 100), '{:.0f}')} | **{fmt(med(n, 'own_cpu'))}** | "
+                        f"{fmt(med(n, 'user_cpu'))} | {fmt(med(n, 'proc_cpu'))} | "
+                        f"**{fmt(ratios[n], '{:.2f}')}** | {bad} |")
+        else:
+            rows.append(f"| {n} | {fmt(med(n, 'rps', 1), '{:,.0f}')} | — | — | — | — | — | "
+                        f"**{fmt(k)}** (utime+stime) | {fmt(med(n, 'user_cpu'))} | "
+                        f"{fmt(med(n, 'proc_cpu'))} | — | {bad} |")
+    ptable = []
+    if perf:
+        uc = {n: user_components(p) for n, p in perf.items()}
+        keys = list(next(iter(uc.values())))
+        ptable = ["User-space split of the DPDK worker's own cost (`perf record -e cpu-clock -C 1`, one "
+                  f"run, samples of `{DPDK_COMM}` outside the kernel, shares applied to the median own "
+                  "CPU µs per request):", "",
+                  "| component | " + " | ".join(f"{n} µs / req" for n in perf) + " |",
+                  "|---|" + "---|" * len(perf)]
+        for key in keys:
+            ptable.append(f"| {key} | " + " | ".join(
+                f"{uc[n][key] * med(n, 'own_cpu')[0]:.2f}" for n in perf) + " |")
+        for n, (_, syms) in perf.items():
+            user = [(p, s) for p, d, s in syms if d != "[kernel.kallsyms]"]
+            tot = sum(p for p, _ in user) or 1.0
+            top = ", ".join(f"`{s[:40]}` {p * 100 / tot:.1f} %" for p, s in sorted(user, reverse=True)[:12])
+            ptable += ["", f"Top user-space symbols, {n}: {top}."]
+    # Paths outside the repository (the other build) are not the reader's.
+    argv = [a if not os.path.isabs(a) else "DIR" for a in sys.argv[1:]]
+    itable = []
+    if icounts:
+        allo = sorted({o for _, objs in icounts.values() for o in objs},
+                      key=lambda o: -max(icounts[n][1].get(o, 0) for n in icounts))[:8]
+        itable = ["Instructions per forwarded request, the whole DPDK nrfwd process (callgrind, "
+                  f"`--callgrind {args.callgrind}`: exact and repeatable; the worker's polling between "
+                  "bursts included, which valgrind's slowness keeps small), by object:", "",
+                  "| object | " + " | ".join(icounts) + " |", "|---|" + "---|" * len(icounts),
+                  "| **total** | " + " | ".join(f"**{icounts[n][0]:,.0f}**" for n in icounts) + " |"]
+        for o in allo:
+            itable.append(f"| {o} | " + " | ".join(f"{icounts[n][1].get(o, 0):,.0f}" for n in icounts) + " |")
+        itable.append("")
+    cmd = "python3 bench/e2e/dpdk_bench.py " + " ".join(argv)
+    text = "\n".join([
+        f"Command: `{cmd.strip()}` (as root) — {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}, "
+        f"{os.cpu_count()} cores, Linux {platform.release()}, EAL memory `{' '.join(b.mem)}`, "
+        f"load average at the end {os.getloadavg()[0]:.1f} (shared machine). h2load `-n {args.requests} "
+        f"-c {args.clients} -m {args.streams} -t 1` on core 0 with the upstream nrfstub; the proxy on "
+        f"core 1; {args.rounds} rounds, the systems interleaved in each; medians (min..max).",
+        "",
+        "**own** = DPDK busy cycles per forwarded request minus the cycles inside `rte_eth_tx_burst()` "
+        "and (of busy iterations) `rte_eth_rx_burst()`, i.e. everything the device costs, its kernel "
+        "side included, taken out (decision 0035); **worker ran** = the worker thread's on-CPU time / "
+        "(on-CPU + run-queue wait) (schedstat): the rest other users of core 1 took; **own CPU** = own "
+        "× ran, comparable with the kernel nrfwd's utime+stime per request; **own CPU / kernel** per "
+        "round; **user CPU** = utime only (for DPDK its idle spinning included).",
+        "",
+        "| system | req/s | busy µs / req | device TX µs / req | device RX µs / req | own (TSC) µs / req | "
+        "worker ran % | own CPU µs / req | user CPU µs / req | process CPU µs / req | own CPU / kernel | "
+        "failed+errored |",
+        "|---|---|---|---|---|---|---|---|---|---|---|---|",
+        *rows,
+        "",
+        *itable,
+        *ptable,
+        "",
+    ])
+    print(text)
+    if not args.no_write:
+        write_section(os.path.join(ROOT, "docs", "benchmarks.md"), "dpdk-own", text)
+    return 0
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--build-dir", default="build")
@@ -428,6 +662,14 @@ def main():
                     help="EAL memory from hugepages when free (default: --no-huge --no-shconf)")
     ap.add_argument("--rps", action="store_true",
                     help="RPS on both veth ends: each side's receive work on its own core")
+    ap.add_argument("--own", action="store_true",
+                    help="issue 19: the DPDK path's own cost (device calls excluded) against the "
+                    "kernel nrfwd only; writes the dpdk-own section")
+    ap.add_argument("--callgrind", type=int, metavar="N", default=0,
+                    help="--own: also count instructions per request of each DPDK build with "
+                    "callgrind over N requests (slow: about a minute per 10 000)")
+    ap.add_argument("--perf-keep", metavar="DIR",
+                    help="record call graphs (dwarf) and keep the perf data files in DIR")
     ap.add_argument("--no-perf", action="store_true")
     ap.add_argument("--no-write", action="store_true")
     args = ap.parse_args()
@@ -436,6 +678,9 @@ def main():
         print(f"cannot run: {reason}")
         return 77
     b = Bench(args)
+    if args.own:
+        signal.signal(signal.SIGTERM, lambda _s, _f: sys.exit("terminated"))
+        return run_own(args, b)
     names = [f"nrfwd on DPDK (af_packet, {lwip_build(os.path.abspath(args.build_dir))})",
              "nrfwd on kernel sockets", "HAProxy 2.6",
              "nrfwd on kernel sockets, veth TSO/GSO off"]

@@ -376,21 +376,22 @@ workers(struct api_buf *b, const struct api_metrics_in *in)
 static void
 dpdk(struct api_buf *b, const struct api_metrics_in *in)
 {
-	static const char *const kinds[] = {"all", "busy", "poll_busy", "tx"};
+	static const char *const kinds[] = {"all", "busy", "poll_busy", "tx", "rx"};
 	const struct nrf_rt_dp_stats *d, *first = NULL;
 	unsigned int i, k;
 
 	head(b, "nrfwd_dpdk_cycles_total", "counter",
 		"TSC cycles of the DPDK worker's poll loop: all, busy iterations, inside poll() "
-		"of busy iterations, inside the device TX call.");
+		"of busy iterations, inside the device TX call, inside the device RX call of busy "
+		"iterations.");
 	EACH_DP(i, d) {
 		const struct nrf_tp_dpdk_lcore_stats *l = &d->lc;
 		const uint64_t cyc[] = {l->cycles, l->busy_cycles, l->poll_busy_cycles,
-			l->tx_cycles};
+			l->tx_cycles, l->rx_cycles};
 
 		if (first == NULL)
 			first = d;
-		for (k = 0; k < 4; k++)
+		for (k = 0; k < NRF_ARRAY_SIZE(kinds); k++)
 			api_buf_printf(b, "nrfwd_dpdk_cycles_total{lcore=\"%d\",kind=\"%s\"} %llu\n",
 				d->lcore, kinds[k], (unsigned long long)cyc[k]);
 	}

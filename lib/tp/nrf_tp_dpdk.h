@@ -223,6 +223,10 @@ struct nrf_tp_dpdk_lcore_stats {
 	uint64_t poll_busy_cycles; /**< inside poll() of busy iterations */
 	uint64_t tx_cycles;        /**< inside rte_eth_tx_burst() (virtual devices:
 	                            * includes the kernel's work on the frames) */
+	uint64_t rx_cycles;        /**< inside rte_eth_rx_burst() of busy iterations
+	                            * (net_af_packet: the copy out of the packet
+	                            * ring). busy - tx - rx = the path's own cost,
+	                            * the device's excluded (decision 0035) */
 	uint64_t idle_sleeps;      /**< idle backoff sleeps taken */
 	uint64_t rx_frames;
 	uint64_t tx_frames;

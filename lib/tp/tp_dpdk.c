@@ -50,6 +50,7 @@
 struct acct {
 	struct nrf_tp_dpdk_lcore_stats st;
 	uint64_t last_entry;
+	uint64_t iter_rx;  /* RX-call cycles of the running iteration */
 	uint8_t last_busy;
 	uint8_t used;
 } __rte_cache_aligned;
@@ -73,10 +74,26 @@ static struct {
 	struct nrf_tp_dpdk_conf conf;
 	uint16_t ntx;
 	unsigned int csum;    /* NRF_TP_DP_CSUM_* the port offloads */
+	bool tx_lend;         /* the PMD copies in tx_burst: frames may be lent */
 	struct rte_mbuf *txb[BURST_MAX];
+	struct lend *lend_free;
 } pt = {
 	.poll_lcore = -1,
 };
+
+/*
+ * A frame lent by the stack (nrf_tp_dp_tx_lend()): the mbuf's external
+ * buffer info. The PMDs that lending is offered on copy the frame inside
+ * rte_eth_tx_burst() and free the mbuf there, so at most a TX batch plus
+ * the frames of one retried burst are out at once; 2 x BURST_MAX slots.
+ */
+struct lend {
+	struct rte_mbuf_ext_shared_info sh;
+	void *cookie;
+	struct lend *next;
+};
+
+static struct lend lends[2 * BURST_MAX];
 
 /* ------------------------------------------------------------------------ */
 /* Start-up checks                                                           */
@@ -140,8 +157,9 @@ port_release(void)
 	unsigned int i;
 
 	for (i = 0; i < pt.ntx; i++)
-		rte_pktmbuf_free(pt.txb[i]);
+		rte_pktmbuf_free(pt.txb[i]); /* lent frames go back to the stack */
 	pt.ntx = 0;
+	pt.tx_lend = false;
 	nrf_dp_rings_release(); /* freed by the primary, forgotten by a worker */
 	memset(pt.ring, 0, sizeof(pt.ring));
 	if (!pt.port_owner) {
@@ -451,6 +469,25 @@ port_claim(const struct nrf_tp_dpdk_conf *c, const struct rte_ether_addr *mac, c
 }
 
 /*
+ * Lending (zero-copy TX) only where the PMD copies the frame inside
+ * rte_eth_tx_burst() and frees the mbuf there: net_af_packet (into the
+ * packet ring) and net_tap (writev). A NIC would DMA from the buffer,
+ * which lwIP's memory is not registered for, and free it later.
+ */
+static void
+lend_setup(const char *drv)
+{
+	unsigned int i;
+
+	pt.tx_lend = (strcmp(drv, "net_af_packet") == 0 || strcmp(drv, "net_tap") == 0);
+	pt.lend_free = NULL;
+	for (i = 0; i < RTE_DIM(lends); i++) {
+		lends[i].next = pt.lend_free;
+		pt.lend_free = &lends[i];
+	}
+}
+
+/*
  * The one way to a usable port, for every role: the owner (single process,
  * primary) configures and starts it and probes the address; a worker takes
  * the primary's pool and its own queue pair. Then both look at the same
@@ -531,6 +568,7 @@ port_open(const struct nrf_tp_dpdk_conf *c, bool vdev)
 			rxd, txd);
 		return 0;
 	}
+	lend_setup(drv);
 	rc = nrf_tp_lw_start(c, mac.addr_bytes, mtu);
 	if (rc != 0) {
 		NRF_LOG(ERR, MOD, "cannot start the TCP/IP stack: %s", nrf_strerror(rc));
@@ -706,7 +744,11 @@ nrf_tp_dp_iter_end(uint64_t t0, bool busy)
 	if (busy) {
 		a->st.busy_iterations++;
 		a->st.poll_busy_cycles += rte_rdtsc() - t0;
+		/* Only busy iterations: busy_cycles is what rx_cycles is
+		 * taken out of. */
+		a->st.rx_cycles += a->iter_rx;
 	}
+	a->iter_rx = 0;
 }
 
 /* Spin first (a busy peer answers within microseconds), then sleep; the
@@ -880,9 +922,12 @@ nrf_tp_dp_rx(nrf_tp_dp_rx_fn fn, void *arg)
 	struct rte_mbuf *pkts[BURST_MAX];
 	struct acct *a = cur_acct();
 	uint16_t n, i, nfree = 0;
+	uint64_t t0;
 	int r;
 
+	t0 = rte_rdtsc();
 	n = rte_eth_rx_burst(pt.port, pt.queue, pkts, pt.conf.burst);
+	a->iter_rx += rte_rdtsc() - t0;
 	if (pt.nq > 1 && pt.ring[pt.queue] != NULL) {
 		uint16_t k = 0;
 
@@ -960,6 +1005,56 @@ nrf_tp_dp_tx_reserve(uint16_t len)
 	}
 	pt.txb[pt.ntx++] = m;
 	return p;
+}
+
+/* The device is done with a lent frame (inside rte_pktmbuf_free()). */
+static void
+lend_free_cb(void *addr, void *opaque)
+{
+	struct lend *l = opaque;
+
+	(void)addr;
+	nrf_tp_lw_tx_release(l->cookie);
+	l->cookie = NULL;
+	l->next = pt.lend_free;
+	pt.lend_free = l;
+}
+
+bool
+nrf_tp_dp_tx_lends(void)
+{
+	return pt.tx_lend;
+}
+
+int
+nrf_tp_dp_tx_lend(void *data, uint16_t len, void *cookie)
+{
+	struct lend *l = pt.lend_free;
+	struct rte_mbuf *m;
+
+	if (!pt.tx_lend || l == NULL)
+		return -1;
+	if (pt.ntx >= pt.conf.burst)
+		(void)nrf_tp_dp_tx_flush(); /* may give slots back */
+	l = pt.lend_free;
+	if (l == NULL)
+		return -1;
+	m = rte_pktmbuf_alloc(pt.pool);
+	if (unlikely(m == NULL)) {
+		cur_acct()->st.tx_nombuf++;
+		return -1;
+	}
+	pt.lend_free = l->next;
+	l->cookie = cookie;
+	l->sh.free_cb = lend_free_cb;
+	l->sh.fcb_opaque = l;
+	rte_mbuf_ext_refcnt_set(&l->sh, 1);
+	/* No IO address: these PMDs only read the frame by its virtual one. */
+	rte_pktmbuf_attach_extbuf(m, data, RTE_BAD_IOVA, len, &l->sh);
+	m->data_len = len;
+	m->pkt_len = len;
+	pt.txb[pt.ntx++] = m;
+	return 0;
 }
 
 void

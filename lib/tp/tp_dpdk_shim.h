@@ -47,6 +47,22 @@ void nrf_tp_dp_rx_release(void *frame);
 void *nrf_tp_dp_tx_reserve(uint16_t len);
 
 /*
+ * Zero-copy TX (decision 0036): queue a frame of @p len bytes at @p data
+ * in the TX batch without copying it. The memory is lent: it must stay
+ * unchanged until nrf_tp_lw_tx_release(@p cookie) is called, on this
+ * thread, once the device is done with it (inside a later tx_flush() or
+ * tx_reserve(), or at fini). Offered only on ports whose PMD copies the
+ * frame inside rte_eth_tx_burst() (net_af_packet, net_tap): @p data is
+ * not DMA-able memory.
+ * @return 0, or -1: not offered on this port, or no mbuf / lending slot
+ *   (the caller copies instead with nrf_tp_dp_tx_reserve()).
+ */
+int nrf_tp_dp_tx_lend(void *data, uint16_t len, void *cookie);
+
+/* True when nrf_tp_dp_tx_lend() is offered on the started port. */
+bool nrf_tp_dp_tx_lends(void);
+
+/*
  * Checksums the started port computes (TX) or checks (RX) itself
  * (decision 0010): NRF_TP_DP_CSUM_* bits, 0 where the device offers none
  * (net_af_packet). With an RX bit set, nrf_tp_dp_rx() drops frames the
@@ -97,5 +113,8 @@ void nrf_tp_lw_stop(void);
 
 /* True while a loop exists. */
 bool nrf_tp_lw_busy(void);
+
+/* The device is done with a frame lent by nrf_tp_dp_tx_lend(). */
+void nrf_tp_lw_tx_release(void *cookie);
 
 #endif /* NRF_TP_DPDK_SHIM_H */

@@ -169,12 +169,38 @@ static struct {
 /* ------------------------------------------------------------------------ */
 /* Netif                                                                     */
 
+void
+nrf_tp_lw_tx_release(void *cookie)
+{
+	pbuf_free(cookie);
+}
+
+/*
+ * A frame in one pbuf (the usual case: lwIP builds a segment's headers in
+ * front of its data, TCP_OVERSIZE appends in place) is lent to the device
+ * where the port allows it (decision 0036): the segment's pbuf, which lwIP
+ * keeps for retransmission anyway, is the frame; one reference more keeps
+ * it until the device is done. Nothing lwIP does to a sent segment changes
+ * the lent bytes before that, except rewriting the same headers for a
+ * retransmission within the same iteration, which sends the same frame
+ * twice. Chained frames are copied.
+ */
 static err_t
 link_out(struct netif *nif, struct pbuf *p)
 {
-	void *d = nrf_tp_dp_tx_reserve(p->tot_len);
+	void *d;
 
 	(void)nif;
+	if (p->next == NULL && nrf_tp_dp_tx_lends()) {
+		pbuf_ref(p);
+		if (nrf_tp_dp_tx_lend(p->payload, p->len, p) == 0) {
+			if (lw.tx_offload)
+				nrf_tp_dp_tx_offload();
+			return ERR_OK;
+		}
+		pbuf_free(p); /* the reference just taken */
+	}
+	d = nrf_tp_dp_tx_reserve(p->tot_len);
 	if (d == NULL)
 		return ERR_MEM;
 	(void)pbuf_copy_partial(p, d, p->tot_len, 0);

@@ -249,6 +249,7 @@ TEST(ApiMetrics, DpdkLoopCountersAppearOnlyOnTheDpdkTransport)
 	dp.lc.busy_cycles = 1000000;
 	dp.lc.poll_busy_cycles = 600000;
 	dp.lc.tx_cycles = 400000;
+	dp.lc.rx_cycles = 50000;
 	dp.lc.idle_sleeps = 5;
 	dp.lc.rx_frames = 30;
 	dp.lc.tx_frames = 40;
@@ -262,6 +263,7 @@ TEST(ApiMetrics, DpdkLoopCountersAppearOnlyOnTheDpdkTransport)
 	EXPECT_EQ(s["nrfwd_dpdk_cycles_total{lcore=\"1\",kind=\"busy\"}"], 1000000);
 	EXPECT_EQ(s["nrfwd_dpdk_cycles_total{lcore=\"1\",kind=\"poll_busy\"}"], 600000);
 	EXPECT_EQ(s["nrfwd_dpdk_cycles_total{lcore=\"1\",kind=\"tx\"}"], 400000);
+	EXPECT_EQ(s["nrfwd_dpdk_cycles_total{lcore=\"1\",kind=\"rx\"}"], 50000);
 	EXPECT_EQ(s["nrfwd_dpdk_iterations_total{lcore=\"1\",kind=\"busy\"}"], 10);
 	EXPECT_EQ(s["nrfwd_dpdk_idle_sleeps_total{lcore=\"1\"}"], 5);
 	EXPECT_EQ(s["nrfwd_dpdk_frames_total{lcore=\"1\",dir=\"tx\"}"], 40);
