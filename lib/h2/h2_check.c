@@ -316,8 +316,9 @@ enum field_kind {
 };
 
 /* By length first, then one comparison: names are short and most fields
- * are none of these. */
-static inline enum field_kind
+ * are none of these. Always inlined: with two callers (requests and
+ * answers) GCC would make it a call, +92 instructions per 508. */
+static inline __attribute__((always_inline)) enum field_kind
 field_kind(const uint8_t *name, size_t nlen)
 {
 	if (name[0] == ':') {
