@@ -376,6 +376,14 @@ class EvilUpstream:
         '204-body',         # a 204 with a body
     ]
 
+    # mode -> unusual but valid answers: relayed (200 with the body).
+    VALID = [
+        'interim-ok',       # a 103 with a field, then the answer
+        'cl-ok',            # content-length matching the body, in two DATA frames
+        'trailers-ok',      # the answer, then trailers with END_STREAM
+        'odd-fields',       # '_' in a name, HT and bytes >= 0x80 inside a value, te: Trailers
+    ]
+
     def __init__(self, max_streams=2):
         self.max_streams = max_streams
         self.sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
@@ -544,6 +552,24 @@ class EvilUpstream:
             out.append(frame(HEADERS, END_HEADERS, sid, lit('x-t', '1')))
         elif mode == '204-body':
             out.append(frame(HEADERS, END_HEADERS, sid, b'\x89' + ctype))  # :status 204
+            out.append(frame(DATA, END_STREAM, sid, body))
+        elif mode == 'interim-ok':
+            out.append(frame(HEADERS, END_HEADERS, sid, lit(':status', '103') +
+                             lit('link', '</a>; rel=preload')))
+            out.append(frame(HEADERS, END_HEADERS, sid, ok + ctype))
+            out.append(frame(DATA, END_STREAM, sid, body))
+        elif mode == 'cl-ok':
+            out.append(frame(HEADERS, END_HEADERS, sid, ok + ctype +
+                             lit('content-length', str(len(body)))))
+            out.append(frame(DATA, 0, sid, body[:10]))
+            out.append(frame(DATA, END_STREAM, sid, body[10:]))
+        elif mode == 'trailers-ok':
+            out.append(frame(HEADERS, END_HEADERS, sid, ok + ctype))
+            out.append(frame(DATA, 0, sid, body))
+            out.append(frame(HEADERS, END_HEADERS | END_STREAM, sid, lit('x-t', '1')))
+        elif mode == 'odd-fields':
+            out.append(frame(HEADERS, END_HEADERS, sid, ok + ctype + lit('x_odd', b'a\tb\xc3\xa9') +
+                             lit('te', 'Trailers')))
             out.append(frame(DATA, END_STREAM, sid, body))
         elif mode == 'bad-hpack':
             out.append(frame(HEADERS, END_HEADERS | END_STREAM, sid, b'\xff\xff\xff\xff\x0f'))
@@ -1325,6 +1351,27 @@ class Hostile(unittest.TestCase):
                                  1)
                 self.assertProblem(c, sid, 504, 'TARGET_NF_NOT_REACHABLE')
                 self.assertGreaterEqual(_evil.requests(mode), 1)
+
+    def test_10b_unusual_but_valid_upstream_answers_are_relayed(self):
+        """Answers that pass HTTP/2's message rules however unusual
+        (EvilUpstream.VALID: an interim 103, content-length over two DATA
+        frames, trailers, odd but valid bytes) are relayed: 200 with the
+        body, ended, no reset, no try failure."""
+        c = self.conn()
+        modes = EvilUpstream.VALID
+        sids = [2 * k + 1 for k in range(len(modes))]
+        peer = 'nrf-evil.test:%d' % _evil.port
+        f0 = H.metric_value(H.metrics(_nrfwd), 'nrfwd_try_failures_total', peer=peer)
+        for mode, sid in zip(modes, sids):
+            self.evil_get(c, sid, mode)
+            c.wait(lambda c: c.answered(sid), TMO['requestMs'] / 1000.0 + SLACK)
+        for mode, sid in zip(modes, sids):
+            with self.subTest(mode=mode):
+                st, fields, body, ended, rst = c.response(sid)
+                self.assertEqual((st, rst, ended), (200, None, True), mode)
+                self.assertEqual(body, _body_json(mode))
+        self.assertEqual(H.metric_value(H.metrics(_nrfwd), 'nrfwd_try_failures_total',
+                                        peer=peer) - f0, 0)
 
     def test_11_upstream_ignoring_flow_control_never_gets_a_bare_reset(self):
         """10 requests whose answer (content-length 1 MiB) the peer sends
