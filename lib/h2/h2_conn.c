@@ -22,6 +22,7 @@
 #define MOD "h2"
 
 static void conn_event(void *arg, unsigned int events);
+static void malformed(struct nrf_h2_conn *c, struct nrf_h2_stream *st);
 
 /* Opaque data of the PING that measures the round trip after a shutdown
  * notice (nrf_h2_conn_shutdown()). */
@@ -268,6 +269,20 @@ on_header2(nghttp2_session *sess, const nghttp2_frame *frame, nghttp2_rcbuf *nam
 			st->flags |= NRF_H2_SF_MALFORMED;
 			return 0;
 		}
+	} else {
+		/* HTTP rules of answers (nghttp2's are off on peer sessions
+		 * too): a bad field resets the stream now, as nghttp2 did,
+		 * and nothing more of it is kept. */
+		if (st->flags & NRF_H2_SF_MALFORMED)
+			return 0;
+		rc = h2_check_answer_field(&st->chk, n.base, n.len, v.base, v.len,
+			st->hdr_phase != 0, known);
+		if (rc == H2_CHK_DROP)
+			return 0;
+		if (rc != H2_CHK_OK) {
+			malformed(c, st);
+			return 0;
+		}
 	}
 	if (st->hdr_phase != 0 || (st->flags & (NRF_H2_SF_HDR_OVER | NRF_H2_SF_BUSY)))
 		return 0; /* trailers, already over, or refused for memory */
@@ -281,14 +296,16 @@ on_header2(nghttp2_session *sess, const nghttp2_frame *frame, nghttp2_rcbuf *nam
 	return 0;
 }
 
-/* A malformed request (RFC 9113 §8.1.1): reset once, never delivered. */
+/* A malformed request or answer (RFC 9113 §8.1.1): reset once, never
+ * delivered (an answer: its owner sees the stream close with
+ * PROTOCOL_ERROR, as when nghttp2 reset it itself). */
 static void
 malformed(struct nrf_h2_conn *c, struct nrf_h2_stream *st)
 {
 	st->flags |= NRF_H2_SF_MALFORMED;
 	if (st->flags & NRF_H2_SF_RESET)
 		return;
-	st->flags |= NRF_H2_SF_RESET;
+	st->flags |= NRF_H2_SF_RESET | H2_SF_MAL_RST;
 	nghttp2_submit_rst_stream(c->sess, NGHTTP2_FLAG_NONE, st->id, NGHTTP2_PROTOCOL_ERROR);
 	mark_dirty(c);
 }
@@ -338,6 +355,7 @@ client_frame_recv(struct nrf_h2_conn *c, const nghttp2_frame *frame)
 {
 	struct nrf_h2_stream *st;
 	bool end = (frame->hd.flags & NGHTTP2_FLAG_END_STREAM) != 0;
+	int chk = H2_CHK_OK;
 
 	if (frame->hd.type == NGHTTP2_GOAWAY) {
 		c->fl |= CF_GOAWAY_RECV;
@@ -348,10 +366,19 @@ client_frame_recv(struct nrf_h2_conn *c, const nghttp2_frame *frame)
 	if (frame->hd.type != NGHTTP2_HEADERS && frame->hd.type != NGHTTP2_DATA)
 		return;
 	st = frame_stream(c, frame->hd.stream_id);
-	if (st == NULL)
+	if (st == NULL || (st->flags & NRF_H2_SF_MALFORMED))
 		return;
+	/* The HTTP rules at the end of a header block (trailers need
+	 * END_STREAM) and at END_STREAM, in nghttp2's order. */
+	if (frame->hd.type == NGHTTP2_HEADERS)
+		chk = st->hdr_phase == 0 ? h2_check_answer_head(&st->chk)
+			: end ? H2_CHK_OK : H2_CHK_BAD;
+	if (chk == H2_CHK_BAD || (end && h2_check_answer_end(&st->chk) != H2_CHK_OK)) {
+		malformed(c, st);
+		return;
+	}
 	if (frame->hd.type == NGHTTP2_HEADERS && st->hdr_phase == 0) {
-		if (st->msg.status >= 100 && st->msg.status < 200) {
+		if (chk == H2_CHK_INTERIM) {
 			h2_msg_reset_fields(c->ctx, &st->msg); /* interim: skip */
 			return;
 		}
@@ -535,7 +562,12 @@ on_data_chunk(nghttp2_session *sess, uint8_t flags, int32_t id, const uint8_t *d
 	 * shared connection. */
 	nghttp2_session_consume_connection(sess, len);
 	mark_dirty(c);
-	if (st == NULL || st->user == NULL) {
+	/* More than content-length, or a body before the final answer:
+	 * malformed, and these bytes are not delivered (nghttp2's rule). */
+	if (st != NULL && !(st->flags & NRF_H2_SF_MALFORMED) &&
+		h2_check_answer_data(&st->chk, len) != H2_CHK_OK)
+		malformed(c, st);
+	if (st == NULL || st->user == NULL || (st->flags & NRF_H2_SF_MALFORMED)) {
 		/* Nobody will relay it: give the window back at once. */
 		nghttp2_session_consume_stream(sess, id, len);
 		return 0;
@@ -612,6 +644,12 @@ on_stream_close(nghttp2_session *sess, int32_t id, uint32_t code, void *ud)
 	}
 	if ((c->fl & CF_CALM) && id == c->calm_id)
 		calm_goaway(c); /* the flood's stream ended before its answer */
+	/* A peer stream this side found malformed closes with the code of
+	 * its reset, as when nghttp2 checked it: an answer that ended
+	 * (END_STREAM) before its last check failed would otherwise close
+	 * with NO_ERROR, before that RST_STREAM is written. */
+	if ((st->flags & H2_SF_MAL_RST) && code == NGHTTP2_NO_ERROR)
+		code = NGHTTP2_PROTOCOL_ERROR;
 	if (st->user != NULL && c->cbs->on_close != NULL)
 		c->cbs->on_close(st, code, 0);
 	h2_stream_put(c->ctx, st);
@@ -766,8 +804,10 @@ nrf_h2_ctx_create(const struct nrf_tp_ops *tp, struct nrf_tp_loop *loop,
 		nghttp2_option_new(&ctx->opt_client) != 0)
 		goto nomem;
 	nghttp2_option_set_no_closed_streams(ctx->opt_server, 1);
-	/* Front requests are checked by h2_check.c (same rules, cheaper). */
+	/* Front requests and peer answers are checked by h2_check.c (same
+	 * rules, cheaper). */
 	nghttp2_option_set_no_http_messaging(ctx->opt_server, 1);
+	nghttp2_option_set_no_http_messaging(ctx->opt_client, 1);
 	h2_check_init();
 	/* Peer streams are window-updated as the front takes their data,
 	 * front connections as request bodies are freed (front_data()). */
@@ -871,7 +911,7 @@ nv_set(nghttp2_nv *nv, const char *name, size_t nlen, const char *value, size_t 
  * lower-cased byte by byte (issue 19). The stream outlives its HEADERS
  * frame (it is put back only when nghttp2 closes it or the connection is
  * torn down), and every name here is lower case already: front requests
- * passed h2_check.c, peer answers nghttp2's HTTP rules, the rest are
+ * passed h2_check.c, and so did the peer answers relayed, the rest are
  * literals. A list that does not fit is left to nghttp2 to copy.
  */
 static void
@@ -1702,6 +1742,7 @@ nrf_h2_request(struct nrf_h2_conn *c, const struct nrf_h2_hdr *hdrs, size_t n_hd
 	st->user = user;
 	if (n_hdrs > 0 && nrf_slice_eq(hdrs[0].name, ":method") && is_head(hdrs[0].value))
 		st->flags |= NRF_H2_SF_HEAD;
+	h2_anschk_init(&st->chk, (st->flags & NRF_H2_SF_HEAD) != 0);
 	if (body != NULL && body->len > 0) {
 		st->src = body;
 		st->src_chunk = body->head;

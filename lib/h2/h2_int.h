@@ -54,6 +54,9 @@ struct h2_pool {
 #define H2_SF_HDRS_OUT 0x20000000u
 /* Front: a reset waits for the response's HEADERS (nrf_h2_reset()). */
 #define H2_SF_RST_DUE 0x40000000u
+/* Peer: reset as malformed by h2_conn.c (PROTOCOL_ERROR), whatever code
+ * nghttp2 later closes it with (on_stream_close()). */
+#define H2_SF_MAL_RST 0x80000000u
 
 /* Header blocks decoded beyond this many times the limit (and at least
  * H2_BOMB_MIN over it) end the connection (h2_conn.c, header_flood()). */
@@ -260,6 +263,41 @@ int h2_check_head(const struct nrf_h2_reqchk *rc);
 int h2_check_data(struct nrf_h2_reqchk *rc, size_t n);
 /* END_STREAM: body length = content-length. */
 int h2_check_end(const struct nrf_h2_reqchk *rc);
+
+/*
+ * h2_check.c: HTTP semantics of answers on peer (client) streams, which
+ * peer sessions do not run either (no_http_messaging): nghttp2 1.52's
+ * client-side rules, same outcome for every input. The state lives in the
+ * stream's chk (flags H2_AF_*), reset by h2_anschk_init() when the request
+ * is submitted. H2_CHK_BAD: the stream is malformed, to be reset with
+ * RST_STREAM(PROTOCOL_ERROR) and nothing more of it delivered.
+ */
+#define H2_CHK_DROP 2 /* a field nghttp2 removes (content-length: 0 on a 204) */
+#define H2_CHK_INTERIM 3 /* h2_check_answer_head(): a 1xx, a final answer follows */
+
+#define H2_AF_STATUS 0x0001u       /* :status seen in this block */
+#define H2_AF_NO_PSEUDO 0x0020u    /* a regular field was seen */
+#define H2_AF_EXPECT_FINAL 0x0040u /* a 1xx was received */
+#define H2_AF_HEAD 0x0080u         /* the request was HEAD: no body */
+
+/* @p head: the request's method is HEAD. */
+void h2_anschk_init(struct nrf_h2_reqchk *rc, bool head);
+/* One received answer field (@p trailer: after the final header block;
+ * @p known: H2_KNOWN_*): H2_CHK_OK, H2_CHK_BAD or H2_CHK_DROP (valid, not
+ * to be delivered). */
+int h2_check_answer_field(struct nrf_h2_reqchk *rc, const uint8_t *name, size_t nlen,
+	const uint8_t *value, size_t vlen, bool trailer, unsigned int known);
+/* End of a non-trailer header block: H2_CHK_OK (final answer),
+ * H2_CHK_INTERIM (1xx; the block's state is reset for the next) or
+ * H2_CHK_BAD (no :status). */
+int h2_check_answer_head(struct nrf_h2_reqchk *rc);
+/* @p n more body bytes: H2_CHK_BAD before the final answer or beyond
+ * content-length (0 for HEAD, 204 and 304). */
+int h2_check_answer_data(struct nrf_h2_reqchk *rc, size_t n);
+/* END_STREAM (on HEADERS after h2_check_answer_head(), or on DATA):
+ * H2_CHK_BAD while a final answer is due or when the body is shorter
+ * than content-length. */
+int h2_check_answer_end(const struct nrf_h2_reqchk *rc);
 
 /* h2_pool.c: the context's pools and memory accounting. */
 static inline void

@@ -387,9 +387,11 @@ struct nrf_h2_conn;
  * One stream. Fields are read-only for the owner except @c user.
  * Front stream: @c msg is the request; peer stream: @c msg is the response.
  */
-/** Private: HTTP checks of a front request (lib/h2/h2_check.c). */
+/** Private: HTTP checks of a front request or of a peer's answer
+ *  (lib/h2/h2_check.c). */
 struct nrf_h2_reqchk {
 	uint32_t fl;
+	int32_t status; /**< answers: :status of the current block, -1: none */
 	int64_t clen; /**< content-length, -1 when absent */
 	int64_t rlen; /**< body bytes received */
 };
@@ -414,7 +416,7 @@ struct nrf_h2_stream {
 				  *   the connection window */
 	uint8_t hdr_phase;
 	uint32_t rst_code;       /**< front: code of a reset held for the HEADERS */
-	struct nrf_h2_reqchk chk;  /**< front: HTTP checks of the request */
+	struct nrf_h2_reqchk chk;  /**< HTTP checks of the request (front) or answer (peer) */
 	struct nrf_list link;    /**< h2 only: in its connection's streams */
 	uint16_t inl_len;        /**< front: inline response bytes used */
 	uint16_t inl_body;       /**< front: inline body starts here */

@@ -14,7 +14,7 @@ LIMITS, in front of:
     client's forwarded requests: local 404, then nrf-e);
   - "evil", "evil2": HTTP/2 servers written here (EvilUpstream), peers of
     priority 2 and 3. The request's `x-evil` field says how they misbehave:
-    16 kinds of malformed answers, DATA beyond the flow-control window, no
+    26 kinds of malformed answers, DATA beyond the flow-control window, no
     answer at all. Each announces SETTINGS_MAX_CONCURRENT_STREAMS 2, so
     nrfwd's pool for it (4 connections, peerQueueDepth 32) overloads;
   - "nrf-big": nrfstub with one profile of about 1 MB (ID_BIG), peer of
@@ -363,6 +363,25 @@ class EvilUpstream:
         'rst-mid',          # HEADERS, part of the body, RST_STREAM(INTERNAL_ERROR)
         'close-mid',        # HEADERS, part of the body, TCP close
         'headers-unended',  # HEADERS without END_HEADERS, then nothing
+        # HTTP rules nrfwd checks itself (decision 0034), as nghttp2 did
+        'dup-status',       # :status twice
+        'interim-end',      # a 100 with END_STREAM: no final answer
+        'data-interim',     # DATA after a 100, before the final answer
+        'te-gzip',          # te other than "trailers"
+        'req-pseudo',       # a request pseudo-header (:path) in an answer
+        'ws-value',         # a value with leading whitespace
+        'cl-twice',         # content-length twice
+        'cl-over',          # content-length 5, a longer body
+        'trailer-unended',  # trailers without END_STREAM
+        '204-body',         # a 204 with a body
+    ]
+
+    # mode -> unusual but valid answers: relayed (200 with the body).
+    VALID = [
+        'interim-ok',       # a 103 with a field, then the answer
+        'cl-ok',            # content-length matching the body, in two DATA frames
+        'trailers-ok',      # the answer, then trailers with END_STREAM
+        'odd-fields',       # '_' in a name, HT and bytes >= 0x80 inside a value, te: Trailers
     ]
 
     def __init__(self, max_streams=2):
@@ -501,6 +520,57 @@ class EvilUpstream:
             out.append(frame(HEADERS, END_HEADERS, sid, ok + ctype))
             out.append(frame(DATA, 0, sid, body))
             out.append(frame(HEADERS, END_HEADERS | END_STREAM, sid, lit(':status', '200')))
+        elif mode == 'dup-status':
+            out.append(frame(HEADERS, END_HEADERS, sid, ok + ok + ctype))
+            out.append(frame(DATA, END_STREAM, sid, body))
+        elif mode == 'interim-end':
+            out.append(frame(HEADERS, END_HEADERS | END_STREAM, sid, lit(':status', '100')))
+        elif mode == 'data-interim':
+            out.append(frame(HEADERS, END_HEADERS, sid, lit(':status', '100')))
+            out.append(frame(DATA, 0, sid, body[:10]))
+            out.append(frame(HEADERS, END_HEADERS, sid, ok + ctype))
+            out.append(frame(DATA, END_STREAM, sid, body[10:]))
+        elif mode == 'te-gzip':
+            out.append(frame(HEADERS, END_HEADERS, sid, ok + ctype + lit('te', 'gzip')))
+            out.append(frame(DATA, END_STREAM, sid, body))
+        elif mode == 'req-pseudo':
+            out.append(frame(HEADERS, END_HEADERS, sid, ok + lit(':path', '/') + ctype))
+            out.append(frame(DATA, END_STREAM, sid, body))
+        elif mode == 'ws-value':
+            out.append(frame(HEADERS, END_HEADERS, sid, ok + ctype + lit('x-evil', ' a')))
+            out.append(frame(DATA, END_STREAM, sid, body))
+        elif mode == 'cl-twice':
+            cl = lit('content-length', str(len(body)))
+            out.append(frame(HEADERS, END_HEADERS, sid, ok + ctype + cl + cl))
+            out.append(frame(DATA, END_STREAM, sid, body))
+        elif mode == 'cl-over':
+            out.append(frame(HEADERS, END_HEADERS, sid, ok + ctype + lit('content-length', '5')))
+            out.append(frame(DATA, END_STREAM, sid, body))
+        elif mode == 'trailer-unended':
+            out.append(frame(HEADERS, END_HEADERS, sid, ok + ctype))
+            out.append(frame(DATA, 0, sid, body))
+            out.append(frame(HEADERS, END_HEADERS, sid, lit('x-t', '1')))
+        elif mode == '204-body':
+            out.append(frame(HEADERS, END_HEADERS, sid, b'\x89' + ctype))  # :status 204
+            out.append(frame(DATA, END_STREAM, sid, body))
+        elif mode == 'interim-ok':
+            out.append(frame(HEADERS, END_HEADERS, sid, lit(':status', '103') +
+                             lit('link', '</a>; rel=preload')))
+            out.append(frame(HEADERS, END_HEADERS, sid, ok + ctype))
+            out.append(frame(DATA, END_STREAM, sid, body))
+        elif mode == 'cl-ok':
+            out.append(frame(HEADERS, END_HEADERS, sid, ok + ctype +
+                             lit('content-length', str(len(body)))))
+            out.append(frame(DATA, 0, sid, body[:10]))
+            out.append(frame(DATA, END_STREAM, sid, body[10:]))
+        elif mode == 'trailers-ok':
+            out.append(frame(HEADERS, END_HEADERS, sid, ok + ctype))
+            out.append(frame(DATA, 0, sid, body))
+            out.append(frame(HEADERS, END_HEADERS | END_STREAM, sid, lit('x-t', '1')))
+        elif mode == 'odd-fields':
+            out.append(frame(HEADERS, END_HEADERS, sid, ok + ctype + lit('x_odd', b'a\tb\xc3\xa9') +
+                             lit('te', 'Trailers')))
+            out.append(frame(DATA, END_STREAM, sid, body))
         elif mode == 'bad-hpack':
             out.append(frame(HEADERS, END_HEADERS | END_STREAM, sid, b'\xff\xff\xff\xff\x0f'))
         elif mode == 'garbage':
@@ -1244,17 +1314,35 @@ class Hostile(unittest.TestCase):
             c.send(f)
 
     def test_10_malformed_upstream_answers_each_give_exactly_one_answer(self):
-        """16 kinds of malformed answers from a peer (EvilUpstream.MALFORMED):
+        """26 kinds of malformed answers from a peer (EvilUpstream.MALFORMED):
         each is a failed try, never relayed, and the client gets exactly one
         answer: 504 TARGET_NF_NOT_REACHABLE (the local NRF claimed absence,
         the other peer is in Via)."""
         c = self.conn()
         modes = EvilUpstream.MALFORMED
         sids = [2 * k + 1 for k in range(len(modes))]
+        peer = 'nrf-evil.test:%d' % _evil.port
+        failures = {}  # mode -> the try failures it counted, by reason
         for mode, sid in zip(modes, sids):  # one at a time: one fault per try
+            m0 = H.metrics(_nrfwd)
             self.evil_get(c, sid, mode)
             c.wait(lambda c: c.answered(sid), TMO['requestMs'] / 1000.0 + SLACK)
+            m1 = H.metrics(_nrfwd)
+            failures[mode] = {
+                dict(ls).get('reason'): v - m0.get((n, ls), 0.0)
+                for (n, ls), v in m1.items()
+                if n == 'nrfwd_try_failures_total' and ('peer', peer) in ls and
+                v != m0.get((n, ls), 0.0)}
+        note('malformed answers, try failures by reason: %s' % failures)
         self.assertEqual([m for m, s in zip(modes, sids) if not c.answered(s)], [])
+        # What nghttp2's own HTTP checks did before nrfwd checked answers
+        # itself (decision 0034): reset the stream, one failed try "reset".
+        for mode in ('no-status', 'bad-status', 'status-101', 'upper-name', 'conn-header',
+                     'pseudo-after', 'cl-mismatch', 'trailer-pseudo', 'dup-status',
+                     'interim-end', 'data-interim', 'te-gzip', 'req-pseudo', 'ws-value',
+                     'cl-twice', 'cl-over', 'trailer-unended', '204-body'):
+            with self.subTest(mode=mode):
+                self.assertEqual(failures[mode], {'reset': 1.0})
         for mode, sid in zip(modes, sids):
             with self.subTest(mode=mode):
                 st, fields, body, ended, rst = c.response(sid)
@@ -1263,6 +1351,27 @@ class Hostile(unittest.TestCase):
                                  1)
                 self.assertProblem(c, sid, 504, 'TARGET_NF_NOT_REACHABLE')
                 self.assertGreaterEqual(_evil.requests(mode), 1)
+
+    def test_10b_unusual_but_valid_upstream_answers_are_relayed(self):
+        """Answers that pass HTTP/2's message rules however unusual
+        (EvilUpstream.VALID: an interim 103, content-length over two DATA
+        frames, trailers, odd but valid bytes) are relayed: 200 with the
+        body, ended, no reset, no try failure."""
+        c = self.conn()
+        modes = EvilUpstream.VALID
+        sids = [2 * k + 1 for k in range(len(modes))]
+        peer = 'nrf-evil.test:%d' % _evil.port
+        f0 = H.metric_value(H.metrics(_nrfwd), 'nrfwd_try_failures_total', peer=peer)
+        for mode, sid in zip(modes, sids):
+            self.evil_get(c, sid, mode)
+            c.wait(lambda c: c.answered(sid), TMO['requestMs'] / 1000.0 + SLACK)
+        for mode, sid in zip(modes, sids):
+            with self.subTest(mode=mode):
+                st, fields, body, ended, rst = c.response(sid)
+                self.assertEqual((st, rst, ended), (200, None, True), mode)
+                self.assertEqual(body, _body_json(mode))
+        self.assertEqual(H.metric_value(H.metrics(_nrfwd), 'nrfwd_try_failures_total',
+                                        peer=peer) - f0, 0)
 
     def test_11_upstream_ignoring_flow_control_never_gets_a_bare_reset(self):
         """10 requests whose answer (content-length 1 MiB) the peer sends
