@@ -366,7 +366,7 @@ try_start(struct rt_xact *x, struct rt_pool *p, bool local, bool force)
 	}
 	if (t->wt.queued)
 		t->state = T_QUEUED;
-	rt_timer_arm(&x->w->timers, &t->timer, x->snap->cfg->rt.per_try_ms);
+	rt_timer_arm_lane(&x->w->timers, &t->timer, x->snap->cfg->rt.per_try_ms);
 	rt_count_try(p);
 	t->started_ns = rt_now(x->w);
 	if (!local)
@@ -427,7 +427,7 @@ try_retry(struct rt_try *t)
 	}
 	if (t->wt.queued)
 		t->state = T_QUEUED;
-	rt_timer_arm(&w->timers, &t->timer, x->snap->cfg->rt.per_try_ms);
+	rt_timer_arm_lane(&w->timers, &t->timer, x->snap->cfg->rt.per_try_ms);
 	RT_STAT(w, retries, 1);
 	return true;
 }
@@ -1045,7 +1045,7 @@ start(struct rt_xact *x)
 	}
 	/* From here on the answer depends on upstreams: bound it. Requests
 	 * answered at once never touch the timer heap. */
-	if (rt_timer_arm(&w->timers, &x->rtimer, s->cfg->rt.request_ms) != 0) {
+	if (rt_timer_arm_lane(&w->timers, &x->rtimer, s->cfg->rt.request_ms) != 0) {
 		/* No memory for the backstop: nothing may go upstream unbounded. */
 		answer_error(x, NRF_COND_OVERLOAD);
 		return;

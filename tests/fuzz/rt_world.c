@@ -800,15 +800,12 @@ world_turn(struct world *w, bool (*extra)(void *arg), void *arg)
 static void
 timers_advance(struct rt_timers *ts)
 {
-	uint64_t now = nrf_now_ns(), d;
+	uint64_t now = nrf_now_ns();
+	struct rt_timer *t = rt_timers_first(ts);
 
-	if (ts->n == 0 || ts->heap[0].at <= now)
+	if (t == NULL || t->at <= now)
 		return;
-	d = ts->heap[0].at - now;
-	for (uint32_t k = 0; k < ts->n; k++) {
-		ts->heap[k].at -= d;
-		ts->heap[k].t->at -= d;
-	}
+	rt_timers_shift(ts, t->at - now);
 }
 
 bool
@@ -825,13 +822,13 @@ world_settle_check(struct world *w, bool (*extra)(void *arg), void *arg)
 			return true;
 		if (scripts_start(w))
 			continue;
-		if (ts->n == 0)
+		if (rt_timers_first(ts) == NULL)
 			break;
 		/* Nothing moves and requests wait: time passes up to the
 		 * earliest deadline, and that timer alone fires (as in
 		 * rt_timers_run()). */
 		timers_advance(ts);
-		t = ts->heap[0].t;
+		t = rt_timers_first(ts);
 		rt_timer_cancel(ts, t);
 		t->fn(t, ts->arg);
 	}

@@ -141,3 +141,122 @@ TEST(RtTimer, CallbackMayCancelAnotherDueTimer)
 	EXPECT_EQ(b.fired, 0);
 	rt_timers_fini(&ts);
 }
+
+/* Lanes (rt_timer_arm_lane()): timers of the same duration in FIFO order,
+ * mixed with heap timers, fire in deadline order all the same. The clock is
+ * the owner's kept one (ts.now), set by hand. */
+TEST(RtTimer, LaneTimersFireInDeadlineOrderWithHeapTimers)
+{
+	Heap h;
+	std::vector<Tm> tms(300);
+	std::mt19937 rng(7);
+
+	h.ts.kept = true;
+	for (size_t i = 0; i < tms.size(); i++) {
+		tms[i].id = (int)i;
+		rt_timer_init(&tms[i].t, record);
+		h.ts.now = 1000000 + i * 1000; /* the clock moves on */
+		switch (rng() % 3) {
+		case 0:
+			ASSERT_EQ(rt_timer_arm_lane(&h.ts, &tms[i].t, 5), 0);
+			break;
+		case 1:
+			ASSERT_EQ(rt_timer_arm_lane(&h.ts, &tms[i].t, 2), 0);
+			break;
+		default:
+			ASSERT_EQ(rt_timer_arm_at(&h.ts, &tms[i].t, 1000000 + rng() % 8000000), 0);
+			break;
+		}
+		EXPECT_NE(tms[i].t.idx, 0u); /* armed, wherever it is */
+	}
+	/* cancel from anywhere: lane heads, tails, middles, heap */
+	for (size_t i = 0; i < tms.size(); i += 4)
+		rt_timer_cancel(&h.ts, &tms[i].t);
+	rt_timer_cancel(&h.ts, &tms[0].t); /* twice: no-op */
+	/* re-arm some lane timers: they move to their lane's tail */
+	h.ts.now = 1000000 + tms.size() * 1000;
+	for (size_t i = 1; i < tms.size(); i += 10)
+		ASSERT_EQ(rt_timer_arm_lane(&h.ts, &tms[i].t, 2), 0);
+	/* the first due deadline is what rt_timer_next_ms() sees */
+	uint64_t first = UINT64_MAX;
+	size_t left = 0;
+	for (size_t i = 0; i < tms.size(); i++)
+		if (tms[i].t.idx != 0) {
+			first = std::min(first, tms[i].t.at);
+			left++;
+		}
+	EXPECT_EQ(rt_timer_next_ms(&h.ts, first - 1000000, 1000), 1);
+	EXPECT_EQ(rt_timer_next_ms(&h.ts, first, 1000), 0);
+	rt_timers_run(&h.ts, 1000000 + 3000 * 1000);
+	size_t early = h.fired.ids.size();
+	for (int id : h.fired.ids)
+		EXPECT_LE(tms[id].t.at, 1000000u + 3000 * 1000);
+	rt_timers_run(&h.ts, UINT64_MAX);
+	ASSERT_EQ(h.fired.ids.size(), left);
+	EXPECT_GT(early, 0u);
+	EXPECT_LT(early, left);
+	for (size_t i = 1; i < h.fired.ids.size(); i++)
+		EXPECT_LE(tms[h.fired.ids[i - 1]].t.at, tms[h.fired.ids[i]].t.at);
+	for (size_t i = 0; i < tms.size(); i++)
+		EXPECT_EQ(tms[i].t.idx, 0u);
+	EXPECT_EQ(rt_timer_next_ms(&h.ts, 0, 1000), 1000);
+}
+
+/* More durations than lanes: the rest go to the heap, and a lane that
+ * empties takes another duration. */
+TEST(RtTimer, DurationsBeyondTheLanesUseTheHeap)
+{
+	Heap h;
+	std::vector<Tm> tms(RT_TIMER_LANES + 2);
+
+	h.ts.kept = true;
+	h.ts.now = 1000;
+	for (size_t i = 0; i < tms.size(); i++) {
+		tms[i].id = (int)i;
+		rt_timer_init(&tms[i].t, record);
+		ASSERT_EQ(rt_timer_arm_lane(&h.ts, &tms[i].t, (uint32_t)(10 + i)), 0);
+	}
+	for (size_t i = 0; i < tms.size(); i++)
+		EXPECT_EQ(tms[i].t.idx == RT_TIMER_IN_LANE, i < RT_TIMER_LANES) << i;
+	EXPECT_EQ(h.ts.n, 2u);
+	rt_timer_cancel(&h.ts, &tms[0].t); /* its lane is free again */
+	Tm x{{}, 99};
+	rt_timer_init(&x.t, record);
+	ASSERT_EQ(rt_timer_arm_lane(&h.ts, &x.t, 1), 0);
+	EXPECT_EQ(x.t.idx, RT_TIMER_IN_LANE);
+	rt_timers_run(&h.ts, UINT64_MAX);
+	EXPECT_EQ(h.fired.ids, (std::vector<int>{99, 1, 2, 3, 4, 5}));
+}
+
+/* A callback may re-arm its own timer in its lane (periodic use). */
+namespace {
+struct Again {
+	rt_timer t;
+	rt_timers *ts;
+	int fired;
+};
+
+void
+again(rt_timer *t, void *)
+{
+	Again *a = reinterpret_cast<Again *>(t);
+	if (++a->fired < 3)
+		rt_timer_arm_lane(a->ts, &a->t, 0);
+}
+} // namespace
+
+TEST(RtTimer, LaneTimerRearmedFromItsCallback)
+{
+	rt_timers ts = {};
+	Again a{};
+
+	ts.kept = true;
+	ts.now = 5;
+	a.ts = &ts;
+	rt_timer_init(&a.t, again);
+	ASSERT_EQ(rt_timer_arm_lane(&ts, &a.t, 0), 0);
+	rt_timers_run(&ts, 5);
+	EXPECT_EQ(a.fired, 3);
+	EXPECT_EQ(a.t.idx, 0u);
+	rt_timers_fini(&ts);
+}
