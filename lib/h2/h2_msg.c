@@ -202,12 +202,40 @@ h2_msg_reset_fields(struct nrf_h2_ctx *ctx, struct nrf_h2_msg *m)
 		m->block_top = ctx->lim.max_header_bytes;
 }
 
-static bool
+/*
+ * @p name is the literal @p lit (3 to 16 bytes, a constant at every call).
+ * Compared as two overlapping words, which the compiler turns into
+ * immediates: libc's memcmp() was called 8 times per forwarded request
+ * from here, ~20 instructions a call with its size dispatch (issue 19).
+ */
+static inline __attribute__((always_inline)) bool
 name_is(const uint8_t *name, size_t nlen, const char *lit)
 {
-	size_t n = strlen(lit);
+	size_t n = __builtin_strlen(lit);
 
-	return nlen == n && memcmp(name, lit, n) == 0;
+	if (nlen != n)
+		return false;
+	if (n >= 8) {
+		uint64_t a, b, x, y;
+
+		memcpy(&a, name, 8);
+		memcpy(&b, name + n - 8, 8);
+		memcpy(&x, lit, 8);
+		memcpy(&y, lit + n - 8, 8);
+		return ((a ^ x) | (b ^ y)) == 0;
+	} else if (n >= 4) {
+		uint32_t a, b, x, y;
+
+		memcpy(&a, name, 4);
+		memcpy(&b, name + n - 4, 4);
+		memcpy(&x, lit, 4);
+		memcpy(&y, lit + n - 4, 4);
+		return ((a ^ x) | (b ^ y)) == 0;
+	}
+	for (size_t i = 0; i < n; i++)
+		if (name[i] != (uint8_t)lit[i])
+			return false;
+	return true;
 }
 
 int
