@@ -56,6 +56,10 @@ static pthread_once_t tables_once = PTHREAD_ONCE_INIT;
 /* The 16-byte checks below encode nghttp2's value and path tables as
  * ranges; they are used only if the tables are what they encode. */
 static bool simd_value, simd_path;
+/* Names and authorities are checked 16 bytes at a time against the bytes
+ * they nearly always hold (below), the table deciding when one is not:
+ * used only if the table accepts all of those. */
+static bool simd_name, simd_auth;
 
 static void
 tables_build(void)
@@ -82,6 +86,15 @@ tables_build(void)
 		if (path_ok[c] != (uint8_t)!(ctl || c == 0x20))
 			simd_path = false;
 	}
+	simd_name = simd_auth = true;
+	for (c = 0; c < 256; c++) {
+		bool common = (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-';
+
+		if (common && !name_ok[c])
+			simd_name = false;
+		if ((common || c == '.' || c == ':') && !auth_ok[c])
+			simd_auth = false;
+	}
 }
 
 void
@@ -101,19 +114,6 @@ all_in(const uint8_t *tab, const uint8_t *p, size_t len)
 	return true;
 }
 
-bool
-h2_check_name(const uint8_t *p, size_t len)
-{
-	if (len == 0)
-		return false;
-	if (p[0] == ':') {
-		if (len == 1)
-			return false;
-		p++;
-		len--;
-	}
-	return all_in(name_ok, p, len);
-}
 
 #if defined(__SSE2__)
 /* Bytes of @p x that nghttp2_check_header_value() refuses: CTL (0x00-0x1f)
@@ -184,6 +184,81 @@ check16(int (*bad16)(__m128i), const uint8_t *tab, const uint8_t *p, size_t len)
 	return all_in(tab, p, len);
 }
 #endif
+
+#if defined(__SSE2__)
+/* Bytes of @p x that are not a-z, 0-9 or '-' (as signed bytes, 0x80-0xff
+ * are negative and outside every range: left to the table). */
+static inline int
+name_odd16(__m128i x)
+{
+	__m128i ok = _mm_or_si128(
+		_mm_and_si128(_mm_cmpgt_epi8(x, _mm_set1_epi8('a' - 1)),
+			_mm_cmplt_epi8(x, _mm_set1_epi8('z' + 1))),
+		_mm_or_si128(_mm_and_si128(_mm_cmpgt_epi8(x, _mm_set1_epi8('0' - 1)),
+				     _mm_cmplt_epi8(x, _mm_set1_epi8('9' + 1))),
+			_mm_cmpeq_epi8(x, _mm_set1_epi8('-'))));
+
+	return _mm_movemask_epi8(ok) ^ 0xffff;
+}
+
+/* The same for authorities, which also hold '.' and ':'. */
+static inline int
+auth_odd16(__m128i x)
+{
+	return name_odd16(x) & (_mm_movemask_epi8(_mm_or_si128(
+		_mm_cmpeq_epi8(x, _mm_set1_epi8('.')), _mm_cmpeq_epi8(x, _mm_set1_epi8(':')))) ^ 0xffff);
+}
+
+/*
+ * Every byte of p[0, len) is in @p tab: 8 bytes or more are first tried
+ * 16 at a time against the common bytes (@p odd16); only a range with
+ * another byte is looked up byte by byte, so the outcome is the table's.
+ */
+static inline __attribute__((always_inline)) bool
+tab16(int (*odd16)(__m128i), const uint8_t *tab, const uint8_t *p, size_t len)
+{
+	size_t i;
+
+	if (len >= 16) {
+		for (i = 0; i + 16 <= len; i += 16)
+			if (odd16(load16(p + i)) != 0)
+				return all_in(tab, p, len);
+		return i == len || odd16(load16(p + len - 16)) == 0 || all_in(tab, p, len);
+	}
+	if (len >= 8)
+		return odd16(load8x2(p, len)) == 0 || all_in(tab, p, len);
+	return all_in(tab, p, len);
+}
+#endif
+
+/* nghttp2_check_authority() */
+static bool
+auth_check(const uint8_t *p, size_t len)
+{
+#if defined(__SSE2__)
+	if (simd_auth)
+		return tab16(auth_odd16, auth_ok, p, len);
+#endif
+	return all_in(auth_ok, p, len);
+}
+
+bool
+h2_check_name(const uint8_t *p, size_t len)
+{
+	if (len == 0)
+		return false;
+	if (p[0] == ':') {
+		if (len == 1)
+			return false;
+		p++;
+		len--;
+	}
+#if defined(__SSE2__)
+	if (simd_name)
+		return tab16(name_odd16, name_ok, p, len);
+#endif
+	return all_in(name_ok, p, len);
+}
 
 /*
  * nghttp2_check_header_value(): every byte but CTL (0x00-0x1f except HT)
@@ -278,6 +353,15 @@ parse_uint(const uint8_t *p, size_t len)
 
 	if (len == 0)
 		return -1;
+	if (len <= 18) {
+		/* at most 10^18 - 1: no overflow (:status, content-length) */
+		for (i = 0; i < len; i++) {
+			if (p[i] < '0' || p[i] > '9')
+				return -1;
+			n = n * 10 + (p[i] - '0');
+		}
+		return n;
+	}
 	for (i = 0; i < len; i++) {
 		if (p[i] < '0' || p[i] > '9')
 			return -1;
@@ -384,7 +468,7 @@ h2_check_field(struct nrf_h2_reqchk *rc, const uint8_t *name, size_t nlen,
 	case FK_CONN:
 		return H2_CHK_BAD;
 	case FK_HOST:
-		if (!vk && !all_in(auth_ok, value, vlen))
+		if (!vk && !auth_check(value, vlen))
 			return H2_CHK_BAD;
 		rc->fl |= H2_HF_NO_PSEUDO;
 		return once(rc, H2_HF_HOST, vlen);
@@ -431,7 +515,7 @@ h2_check_field(struct nrf_h2_reqchk *rc, const uint8_t *name, size_t nlen,
 			rc->fl |= H2_HF_SCHEME_HTTP;
 		return H2_CHK_OK;
 	case FK_AUTHORITY:
-		if (!vk && !all_in(auth_ok, value, vlen))
+		if (!vk && !auth_check(value, vlen))
 			return H2_CHK_BAD;
 		return once(rc, H2_HF_AUTHORITY, vlen);
 	default:
