@@ -75,7 +75,8 @@ if [ "$sanitize" = 1 ]; then
 	# and quarantine do not keep). A new file is added here when it fits.
 	asan_integration=(test_h2_conformance test_bad_input test_hostile test_faults
 		test_timeouts test_links test_health test_reconfig test_tls test_api
-		test_seed_topology test_nrfwd_basic test_nrfwd_ctl test_nrfwd_ctl_topo test_load)
+		test_seed_topology test_nrfwd_basic test_nrfwd_ctl test_nrfwd_ctl_topo test_load
+		test_dns test_peers)
 	if [ -f tests/integration/meson.build ]; then
 		rdir="$(cd "$asandir" && pwd)/meson-logs/sanitizer-reports"
 		rm -rf "$rdir"
