@@ -996,6 +996,30 @@ nrf_cfgsrc_unlock(struct nrf_cfgsrc *s)
 	pthread_mutex_unlock(&s->lock);
 }
 
+/* One compare-and-swap write of @p text based on revision @p base, for
+ * both writers below; @p how says in the log what was written. */
+static int
+put_if(struct nrf_cfgsrc *s, const char *text, size_t len, int64_t base, int64_t *ticket,
+	char *why, size_t why_cap, const char *how)
+{
+	int rc;
+
+	*ticket = 0;
+	why[0] = '\0';
+	rc = nrf_etcd_put_if(s->x_etcd, s->key, text, len, base, ticket);
+	if (rc == 0 || rc == NRF_EAGAIN)
+		contact(s);
+	if (rc == NRF_EAGAIN)
+		snprintf(why, why_cap, "the configuration in etcd changed since revision %lld "
+			"this change was based on: read it again and retry", (long long)base);
+	else if (rc != 0)
+		snprintf(why, why_cap, "etcd: %s", nrf_etcd_last_error(s->x_etcd));
+	else
+		NRF_LOG(INFO, MOD, "REST change written to %s at revision %lld (based on %lld%s)",
+			s->key, (long long)*ticket, (long long)base, how);
+	return rc;
+}
+
 int
 nrf_cfgsrc_write(struct nrf_cfgsrc *s, const struct nrf_cfg *next, int64_t *ticket,
 	char *why, size_t why_cap)
@@ -1012,18 +1036,8 @@ nrf_cfgsrc_write(struct nrf_cfgsrc *s, const struct nrf_cfg *next, int64_t *tick
 	pthread_mutex_lock(&s->st);
 	base = s->seen_mod;
 	pthread_mutex_unlock(&s->st);
-	rc = nrf_etcd_put_if(s->x_etcd, s->key, shared, strlen(shared), base, ticket);
+	rc = put_if(s, shared, strlen(shared), base, ticket, why, why_cap, "");
 	free(shared);
-	if (rc == 0 || rc == NRF_EAGAIN)
-		contact(s);
-	if (rc == NRF_EAGAIN)
-		snprintf(why, why_cap, "the configuration in etcd changed since revision %lld "
-			"this change was based on: read it again and retry", (long long)base);
-	else if (rc != 0)
-		snprintf(why, why_cap, "etcd: %s", nrf_etcd_last_error(s->x_etcd));
-	else
-		NRF_LOG(INFO, MOD, "REST change written to %s at revision %lld (based on %lld)",
-			s->key, (long long)*ticket, (long long)base);
 	return rc;
 }
 
@@ -1043,23 +1057,8 @@ int
 nrf_cfgsrc_write_text(struct nrf_cfgsrc *s, const char *text, size_t len, int64_t base,
 	int64_t *ticket, char *why, size_t why_cap)
 {
-	int rc;
-
-	*ticket = 0;
-	why[0] = '\0';
-	rc = nrf_etcd_put_if(s->x_etcd, s->key, text, len, base, ticket);
-	if (rc == 0 || rc == NRF_EAGAIN)
-		contact(s);
-	if (rc == NRF_EAGAIN)
-		snprintf(why, why_cap, "the configuration in etcd changed since revision %lld "
-			"this change was based on: read it again and retry", (long long)base);
-	else if (rc != 0)
-		snprintf(why, why_cap, "etcd: %s", nrf_etcd_last_error(s->x_etcd));
-	else
-		NRF_LOG(INFO, MOD, "REST change written to %s at revision %lld (based on %lld, "
-			"applied to the stored document)", s->key, (long long)*ticket,
-			(long long)base);
-	return rc;
+	return put_if(s, text, len, base, ticket, why, why_cap,
+		", applied to the stored document");
 }
 
 int
