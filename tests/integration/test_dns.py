@@ -117,6 +117,23 @@ class Dns(unittest.TestCase):
             raise RuntimeError('nrfstub %s did not start:\n%s' % (name, proc.log()))
         return proc
 
+    def start_named(self, dns, second=False):
+        """A local NRF, the peer NAME on 127.0.0.2 (and, with @second,
+        another at 127.0.0.3 on the same port) with /etc/hosts saying
+        127.0.0.2, and nrfwd in the namespace with runtime.dns = @dns.
+        Returns (nrfwd, port, the peer's name in /peers)."""
+        local = self.h.start_stub('local', 'stub-profiles-a.json')
+        port = H.free_port()
+        self.start_stub_at('first', '127.0.0.2', port)
+        if second:
+            self.start_stub_at('second', '127.0.0.3', port)
+        with open(self.hosts, 'w') as f:
+            f.write('127.0.0.1 localhost\n127.0.0.2 %s\n' % NAME)
+        cfg = H.nrfwd_config('nrf-a.test', local=local.port,
+                             peers=[H.peer(NAME, port, ipv4=None)])
+        cfg['runtime']['dns'] = dns
+        return self.start_nrfwd_ns(cfg), port, '%s:%d' % (NAME, port)
+
     def start_nrfwd_ns(self, cfg):
         path = os.path.join(self.h.tmpdir, 'nrfwd.json')
         with open(path, 'w') as f:
@@ -136,18 +153,9 @@ class Dns(unittest.TestCase):
         return proc
 
     def test_01_address_change_is_applied_live(self):
-        local = self.h.start_stub('local', 'stub-profiles-a.json')
-        port = H.free_port()
-        first = self.start_stub_at('first', '127.0.0.2', port)
-        second = self.start_stub_at('second', '127.0.0.3', port)
-        with open(self.hosts, 'w') as f:
-            f.write('127.0.0.1 localhost\n127.0.0.2 %s\n' % NAME)
-        cfg = H.nrfwd_config('nrf-a.test', local=local.port,
-                             peers=[H.peer(NAME, port, ipv4=None)])
-        cfg['runtime']['dns'] = {'refreshMs': REFRESH_MS, 'minTtlMs': 100,
-                                 'maxTtlMs': 60000, 'timeoutMs': 1000}
-        fwd = self.start_nrfwd_ns(cfg)
-        pname = '%s:%d' % (NAME, port)
+        fwd, port, pname = self.start_named({'refreshMs': REFRESH_MS, 'minTtlMs': 100,
+                                             'maxTtlMs': 60000, 'timeoutMs': 1000},
+                                            second=True)
         url = fwd.url(PROFILE + ID_UDM1)
 
         st, _, _ = H.curl(url)
@@ -246,16 +254,7 @@ class Dns(unittest.TestCase):
     def test_02_rest_change_keeps_the_resolved_address(self):
         """A REST change compiles a new snapshot: the peer stays at the
         resolver's address, and a name added by REST is re-resolved too."""
-        local = self.h.start_stub('local', 'stub-profiles-a.json')
-        port = H.free_port()
-        self.start_stub_at('first', '127.0.0.2', port)
-        with open(self.hosts, 'w') as f:
-            f.write('127.0.0.1 localhost\n127.0.0.2 %s\n' % NAME)
-        cfg = H.nrfwd_config('nrf-a.test', local=local.port,
-                             peers=[H.peer(NAME, port, ipv4=None)])
-        cfg['runtime']['dns'] = {'refreshMs': REFRESH_MS, 'minTtlMs': 100}
-        fwd = self.start_nrfwd_ns(cfg)
-        pname = '%s:%d' % (NAME, port)
+        fwd, port, pname = self.start_named({'refreshMs': REFRESH_MS, 'minTtlMs': 100})
         # The name stops resolving, then a REST change: still the old address.
         write_in_place(self.hosts, '127.0.0.1 localhost\n')
         wait_for(lambda: peers(fwd)[pname]['dns']['lastError'] is not None, 3.0,
@@ -289,16 +288,8 @@ class Dns(unittest.TestCase):
             self.skipTest('cannot bind 127.0.0.54:53: %s' % e)
         with open(self.resolv, 'w') as f:
             f.write('nameserver 127.0.0.54\noptions timeout:3 attempts:1\n')
-        local = self.h.start_stub('local', 'stub-profiles-a.json')
-        port = H.free_port()
-        self.start_stub_at('first', '127.0.0.2', port)
-        with open(self.hosts, 'w') as f:
-            f.write('127.0.0.1 localhost\n127.0.0.2 %s\n' % NAME)
-        cfg = H.nrfwd_config('nrf-a.test', local=local.port,
-                             peers=[H.peer(NAME, port, ipv4=None)])
-        cfg['runtime']['dns'] = {'refreshMs': REFRESH_MS, 'minTtlMs': 100, 'timeoutMs': 300}
-        fwd = self.start_nrfwd_ns(cfg)
-        pname = '%s:%d' % (NAME, port)
+        fwd, port, pname = self.start_named({'refreshMs': REFRESH_MS, 'minTtlMs': 100,
+                                             'timeoutMs': 300})
         url = fwd.url(PROFILE + ID_UDM1)
         # From /etc/hosts: no DNS query.
         self.assertEqual(H.curl(url)[0], 200)
