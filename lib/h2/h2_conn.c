@@ -58,6 +58,12 @@ conn_fail(struct nrf_h2_conn *c, int err)
 	nrf_list_add_tail(&c->ctx->dead, &c->dead);
 }
 
+void
+h2_conn_fail(struct nrf_h2_conn *c, int err)
+{
+	conn_fail(c, err);
+}
+
 static struct nrf_h2_stream *
 stream_of(nghttp2_session *sess, int32_t id)
 {
@@ -242,7 +248,7 @@ on_header2(nghttp2_session *sess, const nghttp2_frame *frame, nghttp2_rcbuf *nam
 	}
 	n = nghttp2_rcbuf_get_buf(name_rc);
 	v = nghttp2_rcbuf_get_buf(value_rc);
-	if (c->server && (st == NULL || st->hdr_phase != 0 ||
+	if ((st == NULL || st->hdr_phase != 0 ||
 				 (st->flags & (NRF_H2_SF_HDR_OVER | NRF_H2_SF_BUSY |
 						      NRF_H2_SF_MALFORMED)))) {
 		/* Fields that are not kept: what they decode to counts here
@@ -259,38 +265,19 @@ on_header2(nghttp2_session *sess, const nghttp2_frame *frame, nghttp2_rcbuf *nam
 		if (nghttp2_rcbuf_is_static(value_rc))
 			known |= H2_KNOWN_VALUE;
 	}
-	if (c->server) {
-		/* HTTP rules (nghttp2's are off on front sessions) */
-		if (st->flags & NRF_H2_SF_MALFORMED)
-			return 0;
-		rc = h2_check_field(&st->chk, n.base, n.len, v.base, v.len,
-			st->hdr_phase != 0, known);
-		if (rc != H2_CHK_OK) {
-			st->flags |= NRF_H2_SF_MALFORMED;
-			return 0;
-		}
-	} else {
-		/* HTTP rules of answers (nghttp2's are off on peer sessions
-		 * too): a bad field resets the stream now, as nghttp2 did,
-		 * and nothing more of it is kept. */
-		if (st->flags & NRF_H2_SF_MALFORMED)
-			return 0;
-		rc = h2_check_answer_field(&st->chk, n.base, n.len, v.base, v.len,
-			st->hdr_phase != 0, known);
-		if (rc == H2_CHK_DROP)
-			return 0;
-		if (rc != H2_CHK_OK) {
-			malformed(c, st);
-			return 0;
-		}
+	/* HTTP rules (nghttp2's are off on front sessions) */
+	if (st->flags & NRF_H2_SF_MALFORMED)
+		return 0;
+	rc = h2_check_field(&st->chk, n.base, n.len, v.base, v.len, st->hdr_phase != 0, known);
+	if (rc != H2_CHK_OK) {
+		st->flags |= NRF_H2_SF_MALFORMED;
+		return 0;
 	}
 	if (st->hdr_phase != 0 || (st->flags & (NRF_H2_SF_HDR_OVER | NRF_H2_SF_BUSY)))
 		return 0; /* trailers, already over, or refused for memory */
 	rc = h2_msg_store(c->ctx, &st->msg, n.base, n.len, v.base, v.len, known);
 	if (rc == 0)
 		return 0;
-	if (!c->server)
-		return NGHTTP2_ERR_TEMPORAL_CALLBACK_FAILURE; /* peer: reset it */
 	/* Front: keep decoding (HPACK state must stay in sync), answer 431. */
 	st->flags |= NRF_H2_SF_HDR_OVER;
 	return 0;
@@ -350,68 +337,6 @@ server_frame_recv(struct nrf_h2_conn *c, const nghttp2_frame *frame)
 	}
 }
 
-static void
-client_frame_recv(struct nrf_h2_conn *c, const nghttp2_frame *frame)
-{
-	struct nrf_h2_stream *st;
-	bool end = (frame->hd.flags & NGHTTP2_FLAG_END_STREAM) != 0;
-	int chk = H2_CHK_OK;
-
-	if (frame->hd.type == NGHTTP2_GOAWAY) {
-		c->fl |= CF_GOAWAY_RECV;
-		if (c->cbs->on_conn_goaway != NULL)
-			c->cbs->on_conn_goaway(c);
-		return;
-	}
-	if (frame->hd.type != NGHTTP2_HEADERS && frame->hd.type != NGHTTP2_DATA)
-		return;
-	st = frame_stream(c, frame->hd.stream_id);
-	if (st == NULL || (st->flags & NRF_H2_SF_MALFORMED))
-		return;
-	/* The HTTP rules at the end of a header block (trailers need
-	 * END_STREAM) and at END_STREAM, in nghttp2's order. */
-	if (frame->hd.type == NGHTTP2_HEADERS)
-		chk = st->hdr_phase == 0 ? h2_check_answer_head(&st->chk)
-			: end ? H2_CHK_OK : H2_CHK_BAD;
-	if (chk == H2_CHK_BAD || (end && h2_check_answer_end(&st->chk) != H2_CHK_OK)) {
-		malformed(c, st);
-		return;
-	}
-	if (frame->hd.type == NGHTTP2_HEADERS && st->hdr_phase == 0) {
-		if (chk == H2_CHK_INTERIM) {
-			h2_msg_reset_fields(c->ctx, &st->msg); /* interim: skip */
-			return;
-		}
-		st->hdr_phase = 1;
-		st->flags |= NRF_H2_SF_HEADERS;
-		if ((st->flags & NRF_H2_SF_HEAD) && !end) {
-			/* The answer to HEAD is complete with its headers. An
-			 * upstream that goes on (a body, which nghttp2 would
-			 * answer with PROTOCOL_ERROR, or an empty DATA frame)
-			 * is not needed any more: CANCEL, and nghttp2 drops
-			 * whatever still comes on the stream (CLOSING). */
-			end = true;
-			if (!(st->flags & NRF_H2_SF_RESET)) {
-				st->flags |= NRF_H2_SF_RESET;
-				nghttp2_submit_rst_stream(c->sess, NGHTTP2_FLAG_NONE, st->id,
-					NGHTTP2_CANCEL);
-				mark_dirty(c);
-			}
-		}
-		/* A complete answer says so at once: the owner can relay it
-		 * with END_STREAM on its HEADERS, not an empty DATA frame. */
-		if (end)
-			st->flags |= NRF_H2_SF_END;
-		if (st->user != NULL && c->cbs->on_response != NULL)
-			c->cbs->on_response(st);
-	}
-	if (end) {
-		st->flags |= NRF_H2_SF_END;
-		if (st->user != NULL && c->cbs->on_data != NULL)
-			c->cbs->on_data(st);
-	}
-}
-
 static int
 on_frame_recv(nghttp2_session *sess, const nghttp2_frame *frame, void *ud)
 {
@@ -435,10 +360,7 @@ on_frame_recv(nghttp2_session *sess, const nghttp2_frame *frame, void *ud)
 			c->cbs->on_conn_ping_ack(c, token);
 		return 0;
 	}
-	if (c->server)
-		server_frame_recv(c, frame);
-	else
-		client_frame_recv(c, frame);
+	server_frame_recv(c, frame);
 	return 0;
 }
 
@@ -550,79 +472,8 @@ static int
 on_data_chunk(nghttp2_session *sess, uint8_t flags, int32_t id, const uint8_t *data,
 	size_t len, void *ud)
 {
-	struct nrf_h2_conn *c = ud;
-	struct nrf_h2_stream *st = stream_of(sess, id);
-
 	(void)flags;
-	if (c->server)
-		return front_data(c, st, id, data, len);
-	/* Peer: the connection window is credited at once, the stream window
-	 * only as the owner consumes (nrf_h2_consume()): the stream window
-	 * bounds what an answer holds, and one slow client never stalls the
-	 * shared connection. */
-	nghttp2_session_consume_connection(sess, len);
-	mark_dirty(c);
-	/* More than content-length, or a body before the final answer:
-	 * malformed, and these bytes are not delivered (nghttp2's rule). */
-	if (st != NULL && !(st->flags & NRF_H2_SF_MALFORMED) &&
-		h2_check_answer_data(&st->chk, len) != H2_CHK_OK)
-		malformed(c, st);
-	if (st == NULL || st->user == NULL || (st->flags & NRF_H2_SF_MALFORMED)) {
-		/* Nobody will relay it: give the window back at once. */
-		nghttp2_session_consume_stream(sess, id, len);
-		return 0;
-	}
-	if (nrf_h2_body_append(c->ctx, &st->msg.body, data, len) != 0) {
-		nghttp2_session_consume_stream(sess, id, len);
-		return NGHTTP2_ERR_TEMPORAL_CALLBACK_FAILURE;
-	}
-	h2_peer_unconsumed(c->ctx, st, (int64_t)len);
-	if (c->cbs->on_data != NULL)
-		c->cbs->on_data(st);
-	return 0;
-}
-
-/*
- * Peer: a DATA frame is about to arrive. An upstream that sends more than
- * the window it was given is a failed try, and must be told apart before
- * any of its bytes are relayed: nghttp2 resets the stream
- * (FLOW_CONTROL_ERROR) when the bytes arrive, and the stream closes only
- * once that RST_STREAM is written, by which time the owner may have begun
- * relaying what came before. Checked at the frame header, without asking
- * nghttp2: what the upstream sent and the owner has not consumed cannot
- * exceed the window it was announced (peer_stream_window; nghttp2 credits
- * at most what was consumed), so a frame that would take it beyond is
- * one nghttp2 rejects too. The owner is told now, with
- * FLOW_CONTROL_ERROR, and forgets the stream.
- */
-static int
-on_begin_frame(nghttp2_session *sess, const nghttp2_frame_hd *hd, void *ud)
-{
-	struct nrf_h2_conn *c = ud;
-	struct nrf_h2_stream *st;
-
-	if (hd->type != NGHTTP2_DATA)
-		return 0;
-	st = frame_stream(c, hd->stream_id);
-	if (st == NULL || st->user == NULL ||
-		(uint64_t)st->unconsumed + hd->length <= c->ctx->lim.peer_stream_window ||
-		(st->flags & NRF_H2_SF_RESET))
-		return 0;
-	(void)sess;
-	NRF_LOG_RL(WARN, MOD, "upstream sent DATA beyond its flow-control window on stream %d "
-		"(%u + %zu > %u): reset", st->id, st->unconsumed, hd->length,
-		c->ctx->lim.peer_stream_window);
-	st->flags |= NRF_H2_SF_RESET; /* nghttp2 resets it */
-	if (c->cbs->on_close != NULL)
-		c->cbs->on_close(st, NRF_H2_FLOW_CONTROL_ERROR, 0);
-	/* Forgotten: the owner may free the request body it lent. */
-	st->user = NULL;
-	st->src = NULL;
-	st->src_chunk = NULL;
-	if (st->unconsumed > 0)
-		h2_peer_unconsumed(c->ctx, st, -(int64_t)st->unconsumed);
-	nrf_h2_msg_release(c->ctx, &st->msg);
-	return 0;
+	return front_data(ud, stream_of(sess, id), id, data, len);
 }
 
 static int
@@ -637,25 +488,17 @@ on_stream_close(nghttp2_session *sess, int32_t id, uint32_t code, void *ud)
 		return 0;
 	nghttp2_session_set_stream_user_data(sess, id, NULL);
 	stream_unlink(c, st);
-	if (c->server && st->rx_held > 0) {
+	if (st->rx_held > 0) {
 		/* its body is freed with it: the client may send more */
 		nghttp2_session_consume_connection(sess, st->rx_held);
 		st->rx_held = 0;
 	}
 	if ((c->fl & CF_CALM) && id == c->calm_id)
 		calm_goaway(c); /* the flood's stream ended before its answer */
-	/* A peer stream this side found malformed closes with the code of
-	 * its reset, as when nghttp2 checked it: an answer that ended
-	 * (END_STREAM) before its last check failed would otherwise close
-	 * with NO_ERROR, before that RST_STREAM is written. */
-	if ((st->flags & H2_SF_MAL_RST) && code == NGHTTP2_NO_ERROR)
-		code = NGHTTP2_PROTOCOL_ERROR;
 	if (st->user != NULL && c->cbs->on_close != NULL)
 		c->cbs->on_close(st, code, 0);
 	h2_stream_put(c->ctx, st);
 	mark_dirty(c);
-	if (!c->server && c->cbs->on_conn_stream_gone != NULL)
-		c->cbs->on_conn_stream_gone(c);
 	return 0;
 }
 
@@ -708,36 +551,6 @@ inline_read(nghttp2_session *sess, int32_t id, uint8_t *buf, size_t length,
 	if (n > 0 && st->user != NULL && c->cbs->on_sent != NULL)
 		c->cbs->on_sent(st, n);
 	return (ssize_t)n;
-}
-
-/* Peer request body: read through a cursor, never consumed. */
-static ssize_t
-peer_read(nghttp2_session *sess, int32_t id, uint8_t *buf, size_t length,
-	uint32_t *data_flags, nghttp2_data_source *source, void *ud)
-{
-	struct nrf_h2_stream *st = source->ptr;
-	size_t done = 0;
-
-	(void)sess;
-	(void)id;
-	(void)ud;
-	if (st->src == NULL)
-		return NGHTTP2_ERR_TEMPORAL_CALLBACK_FAILURE; /* cancelled */
-	while (done < length && st->src_chunk != NULL) {
-		const struct nrf_h2_chunk *ch = st->src_chunk;
-		size_t k = NRF_MIN(length - done, (size_t)(ch->len - st->src_off));
-
-		memcpy(buf + done, ch->data + st->src_off, k);
-		done += k;
-		st->src_off += (uint32_t)k;
-		if (st->src_off == ch->len) {
-			st->src_chunk = ch->next;
-			st->src_off = ch->next != NULL ? ch->next->off : 0;
-		}
-	}
-	if (st->src_chunk == NULL)
-		*data_flags |= NGHTTP2_DATA_FLAG_EOF;
-	return (ssize_t)done;
 }
 
 /* ------------------------------------------------------------------------ */
@@ -796,22 +609,15 @@ nrf_h2_ctx_create(const struct nrf_tp_ops *tp, struct nrf_tp_loop *loop,
 	nrf_list_init(&ctx->dead);
 	nrf_list_init(&ctx->lingering);
 	ctx->cb_server = make_callbacks();
-	ctx->cb_client = make_callbacks();
-	if (ctx->cb_client != NULL) /* peers only: flow control of answers */
-		nghttp2_session_callbacks_set_on_begin_frame_callback(ctx->cb_client, on_begin_frame);
-	if (ctx->cb_server == NULL || ctx->cb_client == NULL ||
-		nghttp2_option_new(&ctx->opt_server) != 0 ||
-		nghttp2_option_new(&ctx->opt_client) != 0)
+	if (ctx->cb_server == NULL || nghttp2_option_new(&ctx->opt_server) != 0)
 		goto nomem;
 	nghttp2_option_set_no_closed_streams(ctx->opt_server, 1);
 	/* Front requests and peer answers are checked by h2_check.c (same
 	 * rules, cheaper). */
 	nghttp2_option_set_no_http_messaging(ctx->opt_server, 1);
-	nghttp2_option_set_no_http_messaging(ctx->opt_client, 1);
 	h2_check_init();
 	/* Peer streams are window-updated as the front takes their data,
 	 * front connections as request bodies are freed (front_data()). */
-	nghttp2_option_set_no_auto_window_update(ctx->opt_client, 1);
 	nghttp2_option_set_no_auto_window_update(ctx->opt_server, 1);
 	/* A header list of max_header_bytes needs about max_header_bytes of
 	 * HPACK, which clients cut into frames of 16 KiB: twice the frames
@@ -839,12 +645,8 @@ nrf_h2_ctx_free(struct nrf_h2_ctx *ctx)
 		NRF_LOG(ERR, MOD, "context freed with open connections");
 	if (ctx->cb_server != NULL)
 		nghttp2_session_callbacks_del(ctx->cb_server);
-	if (ctx->cb_client != NULL)
-		nghttp2_session_callbacks_del(ctx->cb_client);
 	if (ctx->opt_server != NULL)
 		nghttp2_option_del(ctx->opt_server);
-	if (ctx->opt_client != NULL)
-		nghttp2_option_del(ctx->opt_client);
 	free(ctx->nv);
 	h2_pools_fini(ctx);
 	h2_mem_fini(&ctx->mem);
@@ -991,7 +793,8 @@ conn_flush(struct nrf_h2_conn *c)
 		/* The output buffer is taken only while there is output and
 		 * kept only while the transport refuses some of it. */
 		if (c->obuf == NULL) {
-			if (c->pend_len == 0 && !nghttp2_session_want_write(c->sess))
+			if (c->server ? c->pend_len == 0 && !nghttp2_session_want_write(c->sess)
+				      : !h2_cli_want_write(c))
 				break;
 			c->obuf = h2_obuf_get(c->ctx);
 			if (c->obuf == NULL) {
@@ -1004,7 +807,15 @@ conn_flush(struct nrf_h2_conn *c)
 			c->olen -= c->ooff;
 			c->ooff = 0;
 		}
-		while (c->olen < OBUF_CAP) {
+		if (!c->server) {
+			/* Peer: frames written straight into the buffer. */
+			if (c->olen < OBUF_CAP)
+				c->olen += (uint32_t)h2_cli_fill(c, c->obuf + c->olen,
+					OBUF_CAP - c->olen);
+			if (c->fl & CF_DEAD)
+				return; /* an owner's callback closed it */
+		}
+		while (c->server && c->olen < OBUF_CAP) {
 			size_t k;
 
 			if (c->pend_len == 0) {
@@ -1050,7 +861,8 @@ conn_flush(struct nrf_h2_conn *c)
 		h2_obuf_put(c->ctx, c->obuf);
 		c->obuf = NULL;
 	}
-	if (!nghttp2_session_want_read(c->sess) && !nghttp2_session_want_write(c->sess)) {
+	if (c->server ? !nghttp2_session_want_read(c->sess) && !nghttp2_session_want_write(c->sess)
+		      : h2_cli_done(c)) {
 		conn_done(c); /* both sides done (GOAWAY, no streams) */
 		return;
 	}
@@ -1131,6 +943,19 @@ conn_read(struct nrf_h2_conn *c)
 		}
 		if (c->fl & CF_RSTOP)
 			continue; /* dropped: the connection ends once written */
+		if (!c->server) {
+			int rc = h2_cli_recv(c, c->ctx->rbuf, (size_t)n);
+
+			mark_dirty(c);
+			if (rc != 0) {
+				/* A connection error: the GOAWAY queued is
+				 * written by the teardown's last flush. */
+				c->fl |= CF_RSTOP;
+				conn_fail(c, NRF_EPROTO);
+				return;
+			}
+			continue;
+		}
 		rv = h2_guard_recv(c, c->ctx->rbuf, (size_t)n);
 		mark_dirty(c);
 		if (rv < 0) {
@@ -1179,13 +1004,14 @@ final_flush(struct nrf_h2_conn *c)
 {
 	int guard;
 
-	if (c->state != CONN_OPEN || (c->fl & CF_WBLOCK) || c->sess == NULL)
+	if (c->state != CONN_OPEN || (c->fl & CF_WBLOCK) || (c->sess == NULL && c->cli == NULL))
 		return;
 	/* conn_flush() skips dead connections; CF_FINAL keeps it from
 	 * queueing this one for teardown a second time. */
 	c->fl = (c->fl & ~CF_DEAD) | CF_FINAL;
 	for (guard = 0; guard < 4 && !(c->fl & CF_WBLOCK); guard++) {
-		if (!nghttp2_session_want_write(c->sess) && c->olen == c->ooff)
+		if (!(c->server ? nghttp2_session_want_write(c->sess) : h2_cli_want_write(c)) &&
+			c->olen == c->ooff)
 			break;
 		conn_flush(c);
 	}
@@ -1219,6 +1045,8 @@ conn_teardown(struct nrf_h2_conn *c)
 		stream_unlink(c, st);
 		if (st->user != NULL && c->cbs->on_close != NULL)
 			c->cbs->on_close(st, NRF_H2_INTERNAL_ERROR, NRF_ECLOSED);
+		if (!c->server)
+			h2_cli_hb_free(st);
 		h2_stream_put(ctx, st);
 	}
 	if (c->cbs->on_conn_close != NULL)
@@ -1229,6 +1057,7 @@ conn_teardown(struct nrf_h2_conn *c)
 	else
 		ctx->n_client--;
 	nghttp2_session_del(c->sess);
+	h2_cli_free(c);
 	ctx->tp->close(c->tc);
 	h2_obuf_put(ctx, c->obuf);
 	h2_acct_add(ctx, NRF_H2_MEM_HTTP2, -(int64_t)sizeof(*c));
@@ -1326,12 +1155,10 @@ conn_start(struct nrf_h2_conn *c)
 		iv[n].settings_id = NGHTTP2_SETTINGS_NO_RFC7540_PRIORITIES;
 		iv[n++].value = 1;
 	} else {
-		rv = nghttp2_session_client_new3(&c->sess, ctx->cb_client, c, ctx->opt_client,
-			&ctx->mem.mem);
+		rv = h2_cli_start(c);
 		if (rv != 0)
-			return NRF_ENOMEM;
-		iv[n].settings_id = NGHTTP2_SETTINGS_ENABLE_PUSH;
-		iv[n++].value = 0;
+			return rv;
+		goto started;
 	}
 	iv[n].settings_id = NGHTTP2_SETTINGS_MAX_HEADER_LIST_SIZE;
 	iv[n++].value = ctx->lim.max_header_bytes;
@@ -1341,6 +1168,7 @@ conn_start(struct nrf_h2_conn *c)
 		nghttp2_session_set_local_window_size(c->sess, NGHTTP2_FLAG_NONE, 0,
 			(int32_t)conn_window(ctx, c->server)) != 0)
 		return NRF_ENOMEM;
+started:
 	ctx->tp->set_handler(c->tc, conn_event, c);
 	nrf_list_add_tail(&ctx->conns, &c->all);
 	if (c->server)
@@ -1356,6 +1184,7 @@ conn_destroy_unstarted(struct nrf_h2_conn *c)
 {
 	if (c->sess != NULL)
 		nghttp2_session_del(c->sess);
+	h2_cli_free(c);
 	if (c->tc != NULL)
 		c->ctx->tp->close(c->tc);
 	h2_obuf_put(c->ctx, c->obuf);
@@ -1437,13 +1266,6 @@ nrf_h2_conn_usable(const struct nrf_h2_conn *c)
 }
 
 uint32_t
-nrf_h2_conn_remote_max_streams(const struct nrf_h2_conn *c)
-{
-	return nghttp2_session_get_remote_settings(c->sess,
-		NGHTTP2_SETTINGS_MAX_CONCURRENT_STREAMS);
-}
-
-uint32_t
 nrf_h2_conn_streams(const struct nrf_h2_conn *c)
 {
 	return c->n_streams;
@@ -1459,6 +1281,8 @@ nrf_h2_conn_ping(struct nrf_h2_conn *c, uint64_t token)
 		return NRF_EINVAL;
 	for (i = 0; i < 8; i++)
 		d[i] = (uint8_t)(token >> (56 - 8 * i));
+	if (!c->server)
+		return h2_cli_ping(c, d);
 	if (nghttp2_submit_ping(c->sess, NGHTTP2_FLAG_NONE, d) != 0)
 		return NRF_ENOMEM;
 	/* A connecting client writes nothing yet (conn_flush waits for
@@ -1694,6 +1518,10 @@ nrf_h2_reset(struct nrf_h2_stream *st, uint32_t h2_code)
 
 	if ((c->fl & CF_DEAD) || (st->flags & NRF_H2_SF_RESET))
 		return;
+	if (!c->server) {
+		h2_cli_reset(c, st, h2_code);
+		return;
+	}
 	st->flags |= NRF_H2_SF_RESET;
 	if (c->server && (st->flags & NRF_H2_SF_RESPONDED) && !(st->flags & H2_SF_HDRS_OUT)) {
 		/* Queued HEADERS would be dropped by the reset: it follows them
@@ -1706,114 +1534,4 @@ nrf_h2_reset(struct nrf_h2_stream *st, uint32_t h2_code)
 	}
 	nghttp2_submit_rst_stream(c->sess, NGHTTP2_FLAG_NONE, st->id, h2_code);
 	mark_dirty(c);
-}
-
-struct nrf_h2_stream *
-nrf_h2_request(struct nrf_h2_conn *c, const struct nrf_h2_hdr *hdrs, size_t n_hdrs,
-	const struct nrf_h2_body *body, void *user, int *err)
-{
-	struct nrf_h2_ctx *ctx = c->ctx;
-	struct nrf_h2_stream *st;
-	nghttp2_data_provider prd;
-	size_t i, n = 0;
-	int32_t id;
-
-	if (!nrf_h2_conn_usable(c)) {
-		*err = NRF_EINVAL;
-		return NULL;
-	}
-	if (nv_reserve(ctx, n_hdrs) != 0) {
-		*err = NRF_ENOMEM;
-		return NULL;
-	}
-	for (i = 0; i < n_hdrs; i++) {
-		if (hdrs[i].name.len > 0 && hdrs[i].name.p[0] != ':' &&
-			nrf_h2_hop_by_hop(hdrs[i].name, hdrs[i].value))
-			continue;
-		nv_set(&ctx->nv[n++], hdrs[i].name.p, hdrs[i].name.len, hdrs[i].value.p,
-			hdrs[i].value.len);
-	}
-	st = h2_stream_get(ctx, true);
-	if (st == NULL) {
-		*err = NRF_ENOMEM;
-		return NULL;
-	}
-	st->conn = c;
-	st->user = user;
-	if (n_hdrs > 0 && nrf_slice_eq(hdrs[0].name, ":method") && is_head(hdrs[0].value))
-		st->flags |= NRF_H2_SF_HEAD;
-	h2_anschk_init(&st->chk, (st->flags & NRF_H2_SF_HEAD) != 0);
-	if (body != NULL && body->len > 0) {
-		st->src = body;
-		st->src_chunk = body->head;
-		st->src_off = body->head->off;
-	}
-	nv_pin(st, ctx->nv, n);
-	prd.source.ptr = st;
-	prd.read_callback = peer_read;
-	id = nghttp2_submit_request(c->sess, NULL, ctx->nv, n, st->src != NULL ? &prd : NULL, st);
-	if (id < 0) {
-		h2_stream_put(ctx, st);
-		if (id == NGHTTP2_ERR_STREAM_ID_NOT_AVAILABLE)
-			c->fl |= CF_NOIDS;
-		*err = id == NGHTTP2_ERR_NOMEM ? NRF_ENOMEM : NRF_EPROTO;
-		return NULL;
-	}
-	st->id = id;
-	stream_link(c, st);
-	mark_dirty(c);
-	*err = 0;
-	return st;
-}
-
-void
-nrf_h2_cancel(struct nrf_h2_stream *st)
-{
-	struct nrf_h2_conn *c = st->conn;
-
-	st->user = NULL;
-	st->src = NULL;
-	st->src_chunk = NULL;
-	if (c->fl & CF_DEAD)
-		return;
-	if (st->unconsumed > 0) {
-		nghttp2_session_consume_stream(c->sess, st->id, st->unconsumed);
-		h2_peer_unconsumed(c->ctx, st, -(int64_t)st->unconsumed);
-	}
-	nrf_h2_msg_release(c->ctx, &st->msg);
-	if (!(st->flags & (NRF_H2_SF_END | NRF_H2_SF_RESET))) {
-		st->flags |= NRF_H2_SF_RESET;
-		nghttp2_submit_rst_stream(c->sess, NGHTTP2_FLAG_NONE, st->id, NGHTTP2_CANCEL);
-	}
-	mark_dirty(c);
-}
-
-void
-nrf_h2_consume(struct nrf_h2_stream *st, size_t n)
-{
-	struct nrf_h2_conn *c = st->conn;
-
-	if ((c->fl & CF_DEAD) || n == 0)
-		return;
-	if (n > st->unconsumed)
-		n = st->unconsumed;
-	if (n == 0)
-		return;
-	h2_peer_unconsumed(c->ctx, st, -(int64_t)n);
-	nghttp2_session_consume_stream(c->sess, st->id, n);
-	mark_dirty(c);
-}
-
-bool
-nrf_h2_stalled(const struct nrf_h2_stream *st)
-{
-	struct nrf_h2_conn *c = st->conn;
-	int32_t used, win;
-
-	if (c->server || (c->fl & CF_DEAD) || st->user == NULL ||
-		(uint64_t)st->unconsumed + 16384 < c->ctx->lim.peer_stream_window)
-		return false; /* a frame's room left at least: no need to ask */
-	used = nghttp2_session_get_stream_effective_recv_data_length(c->sess, st->id);
-	win = nghttp2_session_get_stream_effective_local_window_size(c->sess, st->id);
-	return used >= 0 && used >= win;
 }

@@ -88,9 +88,75 @@ enum conn_state {
  * for the client to close (conn_done()). */
 #define LINGER_NS (500ull * 1000 * 1000)
 
+/*
+ * h2_cli.c: a peer (client) connection's HTTP/2, nrfwd's own framing
+ * (decision 0039). Front connections keep nghttp2's server session.
+ */
+#define H2C_SLOTS 256u
+
+struct h2_cli {
+	nghttp2_hd_inflater *infl;
+	/* Frames queued in order (preface, SETTINGS, HEADERS, RST_STREAM,
+	 * WINDOW_UPDATE, PING, GOAWAY); DATA is framed by h2_cli_fill(). */
+	uint8_t *oq;
+	uint32_t oq_len, oq_off, oq_cap;
+	/* A frame begun in an earlier read (up to 9 + H2C_FRAME_MAX bytes). */
+	uint8_t *ib;
+	uint32_t ib_len;
+	struct nrf_list sq; /* streams with HEADERS or body left to send, in id order */
+	struct nrf_list cq; /* streams to close after the frame at hand */
+	struct nrf_h2_stream *slot[H2C_SLOTS]; /* by (id >> 1) % H2C_SLOTS */
+	uint32_t next_id;   /* next stream id (odd) */
+	uint32_t n_open;    /* streams whose HEADERS were written, not closed */
+	uint32_t goaway_last; /* GOAWAY received: highest id it processes */
+	uint32_t r_max_streams, r_init_win, r_max_frame; /* peer's SETTINGS */
+	int64_t swin;       /* connection send window */
+	uint32_t rx_open;   /* connection: DATA received, not re-credited */
+	uint32_t win;       /* connection window this side announced */
+	/* The header block being received (hb_sid 0: none). */
+	uint32_t hb_sid;
+	struct nrf_h2_stream *hb_st; /* NULL: decoded and dropped */
+	uint32_t hb_frames;
+	uint64_t hb_bytes;
+	uint8_t hb_end;
+	bool settings_seen;
+	bool goaway_sent;
+};
+
+/* Stream state bits (st->cs). */
+#define H2C_END_SENT 0x01u /* END_STREAM queued */
+#define H2C_END_RECV 0x02u /* END_STREAM received */
+#define H2C_RST 0x04u      /* RST_STREAM sent or received */
+#define H2C_CLOSING 0x08u  /* on cli->cq */
+#define H2C_SQ 0x10u       /* on cli->sq */
+#define H2C_HDRS 0x20u     /* its HEADERS wait in st->hb (on cli->sq) */
+#define H2C_BODY 0x40u     /* a request body follows its HEADERS */
+#define H2C_OPENED 0x80u   /* a HEADERS frame of the answer came */
+#define H2C_SENT 0x100u    /* its HEADERS were written: counted in n_open */
+
+int h2_cli_start(struct nrf_h2_conn *c);
+void h2_cli_free(struct nrf_h2_conn *c);
+/* Input: 0, or a negative NRF_E* (connection error, GOAWAY queued). */
+int h2_cli_recv(struct nrf_h2_conn *c, const uint8_t *in, size_t len);
+/* Output: frames into @p dst (at most @p cap bytes); returns bytes written. */
+size_t h2_cli_fill(struct nrf_h2_conn *c, uint8_t *dst, size_t cap);
+bool h2_cli_want_write(const struct nrf_h2_conn *c);
+/* Both sides done: a GOAWAY went either way and no stream is left. */
+bool h2_cli_done(const struct nrf_h2_conn *c);
+void h2_cli_goaway(struct nrf_h2_conn *c, uint32_t code, const char *why);
+int h2_cli_ping(struct nrf_h2_conn *c, const uint8_t data[8]);
+uint32_t h2_cli_next_id(const struct nrf_h2_conn *c);
+void h2_cli_reset(struct nrf_h2_conn *c, struct nrf_h2_stream *st, uint32_t code);
+/* Free what a peer stream holds of its HEADERS (before h2_stream_put()). */
+void h2_cli_hb_free(struct nrf_h2_stream *st);
+
+/* h2_conn.c, for h2_cli.c */
+void h2_conn_fail(struct nrf_h2_conn *c, int err);
+
 struct nrf_h2_conn {
 	struct nrf_h2_ctx *ctx;
-	nghttp2_session *sess;
+	nghttp2_session *sess;   /* front only */
+	struct h2_cli *cli;      /* peer only */
 	struct nrf_tp_conn *tc;
 	const struct nrf_h2_cbs *cbs;
 	void *user;
@@ -159,9 +225,7 @@ struct nrf_h2_ctx {
 	struct nrf_tp_loop *loop;
 	struct nrf_h2_limits lim;
 	nghttp2_session_callbacks *cb_server;
-	nghttp2_session_callbacks *cb_client;
 	nghttp2_option *opt_server;
-	nghttp2_option *opt_client;
 	struct h2_mem mem;
 
 	struct h2_pool chunks;

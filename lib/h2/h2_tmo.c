@@ -84,6 +84,10 @@ goaway_idle(struct nrf_h2_conn *c)
 
 	c->fl |= CF_SHUTDOWN;
 	c->tmo_idle = 0; /* from now: how long it lingers (linger()) */
+	if (!c->server) {
+		h2_cli_goaway(c, NRF_H2_NO_ERROR, why);
+		return;
+	}
 	nghttp2_submit_goaway(c->sess, NGHTTP2_FLAG_NONE,
 		nghttp2_session_get_last_proc_stream_id(c->sess), NGHTTP2_NO_ERROR,
 		(const uint8_t *)why, sizeof(why) - 1);
@@ -275,8 +279,7 @@ sweep_client(struct nrf_h2_conn *c, uint64_t now, uint64_t *counts)
 	} else {
 		c->tmo_wr = 0;
 	}
-	mark = nghttp2_session_get_next_stream_id(c->sess) > INT32_MAX ? INT32_MAX
-		: (int32_t)nghttp2_session_get_next_stream_id(c->sess);
+	mark = h2_cli_next_id(c) > INT32_MAX ? INT32_MAX : (int32_t)h2_cli_next_id(c);
 	if (c->n_streams == 0 && (c->fl & CF_SHUTDOWN)) {
 		linger(c, now, t->upstream_idle_ms);
 		return;

@@ -64,8 +64,11 @@ extern "C" {
 #define NRF_H2_INTERNAL_ERROR 0x2u
 #define NRF_H2_FLOW_CONTROL_ERROR 0x3u
 #define NRF_H2_SETTINGS_TIMEOUT 0x4u
+#define NRF_H2_STREAM_CLOSED 0x5u
+#define NRF_H2_FRAME_SIZE_ERROR 0x6u
 #define NRF_H2_REFUSED_STREAM 0x7u
 #define NRF_H2_CANCEL 0x8u
+#define NRF_H2_COMPRESSION_ERROR 0x9u
 #define NRF_H2_ENHANCE_YOUR_CALM 0xbu
 
 /* ------------------------------------------------------------------------ */
@@ -423,6 +426,14 @@ struct nrf_h2_stream {
 	uint16_t inl_off;        /**< front: next inline body byte to frame */
 	uint64_t tmo_req;        /**< front: request seen incomplete since (ns; 0: not yet) */
 	uint64_t tmo_out;        /**< front: answer seen waiting for the reader since */
+	/* Peer streams, nrfwd's own HTTP/2 client (h2_cli.c). */
+	uint32_t cs;             /**< peer: H2C_* state bits */
+	uint32_t rx_open;        /**< peer: DATA received, not yet re-credited */
+	uint32_t rx_due;         /**< peer: consumed, not yet announced */
+	int64_t swin;            /**< peer: send window (request body) */
+	struct nrf_list sq;      /**< peer: on the send or the close queue */
+	uint8_t *hb;             /**< peer: HEADERS frame(s) not yet written */
+	uint32_t hb_len;
 	/* Last: not cleared when the stream is reused (only inl_len bytes
 	 * of it are ever read). */
 	char inl[NRF_H2_INLINE_BYTES];

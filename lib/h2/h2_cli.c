@@ -1,0 +1,1487 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Peer (client) connections: nrfwd's own HTTP/2 client framing
+ * (decision 0039). Front connections keep nghttp2's server session.
+ *
+ * Why not nghttp2 here: a forwarded request paid nghttp2's full client
+ * session on this leg (stream objects, priority tree, frame queue, its
+ * HPACK encoder with Huffman coding of every :path), about as much again as
+ * nrfwd's whole own work (issue 19). What an upstream leg needs is small:
+ * requests go out as one HEADERS frame encoded straight into the
+ * connection's output queue (HPACK without a dynamic table: literal values,
+ * static-table names; RFC 7541 §6.2.2/§6.2.3), request bodies as DATA under
+ * the peer's windows, and answers come back through nghttp2's own HPACK
+ * inflater (nghttp2_hd_inflate_hd2(): Huffman and the dynamic table are
+ * where decoding needs care). The HTTP rules of answers are h2_check.c's,
+ * as before (decision 0034).
+ *
+ * The semantics the owner sees are those of the nghttp2 client session this
+ * replaces (struct nrf_h2_cbs): on_response at the final header block,
+ * on_data per DATA frame and at END_STREAM, on_close once per stream with
+ * the RST_STREAM code (REFUSED_STREAM for streams above a GOAWAY's last
+ * stream id, PROTOCOL_ERROR for a malformed answer, FLOW_CONTROL_ERROR at
+ * once for DATA beyond the stream window). A stream this side resets or
+ * that ends is closed after the frame at hand (cli->cq), never under a
+ * caller that still holds it.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "h2_int.h"
+#include "nrf_err.h"
+#include "nrf_log.h"
+
+#define MOD "h2"
+
+enum {
+	FT_DATA = 0x0,
+	FT_HEADERS = 0x1,
+	FT_PRIORITY = 0x2,
+	FT_RST_STREAM = 0x3,
+	FT_SETTINGS = 0x4,
+	FT_PUSH_PROMISE = 0x5,
+	FT_PING = 0x6,
+	FT_GOAWAY = 0x7,
+	FT_WINDOW_UPDATE = 0x8,
+	FT_CONTINUATION = 0x9,
+};
+
+#define FL_END_STREAM 0x01u
+#define FL_ACK 0x01u
+#define FL_END_HEADERS 0x04u
+#define FL_PADDED 0x08u
+#define FL_PRIORITY 0x20u
+
+/* The largest frame accepted: SETTINGS_MAX_FRAME_SIZE is not announced,
+ * so it is the protocol's default. */
+#define H2C_FRAME_MAX 16384u
+#define WIN_MAX 0x7fffffffu
+#define WIN_DEFAULT 65535u
+
+static const uint8_t preface[24] = "PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n";
+
+/* ------------------------------------------------------------------------ */
+/* Output queue                                                              */
+
+static inline void
+put24(uint8_t *p, uint32_t v)
+{
+	p[0] = (uint8_t)(v >> 16);
+	p[1] = (uint8_t)(v >> 8);
+	p[2] = (uint8_t)v;
+}
+
+static inline void
+put32(uint8_t *p, uint32_t v)
+{
+	p[0] = (uint8_t)(v >> 24);
+	p[1] = (uint8_t)(v >> 16);
+	p[2] = (uint8_t)(v >> 8);
+	p[3] = (uint8_t)v;
+}
+
+static inline uint32_t
+get32(const uint8_t *p)
+{
+	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
+}
+
+static inline void
+frame_hd(uint8_t *p, uint32_t len, uint8_t type, uint8_t flags, uint32_t sid)
+{
+	put24(p, len);
+	p[3] = type;
+	p[4] = flags;
+	put32(p + 5, sid);
+}
+
+/* Room for @p n more bytes at the end of the queue; NULL: no memory. */
+static uint8_t *
+oq_reserve(struct nrf_h2_conn *c, size_t n)
+{
+	struct h2_cli *k = c->cli;
+	size_t cap;
+	uint8_t *q;
+
+	if (k->oq_len + n <= k->oq_cap)
+		return k->oq + k->oq_len;
+	if (k->oq_off > 0) {
+		memmove(k->oq, k->oq + k->oq_off, k->oq_len - k->oq_off);
+		k->oq_len -= k->oq_off;
+		k->oq_off = 0;
+		if (k->oq_len + n <= k->oq_cap)
+			return k->oq + k->oq_len;
+	}
+	cap = k->oq_cap != 0 ? k->oq_cap : 4096;
+	while (cap < k->oq_len + n)
+		cap *= 2;
+	if (cap > UINT32_MAX / 2)
+		return NULL;
+	q = realloc(k->oq, cap);
+	if (q == NULL)
+		return NULL;
+	h2_acct_add(c->ctx, NRF_H2_MEM_HTTP2, (int64_t)cap - (int64_t)k->oq_cap);
+	k->oq = q;
+	k->oq_cap = (uint32_t)cap;
+	return k->oq + k->oq_len;
+}
+
+/* A control frame; false: no memory (the connection fails). */
+static bool
+oq_frame(struct nrf_h2_conn *c, uint8_t type, uint8_t flags, uint32_t sid,
+	const void *payload, size_t len)
+{
+	uint8_t *p = oq_reserve(c, 9 + len);
+
+	if (p == NULL) {
+		h2_conn_fail(c, NRF_ENOMEM);
+		return false;
+	}
+	frame_hd(p, (uint32_t)len, type, flags, sid);
+	if (len > 0)
+		memcpy(p + 9, payload, len);
+	c->cli->oq_len += (uint32_t)(9 + len);
+	h2_mark_dirty(c);
+	return true;
+}
+
+static void
+oq_window_update(struct nrf_h2_conn *c, uint32_t sid, uint32_t inc)
+{
+	uint8_t b[4];
+
+	put32(b, inc & WIN_MAX);
+	oq_frame(c, FT_WINDOW_UPDATE, 0, sid, b, 4);
+}
+
+static void
+oq_rst(struct nrf_h2_conn *c, uint32_t sid, uint32_t code)
+{
+	uint8_t b[4];
+
+	put32(b, code);
+	oq_frame(c, FT_RST_STREAM, 0, sid, b, 4);
+}
+
+/* ------------------------------------------------------------------------ */
+/* Streams                                                                   */
+
+static inline struct nrf_h2_stream *
+lookup(struct nrf_h2_conn *c, uint32_t sid)
+{
+	struct h2_cli *k = c->cli;
+	struct nrf_h2_stream *st = k->slot[(sid >> 1) % H2C_SLOTS];
+	struct nrf_list *l;
+
+	if (st != NULL && (uint32_t)st->id == sid)
+		return st;
+	/* Slot taken by a newer stream: an old one still open. */
+	NRF_LIST_FOREACH(l, &c->streams) {
+		st = nrf_container_of(l, struct nrf_h2_stream, link);
+		if ((uint32_t)st->id == sid)
+			return st;
+	}
+	return NULL;
+}
+
+/* The stream's own HEADERS frames are gone (written, or never sent). */
+void
+h2_cli_hb_free(struct nrf_h2_stream *st)
+{
+	if (st->hb != NULL && st->hb != (uint8_t *)st->inl)
+		free(st->hb);
+	st->hb = NULL;
+	st->hb_len = 0;
+	st->cs &= ~H2C_HDRS;
+}
+
+/* Close after the frame at hand (or the next fill): on_close(@p code). */
+static void
+close_due(struct nrf_h2_conn *c, struct nrf_h2_stream *st, uint32_t code)
+{
+	if (st->cs & H2C_CLOSING)
+		return;
+	st->cs = (st->cs & ~H2C_SQ) | H2C_CLOSING;
+	st->rst_code = code;
+	nrf_list_del(&st->sq);
+	nrf_list_add_tail(&c->cli->cq, &st->sq);
+	h2_mark_dirty(c);
+}
+
+static void
+stream_close(struct nrf_h2_conn *c, struct nrf_h2_stream *st)
+{
+	struct h2_cli *k = c->cli;
+	uint32_t code = st->rst_code;
+	struct nrf_h2_stream **slot = &k->slot[((uint32_t)st->id >> 1) % H2C_SLOTS];
+
+	nrf_list_del(&st->sq);
+	nrf_list_del(&st->link);
+	c->n_streams--;
+	if (st->cs & H2C_SENT)
+		k->n_open--;
+	if (*slot == st)
+		*slot = NULL;
+	if (k->hb_st == st)
+		k->hb_st = NULL;
+	/* A stream this side found malformed closes with the code of its
+	 * reset, also when its answer had ended before the last check. */
+	if ((st->flags & H2_SF_MAL_RST) && code == NRF_H2_NO_ERROR)
+		code = NRF_H2_PROTOCOL_ERROR;
+	h2_cli_hb_free(st);
+	if (st->user != NULL && c->cbs->on_close != NULL)
+		c->cbs->on_close(st, code, 0);
+	h2_stream_put(c->ctx, st);
+	if (c->cbs->on_conn_stream_gone != NULL)
+		c->cbs->on_conn_stream_gone(c);
+}
+
+static void
+close_pending(struct nrf_h2_conn *c)
+{
+	struct h2_cli *k = c->cli;
+
+	while (!nrf_list_empty(&k->cq) && !(c->fl & CF_DEAD)) {
+		struct nrf_h2_stream *st = nrf_container_of(k->cq.next, struct nrf_h2_stream, sq);
+
+		stream_close(c, st);
+	}
+}
+
+void
+h2_cli_reset(struct nrf_h2_conn *c, struct nrf_h2_stream *st, uint32_t code)
+{
+	st->flags |= NRF_H2_SF_RESET;
+	if (st->cs & (H2C_RST | H2C_CLOSING))
+		return;
+	st->cs |= H2C_RST;
+	/* A stream whose HEADERS are still here was never opened: nothing
+	 * reaches the peer (a client's rapid reset stops at this proxy). */
+	if (st->cs & H2C_HDRS)
+		h2_cli_hb_free(st);
+	else
+		oq_rst(c, (uint32_t)st->id, code);
+	close_due(c, st, code);
+}
+
+/* A malformed answer (RFC 9113 §8.1.1): reset once, nothing more of it
+ * delivered; its owner sees the stream close with PROTOCOL_ERROR. */
+static void
+malformed(struct nrf_h2_conn *c, struct nrf_h2_stream *st)
+{
+	st->flags |= NRF_H2_SF_MALFORMED;
+	if (st->flags & NRF_H2_SF_RESET)
+		return;
+	st->flags |= H2_SF_MAL_RST;
+	h2_cli_reset(c, st, NRF_H2_PROTOCOL_ERROR);
+}
+
+/* END_STREAM received: closed once the request is out too. */
+static void
+end_recv(struct nrf_h2_conn *c, struct nrf_h2_stream *st)
+{
+	st->cs |= H2C_END_RECV;
+	if (st->cs & H2C_END_SENT)
+		close_due(c, st, NRF_H2_NO_ERROR);
+}
+
+/* ------------------------------------------------------------------------ */
+/* Connection errors                                                         */
+
+static int
+conn_error(struct nrf_h2_conn *c, uint32_t code, const char *why)
+{
+	struct h2_cli *k = c->cli;
+	uint8_t b[8];
+
+	NRF_LOG_RL(WARN, MOD, "upstream connection: %s: GOAWAY(%s)", why,
+		nghttp2_http2_strerror(code));
+	if (!k->goaway_sent) {
+		k->goaway_sent = true;
+		put32(b, 0); /* this side processes no stream the peer opens */
+		put32(b + 4, code);
+		/* written, if at all, by the teardown's last flush */
+		oq_frame(c, FT_GOAWAY, 0, 0, b, 8);
+	}
+	return NRF_EPROTO;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Input: header blocks                                                      */
+
+static int
+field(struct nrf_h2_conn *c, const nghttp2_nv *nv)
+{
+	struct h2_cli *k = c->cli;
+	struct nrf_h2_stream *st = k->hb_st;
+	int rc;
+
+	k->hb_bytes += nv->namelen + nv->valuelen + 32;
+	if (k->hb_bytes > c->ctx->bomb_bytes)
+		return conn_error(c, NRF_H2_ENHANCE_YOUR_CALM, "answer header block too big");
+	if (st == NULL || st->user == NULL || (st->flags & NRF_H2_SF_MALFORMED))
+		return 0;
+	rc = h2_check_answer_field(&st->chk, nv->name, nv->namelen, nv->value, nv->valuelen,
+		st->hdr_phase != 0, 0);
+	if (rc == H2_CHK_DROP)
+		return 0;
+	if (rc != H2_CHK_OK) {
+		malformed(c, st);
+		return 0;
+	}
+	if (st->hdr_phase != 0)
+		return 0; /* trailers: checked, not kept */
+	if (h2_msg_store(c->ctx, &st->msg, nv->name, nv->namelen, nv->value, nv->valuelen,
+		    0) != 0)
+		h2_cli_reset(c, st, NRF_H2_INTERNAL_ERROR); /* over the limit, memory */
+	return 0;
+}
+
+static int
+inflate(struct nrf_h2_conn *c, const uint8_t *in, size_t len, bool final)
+{
+	struct h2_cli *k = c->cli;
+
+	for (;;) {
+		nghttp2_nv nv;
+		int fl = 0;
+		ssize_t rv = nghttp2_hd_inflate_hd2(k->infl, &nv, &fl, in, len, final);
+
+		if (rv < 0)
+			return conn_error(c, NRF_H2_COMPRESSION_ERROR, nghttp2_strerror((int)rv));
+		in += rv;
+		len -= (size_t)rv;
+		if (fl & NGHTTP2_HD_INFLATE_EMIT) {
+			int rc = field(c, &nv);
+
+			if (rc != 0)
+				return rc;
+		}
+		if (fl & NGHTTP2_HD_INFLATE_FINAL) {
+			nghttp2_hd_inflate_end_headers(k->infl);
+			return 0;
+		}
+		if (!(fl & NGHTTP2_HD_INFLATE_EMIT) && len == 0)
+			return 0;
+	}
+}
+
+/* The end of a header block: the HTTP rules, then the owner is told. */
+static void
+block_end(struct nrf_h2_conn *c)
+{
+	struct h2_cli *k = c->cli;
+	struct nrf_h2_stream *st = k->hb_st;
+	bool end = k->hb_end != 0;
+	int chk;
+
+	k->hb_sid = 0;
+	k->hb_st = NULL;
+	if (st == NULL || (st->flags & (NRF_H2_SF_MALFORMED | NRF_H2_SF_RESET)))
+		return;
+	if (st->user == NULL) {
+		/* Forgotten by its owner after its answer ended (trailers). */
+		if (end)
+			end_recv(c, st);
+		return;
+	}
+	chk = st->hdr_phase == 0 ? h2_check_answer_head(&st->chk)
+		: end ? H2_CHK_OK : H2_CHK_BAD; /* trailers need END_STREAM */
+	if (chk == H2_CHK_BAD || (end && h2_check_answer_end(&st->chk) != H2_CHK_OK)) {
+		malformed(c, st);
+		return;
+	}
+	if (st->hdr_phase == 0) {
+		if (chk == H2_CHK_INTERIM) {
+			h2_msg_reset_fields(c->ctx, &st->msg); /* 1xx: skipped */
+			return;
+		}
+		st->hdr_phase = 1;
+		st->flags |= NRF_H2_SF_HEADERS;
+		if ((st->flags & NRF_H2_SF_HEAD) && !end) {
+			/* The answer to HEAD is complete with its headers: the
+			 * rest of the stream is not needed (CANCEL). */
+			end = true;
+			st->flags |= NRF_H2_SF_END;
+			if (st->user != NULL && c->cbs->on_response != NULL)
+				c->cbs->on_response(st);
+			if (st->user != NULL && c->cbs->on_data != NULL)
+				c->cbs->on_data(st);
+			h2_cli_reset(c, st, NRF_H2_CANCEL);
+			return;
+		}
+		if (end)
+			st->flags |= NRF_H2_SF_END;
+		if (st->user != NULL && c->cbs->on_response != NULL)
+			c->cbs->on_response(st);
+	}
+	if (end) {
+		st->flags |= NRF_H2_SF_END;
+		if (st->user != NULL && c->cbs->on_data != NULL)
+			c->cbs->on_data(st);
+		end_recv(c, st);
+	}
+}
+
+/* Max CONTINUATION frames of one block: as many as a header list of
+ * max_header_bytes needs twice over (what front sessions allow). */
+static uint32_t
+max_frames(const struct nrf_h2_ctx *ctx)
+{
+	return 1 + NRF_MAX(8u, 2 * ((ctx->lim.max_header_bytes + 16383u) / 16384u));
+}
+
+static int
+on_headers(struct nrf_h2_conn *c, uint8_t flags, uint32_t sid, const uint8_t *p, size_t len)
+{
+	struct h2_cli *k = c->cli;
+	struct nrf_h2_stream *st;
+
+	if (sid == 0 || (sid & 1) == 0 || sid >= k->next_id)
+		return conn_error(c, NRF_H2_PROTOCOL_ERROR, "HEADERS on a stream never opened");
+	if (flags & FL_PADDED) {
+		size_t pad;
+
+		if (len < 1 || (pad = p[0]) > len - 1)
+			return conn_error(c, NRF_H2_PROTOCOL_ERROR, "HEADERS padding too long");
+		p++;
+		len -= 1 + pad;
+	}
+	if (flags & FL_PRIORITY) {
+		if (len < 5)
+			return conn_error(c, NRF_H2_FRAME_SIZE_ERROR, "HEADERS priority cut short");
+		p += 5;
+		len -= 5;
+	}
+	st = lookup(c, sid);
+	if (st != NULL && (st->cs & (H2C_RST | H2C_CLOSING)))
+		st = NULL; /* decoded (HPACK state) and dropped */
+	if (st != NULL && (st->cs & H2C_END_RECV)) {
+		h2_cli_reset(c, st, NRF_H2_STREAM_CLOSED); /* after END_STREAM */
+		st = NULL;
+	}
+	if (st != NULL)
+		st->cs |= H2C_OPENED; /* an answer's HEADERS came (nghttp2's OPENED) */
+	k->hb_sid = sid;
+	k->hb_st = st;
+	k->hb_end = (flags & FL_END_STREAM) != 0;
+	k->hb_frames = 1;
+	k->hb_bytes = 0;
+	if (inflate(c, p, len, (flags & FL_END_HEADERS) != 0) != 0)
+		return NRF_EPROTO;
+	if (flags & FL_END_HEADERS)
+		block_end(c);
+	return 0;
+}
+
+static int
+on_continuation(struct nrf_h2_conn *c, uint8_t flags, uint32_t sid, const uint8_t *p,
+	size_t len)
+{
+	struct h2_cli *k = c->cli;
+
+	if (k->hb_sid == 0 || sid != k->hb_sid)
+		return conn_error(c, NRF_H2_PROTOCOL_ERROR, "CONTINUATION out of a header block");
+	if (++k->hb_frames > max_frames(c->ctx))
+		return conn_error(c, NRF_H2_ENHANCE_YOUR_CALM, "too many CONTINUATION frames");
+	if (inflate(c, p, len, (flags & FL_END_HEADERS) != 0) != 0)
+		return NRF_EPROTO;
+	if (flags & FL_END_HEADERS)
+		block_end(c);
+	return 0;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Input: DATA and flow control                                              */
+
+/* Receive window of stream @p st: credit @p n bytes (WINDOW_UPDATE once
+ * half the window waits, as nghttp2 did). */
+static void
+stream_credit(struct nrf_h2_conn *c, struct nrf_h2_stream *st, uint32_t n)
+{
+	st->rx_due += n;
+	if (st->cs & (H2C_END_RECV | H2C_RST | H2C_CLOSING)) {
+		st->rx_open -= NRF_MIN(st->rx_open, st->rx_due);
+		st->rx_due = 0; /* nothing more comes: no update */
+		return;
+	}
+	if (st->rx_due >= c->ctx->lim.peer_stream_window / 2) {
+		oq_window_update(c, (uint32_t)st->id, st->rx_due);
+		st->rx_open -= NRF_MIN(st->rx_open, st->rx_due);
+		st->rx_due = 0;
+	}
+}
+
+/*
+ * DATA beyond the stream window: a failed try, told apart before any of
+ * its bytes are relayed. The owner is told at once (FLOW_CONTROL_ERROR)
+ * and forgets the stream, which is reset.
+ */
+static void
+window_broken(struct nrf_h2_conn *c, struct nrf_h2_stream *st, size_t len)
+{
+	NRF_LOG_RL(WARN, MOD, "upstream sent DATA beyond its flow-control window on stream %d "
+		"(%u + %zu > %u): reset", st->id, st->rx_open, len,
+		c->ctx->lim.peer_stream_window);
+	st->flags |= NRF_H2_SF_RESET;
+	if (st->user != NULL && c->cbs->on_close != NULL)
+		c->cbs->on_close(st, NRF_H2_FLOW_CONTROL_ERROR, 0);
+	st->user = NULL;
+	st->src = NULL;
+	st->src_chunk = NULL;
+	if (st->unconsumed > 0)
+		h2_peer_unconsumed(c->ctx, st, -(int64_t)st->unconsumed);
+	nrf_h2_msg_release(c->ctx, &st->msg);
+	st->flags &= ~NRF_H2_SF_RESET; /* let h2_cli_reset() queue it */
+	st->cs &= ~H2C_RST;
+	h2_cli_reset(c, st, NRF_H2_FLOW_CONTROL_ERROR);
+}
+
+static int
+on_data(struct nrf_h2_conn *c, uint8_t flags, uint32_t sid, const uint8_t *p, size_t len)
+{
+	struct h2_cli *k = c->cli;
+	struct nrf_h2_stream *st;
+	const uint8_t *d = p;
+	size_t dlen = len;
+	bool end = (flags & FL_END_STREAM) != 0;
+
+	if (sid == 0 || (sid & 1) == 0 || sid >= k->next_id)
+		return conn_error(c, NRF_H2_PROTOCOL_ERROR, "DATA on a stream never opened");
+	/* The connection window: credited at once. */
+	if ((uint64_t)k->rx_open + len > k->win)
+		return conn_error(c, NRF_H2_FLOW_CONTROL_ERROR,
+			"DATA beyond the connection window");
+	k->rx_open += (uint32_t)len;
+	if (k->rx_open >= k->win / 2) {
+		oq_window_update(c, 0, k->rx_open);
+		k->rx_open = 0;
+	}
+	if (flags & FL_PADDED) {
+		size_t pad;
+
+		if (len < 1 || (pad = p[0]) > len - 1)
+			return conn_error(c, NRF_H2_PROTOCOL_ERROR, "DATA padding too long");
+		d = p + 1;
+		dlen = len - 1 - pad;
+	}
+	st = lookup(c, sid);
+	if (st == NULL || (st->cs & (H2C_RST | H2C_CLOSING)))
+		return 0; /* a stream closed or reset: dropped */
+	if (st->cs & H2C_END_RECV) {
+		h2_cli_reset(c, st, NRF_H2_STREAM_CLOSED);
+		return 0;
+	}
+	if (!(st->cs & H2C_OPENED))
+		return conn_error(c, NRF_H2_PROTOCOL_ERROR, "DATA before the answer's HEADERS");
+	if ((uint64_t)st->rx_open + len > c->ctx->lim.peer_stream_window) {
+		window_broken(c, st, len);
+		return 0;
+	}
+	st->rx_open += (uint32_t)len;
+	if (len > dlen)
+		stream_credit(c, st, (uint32_t)(len - dlen)); /* padding */
+	if (st->user == NULL || (st->flags & NRF_H2_SF_MALFORMED)) {
+		/* Nobody relays it: the window comes back at once. */
+		stream_credit(c, st, (uint32_t)dlen);
+		if (end)
+			end_recv(c, st);
+		return 0;
+	}
+	/* More than content-length, a body before the final answer, or an
+	 * end while an answer is due: malformed, and not delivered. */
+	if (h2_check_answer_data(&st->chk, dlen) != H2_CHK_OK ||
+		(end && h2_check_answer_end(&st->chk) != H2_CHK_OK)) {
+		stream_credit(c, st, (uint32_t)dlen);
+		malformed(c, st);
+		return 0;
+	}
+	if (dlen > 0) {
+		if (nrf_h2_body_append(c->ctx, &st->msg.body, d, dlen) != 0) {
+			stream_credit(c, st, (uint32_t)dlen);
+			h2_cli_reset(c, st, NRF_H2_INTERNAL_ERROR);
+			return 0;
+		}
+		h2_peer_unconsumed(c->ctx, st, (int64_t)dlen);
+	}
+	if (end)
+		st->flags |= NRF_H2_SF_END;
+	if ((dlen > 0 || end) && c->cbs->on_data != NULL)
+		c->cbs->on_data(st);
+	if (end)
+		end_recv(c, st);
+	return 0;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Input: the other frames                                                   */
+
+static int
+on_settings(struct nrf_h2_conn *c, uint8_t flags, uint32_t sid, const uint8_t *p, size_t len)
+{
+	struct h2_cli *k = c->cli;
+	size_t i;
+
+	if (sid != 0)
+		return conn_error(c, NRF_H2_PROTOCOL_ERROR, "SETTINGS on a stream");
+	if (flags & FL_ACK) {
+		if (len != 0)
+			return conn_error(c, NRF_H2_FRAME_SIZE_ERROR, "SETTINGS ACK with a payload");
+		return 0;
+	}
+	if (len % 6 != 0)
+		return conn_error(c, NRF_H2_FRAME_SIZE_ERROR, "SETTINGS length");
+	if (!k->settings_seen) {
+		/* The initial value is unlimited; 100 held only until now. */
+		k->settings_seen = true;
+		k->r_max_streams = UINT32_MAX;
+	}
+	for (i = 0; i < len; i += 6) {
+		uint16_t id = (uint16_t)(p[i] << 8 | p[i + 1]);
+		uint32_t v = get32(p + i + 2);
+
+		switch (id) {
+		case 0x2: /* ENABLE_PUSH: a server never sends 1 */
+			if (v != 0)
+				return conn_error(c, NRF_H2_PROTOCOL_ERROR, "SETTINGS_ENABLE_PUSH");
+			break;
+		case 0x3:
+			k->r_max_streams = v;
+			break;
+		case 0x4: { /* INITIAL_WINDOW_SIZE: applies to open streams too */
+			struct nrf_list *l;
+			int64_t delta = (int64_t)v - (int64_t)k->r_init_win;
+
+			if (v > WIN_MAX)
+				return conn_error(c, NRF_H2_FLOW_CONTROL_ERROR,
+					"SETTINGS_INITIAL_WINDOW_SIZE");
+			NRF_LIST_FOREACH(l, &c->streams) {
+				struct nrf_h2_stream *st =
+					nrf_container_of(l, struct nrf_h2_stream, link);
+
+				st->swin += delta;
+				if (st->swin > WIN_MAX)
+					return conn_error(c, NRF_H2_FLOW_CONTROL_ERROR,
+						"stream window over 2^31-1");
+			}
+			k->r_init_win = v;
+			if (delta > 0 && !nrf_list_empty(&k->sq))
+				h2_mark_dirty(c);
+			break;
+		}
+		case 0x5:
+			if (v < 16384 || v > 16777215)
+				return conn_error(c, NRF_H2_PROTOCOL_ERROR, "SETTINGS_MAX_FRAME_SIZE");
+			k->r_max_frame = v;
+			break;
+		default:
+			break; /* table size (no dynamic table here), list size, others */
+		}
+	}
+	oq_frame(c, FT_SETTINGS, FL_ACK, 0, NULL, 0);
+	return 0;
+}
+
+static int
+on_ping(struct nrf_h2_conn *c, uint8_t flags, uint32_t sid, const uint8_t *p, size_t len)
+{
+	uint64_t token = 0;
+	unsigned int i;
+
+	if (len != 8)
+		return conn_error(c, NRF_H2_FRAME_SIZE_ERROR, "PING length");
+	if (sid != 0)
+		return conn_error(c, NRF_H2_PROTOCOL_ERROR, "PING on a stream");
+	if (!(flags & FL_ACK)) {
+		oq_frame(c, FT_PING, FL_ACK, 0, p, 8);
+		return 0;
+	}
+	for (i = 0; i < 8; i++)
+		token = token << 8 | p[i];
+	if (c->cbs->on_conn_ping_ack != NULL)
+		c->cbs->on_conn_ping_ack(c, token);
+	return 0;
+}
+
+static int
+on_goaway(struct nrf_h2_conn *c, uint32_t sid, const uint8_t *p, size_t len)
+{
+	struct h2_cli *k = c->cli;
+	struct nrf_list *l;
+	uint32_t last, code;
+
+	if (sid != 0)
+		return conn_error(c, NRF_H2_PROTOCOL_ERROR, "GOAWAY on a stream");
+	if (len < 8)
+		return conn_error(c, NRF_H2_FRAME_SIZE_ERROR, "GOAWAY length");
+	last = get32(p) & WIN_MAX;
+	code = get32(p + 4);
+	if (code != NRF_H2_NO_ERROR)
+		NRF_LOG_RL(INFO, MOD, "upstream sent GOAWAY(%s), last stream %u: \"%.*s\"",
+			nghttp2_http2_strerror(code), last, (int)NRF_MIN(len - 8, (size_t)80),
+			(const char *)p + 8);
+	if (!(c->fl & CF_GOAWAY_RECV) || last < k->goaway_last)
+		k->goaway_last = last;
+	c->fl |= CF_GOAWAY_RECV;
+	/* Streams it will not process: the owner may send them elsewhere. */
+	NRF_LIST_FOREACH(l, &c->streams) {
+		struct nrf_h2_stream *st = nrf_container_of(l, struct nrf_h2_stream, link);
+
+		if ((uint32_t)st->id > k->goaway_last && !(st->cs & H2C_CLOSING)) {
+			st->cs |= H2C_RST; /* nothing more is sent on it */
+			close_due(c, st, NRF_H2_REFUSED_STREAM);
+		}
+	}
+	if (c->cbs->on_conn_goaway != NULL)
+		c->cbs->on_conn_goaway(c);
+	return 0;
+}
+
+static int
+on_window_update(struct nrf_h2_conn *c, uint32_t sid, const uint8_t *p, size_t len)
+{
+	struct h2_cli *k = c->cli;
+	struct nrf_h2_stream *st;
+	uint32_t inc;
+
+	if (len != 4)
+		return conn_error(c, NRF_H2_FRAME_SIZE_ERROR, "WINDOW_UPDATE length");
+	inc = get32(p) & WIN_MAX;
+	if (sid == 0) {
+		if (inc == 0)
+			return conn_error(c, NRF_H2_PROTOCOL_ERROR, "WINDOW_UPDATE of 0");
+		k->swin += inc;
+		if (k->swin > WIN_MAX)
+			return conn_error(c, NRF_H2_FLOW_CONTROL_ERROR, "window over 2^31-1");
+		if (!nrf_list_empty(&k->sq))
+			h2_mark_dirty(c);
+		return 0;
+	}
+	if (sid >= k->next_id)
+		return conn_error(c, NRF_H2_PROTOCOL_ERROR, "WINDOW_UPDATE on an idle stream");
+	st = lookup(c, sid);
+	if (st == NULL || (st->cs & (H2C_RST | H2C_CLOSING)))
+		return 0;
+	if (inc == 0) {
+		h2_cli_reset(c, st, NRF_H2_PROTOCOL_ERROR);
+		return 0;
+	}
+	st->swin += inc;
+	if (st->swin > WIN_MAX) {
+		h2_cli_reset(c, st, NRF_H2_FLOW_CONTROL_ERROR);
+		return 0;
+	}
+	if (st->cs & H2C_SQ)
+		h2_mark_dirty(c);
+	return 0;
+}
+
+static int
+on_rst_stream(struct nrf_h2_conn *c, uint32_t sid, const uint8_t *p, size_t len)
+{
+	struct nrf_h2_stream *st;
+
+	if (len != 4)
+		return conn_error(c, NRF_H2_FRAME_SIZE_ERROR, "RST_STREAM length");
+	if (sid == 0 || sid >= c->cli->next_id)
+		return conn_error(c, NRF_H2_PROTOCOL_ERROR, "RST_STREAM on an idle stream");
+	st = lookup(c, sid);
+	if (st == NULL || (st->cs & H2C_CLOSING))
+		return 0;
+	st->cs |= H2C_RST;
+	close_due(c, st, get32(p));
+	return 0;
+}
+
+static int
+frame(struct nrf_h2_conn *c, const uint8_t *f, size_t len)
+{
+	struct h2_cli *k = c->cli;
+	uint8_t type = f[3], flags = f[4];
+	uint32_t sid = get32(f + 5) & WIN_MAX;
+	const uint8_t *p = f + 9;
+
+	if (!k->settings_seen && (type != FT_SETTINGS || (flags & FL_ACK)))
+		return conn_error(c, NRF_H2_PROTOCOL_ERROR, "no SETTINGS first");
+	if (k->hb_sid != 0 && type != FT_CONTINUATION)
+		return conn_error(c, NRF_H2_PROTOCOL_ERROR, "header block interrupted");
+	switch (type) {
+	case FT_DATA:
+		return on_data(c, flags, sid, p, len);
+	case FT_HEADERS:
+		return on_headers(c, flags, sid, p, len);
+	case FT_CONTINUATION:
+		return on_continuation(c, flags, sid, p, len);
+	case FT_PRIORITY:
+		if (sid == 0)
+			return conn_error(c, NRF_H2_PROTOCOL_ERROR, "PRIORITY on stream 0");
+		if (len != 5)
+			return conn_error(c, NRF_H2_FRAME_SIZE_ERROR, "PRIORITY length");
+		return 0;
+	case FT_RST_STREAM:
+		return on_rst_stream(c, sid, p, len);
+	case FT_SETTINGS:
+		return on_settings(c, flags, sid, p, len);
+	case FT_PUSH_PROMISE:
+		return conn_error(c, NRF_H2_PROTOCOL_ERROR, "PUSH_PROMISE (push disabled)");
+	case FT_PING:
+		return on_ping(c, flags, sid, p, len);
+	case FT_GOAWAY:
+		return on_goaway(c, sid, p, len);
+	case FT_WINDOW_UPDATE:
+		return on_window_update(c, sid, p, len);
+	default:
+		return 0; /* unknown types are ignored (RFC 9113 §4.1) */
+	}
+}
+
+static int
+frame_done(struct nrf_h2_conn *c, const uint8_t *f, size_t len)
+{
+	int rc = frame(c, f, len);
+
+	if (!nrf_list_empty(&c->cli->cq))
+		close_pending(c);
+	return rc;
+}
+
+static inline uint32_t
+frame_len(const uint8_t *f)
+{
+	return (uint32_t)f[0] << 16 | (uint32_t)f[1] << 8 | f[2];
+}
+
+int
+h2_cli_recv(struct nrf_h2_conn *c, const uint8_t *in, size_t len)
+{
+	struct h2_cli *k = c->cli;
+	int rc;
+
+	if (k->ib_len > 0) {
+		/* Complete the frame an earlier read began. */
+		size_t take, need;
+
+		if (k->ib_len < 9) {
+			take = NRF_MIN(len, (size_t)(9 - k->ib_len));
+			memcpy(k->ib + k->ib_len, in, take);
+			k->ib_len += (uint32_t)take;
+			in += take;
+			len -= take;
+			if (k->ib_len < 9)
+				return 0;
+		}
+		if (frame_len(k->ib) > H2C_FRAME_MAX)
+			return conn_error(c, NRF_H2_FRAME_SIZE_ERROR, "frame over 16384 bytes");
+		need = 9 + frame_len(k->ib) - k->ib_len;
+		take = NRF_MIN(len, need);
+		memcpy(k->ib + k->ib_len, in, take);
+		k->ib_len += (uint32_t)take;
+		in += take;
+		len -= take;
+		if (take < need)
+			return 0;
+		k->ib_len = 0;
+		rc = frame_done(c, k->ib, frame_len(k->ib));
+		if (rc != 0 || (c->fl & CF_DEAD))
+			return rc;
+	}
+	while (len >= 9) {
+		uint32_t flen = frame_len(in);
+
+		if (flen > H2C_FRAME_MAX)
+			return conn_error(c, NRF_H2_FRAME_SIZE_ERROR, "frame over 16384 bytes");
+		if (len < 9 + (size_t)flen)
+			break;
+		rc = frame_done(c, in, flen);
+		if (rc != 0 || (c->fl & CF_DEAD))
+			return rc;
+		in += 9 + flen;
+		len -= 9 + flen;
+	}
+	if (len > 0) {
+		if (len >= 9 && frame_len(in) > H2C_FRAME_MAX)
+			return conn_error(c, NRF_H2_FRAME_SIZE_ERROR, "frame over 16384 bytes");
+		if (k->ib == NULL) {
+			k->ib = malloc(9 + H2C_FRAME_MAX);
+			if (k->ib == NULL) {
+				h2_conn_fail(c, NRF_ENOMEM);
+				return NRF_ENOMEM;
+			}
+			h2_acct_add(c->ctx, NRF_H2_MEM_HTTP2, 9 + H2C_FRAME_MAX);
+		}
+		memcpy(k->ib, in, len);
+		k->ib_len = (uint32_t)len;
+	}
+	return 0;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Output                                                                    */
+
+/* Request body of @p st as DATA frames into @p dst: bytes written. */
+static size_t
+fill_data(struct nrf_h2_conn *c, struct nrf_h2_stream *st, uint8_t *dst, size_t cap)
+{
+	struct h2_cli *k = c->cli;
+	size_t out = 0;
+
+	while (cap - out > 9) {
+		int64_t w = NRF_MIN(k->swin, st->swin);
+		size_t room = NRF_MIN(cap - out - 9, (size_t)k->r_max_frame), done = 0;
+		uint8_t *d = dst + out + 9;
+		bool eof;
+
+		if (w <= 0)
+			break;
+		room = NRF_MIN(room, (size_t)w);
+		while (done < room && st->src_chunk != NULL) {
+			const struct nrf_h2_chunk *ch = st->src_chunk;
+			size_t n = NRF_MIN(room - done, (size_t)(ch->len - st->src_off));
+
+			memcpy(d + done, ch->data + st->src_off, n);
+			done += n;
+			st->src_off += (uint32_t)n;
+			if (st->src_off == ch->len) {
+				st->src_chunk = ch->next;
+				st->src_off = ch->next != NULL ? ch->next->off : 0;
+			}
+		}
+		eof = st->src_chunk == NULL;
+		if (done == 0 && !eof)
+			break;
+		frame_hd(dst + out, (uint32_t)done, FT_DATA, eof ? FL_END_STREAM : 0,
+			(uint32_t)st->id);
+		out += 9 + done;
+		k->swin -= (int64_t)done;
+		st->swin -= (int64_t)done;
+		if (eof) {
+			st->cs = (st->cs & ~(H2C_SQ | H2C_BODY)) | H2C_END_SENT;
+			nrf_list_del(&st->sq);
+			if (st->cs & H2C_END_RECV)
+				close_due(c, st, NRF_H2_NO_ERROR);
+			break;
+		}
+	}
+	return out;
+}
+
+size_t
+h2_cli_fill(struct nrf_h2_conn *c, uint8_t *dst, size_t cap)
+{
+	struct h2_cli *k = c->cli;
+	struct nrf_list *l, *nx;
+	size_t out = 0;
+
+	if (!nrf_list_empty(&k->cq))
+		close_pending(c);
+	if (k->oq_off < k->oq_len) {
+		size_t n = NRF_MIN(cap, (size_t)(k->oq_len - k->oq_off));
+
+		memcpy(dst, k->oq + k->oq_off, n);
+		k->oq_off += (uint32_t)n;
+		out = n;
+		if (k->oq_off < k->oq_len)
+			return out; /* frames stay in order */
+		k->oq_off = k->oq_len = 0;
+		if (k->oq_cap > 64 * 1024) {
+			h2_acct_add(c->ctx, NRF_H2_MEM_HTTP2, -(int64_t)k->oq_cap);
+			free(k->oq);
+			k->oq = NULL;
+			k->oq_cap = 0;
+		}
+	}
+	/* Streams in id order: HEADERS (never one before an older stream's),
+	 * then what the windows let out of a request body. */
+	NRF_LIST_FOREACH_SAFE(l, nx, &k->sq) {
+		struct nrf_h2_stream *st = nrf_container_of(l, struct nrf_h2_stream, sq);
+
+		if (st->cs & H2C_HDRS) {
+			/* The peer's SETTINGS_MAX_CONCURRENT_STREAMS: the rest
+			 * wait for a stream to close (as nghttp2 held them). */
+			if (st->hb_len > cap - out || k->n_open >= k->r_max_streams)
+				break;
+			memcpy(dst + out, st->hb, st->hb_len);
+			out += st->hb_len;
+			h2_cli_hb_free(st);
+			st->cs |= H2C_SENT;
+			k->n_open++;
+			if (!(st->cs & H2C_BODY)) {
+				st->cs &= ~H2C_SQ;
+				nrf_list_del(&st->sq);
+				continue;
+			}
+		}
+		if (cap - out <= 9 || k->swin <= 0)
+			continue;
+		if (st->src == NULL) {
+			/* The owner forgot it before its body was out. */
+			h2_cli_reset(c, st, NRF_H2_CANCEL);
+			continue;
+		}
+		out += fill_data(c, st, dst + out, cap - out);
+	}
+	/* Resets queued above go out with the next fill. */
+	return out;
+}
+
+bool
+h2_cli_want_write(const struct nrf_h2_conn *c)
+{
+	const struct h2_cli *k = c->cli;
+
+	return k->oq_off < k->oq_len || !nrf_list_empty(&k->cq) || !nrf_list_empty(&k->sq);
+}
+
+bool
+h2_cli_done(const struct nrf_h2_conn *c)
+{
+	const struct h2_cli *k = c->cli;
+
+	return ((c->fl & CF_GOAWAY_RECV) || k->goaway_sent) && c->n_streams == 0 &&
+		k->oq_off == k->oq_len;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Connection                                                                */
+
+int
+h2_cli_start(struct nrf_h2_conn *c)
+{
+	struct nrf_h2_ctx *ctx = c->ctx;
+	struct h2_cli *k = calloc(1, sizeof(*k));
+	uint8_t *p;
+	uint32_t win;
+
+	if (k == NULL)
+		return NRF_ENOMEM;
+	c->cli = k;
+	h2_acct_add(ctx, NRF_H2_MEM_HTTP2, (int64_t)sizeof(*k));
+	nrf_list_init(&k->sq);
+	nrf_list_init(&k->cq);
+	k->next_id = 1;
+	k->r_max_streams = 100; /* until the peer's SETTINGS (as nghttp2) */
+	k->r_init_win = WIN_DEFAULT;
+	k->r_max_frame = 16384;
+	k->swin = WIN_DEFAULT;
+	if (nghttp2_hd_inflate_new2(&k->infl, &ctx->mem.mem) != 0)
+		return NRF_ENOMEM;
+	/* Preface, SETTINGS (no push, the header list limit, the stream
+	 * window of answers), the connection window. */
+	p = oq_reserve(c, sizeof(preface) + 9 + 18 + 13);
+	if (p == NULL)
+		return NRF_ENOMEM;
+	memcpy(p, preface, sizeof(preface));
+	p += sizeof(preface);
+	frame_hd(p, 18, FT_SETTINGS, 0, 0);
+	p += 9;
+	p[0] = 0;
+	p[1] = 0x2;
+	put32(p + 2, 0);
+	p[6] = 0;
+	p[7] = 0x6;
+	put32(p + 8, ctx->lim.max_header_bytes);
+	p[12] = 0;
+	p[13] = 0x4;
+	put32(p + 14, ctx->lim.peer_stream_window);
+	k->oq_len = sizeof(preface) + 9 + 18;
+	win = NRF_MIN(ctx->lim.conn_window, WIN_MAX);
+	k->win = NRF_MAX(win, WIN_DEFAULT);
+	if (k->win > WIN_DEFAULT) {
+		p = k->oq + k->oq_len;
+		frame_hd(p, 4, FT_WINDOW_UPDATE, 0, 0);
+		put32(p + 9, k->win - WIN_DEFAULT);
+		k->oq_len += 13;
+	}
+	return 0;
+}
+
+void
+h2_cli_free(struct nrf_h2_conn *c)
+{
+	struct h2_cli *k = c->cli;
+
+	if (k == NULL)
+		return;
+	if (k->infl != NULL)
+		nghttp2_hd_inflate_del(k->infl);
+	if (k->oq != NULL)
+		h2_acct_add(c->ctx, NRF_H2_MEM_HTTP2, -(int64_t)k->oq_cap);
+	if (k->ib != NULL)
+		h2_acct_add(c->ctx, NRF_H2_MEM_HTTP2, -(int64_t)(9 + H2C_FRAME_MAX));
+	free(k->oq);
+	free(k->ib);
+	h2_acct_add(c->ctx, NRF_H2_MEM_HTTP2, -(int64_t)sizeof(*k));
+	free(k);
+	c->cli = NULL;
+}
+
+void
+h2_cli_goaway(struct nrf_h2_conn *c, uint32_t code, const char *why)
+{
+	struct h2_cli *k = c->cli;
+	size_t wl = why != NULL ? strlen(why) : 0;
+	uint8_t *p;
+
+	if (k->goaway_sent)
+		return;
+	k->goaway_sent = true;
+	p = oq_reserve(c, 17 + wl);
+	if (p == NULL) {
+		h2_conn_fail(c, NRF_ENOMEM);
+		return;
+	}
+	frame_hd(p, (uint32_t)(8 + wl), FT_GOAWAY, 0, 0);
+	put32(p + 9, 0);
+	put32(p + 13, code);
+	if (wl > 0)
+		memcpy(p + 17, why, wl);
+	k->oq_len += (uint32_t)(17 + wl);
+	h2_mark_dirty(c);
+}
+
+int
+h2_cli_ping(struct nrf_h2_conn *c, const uint8_t data[8])
+{
+	return oq_frame(c, FT_PING, 0, 0, data, 8) ? 0 : NRF_ENOMEM;
+}
+
+uint32_t
+h2_cli_next_id(const struct nrf_h2_conn *c)
+{
+	return c->cli->next_id;
+}
+
+uint32_t
+nrf_h2_conn_remote_max_streams(const struct nrf_h2_conn *c)
+{
+	return c->cli != NULL ? c->cli->r_max_streams : 0;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Requests: HPACK without a dynamic table                                   */
+
+struct sname {
+	const char *name;
+	uint8_t idx;
+};
+
+/* RFC 7541 Appendix A names by length (the first entry of each name). */
+static const struct sname names3[] = {{"age", 21}, {"via", 60}};
+static const struct sname names4[] = {{"date", 33}, {"etag", 34}, {"from", 37},
+	{"host", 38}, {"link", 45}, {"vary", 59}};
+static const struct sname names5[] = {{":path", 4}, {"allow", 22}, {"range", 50}};
+static const struct sname names6[] = {{"accept", 19}, {"cookie", 32}, {"expect", 35},
+	{"server", 54}};
+static const struct sname names7[] = {{":method", 2}, {":scheme", 6}, {":status", 8},
+	{"expires", 36}, {"referer", 51}, {"refresh", 52}};
+static const struct sname names8[] = {{"if-match", 39}, {"if-range", 42}, {"location", 46}};
+static const struct sname names10[] = {{":authority", 1}, {"set-cookie", 55},
+	{"user-agent", 58}};
+static const struct sname names11[] = {{"retry-after", 53}};
+static const struct sname names12[] = {{"content-type", 31}, {"max-forwards", 47}};
+static const struct sname names13[] = {{"accept-ranges", 18}, {"authorization", 23},
+	{"cache-control", 24}, {"content-range", 30}, {"if-none-match", 41},
+	{"last-modified", 44}};
+static const struct sname names14[] = {{"accept-charset", 15}, {"content-length", 28}};
+static const struct sname names15[] = {{"accept-encoding", 16}, {"accept-language", 17}};
+static const struct sname names16[] = {{"content-encoding", 26}, {"content-language", 27},
+	{"content-location", 29}, {"www-authenticate", 61}};
+static const struct sname names17[] = {{"if-modified-since", 40}, {"transfer-encoding", 57}};
+static const struct sname names18[] = {{"proxy-authenticate", 48}};
+static const struct sname names19[] = {{"content-disposition", 25},
+	{"if-unmodified-since", 43}, {"proxy-authorization", 49}};
+static const struct sname names25[] = {{"strict-transport-security", 56}};
+static const struct sname names27[] = {{"access-control-allow-origin", 20}};
+
+#define NAMES(a) {a, sizeof(a) / sizeof(a[0])}
+static const struct {
+	const struct sname *v;
+	uint8_t n;
+} by_len[28] = {
+	[3] = NAMES(names3), [4] = NAMES(names4), [5] = NAMES(names5),
+	[6] = NAMES(names6), [7] = NAMES(names7), [8] = NAMES(names8),
+	[10] = NAMES(names10), [11] = NAMES(names11), [12] = NAMES(names12),
+	[13] = NAMES(names13), [14] = NAMES(names14), [15] = NAMES(names15),
+	[16] = NAMES(names16), [17] = NAMES(names17), [18] = NAMES(names18),
+	[19] = NAMES(names19), [25] = NAMES(names25), [27] = NAMES(names27),
+};
+
+/* Static-table index of a name; 0: not there. */
+static inline unsigned int
+name_index(const char *n, size_t len)
+{
+	unsigned int i;
+
+	if (len >= 28)
+		return 0;
+	for (i = 0; i < by_len[len].n; i++) {
+		const struct sname *s = &by_len[len].v[i];
+
+		if (s->name[0] == n[0] && memcmp(s->name, n, len) == 0)
+			return s->idx;
+	}
+	return 0;
+}
+
+static inline uint8_t *
+hp_int(uint8_t *p, uint8_t first, unsigned int prefix, size_t v)
+{
+	size_t max = ((size_t)1 << prefix) - 1;
+
+	if (v < max) {
+		*p++ = (uint8_t)(first | v);
+		return p;
+	}
+	*p++ = (uint8_t)(first | max);
+	v -= max;
+	while (v >= 128) {
+		*p++ = (uint8_t)(0x80 | (v & 0x7f));
+		v >>= 7;
+	}
+	*p++ = (uint8_t)v;
+	return p;
+}
+
+static inline uint8_t *
+hp_str(uint8_t *p, const char *s, size_t len)
+{
+	p = hp_int(p, 0, 7, len); /* H = 0: raw octets */
+	memcpy(p, s, len);
+	return p + len;
+}
+
+/*
+ * Values new in every message (request ids, trace context) and
+ * credentials are sent "never indexed" (RFC 7541 §7.1.3): no hop after this
+ * one indexes them either. The rest is "without indexing".
+ */
+static inline bool
+never_indexed(const char *n, size_t len)
+{
+	switch (len) {
+	case 6:
+		return memcmp(n, "cookie", 6) == 0;
+	case 11:
+		return memcmp(n, "traceparent", 11) == 0;
+	case 12:
+		return memcmp(n, "x-request-id", 12) == 0;
+	case 13:
+		return memcmp(n, "authorization", 13) == 0;
+	case 19:
+		return memcmp(n, "proxy-authorization", 19) == 0;
+	default:
+		return false;
+	}
+}
+
+static uint8_t *
+hp_field(uint8_t *p, const struct nrf_h2_hdr *h)
+{
+	const char *n = h->name.p, *v = h->value.p;
+	size_t nl = h->name.len, vl = h->value.len;
+	unsigned int idx;
+	uint8_t first;
+
+	if (nl > 0 && n[0] == ':') {
+		/* The fully indexed pairs a request uses. */
+		if (nl == 7 && n[1] == 'm') {
+			if (vl == 3 && memcmp(v, "GET", 3) == 0) {
+				*p++ = 0x80 | 2;
+				return p;
+			}
+			if (vl == 4 && memcmp(v, "POST", 4) == 0) {
+				*p++ = 0x80 | 3;
+				return p;
+			}
+		} else if (nl == 7 && n[1] == 's') {
+			if (vl == 4 && memcmp(v, "http", 4) == 0) {
+				*p++ = 0x80 | 6;
+				return p;
+			}
+			if (vl == 5 && memcmp(v, "https", 5) == 0) {
+				*p++ = 0x80 | 7;
+				return p;
+			}
+		} else if (nl == 5 && vl == 1 && v[0] == '/') {
+			*p++ = 0x80 | 4;
+			return p;
+		}
+	}
+	first = never_indexed(n, nl) ? 0x10 : 0x00;
+	idx = name_index(n, nl);
+	if (idx != 0) {
+		p = hp_int(p, first, 4, idx);
+	} else {
+		*p++ = first;
+		p = hp_str(p, n, nl);
+	}
+	return hp_str(p, v, vl);
+}
+
+/*
+ * The HEADERS frame of a request (and CONTINUATION frames when the block is
+ * over the peer's frame size), encoded once into the stream itself (st->inl;
+ * a longer list into its own allocation) and copied out by h2_cli_fill().
+ * The stream keeps what it sends: the caller's fields may live in scratch
+ * that the next request overwrites, and a request reset before it leaves
+ * is simply dropped.
+ */
+static int
+encode_headers(struct nrf_h2_conn *c, struct nrf_h2_stream *st, uint32_t sid,
+	const struct nrf_h2_hdr *hdrs, size_t n_hdrs, bool end)
+{
+	struct h2_cli *k = c->cli;
+	size_t i, bound = 0, blen, maxf = k->r_max_frame, nframes, f;
+	uint8_t *base, *p;
+
+	for (i = 0; i < n_hdrs; i++)
+		bound += hdrs[i].name.len + hdrs[i].value.len + 16;
+	nframes = bound / maxf + 1;
+	if (bound + 9 * nframes <= sizeof(st->inl)) {
+		base = (uint8_t *)st->inl;
+	} else {
+		base = malloc(bound + 9 * nframes);
+		if (base == NULL)
+			return NRF_ENOMEM;
+	}
+	p = base + 9;
+	for (i = 0; i < n_hdrs; i++) {
+		if (hdrs[i].name.len > 0 && hdrs[i].name.p[0] != ':' &&
+			nrf_h2_hop_by_hop(hdrs[i].name, hdrs[i].value))
+			continue;
+		p = hp_field(p, &hdrs[i]);
+	}
+	blen = (size_t)(p - base) - 9;
+	st->hb = base;
+	st->cs |= H2C_HDRS;
+	if (blen <= maxf) {
+		frame_hd(base, (uint32_t)blen, FT_HEADERS,
+			(uint8_t)(FL_END_HEADERS | (end ? FL_END_STREAM : 0)), sid);
+		st->hb_len = (uint32_t)(9 + blen);
+		return 0;
+	}
+	/* Rare: split, from the last fragment back (each moves up by 9 per
+	 * frame before it). */
+	nframes = (blen + maxf - 1) / maxf;
+	for (f = nframes - 1; f > 0; f--) {
+		size_t off = f * maxf, len = NRF_MIN(maxf, blen - off);
+		uint8_t *dst = base + f * (9 + maxf);
+
+		memmove(dst + 9, base + 9 + off, len);
+		frame_hd(dst, (uint32_t)len, FT_CONTINUATION,
+			f == nframes - 1 ? FL_END_HEADERS : 0, sid);
+	}
+	frame_hd(base, (uint32_t)maxf, FT_HEADERS, end ? FL_END_STREAM : 0, sid);
+	st->hb_len = (uint32_t)(blen + 9 * nframes);
+	return 0;
+}
+
+static inline bool
+is_head_req(const struct nrf_h2_hdr *hdrs, size_t n)
+{
+	return n > 0 && nrf_slice_eq(hdrs[0].name, ":method") && hdrs[0].value.len == 4 &&
+		memcmp(hdrs[0].value.p, "HEAD", 4) == 0;
+}
+
+struct nrf_h2_stream *
+nrf_h2_request(struct nrf_h2_conn *c, const struct nrf_h2_hdr *hdrs, size_t n_hdrs,
+	const struct nrf_h2_body *body, void *user, int *err)
+{
+	struct nrf_h2_ctx *ctx = c->ctx;
+	struct h2_cli *k = c->cli;
+	struct nrf_h2_stream *st;
+	bool has_body = body != NULL && body->len > 0;
+	int rc;
+
+	if (!nrf_h2_conn_usable(c) || k == NULL) {
+		*err = NRF_EINVAL;
+		return NULL;
+	}
+	if (k->next_id > (uint32_t)INT32_MAX) {
+		c->fl |= CF_NOIDS;
+		*err = NRF_EPROTO;
+		return NULL;
+	}
+	st = h2_stream_get(ctx, true);
+	if (st == NULL) {
+		*err = NRF_ENOMEM;
+		return NULL;
+	}
+	rc = encode_headers(c, st, k->next_id, hdrs, n_hdrs, !has_body);
+	if (rc != 0) {
+		h2_stream_put(ctx, st);
+		*err = rc;
+		return NULL;
+	}
+	st->conn = c;
+	st->user = user;
+	st->id = (int32_t)k->next_id;
+	k->next_id += 2;
+	if (is_head_req(hdrs, n_hdrs))
+		st->flags |= NRF_H2_SF_HEAD;
+	h2_anschk_init(&st->chk, (st->flags & NRF_H2_SF_HEAD) != 0);
+	st->swin = k->r_init_win;
+	st->cs |= H2C_SQ;
+	if (has_body) {
+		st->src = body;
+		st->src_chunk = body->head;
+		st->src_off = body->head->off;
+		st->cs |= H2C_BODY;
+	} else {
+		st->cs |= H2C_END_SENT;
+	}
+	nrf_list_add_tail(&k->sq, &st->sq);
+	nrf_list_add_head(&c->streams, &st->link);
+	c->n_streams++;
+	k->slot[((uint32_t)st->id >> 1) % H2C_SLOTS] = st;
+	h2_mark_dirty(c);
+	*err = 0;
+	return st;
+}
+
+void
+nrf_h2_cancel(struct nrf_h2_stream *st)
+{
+	struct nrf_h2_conn *c = st->conn;
+
+	st->user = NULL;
+	st->src = NULL;
+	st->src_chunk = NULL;
+	if (c->fl & CF_DEAD)
+		return;
+	if (st->unconsumed > 0) {
+		uint32_t n = st->unconsumed;
+
+		h2_peer_unconsumed(c->ctx, st, -(int64_t)n);
+		stream_credit(c, st, n);
+	}
+	nrf_h2_msg_release(c->ctx, &st->msg);
+	if (!(st->flags & (NRF_H2_SF_END | NRF_H2_SF_RESET)))
+		h2_cli_reset(c, st, NRF_H2_CANCEL);
+	h2_mark_dirty(c);
+}
+
+void
+nrf_h2_consume(struct nrf_h2_stream *st, size_t n)
+{
+	struct nrf_h2_conn *c = st->conn;
+
+	if ((c->fl & CF_DEAD) || n == 0)
+		return;
+	if (n > st->unconsumed)
+		n = st->unconsumed;
+	if (n == 0)
+		return;
+	h2_peer_unconsumed(c->ctx, st, -(int64_t)n);
+	stream_credit(c, st, (uint32_t)n);
+}
+
+bool
+nrf_h2_stalled(const struct nrf_h2_stream *st)
+{
+	struct nrf_h2_conn *c = st->conn;
+
+	if (c->server || (c->fl & CF_DEAD) || st->user == NULL)
+		return false;
+	return st->rx_open >= c->ctx->lim.peer_stream_window;
+}
