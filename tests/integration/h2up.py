@@ -339,6 +339,23 @@ class UpConn:
         with self.lock:
             self.timers.append((time.monotonic() + delay, fn))
 
+    def when(self, pred, fn, poll=0.005, timeout=5.0):
+        """Run fn() in this connection's thread once pred() holds (checked
+        every @poll s, given up after @timeout s)."""
+        end = time.monotonic() + timeout
+
+        def check():
+            if pred():
+                fn()
+            elif time.monotonic() < end:
+                self.later(poll, check)
+        self.later(0, check)
+
+    def pending(self, sid):
+        """DATA of @sid still queued (waiting for nrfwd's windows)."""
+        with self.lock:
+            return any(o[0] == sid for o in self.out)
+
     def _flush(self):
         """Send queued DATA as far as nrfwd's windows allow."""
         out = []

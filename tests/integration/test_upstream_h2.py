@@ -400,8 +400,8 @@ class UpstreamH2(unittest.TestCase):
                 steps.append('down')
                 conn.send_settings((S_INITIAL_WINDOW_SIZE, 1000))
                 # once acknowledged the window is 0 - 20000: give 20 500
-                conn.later(0.05, lambda: conn.acks_received >= 3 and
-                           (steps.append('wu'), conn.grant(st.sid, 20500)))
+                conn.when(lambda: conn.acks_received >= 3,
+                          lambda: (steps.append('wu'), conn.grant(st.sid, 20500)))
             elif got == 21500 and 'open' not in steps:
                 steps.append('open')
                 # nothing more may come: the window is 0; open it after 0.2 s
@@ -687,8 +687,11 @@ class UpstreamH2(unittest.TestCase):
                                   ('content-length', str(n))])
             part = body_of(150 * 1024 if big else 40, 17)
             conn.data(st.sid, part)
-            conn.later(0.1, lambda: (conn.send(U.rst(st.sid, U.INTERNAL_ERROR)),
-                                     conn._close_stream(st.sid)))
+            # once all of it is out (for the big one: nrfwd relays beyond
+            # its 64 KiB hold, so the relay has begun)
+            conn.when(lambda: not conn.pending(st.sid),
+                      lambda: (conn.send(U.rst(st.sid, U.INTERNAL_ERROR)),
+                               conn._close_stream(st.sid)))
         up = self.upstream(on_request=answer)
         self.nrfwd(up)
         c = self.client()
