@@ -490,6 +490,13 @@ class UpConn:
                         for k, v in self.settings_sent.pop(0):
                             if k == S_INITIAL_WINDOW_SIZE and v < self.recv_initial:
                                 self._apply_recv_initial(v)
+                            elif k == S_HEADER_TABLE_SIZE:
+                                # from now on the encoder of nrfwd must keep its
+                                # table within v, and signal a smaller size at
+                                # the start of its next block (RFC 7541 §4.2);
+                                # hpack's decoder then refuses a block that
+                                # does not (as nghttp2's inflater does)
+                                self.dec.max_allowed_table_size = v
                 return
             with self.lock:
                 for k, v in f.settings():

@@ -159,6 +159,27 @@ class UpstreamH2(unittest.TestCase):
             self.assertEqual(r.header('content-type'), 'application/json', path)
         self.assertNoViolations()
 
+    def test_01b_end_stream_on_headers_and_on_an_empty_data_frame(self):
+        """END_STREAM on the HEADERS frame (a 204, no DATA at all), and a
+        body whose END_STREAM comes on an empty DATA frame after it."""
+        def answer(conn, st):
+            if '204' in st.path:
+                conn.headers(st.sid, [(':status', '204'), ('x-case', 'empty')], end=True)
+            else:
+                conn.headers(st.sid, [(':status', '200'), JSON_CT])
+                conn.send(frame(DATA, 0, st.sid, b'{"a":'), frame(DATA, 0, st.sid, b'1}'),
+                          frame(DATA, END_STREAM, st.sid, b''))
+                conn._close_stream(st.sid)
+        up = self.upstream(on_request=answer)
+        self.nrfwd(up)
+        c = self.client()
+        r = c.get(PROFILE + '204')
+        self.assertAnswered(r, 204, b'', '204')
+        self.assertEqual(r.header('x-case'), 'empty')
+        r = c.get(PROFILE + 'empty-end')
+        self.assertAnswered(r, 200, b'{"a":1}', 'empty END_STREAM DATA')
+        self.assertNoViolations()
+
     def test_02_priority_flag_and_priority_frames(self):
         """HEADERS with the PRIORITY flag (exclusive, on stream 0), and
         PRIORITY frames on the open stream and on idle ones: only ordering
@@ -501,7 +522,8 @@ class UpstreamH2(unittest.TestCase):
         """What nrfwd sends on an upstream connection (RFC 9113 §3.4, §6.5,
         §6.7, §5.1.1): the client preface, then a SETTINGS frame (not ACK)
         with SETTINGS_ENABLE_PUSH 0; one SETTINGS ACK for each SETTINGS of
-        the upstream (also one sent later); a PING ACK with the same 8 bytes
+        the upstream (also one sent later, with a setting id nrfwd does not
+        know, §6.5.2); a PING ACK with the same 8 bytes
         for each PING of the upstream; stream ids odd and increasing. Frame
         types it does not know (0xfa, 0x0b) and PRIORITY frames from the
         upstream are ignored: no error, the next answers as usual."""
@@ -510,7 +532,10 @@ class UpstreamH2(unittest.TestCase):
                       frame(0x0b, 0, st.sid, b'\x01\x02\x03'),
                       frame(PRIORITY, 0, st.sid, struct.pack('>IB', 0, 7)))
             U.default_answer(conn, st)
-        up = self.upstream(settings=[(S_MAX_CONCURRENT_STREAMS, 100)], on_request=answer)
+        # NO_RFC7540_PRIORITIES (RFC 9113 §5.3.2) only in the first SETTINGS:
+        # changing it later is a connection error nrfwd may raise
+        up = self.upstream(settings=[(S_MAX_CONCURRENT_STREAMS, 100), (0x9, 1)],
+                           on_request=answer)
         self.nrfwd(up)
         conn = up.ready()
         self.assertEqual(conn.preface, U.PREFACE)
@@ -519,7 +544,8 @@ class UpstreamH2(unittest.TestCase):
                          'nrfwd\'s first frame must be a SETTINGS frame: %r' % first)
         self.assertIn((S_ENABLE_PUSH, 0), first.settings(), 'SETTINGS_ENABLE_PUSH 0 missing')
         # a later SETTINGS and two PINGs from the upstream
-        conn.send_settings((S_MAX_CONCURRENT_STREAMS, 50))
+        # with a setting id nrfwd does not know: ignored
+        conn.send_settings((S_MAX_CONCURRENT_STREAMS, 50), (0x99, 7))
         opaque = [b'\x01\x02\x03\x04\x05\x06\x07\x08', b'upstream']
         for o in opaque:
             conn.send(frame(PING, 0, 0, o))
@@ -541,6 +567,37 @@ class UpstreamH2(unittest.TestCase):
         self.assertEqual(conn.all(GOAWAY) + conn.all(RST_STREAM), [],
                          'unknown frames or PRIORITY treated as errors')
         self.assertNoViolations()
+
+    def test_12b_upstream_header_table_size(self):
+        """The upstream's SETTINGS_HEADER_TABLE_SIZE bounds nrfwd's HPACK
+        encoder (RFC 7541 §4.2, RFC 9113 §6.5.2): with 0 at the start, and
+        with 256 then 0 sent later, each next request's block must start
+        with a table size update within the new bound and never refer to
+        entries beyond it — the upstream's decoder refuses any block that
+        does not, as nghttp2's does (a violation). Requests with repeated
+        fields (so an encoder would index them) all arrive whole."""
+        hdrs = [('x-repeat', 'the same value every time'), JSON_CT,
+                ('3gpp-sbi-target-apiroot', 'http://up.test:8080')]
+        for name, first, later in (('zero', 0, None), ('later', 4096, (256, 0))):
+            with self.subTest(case=name):
+                up = self.upstream(name, settings=[(U.S_HEADER_TABLE_SIZE, first)])
+                self.nrfwd(up)
+                conn = up.ready()
+                c = self.client()
+                sizes = [later[0], later[1]] if later else []
+                for i in range(6):
+                    if i in (2, 4) and sizes:
+                        v = sizes.pop(0)
+                        n_acks = conn.acks_received
+                        conn.send_settings((U.S_HEADER_TABLE_SIZE, v))
+                        self.assertTrue(up.wait(lambda: conn.acks_received > n_acks, 2.0))
+                    r = c.get(PROFILE + 'table-%s-%d' % (name, i), hdrs)
+                    self.assertAnswered(r, 200, what='%s request %d' % (name, i))
+                    st = up.streams(PROFILE + 'table-%s-%d' % (name, i))[0][1]
+                    for k, v in hdrs:
+                        self.assertEqual(st.field(k), v, '%s request %d: %s' % (name, i, k))
+                self.assertNoViolations(up)
+                self.h.cleanup()
 
     # ======================================================================
     # 4. Big answers
@@ -744,6 +801,44 @@ class UpstreamH2(unittest.TestCase):
                                 if st.conn is first_conn and st.sid > state['last']))
         late = [f for f in first_conn.all(HEADERS) if f.t > state['t_goaway'] + 0.05]
         self.assertEqual(late, [], 'a stream opened after GOAWAY')
+        self.assertNoViolations()
+
+    def test_18b_graceful_goaway_then_the_real_one(self):
+        """A graceful shutdown (RFC 9113 §6.8): GOAWAY(2^31-1, NO_ERROR) while
+        a request is in flight, the answer 200 ms later, then GOAWAY with
+        that stream's id and the close. nrfwd opens no stream on the
+        connection after the first GOAWAY: a request made meanwhile goes on
+        a new connection. Both answered 200, each sent once."""
+        state = {}
+
+        def answer(conn, st):
+            if 'slow' not in st.path:
+                return U.default_answer(conn, st)
+            state['conn'] = conn
+            state['t'] = time.monotonic()
+            conn.send(U.goaway(0x7fffffff, U.NO_ERROR, b'shutting down'))
+
+            def finish():
+                U.default_answer(conn, st)
+                conn.send(U.goaway(st.sid, U.NO_ERROR))
+                conn.later(0.05, conn.close)
+            conn.later(0.2, finish)
+        up = self.upstream(on_request=answer)
+        self.nrfwd(up)
+        c = self.client()
+        slow = c.request('GET', PROFILE + 'slow')
+        self.assertTrue(up.wait(lambda: 't' in state, 3.0))
+        time.sleep(0.05)
+        fast = c.request('GET', PROFILE + 'meanwhile')
+        self.assertTrue(c.run(timeout=5), c.results)
+        self.assertAnswered(c.results[slow], 200, what='in flight across the GOAWAY')
+        self.assertAnswered(c.results[fast], 200, what='made after the first GOAWAY')
+        self.assertEqual(len(up.streams(PROFILE + 'slow')), 1)
+        seen = up.streams(PROFILE + 'meanwhile')
+        self.assertEqual(len(seen), 1)
+        self.assertIsNot(seen[0][0], state['conn'], 'a stream opened after GOAWAY')
+        late = [f for f in state['conn'].all(HEADERS) if f.t > state['t'] + 0.05]
+        self.assertEqual(late, [], 'HEADERS on the connection after its GOAWAY')
         self.assertNoViolations()
 
     def test_19_goaway_then_close(self):
