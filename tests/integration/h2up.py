@@ -62,6 +62,10 @@ FRAME_NAMES = ['DATA', 'HEADERS', 'PRIORITY', 'RST_STREAM', 'SETTINGS', 'PUSH_PR
 S_HEADER_TABLE_SIZE, S_ENABLE_PUSH, S_MAX_CONCURRENT_STREAMS, S_INITIAL_WINDOW_SIZE, \
     S_MAX_FRAME_SIZE, S_MAX_HEADER_LIST_SIZE = range(1, 7)
 DEFAULT_WINDOW = 65535
+MAX_WINDOW = 0x7fffffff
+# fields that have no place in HTTP/2 (RFC 9113 §8.2.2)
+CONNECTION_SPECIFIC = ('connection', 'keep-alive', 'proxy-connection', 'transfer-encoding',
+                       'upgrade')
 
 
 def frame(ftype, flags, sid, payload=b''):
@@ -498,8 +502,14 @@ class UpConn:
                                 # does not (as nghttp2's inflater does)
                                 self.dec.max_allowed_table_size = v
                 return
+            if len(f.payload) % 6 or f.sid != 0:
+                self.violations.append('malformed SETTINGS %r' % f)
             with self.lock:
                 for k, v in f.settings():
+                    if (k == S_ENABLE_PUSH and v > 1) or \
+                            (k == S_INITIAL_WINDOW_SIZE and v > MAX_WINDOW) or \
+                            (k == S_MAX_FRAME_SIZE and not 16384 <= v <= 16777215):
+                        self.violations.append('SETTINGS %d = %d out of range' % (k, v))
                     if k == S_INITIAL_WINDOW_SIZE:
                         delta = v - self.send_initial
                         self.send_initial = v
@@ -513,11 +523,18 @@ class UpConn:
                 self.send(frame(PING, ACK, 0, f.payload))
         elif f.type == WINDOW_UPDATE:
             inc = struct.unpack('>I', f.payload[:4])[0] & 0x7fffffff
+            if inc == 0 or len(f.payload) != 4:
+                self.violations.append('WINDOW_UPDATE of %d (%r)' % (inc, f))
             with self.lock:
                 if f.sid == 0:
                     self.send_conn += inc
+                    if self.send_conn > MAX_WINDOW:
+                        self.violations.append('connection window over 2^31-1')
                 elif f.sid in self.streams:
-                    self.streams[f.sid].send_window += inc
+                    st = self.streams[f.sid]
+                    st.send_window += inc
+                    if st.send_window > MAX_WINDOW and not st.closed:
+                        self.violations.append('window of stream %d over 2^31-1' % f.sid)
         elif f.type == HEADERS:
             p = f.payload
             if f.flags & PADDED:
@@ -575,6 +592,11 @@ class UpConn:
                 self.grant(0, len(f.payload))
                 if not f.flags & END_STREAM:
                     self.grant(f.sid, len(f.payload))
+            if f.flags & END_STREAM:
+                cl = st.field('content-length')
+                if cl is not None and int(cl) != len(st.body):
+                    self.violations.append('stream %d: content-length %s, body %d bytes'
+                                           % (f.sid, cl, len(st.body)))
             if f.flags & END_STREAM and up.on_request:
                 self._dispatch(st)
         elif f.type == RST_STREAM:
@@ -603,14 +625,47 @@ class UpConn:
         st = self.streams[sid]
         if trailer:
             st.trailers = fields
+            if any(k.startswith(':') for k, _ in fields):
+                self.violations.append('pseudo-header in trailers of stream %d' % sid)
         else:
             st.fields = fields
+            for problem in request_problems(fields):
+                self.violations.append('stream %d: %s' % (sid, problem))
         if end:
             st.ended = True
         if not trailer and self.up.on_headers:
             self.up.on_headers(self, st)
         if st.ended and self.up.on_request:
             self._dispatch(st)
+
+
+def request_problems(fields):
+    """What is wrong with a request header list by RFC 9113 §8.2 and §8.3.1
+    (what an HTTP/2 client owes a server): [] when nothing."""
+    out = []
+    seen_regular = False
+    pseudo = {}
+    for k, v in fields:
+        if k != k.lower() or not k:
+            out.append('field name %r not lower case' % k)
+        if k.startswith(':'):
+            if seen_regular:
+                out.append('pseudo-header %s after a regular field' % k)
+            if k not in (':method', ':scheme', ':authority', ':path'):
+                out.append('pseudo-header %s in a request' % k)
+            if k in pseudo:
+                out.append('%s twice' % k)
+            pseudo[k] = v
+        else:
+            seen_regular = True
+            if k in CONNECTION_SPECIFIC or (k == 'te' and v.lower() != 'trailers'):
+                out.append('connection-specific field %s' % k)
+        if v != v.strip(' \t') or any(c in v for c in '\0\r\n'):
+            out.append('field %s: value %r' % (k, v))
+    for k in (':method', ':scheme', ':path'):
+        if not pseudo.get(k):
+            out.append('%s missing or empty' % k)
+    return out
 
 
 class RawUpstream:
