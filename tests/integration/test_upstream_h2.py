@@ -935,23 +935,46 @@ class UpstreamH2(unittest.TestCase):
         failed try (503 NF_SERVICE_FAILURE), or GOAWAY(PROTOCOL_ERROR) and
         the GET sent again (200) — nrfwd today does the latter (nghttp2).
         WINDOW_UPDATE of 0 on the connection: connection error
-        PROTOCOL_ERROR, sent again, 200. nrfwd keeps serving."""
+        PROTOCOL_ERROR, sent again, 200. The same for a PING of 7 bytes
+        (FRAME_SIZE_ERROR), DATA on stream 0 (PROTOCOL_ERROR), a RST_STREAM
+        of 3 bytes (FRAME_SIZE_ERROR), SETTINGS_INITIAL_WINDOW_SIZE 2^31
+        (FLOW_CONTROL_ERROR), SETTINGS_MAX_FRAME_SIZE 1000 and
+        SETTINGS_ENABLE_PUSH 1 from a server (PROTOCOL_ERROR); a
+        WINDOW_UPDATE that takes the stream's window over 2^31-1 is a stream
+        error FLOW_CONTROL_ERROR that may be a connection error (nrfwd today:
+        RST_STREAM, a failed try, 503). nrfwd keeps serving after each."""
         def answer(conn, st):
             if len(up.streams(st.path)) > 1:
                 return U.default_answer(conn, st)
-            if 'settings7' in st.path:
-                conn.send(frame(SETTINGS, 0, 0, b'\x00\x04\x00\x01\x00\x00\x00'))
-            elif 'wu0-stream' in st.path:
-                conn.send(U.window_update(st.sid, 0))
-            elif 'wu0-conn' in st.path:
-                conn.send(U.window_update(0, 0))
+            bad = {
+                'settings7': frame(SETTINGS, 0, 0, b'\x00\x04\x00\x01\x00\x00\x00'),
+                'wu0-stream': U.window_update(st.sid, 0),
+                'wu0-conn': U.window_update(0, 0),
+                'ping7': frame(PING, 0, 0, b'1234567'),
+                'data-on-0': frame(DATA, 0, 0, b'x'),
+                'rst-3-bytes': frame(RST_STREAM, 0, st.sid, b'\x00\x00\x02'),
+                'iws-too-big': U.settings_frame((S_INITIAL_WINDOW_SIZE, 0x80000000)),
+                'mfs-too-small': U.settings_frame((S_MAX_FRAME_SIZE, 1000)),
+                'push-enabled': U.settings_frame((S_ENABLE_PUSH, 1)),
+                'wu-overflow-stream': U.window_update(st.sid, 0x7fffffff),
+            }
+            name = st.path.rsplit('/', 1)[-1]
+            if name in bad:
+                conn.send(bad[name])
             else:
                 U.default_answer(conn, st)
         up = self.upstream(on_request=answer)
         self.nrfwd(up)
         cases = [('settings7', U.FRAME_SIZE_ERROR, False),
                  ('wu0-stream', U.PROTOCOL_ERROR, True),
-                 ('wu0-conn', U.PROTOCOL_ERROR, False)]
+                 ('wu0-conn', U.PROTOCOL_ERROR, False),
+                 ('ping7', U.FRAME_SIZE_ERROR, False),               # §6.7
+                 ('data-on-0', U.PROTOCOL_ERROR, False),             # §6.1
+                 ('rst-3-bytes', U.FRAME_SIZE_ERROR, False),         # §6.4
+                 ('iws-too-big', U.FLOW_CONTROL_ERROR, False),       # §6.5.2
+                 ('mfs-too-small', U.PROTOCOL_ERROR, False),         # §6.5.2
+                 ('push-enabled', U.PROTOCOL_ERROR, False),          # §6.5.2, to a client
+                 ('wu-overflow-stream', U.FLOW_CONTROL_ERROR, True)]  # §6.9.1
         for name, code, stream_error_allowed in cases:
             with self.subTest(case=name):
                 up.ready()
