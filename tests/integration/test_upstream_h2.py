@@ -382,6 +382,38 @@ class UpstreamH2(unittest.TestCase):
         self.assertTrue(all(n <= 1000 for n in st.data_frames), st.data_frames)
         self.assertNoViolations()
 
+    def test_08b_small_window_on_a_connection_opened_for_the_request(self):
+        """The same 200 KB body forwarded to a peer (the local NRF answers
+        404) whose connection nrfwd opens for this request and may use
+        before it has read the peer's SETTINGS_INITIAL_WINDOW_SIZE 1000: up
+        to 65 535 bytes may go before nrfwd acknowledges the SETTINGS, whose
+        decrease then applies to the open stream (RFC 9113 §6.9.2: the
+        window may go negative), after which at most 1000 bytes are
+        outstanding (the peer credits each frame as it consumes it). The
+        body arrives intact at the peer."""
+        body = body_of(200 * 1024, 8)
+
+        def local_404(conn, st):
+            conn.answer(st.sid, 404, [('content-type', 'application/problem+json')],
+                        b'{"status":404}')
+
+        def on_data(conn, st, f):
+            # a server that credits what it consumed, frame by frame
+            conn.grant(0, len(f.payload))
+            if not st.ended:
+                conn.grant(st.sid, len(f.payload))
+        local = self.upstream('local', on_request=local_404)
+        peer = self.upstream('p1', settings=[(S_INITIAL_WINDOW_SIZE, 1000)], on_data=on_data)
+        self.nrfwd(local, peers=[peer])
+        c = self.client()
+        sid = c.request('POST', SUBS, [JSON_CT], body)
+        c.run(lambda: c.results[sid].done, 20)
+        self.assertAnswered(c.results[sid], 200, what='POST forwarded to p1')
+        self.assertIn(b'"up":"p1"', bytes(c.results[sid].body))
+        (_, st), = peer.streams(SUBS)
+        self.assertEqual(sha(st.body), sha(body), 'the body at the peer is not the client\'s')
+        self.assertNoViolations()
+
     def test_09_connection_window_body_sent_in_pieces(self):
         """The connection window (65 535, never raised at start) limits a
         200 KB POST whose stream window is 1 MiB: the upstream credits the
