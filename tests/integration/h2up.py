@@ -473,6 +473,8 @@ class UpConn:
                         self.frames.append(f)
                     self._on_frame(f)
                 self._flush()
+        except OSError:
+            pass  # closed under it (RawUpstream.close())
         finally:
             self.t_closed = time.monotonic()
             self.closed = True
