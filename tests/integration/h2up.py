@@ -12,6 +12,14 @@ SETTINGS_INITIAL_WINDOW_SIZE applied to open streams (§6.9.2) — an
 increase from the moment it is sent, a decrease once nrfwd acknowledged
 it, the reading that never blames nrfwd for a frame that was legal when it
 was sent. Its own DATA obeys nrfwd's windows unless a test forces it.
+What else nrfwd owes a server is checked on every connection too and
+listed by violations(): the preface, frame sizes within this server's
+SETTINGS_MAX_FRAME_SIZE, odd and increasing stream ids, well-formed
+SETTINGS with values in range, WINDOW_UPDATE increments above 0 and
+windows within 2^31-1, request header blocks that decode with this
+server's HPACK decoder (kept within the SETTINGS_HEADER_TABLE_SIZE it
+announced, RFC 7541 §4.2), request fields by RFC 9113 §8.2/§8.3.1
+(request_problems()), content-length equal to the body.
 
 A test gives the upstream an `on_request(conn, st)` callback, called in
 the connection's thread when a request is complete (END_STREAM), and
