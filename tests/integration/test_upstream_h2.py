@@ -631,6 +631,43 @@ class UpstreamH2(unittest.TestCase):
                 self.assertNoViolations(up)
                 self.h.cleanup()
 
+    def test_12c_request_fields_intact_across_table_evictions(self):
+        """240 requests on one upstream connection, 24 at a time, each with
+        fields whose values repeat across requests (an encoder indexes
+        them), values unique to it, and values of 10-700 bytes, so nrfwd's
+        HPACK dynamic table fills and evicts many times: each request's
+        fields reach the upstream exactly as the client sent them, decoded
+        by one decoder in the order nrfwd sent the blocks (an encoder whose
+        table got out of step shows as a wrong field or a decoding error)."""
+        up = self.upstream()
+        self.nrfwd(up, limits={'maxHeaderBytes': 65536})
+        c = self.client()
+        sent = {}
+        for batch in range(10):
+            sids = []
+            for j in range(24):
+                i = batch * 24 + j
+                path = PROFILE + 'evict-%d' % i
+                fields = [('x-shared', 'shared-%d' % (i % 5)),
+                          ('x-unique', 'u%d-' % i + 'z' * (i % 50)),
+                          ('x-long-%d' % (i % 7), ('%d' % i) * (10 + (i * 37) % 690)),
+                          ('accept', 'application/json')]
+                sent[path] = fields
+                sids.append(c.request('GET', path, fields))
+            self.assertTrue(c.run(lambda: all(c.results[s].done for s in sids), 10),
+                            'batch %d not answered' % batch)
+            for s in sids:
+                self.assertAnswered(c.results[s], 200, what='stream %d' % s)
+        seen = up.streams()
+        got = {st.path: st for _, st in seen if st.path in sent}
+        self.assertEqual(len(got), len(sent))
+        for path, fields in sent.items():
+            for k, v in fields:
+                self.assertEqual(got[path].field(k), v, '%s: field %s' % (path, k))
+        self.assertEqual(len({cn.idx for cn, st in seen if st.path in sent}), 1,
+                         'the requests did not share one upstream connection')
+        self.assertNoViolations()
+
     # ======================================================================
     # 4. Big answers
 
