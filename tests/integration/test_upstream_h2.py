@@ -271,9 +271,9 @@ class UpstreamH2(unittest.TestCase):
     def test_05_answer_with_trailers(self):
         """An answer with trailers (HEADERS, DATA, HEADERS + END_STREAM): the
         client gets the status, fields and body, once. The trailer fields
-        themselves are not relayed by nrfwd today (RFC 9110 §6.5.1 lets a
-        recipient discard them; docs/ promise nothing): not asserted either
-        way, but never merged into the header section."""
+        themselves are not relayed by nrfwd today (docs/ promise nothing):
+        not asserted either way, but never merged into the header section
+        (RFC 9110 §6.5 keeps them apart)."""
         def answer(conn, st):
             conn.answer(st.sid, 200, [JSON_CT, ('x-head', 'h')], b'{"trailers":1}',
                         trailers=[('x-checksum', 'abc123'), ('x-t', '1')])
