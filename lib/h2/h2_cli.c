@@ -1334,6 +1334,7 @@ encode_headers(struct nrf_h2_conn *c, struct nrf_h2_stream *st, uint32_t sid,
 	size_t i, bound = 0, blen, maxf = k->r_max_frame, nframes, f;
 	uint8_t *base, *p;
 
+	bound = 1;
 	for (i = 0; i < n_hdrs; i++)
 		bound += hdrs[i].name.len + hdrs[i].value.len + 16;
 	nframes = bound / maxf + 1;
@@ -1345,6 +1346,11 @@ encode_headers(struct nrf_h2_conn *c, struct nrf_h2_stream *st, uint32_t sid,
 			return NRF_ENOMEM;
 	}
 	p = base + 9;
+	/* A dynamic table size update to 0 opens every block (RFC 7541 §6.3):
+	 * this encoder keeps no table, and a peer that lowered
+	 * SETTINGS_HEADER_TABLE_SIZE is told so by the first block after its
+	 * SETTINGS, whenever a block encoded here is written. */
+	*p++ = 0x20;
 	for (i = 0; i < n_hdrs; i++) {
 		if (hdrs[i].name.len > 0 && hdrs[i].name.p[0] != ':' &&
 			nrf_h2_hop_by_hop(hdrs[i].name, hdrs[i].value))
