@@ -309,8 +309,32 @@ conn_error(struct nrf_h2_conn *c, uint32_t code, const char *why)
 /* ------------------------------------------------------------------------ */
 /* Input: header blocks                                                      */
 
+/* Keep a decoded field with the block being recorded; false: it does not
+ * fit (the block is not cached). */
+static bool
+bc_add(struct h2_cli *k, const nghttp2_nv *nv)
+{
+	uint32_t u = k->bc_used;
+
+	if (k->bc_n == H2C_BC_FIELDS || u + nv->namelen + nv->valuelen > H2C_BC_BYTES)
+		return false;
+	k->bc_f[k->bc_n].n = (uint16_t)u;
+	k->bc_f[k->bc_n].nl = (uint16_t)nv->namelen;
+	memcpy(k->bc_data + u, nv->name, nv->namelen);
+	u += (uint32_t)nv->namelen;
+	k->bc_f[k->bc_n].v = (uint16_t)u;
+	k->bc_f[k->bc_n].vl = (uint16_t)nv->valuelen;
+	memcpy(k->bc_data + u, nv->value, nv->valuelen);
+	u += (uint32_t)nv->valuelen;
+	k->bc_used = (uint16_t)u;
+	k->bc_n++;
+	return true;
+}
+
+/* One field of an answer header block. @p known: H2_KNOWN_* (a replayed
+ * field whose bytes were checked when it was first decoded). */
 static int
-field(struct nrf_h2_conn *c, const nghttp2_nv *nv)
+field(struct nrf_h2_conn *c, const nghttp2_nv *nv, unsigned int known)
 {
 	struct h2_cli *k = c->cli;
 	struct nrf_h2_stream *st = k->hb_st;
@@ -319,10 +343,14 @@ field(struct nrf_h2_conn *c, const nghttp2_nv *nv)
 	k->hb_bytes += nv->namelen + nv->valuelen + 32;
 	if (k->hb_bytes > c->ctx->bomb_bytes)
 		return conn_error(c, NRF_H2_ENHANCE_YOUR_CALM, "answer header block too big");
-	if (st == NULL || st->user == NULL || (st->flags & NRF_H2_SF_MALFORMED))
+	if (st == NULL || st->user == NULL || (st->flags & NRF_H2_SF_MALFORMED)) {
+		k->bc_rec = false; /* its bytes go unchecked: not cached */
 		return 0;
+	}
 	rc = h2_check_answer_field(&st->chk, nv->name, nv->namelen, nv->value, nv->valuelen,
-		st->hdr_phase != 0, 0);
+		st->hdr_phase != 0, known);
+	if (k->bc_rec && (rc == H2_CHK_BAD || !bc_add(k, nv)))
+		k->bc_rec = false;
 	if (rc == H2_CHK_DROP)
 		return 0;
 	if (rc != H2_CHK_OK) {
@@ -352,7 +380,7 @@ inflate(struct nrf_h2_conn *c, const uint8_t *in, size_t len, bool final)
 		in += rv;
 		len -= (size_t)rv;
 		if (fl & NGHTTP2_HD_INFLATE_EMIT) {
-			int rc = field(c, &nv);
+			int rc = field(c, &nv, 0);
 
 			if (rc != 0)
 				return rc;
@@ -423,6 +451,89 @@ block_end(struct nrf_h2_conn *c)
 	}
 }
 
+/*
+ * True when header block @p p leaves the decoder's dynamic table as it
+ * is: only indexed fields and literals "without indexing" or "never
+ * indexed" (RFC 7541 §6.1, §6.2.2, §6.2.3), read without decoding a string.
+ * A literal "with incremental indexing", a table size update or bytes
+ * that do not parse: false (the inflater then decodes, or refuses, it).
+ */
+static bool
+skip_int(const uint8_t **pp, const uint8_t *e, unsigned int prefix, uint64_t *out)
+{
+	const uint8_t *p = *pp;
+	uint64_t max = (1u << prefix) - 1, v;
+	int sh;
+
+	if (p == e)
+		return false;
+	v = *p++ & max;
+	if (v == max) {
+		for (sh = 0;; sh += 7) {
+			if (p == e || sh > 28)
+				return false;
+			v += (uint64_t)(*p & 0x7f) << sh;
+			if (!(*p++ & 0x80))
+				break;
+		}
+	}
+	*pp = p;
+	*out = v;
+	return true;
+}
+
+static bool
+keeps_table(const uint8_t *p, size_t len)
+{
+	const uint8_t *e = p + len;
+	uint64_t v;
+	int strs;
+
+	while (p < e) {
+		if (*p & 0x80) { /* indexed */
+			if (!skip_int(&p, e, 7, &v) || v == 0)
+				return false;
+			continue;
+		}
+		if (*p & 0xe0)
+			return false; /* incremental indexing, table size update */
+		if (!skip_int(&p, e, 4, &v))
+			return false;
+		for (strs = v == 0 ? 2 : 1; strs > 0; strs--) {
+			/* length (its H bit masked), then the bytes */
+			if (!skip_int(&p, e, 7, &v) || (uint64_t)(e - p) < v)
+				return false;
+			p += v;
+		}
+	}
+	return true;
+}
+
+/* The cached block again: its fields without the inflater. */
+static int
+block_replay(struct nrf_h2_conn *c)
+{
+	struct h2_cli *k = c->cli;
+	unsigned int i;
+
+	k->bc_rec = false;
+	for (i = 0; i < k->bc_n; i++) {
+		nghttp2_nv nv;
+		int rc;
+
+		nv.name = k->bc_data + k->bc_f[i].n;
+		nv.namelen = k->bc_f[i].nl;
+		nv.value = k->bc_data + k->bc_f[i].v;
+		nv.valuelen = k->bc_f[i].vl;
+		nv.flags = 0;
+		rc = field(c, &nv, H2_KNOWN_NAME | H2_KNOWN_VALUE);
+		if (rc != 0)
+			return rc;
+	}
+	block_end(c);
+	return 0;
+}
+
 /* Max CONTINUATION frames of one block: as many as a header list of
  * max_header_bytes needs twice over (what front sessions allow). */
 static uint32_t
@@ -467,8 +578,29 @@ on_headers(struct nrf_h2_conn *c, uint8_t flags, uint32_t sid, const uint8_t *p,
 	k->hb_end = (flags & FL_END_STREAM) != 0;
 	k->hb_frames = 1;
 	k->hb_bytes = 0;
+	if (!(flags & FL_END_HEADERS) || len > H2C_BC_BYTES / 2) {
+		k->gen++; /* not looked at: it may change the table */
+		k->bc_rec = false;
+	} else if (k->bc_len == len && k->bc_gen == k->gen && memcmp(k->bc_data, p, len) == 0) {
+		return block_replay(c);
+	} else if (!keeps_table(p, len)) {
+		k->gen++;
+		k->bc_rec = false;
+	} else {
+		/* Record it: block bytes first, then its fields. */
+		k->bc_len = 0;
+		k->bc_n = 0;
+		memcpy(k->bc_data, p, len);
+		k->bc_used = (uint16_t)len;
+		k->bc_rec = true;
+	}
 	if (inflate(c, p, len, (flags & FL_END_HEADERS) != 0) != 0)
 		return NRF_EPROTO;
+	if (k->bc_rec) {
+		k->bc_rec = false;
+		k->bc_len = (uint16_t)len;
+		k->bc_gen = k->gen;
+	}
 	if (flags & FL_END_HEADERS)
 		block_end(c);
 	return 0;

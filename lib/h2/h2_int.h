@@ -93,6 +93,8 @@ enum conn_state {
  * (decision 0039). Front connections keep nghttp2's server session.
  */
 #define H2C_SLOTS 256u
+#define H2C_BC_FIELDS 16u
+#define H2C_BC_BYTES 1024u
 
 struct h2_cli {
 	nghttp2_hd_inflater *infl;
@@ -119,6 +121,22 @@ struct h2_cli {
 	uint32_t hb_frames;
 	uint64_t hb_bytes;
 	uint8_t hb_end;
+	/*
+	 * The last answer header block that left the HPACK table as it was
+	 * (only indexed fields and literals not indexed), decoded: the same
+	 * bytes decode to the same fields while the table does not change
+	 * (gen), so they are replayed without the inflater (block_replay()).
+	 */
+	uint32_t gen;       /* bumped by every block that may change the table */
+	uint32_t bc_gen;    /* gen the cached block was decoded at */
+	uint16_t bc_len;    /* its bytes (0: nothing cached) */
+	uint16_t bc_used;   /* bytes of bc_data used (block, then fields) */
+	uint8_t bc_n;       /* fields */
+	bool bc_rec;        /* the block at hand is being recorded */
+	struct {
+		uint16_t n, nl, v, vl; /* offsets into bc_data */
+	} bc_f[H2C_BC_FIELDS];
+	uint8_t bc_data[H2C_BC_BYTES];
 	bool settings_seen;
 	bool goaway_sent;
 };
