@@ -224,6 +224,35 @@ class UpstreamH2(unittest.TestCase):
         self.assertEqual(conn.all(GOAWAY) + conn.all(RST_STREAM), [])
         self.assertNoViolations()
 
+    def test_04b_same_block_bytes_after_the_table_changed(self):
+        """The same header block bytes mean other fields once the dynamic
+        table changed in between (RFC 7541 §2.3.3): nrfwd, which keeps the
+        last block that left the table as it was decoded (decision 0039),
+        must decode each answer with the table of its own moment. Blocks by
+        hand: x-v inserted ("one"), referenced twice by index 62, replaced
+        ("two", inserted again: index 62 is now "two"), and the very same
+        referencing block again."""
+        def insert(v):
+            return (b'\x88' + b'\x40' + bytes([3]) + b'x-v' + bytes([len(v)]) + v +
+                    b'\x0f\x0d' + bytes([2]) + b'10')   # content-length 10, not indexed
+        ref = b'\x88\xbe\x0f\x0d\x02' + b'10'
+        plan = [insert(b'one'), ref, ref, insert(b'two'), ref, ref]
+        want = ['one', 'one', 'one', 'two', 'two', 'two']
+
+        def answer(conn, st):
+            k = len([1 for _, s in up.streams() if 'k' in s.user])
+            st.user['k'] = k
+            conn.headers(st.sid, plan[k])
+            conn.data(st.sid, b'{"k":%04d}' % k, end=True)
+        up = self.upstream(on_request=answer)
+        self.nrfwd(up)
+        c = self.client()
+        for k in range(len(plan)):
+            r = c.get(PROFILE + 'tbl-%d' % k)
+            self.assertAnswered(r, 200, b'{"k":%04d}' % k, 'answer %d' % k)
+            self.assertEqual(r.header('x-v'), want[k], 'answer %d' % k)
+        self.assertNoViolations()
+
     def test_04_huffman_and_dynamic_table_across_answers(self):
         """Eight answers on one upstream connection from one HPACK encoder:
         Huffman-coded literals, fields indexed in the dynamic table and
