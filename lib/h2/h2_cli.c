@@ -1292,67 +1292,155 @@ nrf_h2_conn_remote_max_streams(const struct nrf_h2_conn *c)
 /* ------------------------------------------------------------------------ */
 /* Requests: HPACK without a dynamic table                                   */
 
-struct sname {
-	const char *name;
-	uint8_t idx;
-};
-
-/* RFC 7541 Appendix A names by length (the first entry of each name). */
-static const struct sname names3[] = {{"age", 21}, {"via", 60}};
-static const struct sname names4[] = {{"date", 33}, {"etag", 34}, {"from", 37},
-	{"host", 38}, {"link", 45}, {"vary", 59}};
-static const struct sname names5[] = {{":path", 4}, {"allow", 22}, {"range", 50}};
-static const struct sname names6[] = {{"accept", 19}, {"cookie", 32}, {"expect", 35},
-	{"server", 54}};
-static const struct sname names7[] = {{":method", 2}, {":scheme", 6}, {":status", 8},
-	{"expires", 36}, {"referer", 51}, {"refresh", 52}};
-static const struct sname names8[] = {{"if-match", 39}, {"if-range", 42}, {"location", 46}};
-static const struct sname names10[] = {{":authority", 1}, {"set-cookie", 55},
-	{"user-agent", 58}};
-static const struct sname names11[] = {{"retry-after", 53}};
-static const struct sname names12[] = {{"content-type", 31}, {"max-forwards", 47}};
-static const struct sname names13[] = {{"accept-ranges", 18}, {"authorization", 23},
-	{"cache-control", 24}, {"content-range", 30}, {"if-none-match", 41},
-	{"last-modified", 44}};
-static const struct sname names14[] = {{"accept-charset", 15}, {"content-length", 28}};
-static const struct sname names15[] = {{"accept-encoding", 16}, {"accept-language", 17}};
-static const struct sname names16[] = {{"content-encoding", 26}, {"content-language", 27},
-	{"content-location", 29}, {"www-authenticate", 61}};
-static const struct sname names17[] = {{"if-modified-since", 40}, {"transfer-encoding", 57}};
-static const struct sname names18[] = {{"proxy-authenticate", 48}};
-static const struct sname names19[] = {{"content-disposition", 25},
-	{"if-unmodified-since", 43}, {"proxy-authorization", 49}};
-static const struct sname names25[] = {{"strict-transport-security", 56}};
-static const struct sname names27[] = {{"access-control-allow-origin", 20}};
-
-#define NAMES(a) {a, sizeof(a) / sizeof(a[0])}
-static const struct {
-	const struct sname *v;
-	uint8_t n;
-} by_len[28] = {
-	[3] = NAMES(names3), [4] = NAMES(names4), [5] = NAMES(names5),
-	[6] = NAMES(names6), [7] = NAMES(names7), [8] = NAMES(names8),
-	[10] = NAMES(names10), [11] = NAMES(names11), [12] = NAMES(names12),
-	[13] = NAMES(names13), [14] = NAMES(names14), [15] = NAMES(names15),
-	[16] = NAMES(names16), [17] = NAMES(names17), [18] = NAMES(names18),
-	[19] = NAMES(names19), [25] = NAMES(names25), [27] = NAMES(names27),
-};
-
-/* Static-table index of a name; 0: not there. */
+/* Static-table index of a name; 0: not there (RFC 7541 Appendix A, the
+ * first entry of each name). Constant-length compares: no libc call. */
 static inline unsigned int
 name_index(const char *n, size_t len)
 {
-	unsigned int i;
-
-	if (len >= 28)
+	switch (len) {
+	case 3:
+		if (memcmp(n, "age", 3) == 0)
+			return 21;
+		if (memcmp(n, "via", 3) == 0)
+			return 60;
 		return 0;
-	for (i = 0; i < by_len[len].n; i++) {
-		const struct sname *s = &by_len[len].v[i];
-
-		if (s->name[0] == n[0] && memcmp(s->name, n, len) == 0)
-			return s->idx;
+	case 4:
+		if (memcmp(n, "date", 4) == 0)
+			return 33;
+		if (memcmp(n, "etag", 4) == 0)
+			return 34;
+		if (memcmp(n, "from", 4) == 0)
+			return 37;
+		if (memcmp(n, "host", 4) == 0)
+			return 38;
+		if (memcmp(n, "link", 4) == 0)
+			return 45;
+		if (memcmp(n, "vary", 4) == 0)
+			return 59;
+		return 0;
+	case 5:
+		if (memcmp(n, ":path", 5) == 0)
+			return 4;
+		if (memcmp(n, "allow", 5) == 0)
+			return 22;
+		if (memcmp(n, "range", 5) == 0)
+			return 50;
+		return 0;
+	case 6:
+		if (memcmp(n, "accept", 6) == 0)
+			return 19;
+		if (memcmp(n, "cookie", 6) == 0)
+			return 32;
+		if (memcmp(n, "expect", 6) == 0)
+			return 35;
+		if (memcmp(n, "server", 6) == 0)
+			return 54;
+		return 0;
+	case 7:
+		if (memcmp(n, ":method", 7) == 0)
+			return 2;
+		if (memcmp(n, ":scheme", 7) == 0)
+			return 6;
+		if (memcmp(n, ":status", 7) == 0)
+			return 8;
+		if (memcmp(n, "expires", 7) == 0)
+			return 36;
+		if (memcmp(n, "referer", 7) == 0)
+			return 51;
+		if (memcmp(n, "refresh", 7) == 0)
+			return 52;
+		return 0;
+	case 8:
+		if (memcmp(n, "if-match", 8) == 0)
+			return 39;
+		if (memcmp(n, "if-range", 8) == 0)
+			return 42;
+		if (memcmp(n, "location", 8) == 0)
+			return 46;
+		return 0;
+	case 10:
+		if (memcmp(n, ":authority", 10) == 0)
+			return 1;
+		if (memcmp(n, "set-cookie", 10) == 0)
+			return 55;
+		if (memcmp(n, "user-agent", 10) == 0)
+			return 58;
+		return 0;
+	case 11:
+		if (memcmp(n, "retry-after", 11) == 0)
+			return 53;
+		return 0;
+	case 12:
+		if (memcmp(n, "content-type", 12) == 0)
+			return 31;
+		if (memcmp(n, "max-forwards", 12) == 0)
+			return 47;
+		return 0;
+	case 13:
+		if (memcmp(n, "accept-ranges", 13) == 0)
+			return 18;
+		if (memcmp(n, "authorization", 13) == 0)
+			return 23;
+		if (memcmp(n, "cache-control", 13) == 0)
+			return 24;
+		if (memcmp(n, "content-range", 13) == 0)
+			return 30;
+		if (memcmp(n, "if-none-match", 13) == 0)
+			return 41;
+		if (memcmp(n, "last-modified", 13) == 0)
+			return 44;
+		return 0;
+	case 14:
+		if (memcmp(n, "accept-charset", 14) == 0)
+			return 15;
+		if (memcmp(n, "content-length", 14) == 0)
+			return 28;
+		return 0;
+	case 15:
+		if (memcmp(n, "accept-encoding", 15) == 0)
+			return 16;
+		if (memcmp(n, "accept-language", 15) == 0)
+			return 17;
+		return 0;
+	case 16:
+		if (memcmp(n, "content-encoding", 16) == 0)
+			return 26;
+		if (memcmp(n, "content-language", 16) == 0)
+			return 27;
+		if (memcmp(n, "content-location", 16) == 0)
+			return 29;
+		if (memcmp(n, "www-authenticate", 16) == 0)
+			return 61;
+		return 0;
+	case 17:
+		if (memcmp(n, "if-modified-since", 17) == 0)
+			return 40;
+		if (memcmp(n, "transfer-encoding", 17) == 0)
+			return 57;
+		return 0;
+	case 18:
+		if (memcmp(n, "proxy-authenticate", 18) == 0)
+			return 48;
+		return 0;
+	case 19:
+		if (memcmp(n, "content-disposition", 19) == 0)
+			return 25;
+		if (memcmp(n, "if-unmodified-since", 19) == 0)
+			return 43;
+		if (memcmp(n, "proxy-authorization", 19) == 0)
+			return 49;
+		return 0;
+	case 25:
+		if (memcmp(n, "strict-transport-security", 25) == 0)
+			return 56;
+		return 0;
+	case 27:
+		if (memcmp(n, "access-control-allow-origin", 27) == 0)
+			return 20;
+		return 0;
+	default:
+		return 0;
 	}
-	return 0;
 }
 
 static inline uint8_t *
