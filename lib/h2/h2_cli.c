@@ -241,7 +241,9 @@ close_pending(struct nrf_h2_conn *c)
 {
 	struct h2_cli *k = c->cli;
 
-	while (!nrf_list_empty(&k->cq) && !(c->fl & CF_DEAD)) {
+	/* Not while the connection is torn down (its last flush): the
+	 * teardown closes what is left, and no owner sees it usable. */
+	while (!nrf_list_empty(&k->cq) && !(c->fl & (CF_DEAD | CF_FINAL))) {
 		struct nrf_h2_stream *st = nrf_container_of(k->cq.next, struct nrf_h2_stream, sq);
 
 		stream_close(c, st);

@@ -304,8 +304,7 @@ h2_guard_recv(struct nrf_h2_conn *c, const uint8_t *in, size_t len)
 	size_t pos = 0, fed = 0;
 	ssize_t rv;
 
-	if (!c->server)
-		return nghttp2_session_mem_recv(c->sess, in, len);
+	/* Front connections only: peer input goes to h2_cli_recv(). */
 	if (g->state == H2_GUARD_DONE)
 		return (ssize_t)len;
 	while (h2_guard_scan(g, in, len, &pos, &v)) {

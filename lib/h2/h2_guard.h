@@ -98,7 +98,8 @@ struct nrf_h2_conn;
  * the frame, then RST_STREAM (nghttp2_submit_rst_stream(); a stream this
  * module still tracks is marked reset, so it is never delivered) or
  * GOAWAY (nghttp2_session_terminate_session(); the rest of the input and
- * of the connection's input is dropped). Peer connections: mem_recv alone.
+ * of the connection's input is dropped). Front connections only (peer
+ * input goes to h2_cli_recv()).
  * @return @p len, or nghttp2's negative (fatal) error.
  */
 ssize_t h2_guard_recv(struct nrf_h2_conn *c, const uint8_t *in, size_t len);
