@@ -133,6 +133,12 @@ struct h2_cli {
 	uint16_t bc_used;   /* bytes of bc_data used (block, then fields) */
 	uint8_t bc_n;       /* fields */
 	bool bc_rec;        /* the block at hand is being recorded */
+	uint8_t bc_phase;   /* hdr_phase of the recorded stream at its start */
+	uint16_t bc_drop;   /* fields the checks dropped (bit per field) */
+	uint64_t bc_hbytes; /* its header list size as HPACK bombs count it */
+	/* The answer checks' state before and after the recorded block: a
+	 * stream in the same state gets the same outcome without them. */
+	struct nrf_h2_reqchk bc_chk0, bc_chk1;
 	struct {
 		uint16_t n, nl, v, vl; /* offsets into bc_data */
 	} bc_f[H2C_BC_FIELDS];
