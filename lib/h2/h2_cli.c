@@ -1175,8 +1175,12 @@ h2_cli_fill(struct nrf_h2_conn *c, uint8_t *dst, size_t cap)
 
 		if (st->cs & H2C_HDRS) {
 			/* The peer's SETTINGS_MAX_CONCURRENT_STREAMS: the rest
-			 * wait for a stream to close (as nghttp2 held them). */
-			if (st->hb_len > cap - out || k->n_open >= k->r_max_streams)
+			 * wait for a stream to close (as nghttp2 held them).
+			 * On a new connection they wait for its SETTINGS (one
+			 * round trip, once): a peer that allows fewer than the
+			 * 100 assumed would refuse the excess. */
+			if (st->hb_len > cap - out || !k->settings_seen ||
+				k->n_open >= k->r_max_streams)
 				break;
 			memcpy(dst + out, st->hb, st->hb_len);
 			out += st->hb_len;
