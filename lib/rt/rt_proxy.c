@@ -824,7 +824,7 @@ rt_peer_on_close(struct nrf_h2_stream *ps, uint32_t code, int err)
 	if (err != 0)
 		snprintf(why, sizeof(why), "connection lost");
 	else if (code == NRF_H2_REFUSED_STREAM)
-		snprintf(why, sizeof(why), "refused (GOAWAY)");
+		snprintf(why, sizeof(why), "refused (REFUSED_STREAM or GOAWAY)");
 	else
 		snprintf(why, sizeof(why), "stream reset (code %u)", code);
 	try_failed(t, reason, why);
