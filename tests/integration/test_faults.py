@@ -247,7 +247,7 @@ class TestLocalDropsTheConnectionOnOneBigAnswer(Topology):
     flight": nrfstub `bigdrop` (an answer over 16 KiB drops the whole
     connection, no GOAWAY). The small answers are held 1 s until the
     first drop, so they are in flight on that connection when the big one
-    drops it; the big request comes 0.2 s after them. Others: 200 local
+    drops it; the big request comes once the local NRF has them all. Others: 200 local
     (retried on a fresh connection). The big one: its retry is dropped
     too, so the local try failed: 200 from a peer with data, else 503."""
     ROW = ('stub-profiles-a.json', {'mode': 'bigdrop', 'arg': 16384, 'hold': 1000})
@@ -265,7 +265,15 @@ class TestLocalDropsTheConnectionOnOneBigAnswer(Topology):
             return lambda: self.ask(col, p)
 
         def big():
-            time.sleep(0.2)
+            # after the small ones reached the local NRF (a fixed 0.2 s
+            # was not always enough on a loaded host: a small request that
+            # came after the drop was tried once, not lost and retried)
+            deadline = time.monotonic() + 5
+            while time.monotonic() < deadline:
+                seen = nrf_paths(self.local, lseq)
+                if all(p in seen for p in self.SMALL):
+                    break
+                time.sleep(0.02)
             return self.ask(col, BIG)
         got = parallel([small(p) for p in self.SMALL] + [big])
         for p, g in zip(self.SMALL, got[:-1]):
