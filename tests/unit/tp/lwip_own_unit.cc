@@ -90,6 +90,29 @@ TEST(LwipOwn, ChecksumOfAllOnesAndCarries)
 	EXPECT_EQ(nrf_lwip_chksum(ff.data(), 1501 - 1), ref_sum(ff.data(), 1500));
 }
 
+TEST(LwipOwn, ChecksumOfLongRunsMatchesReference)
+{
+	// The vector path (decision 0042) takes runs of 128 bytes and more in
+	// 64-byte steps: up to lwIP's longest length, all ones (the most
+	// carries) and random bytes at every offset of a 64-byte step.
+	std::vector<uint8_t> ff(65535 + 64, 0xff);
+	std::mt19937 rng(7);
+	std::vector<uint8_t> buf(65535 + 64);
+
+	for (auto &b : buf)
+		b = static_cast<uint8_t>(rng());
+	for (size_t len : {65535u, 65534u, 65472u, 9000u, 4096u, 191u, 128u, 127u}) {
+		for (size_t off = 0; off < 64; off += 7) {
+			ASSERT_EQ(nrf_lwip_chksum(ff.data() + off, static_cast<int>(len)),
+				ref_sum(ff.data() + off, len))
+				<< "all ones, offset " << off << " length " << len;
+			ASSERT_EQ(nrf_lwip_chksum(buf.data() + off, static_cast<int>(len)),
+				ref_sum(buf.data() + off, len))
+				<< "offset " << off << " length " << len;
+		}
+	}
+}
+
 TEST(LwipOwn, InetChecksumOfARealIpv4Header)
 {
 	// An IPv4 header with its checksum (0xb861) in place: inet_chksum()

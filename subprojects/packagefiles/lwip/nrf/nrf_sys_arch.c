@@ -54,8 +54,49 @@ nrf_lwip_assert(const char *msg, const char *file, int line)
 /*
  * The Internet checksum for lwIP (LWIP_CHKSUM): the non-inverted one's
  * complement sum of the 16-bit words from @p dataptr, in memory order like
- * lwip_standard_chksum(), eight bytes per load instead of two.
+ * lwip_standard_chksum(). It is the largest single cost of the DPDK path
+ * on devices without checksum offload (net_af_packet: every byte sent and
+ * received is summed once; decision 0042), so:
+ *  - long runs, where the CPU has AVX2: 64 bytes per step, each 16-bit
+ *    word zero-extended into one of sixteen 32-bit lanes (and + shift,
+ *    two adds: about 0.2 instructions per byte). A lane takes at most
+ *    two words per step, so it cannot overflow below 2 MiB; lwIP's
+ *    lengths are 16-bit;
+ *  - the rest (and CPUs without AVX2): eight bytes per load into a
+ *    128-bit accumulator (add/adc pairs, about 0.45 per byte).
+ * Both are the same sum modulo 0xffff, so the folded results are equal.
  */
+#if defined(__x86_64__) && defined(__GNUC__)
+#include <immintrin.h>
+#define NRF_CSUM_AVX2 1
+#define NRF_CSUM_AVX2_MIN 128
+
+__attribute__((target("avx2"))) static uint64_t
+sum_avx2(const uint8_t *p, size_t n)
+{
+	const __m256i lo16 = _mm256_set1_epi32(0xffff);
+	__m256i a = _mm256_setzero_si256(), b = _mm256_setzero_si256();
+	uint32_t l[16];
+	uint64_t s = 0;
+	size_t i;
+
+	for (i = 0; i + 64 <= n; i += 64) {
+		__m256i v = _mm256_loadu_si256((const __m256i *)(const void *)(p + i));
+		__m256i w = _mm256_loadu_si256((const __m256i *)(const void *)(p + i + 32));
+
+		a = _mm256_add_epi32(a, _mm256_and_si256(v, lo16));
+		b = _mm256_add_epi32(b, _mm256_srli_epi32(v, 16));
+		a = _mm256_add_epi32(a, _mm256_and_si256(w, lo16));
+		b = _mm256_add_epi32(b, _mm256_srli_epi32(w, 16));
+	}
+	_mm256_storeu_si256((__m256i *)(void *)l, a);
+	_mm256_storeu_si256((__m256i *)(void *)(l + 8), b);
+	for (i = 0; i < 16; i++)
+		s += l[i];
+	return s;
+}
+#endif
+
 u16_t
 nrf_lwip_chksum(const void *dataptr, int len)
 {
@@ -63,6 +104,15 @@ nrf_lwip_chksum(const void *dataptr, int len)
 	unsigned __int128 acc = 0;
 	uint64_t w, s;
 
+#ifdef NRF_CSUM_AVX2
+	if (len >= NRF_CSUM_AVX2_MIN && __builtin_cpu_supports("avx2")) {
+		size_t k = (size_t)len & ~(size_t)63;
+
+		acc = sum_avx2(p, k);
+		p += k;
+		len -= (int)k;
+	}
+#endif
 	for (; len >= 32; len -= 32, p += 32) {
 		uint64_t a, b, c, d;
 
