@@ -93,9 +93,11 @@ TEST(LwipOwn, ChecksumOfAllOnesAndCarries)
 TEST(LwipOwn, ChecksumOfLongRunsMatchesReference)
 {
 	// The vector path (decision 0042) takes runs of 128 bytes and more in
-	// 64-byte steps: up to lwIP's longest length, all ones (the most
-	// carries) and random bytes at every offset of a 64-byte step.
+	// 64-byte steps, its words offset by 0x8000: up to lwIP's longest
+	// length, all ones (the most carries), all zeros (the most negative
+	// lanes) and random bytes at every offset of a 64-byte step.
 	std::vector<uint8_t> ff(65535 + 64, 0xff);
+	std::vector<uint8_t> zero(65535 + 64, 0);
 	std::mt19937 rng(7);
 	std::vector<uint8_t> buf(65535 + 64);
 
@@ -106,6 +108,8 @@ TEST(LwipOwn, ChecksumOfLongRunsMatchesReference)
 			ASSERT_EQ(nrf_lwip_chksum(ff.data() + off, static_cast<int>(len)),
 				ref_sum(ff.data() + off, len))
 				<< "all ones, offset " << off << " length " << len;
+			ASSERT_EQ(nrf_lwip_chksum(zero.data() + off, static_cast<int>(len)), 0)
+				<< "all zeros, offset " << off << " length " << len;
 			ASSERT_EQ(nrf_lwip_chksum(buf.data() + off, static_cast<int>(len)),
 				ref_sum(buf.data() + off, len))
 				<< "offset " << off << " length " << len;
