@@ -37,6 +37,10 @@ against the kernel nrfwd; the DPDK path's own cost = busy cycles minus the
 cycles inside the device's RX and TX calls, scaled by the share of its runnable time
 the worker thread was on the CPU; writes the dpdk-own section. --perf-keep DIR
 records call graphs and keeps the perf data.
+--icount-only (decision 0042): callgrind only (--callgrind N, default 3000),
+instructions per forwarded request by object and by function, this build and
+--alt-build's in the same run, --icount-repeat R times; prints, writes nothing;
+--keep-cg DIR keeps the callgrind files for callgrind_annotate.
 --alt-build adds a second DPDK nrfwd from another build directory to every
 round (e.g. one configured with -Dlwip=system: Debian's liblwip against the
 own lwIP build of decision 0010), with its own perf run.
