@@ -116,34 +116,29 @@ sum_avx2(const uint8_t *p, size_t n)
 }
 #endif
 
-u16_t
-nrf_lwip_chksum(const void *dataptr, int len)
+/* Eight bytes per load into a 64-bit sum with its carries counted apart
+ * (add/adc: few registers, so the short calls save none), then the last
+ * 0..7 bytes, folded to 16 bits. */
+static inline u16_t
+sum_scalar(const uint8_t *p, int len, uint64_t s)
 {
-	const uint8_t *p = dataptr;
-	unsigned __int128 acc = 0;
-	uint64_t w, s;
+	uint64_t c = 0, w;
 
-#ifdef NRF_CSUM_AVX2
-	if (len >= NRF_CSUM_AVX2_MIN && __builtin_cpu_supports("avx2")) {
-		size_t k = (size_t)len & ~(size_t)63;
+	for (; len >= 16; len -= 16, p += 16) {
+		uint64_t x, y;
 
-		acc = sum_avx2(p, k);
-		p += k;
-		len -= (int)k;
+		memcpy(&x, p, 8);
+		memcpy(&y, p + 8, 8);
+		s += x;
+		c += s < x;
+		s += y;
+		c += s < y;
 	}
-#endif
-	for (; len >= 32; len -= 32, p += 32) {
-		uint64_t a, b, c, d;
-
-		memcpy(&a, p, 8);
-		memcpy(&b, p + 8, 8);
-		memcpy(&c, p + 16, 8);
-		memcpy(&d, p + 24, 8);
-		acc += (unsigned __int128)a + b + c + d;
-	}
-	for (; len >= 8; len -= 8, p += 8) {
+	if (len & 8) {
 		memcpy(&w, p, 8);
-		acc += w;
+		s += w;
+		c += s < w;
+		p += 8;
 	}
 	/* The last 0..7 bytes, little-endian as lwIP pads; fixed-size loads
 	 * (a variable-length memcpy() into w costs a stack slot and a copy
@@ -165,17 +160,39 @@ nrf_lwip_chksum(const void *dataptr, int len)
 	}
 	if (len & 1)
 		w |= (uint64_t)*p << ((len & 6) * 8);
-	acc += w;
-	/* 128 -> 64 -> 16 bits, end-around carries */
-	s = (uint64_t)acc;
-	w = (uint64_t)(acc >> 64);
 	s += w;
-	s += s < w;
+	c += s < w;
+	/* 2^64 = 1 (mod 0xffff): the carries add in; then 64 -> 16 bits with
+	 * end-around carries. */
+	s += c;
+	s += s < c;
 	s = (s & 0xffffffffu) + (s >> 32);
 	s = (s & 0xffffffffu) + (s >> 32);
 	s = (s & 0xffffu) + (s >> 16);
 	s = (s & 0xffffu) + (s >> 16);
 	return (u16_t)s;
+}
+
+#ifdef NRF_CSUM_AVX2
+/* Apart from nrf_lwip_chksum() so that the short calls (most of them)
+ * stay a leaf function without registers to save. */
+static __attribute__((noinline)) u16_t
+chksum_long(const uint8_t *p, int len)
+{
+	size_t k = (size_t)len & ~(size_t)63;
+
+	return sum_scalar(p + k, len - (int)k, sum_avx2(p, k));
+}
+#endif
+
+u16_t
+nrf_lwip_chksum(const void *dataptr, int len)
+{
+#ifdef NRF_CSUM_AVX2
+	if (len >= NRF_CSUM_AVX2_MIN && __builtin_cpu_supports("avx2"))
+		return chksum_long(dataptr, len);
+#endif
+	return sum_scalar(dataptr, len, 0);
 }
 
 /* ---- SipHash-2-4 (Aumasson, Bernstein), 64-bit output ----------------- */
