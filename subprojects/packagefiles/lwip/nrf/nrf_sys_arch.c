@@ -54,14 +54,15 @@ nrf_lwip_assert(const char *msg, const char *file, int line)
 /*
  * The Internet checksum for lwIP (LWIP_CHKSUM): the non-inverted one's
  * complement sum of the 16-bit words from @p dataptr, in memory order like
- * lwip_standard_chksum(). It is the largest single cost of the DPDK path
- * on devices without checksum offload (net_af_packet: every byte sent and
- * received is summed once; decision 0042), so:
+ * lwip_standard_chksum(). It was the largest single cost of the DPDK
+ * path's transport on devices without checksum offload (net_af_packet:
+ * every byte sent and received is summed once; decision 0042), so:
  *  - long runs, where the CPU has AVX2: 128 bytes per step, word pairs
- *    summed into eight 32-bit lanes by vpmaddwd (xor, multiply-add, add
- *    per 32 bytes: about 0.1 instructions per byte);
- *  - the rest (and CPUs without AVX2): eight bytes per load into a
- *    128-bit accumulator (add/adc pairs, about 0.45 per byte).
+ *    summed into 32-bit lanes by vpmaddwd (xor, multiply-add, add per 32
+ *    bytes: about 0.16 instructions per byte);
+ *  - the rest (and CPUs without AVX2): eight bytes per load into a 64-bit
+ *    sum with its carries counted apart (about 0.6 per byte, but no
+ *    registers to save: most calls are IP headers and segment tails).
  * Both are the same sum modulo 0xffff, so the folded results are equal.
  */
 #if defined(__x86_64__) && defined(__GNUC__)
