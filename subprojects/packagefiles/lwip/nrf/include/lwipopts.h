@@ -127,6 +127,8 @@
 /* 8 bytes per load (nrf/nrf_sys_arch.c) instead of lwIP's 2. */
 unsigned short nrf_lwip_chksum(const void *dataptr, int len);
 #define LWIP_CHKSUM nrf_lwip_chksum
+/* Non-zero: nrf_lwip_chksum() as on a CPU without AVX2 (unit tests). */
+extern int nrf_lwip_chksum_scalar_only;
 
 /* ---- hooks ----------------------------------------------------------- */
 #define LWIP_HOOK_FILENAME "nrf_lwip_hooks.h"
