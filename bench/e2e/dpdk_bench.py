@@ -37,6 +37,10 @@ against the kernel nrfwd; the DPDK path's own cost = busy cycles minus the
 cycles inside the device's RX and TX calls, scaled by the share of its runnable time
 the worker thread was on the CPU; writes the dpdk-own section. --perf-keep DIR
 records call graphs and keeps the perf data.
+--icount-only (decision 0042): callgrind only (--callgrind N, default 3000),
+instructions per forwarded request by object and by function, this build and
+--alt-build's in the same run, --icount-repeat R times; prints, writes nothing;
+--keep-cg DIR keeps the callgrind files for callgrind_annotate.
 --alt-build adds a second DPDK nrfwd from another build directory to every
 round (e.g. one configured with -Dlwip=system: Debian's liblwip against the
 own lwIP build of decision 0010), with its own perf run.
@@ -297,20 +301,26 @@ backend be
         finally:
             self.stop(p)
         dumps = sorted(f for f in os.listdir(self.tmp) if f.startswith(f"cg.{n}."))
-        total, objs = 0, {}
+        total, objs, funcs = 0, {}, {}
         for f in dumps[:1]:
             path = os.path.join(self.tmp, f)
+            if getattr(self.args, "keep_cg", None):
+                shutil.copy(path, os.path.join(self.args.keep_cg, f"callgrind.{n}"))
             for line in open(path):
                 if line.startswith("summary:"):
                     total = int(line.split()[1])
             r = subprocess.run(["callgrind_annotate", "--inclusive=no", "--threshold=100", path],
                                capture_output=True, text=True)
             for line in r.stdout.splitlines():
-                m = re.match(r"\s*([\d,]+)\s+\(\s*[\d.]+%\)\s+\S+:\S+\s+\[(.+)\]\s*$", line)
+                m = re.match(r"\s*([\d,]+)\s+\(\s*[\d.]+%\)\s+\S+:(\S+)\s+\[(.+)\]\s*$", line)
                 if m:
-                    o = os.path.basename(m.group(2))
-                    objs[o] = objs.get(o, 0) + int(m.group(1).replace(",", ""))
+                    o = os.path.basename(m.group(3))
+                    v = int(m.group(1).replace(",", ""))
+                    objs[o] = objs.get(o, 0) + v
+                    fn = f"{m.group(2)} [{o}]"
+                    funcs[fn] = funcs.get(fn, 0) + v
         done = max(res.get("done", 0), 1)
+        self.last_funcs = {k: v / done for k, v in funcs.items()}
         return total / done, {o: v / done for o, v in objs.items()}
 
     def dpdk_counters(self):
@@ -520,6 +530,40 @@ def user_components(perf):
     return {k: comps[k] / tot for k in keys}
 
 
+def run_icount(args, b):
+    """Instructions only (no CPU rounds, nothing written): callgrind over
+    --callgrind N requests of this build (and --alt-build's), by object and
+    by function; --icount-repeat R runs each build R times (builds
+    alternated) to show the spread. The quick loop for tuning one step."""
+    builds = [("this build", os.path.abspath(args.build_dir))]
+    if args.alt_build:
+        builds.append(("--alt-build", os.path.abspath(args.alt_build)))
+    got = {n: [] for n, _ in builds}
+    funcs = {}
+    try:
+        b.setup()
+        b.start_upstream()
+        k = 0
+        for rep in range(args.icount_repeat):
+            for n, bd in builds:
+                tot, objs = b.icount(k, bd, args.callgrind)
+                k += 1
+                got[n].append((tot, objs))
+                funcs[n] = b.last_funcs
+                print(f"  {n} run {rep + 1}: {tot:,.0f} instructions per request "
+                      + ", ".join(f"{o} {v:,.0f}" for o, v in
+                                  sorted(objs.items(), key=lambda kv: -kv[1])[:6]), flush=True)
+    finally:
+        b.cleanup()
+    for n, _ in builds:
+        tots = [t for t, _ in got[n]]
+        print(f"{n}: median {statistics.median(tots):,.0f} ({min(tots):,.0f}..{max(tots):,.0f})")
+        top = sorted(funcs[n].items(), key=lambda kv: -kv[1])[:args.icount_top]
+        for fn, v in top:
+            print(f"    {v:8,.0f}  {fn}")
+    return 0
+
+
 def run_own(args, b):
     """Issue 19: the DPDK path's own cost (busy cycles minus the device's RX
     and TX calls) next to the kernel nrfwd's CPU per request, interleaved in
@@ -668,6 +712,12 @@ def main():
     ap.add_argument("--callgrind", type=int, metavar="N", default=0,
                     help="--own: also count instructions per request of each DPDK build with "
                     "callgrind over N requests (slow: about a minute per 10 000)")
+    ap.add_argument("--icount-only", action="store_true",
+                    help="only the callgrind count (--callgrind N, default 3000) by object and "
+                    "function, printed; nothing written")
+    ap.add_argument("--icount-repeat", type=int, default=1, metavar="R")
+    ap.add_argument("--icount-top", type=int, default=40, metavar="K")
+    ap.add_argument("--keep-cg", metavar="DIR", help="keep the callgrind output files in DIR")
     ap.add_argument("--perf-keep", metavar="DIR",
                     help="record call graphs (dwarf) and keep the perf data files in DIR")
     ap.add_argument("--no-perf", action="store_true")
@@ -678,6 +728,10 @@ def main():
         print(f"cannot run: {reason}")
         return 77
     b = Bench(args)
+    if args.icount_only:
+        signal.signal(signal.SIGTERM, lambda _s, _f: sys.exit("terminated"))
+        args.callgrind = args.callgrind or 3000
+        return run_icount(args, b)
     if args.own:
         signal.signal(signal.SIGTERM, lambda _s, _f: sys.exit("terminated"))
         return run_own(args, b)

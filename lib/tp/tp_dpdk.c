@@ -77,6 +77,10 @@ static struct {
 	bool tx_lend;         /* the PMD copies in tx_burst: frames may be lent */
 	struct rte_mbuf *txb[BURST_MAX];
 	struct lend *lend_free;
+	/* RX frames the stack gave back (nrf_tp_dp_rx_release()): returned to
+	 * the pool in bulk at the end of the iteration (decision 0042). */
+	uint16_t nrel;
+	struct rte_mbuf *rel[BURST_MAX];
 } pt = {
 	.poll_lcore = -1,
 };
@@ -152,10 +156,20 @@ check_conf(const struct nrf_tp_dpdk_conf *c)
 /* Port                                                                      */
 
 static void
+rel_flush(void)
+{
+	if (pt.nrel > 0) {
+		rte_pktmbuf_free_bulk(pt.rel, pt.nrel);
+		pt.nrel = 0;
+	}
+}
+
+static void
 port_release(void)
 {
 	unsigned int i;
 
+	rel_flush(); /* frames the stack gave back while it stopped */
 	for (i = 0; i < pt.ntx; i++)
 		rte_pktmbuf_free(pt.txb[i]); /* lent frames go back to the stack */
 	pt.ntx = 0;
@@ -739,6 +753,7 @@ nrf_tp_dp_iter_end(uint64_t t0, bool busy)
 {
 	struct acct *a = my_acct;
 
+	rel_flush();
 	a->st.iterations++;
 	a->last_busy = busy;
 	if (busy) {
@@ -981,7 +996,9 @@ nrf_tp_dp_rx(nrf_tp_dp_rx_fn fn, void *arg)
 void
 nrf_tp_dp_rx_release(void *frame)
 {
-	rte_pktmbuf_free(frame);
+	pt.rel[pt.nrel++] = frame;
+	if (pt.nrel == BURST_MAX)
+		rel_flush();
 }
 
 void *

@@ -35,7 +35,9 @@ typedef int (*nrf_tp_dp_rx_fn)(void *arg, void *data, uint16_t len, void *frame)
  * to the pool. @return frames received. */
 unsigned int nrf_tp_dp_rx(nrf_tp_dp_rx_fn fn, void *arg);
 
-/* Give back a frame kept by nrf_tp_dp_rx_fn. Data-path thread. */
+/* Give back a frame kept by nrf_tp_dp_rx_fn. Data-path thread (or the main
+ * thread once no loop exists). The buffer reaches the pool at the end of the
+ * poll iteration (nrf_tp_dp_iter_end()), or at fini, in bulk. */
 void nrf_tp_dp_rx_release(void *frame);
 
 /*

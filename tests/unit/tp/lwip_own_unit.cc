@@ -71,13 +71,19 @@ TEST(LwipOwn, ChecksumMatchesReferenceForEveryLengthAndAlignment)
 
 	for (auto &b : buf)
 		b = static_cast<uint8_t>(rng());
-	for (size_t off = 0; off < 8; off++) {
-		for (size_t len = 0; len <= 1600; len++) {
-			ASSERT_EQ(nrf_lwip_chksum(buf.data() + off, static_cast<int>(len)),
-				ref_sum(buf.data() + off, len))
-				<< "offset " << off << " length " << len;
+	// Both paths: AVX2 for long runs where the CPU has it, and the scalar
+	// one every CPU takes (decision 0042).
+	for (int scalar = 0; scalar <= 1; scalar++) {
+		nrf_lwip_chksum_scalar_only = scalar;
+		for (size_t off = 0; off < 8; off++) {
+			for (size_t len = 0; len <= 1600; len++) {
+				ASSERT_EQ(nrf_lwip_chksum(buf.data() + off, static_cast<int>(len)),
+					ref_sum(buf.data() + off, len))
+					<< "offset " << off << " length " << len << " scalar " << scalar;
+			}
 		}
 	}
+	nrf_lwip_chksum_scalar_only = 0;
 }
 
 TEST(LwipOwn, ChecksumOfAllOnesAndCarries)
@@ -88,6 +94,44 @@ TEST(LwipOwn, ChecksumOfAllOnesAndCarries)
 	EXPECT_EQ(nrf_lwip_chksum(ff.data(), 1500), 0xffff);
 	EXPECT_EQ(nrf_lwip_chksum(ff.data(), 0), 0);
 	EXPECT_EQ(nrf_lwip_chksum(ff.data(), 1501 - 1), ref_sum(ff.data(), 1500));
+	// Every short length through the scalar path: a carry out of nearly
+	// every 64-bit add.
+	for (size_t len = 0; len <= 200; len++)
+		ASSERT_EQ(nrf_lwip_chksum(ff.data() + (len & 7), static_cast<int>(len)),
+			ref_sum(ff.data(), len))
+			<< "length " << len;
+}
+
+TEST(LwipOwn, ChecksumOfLongRunsMatchesReference)
+{
+	// The vector path (decision 0042) takes runs of 128 bytes and more in
+	// 64-byte steps, its words offset by 0x8000: up to lwIP's longest
+	// length, all ones (the most carries), all zeros (the most negative
+	// lanes) and random bytes at every offset of a 64-byte step; and the
+	// scalar path over the same runs, as a CPU without AVX2 takes them.
+	std::vector<uint8_t> ff(65535 + 64, 0xff);
+	std::vector<uint8_t> zero(65535 + 64, 0);
+	std::mt19937 rng(7);
+	std::vector<uint8_t> buf(65535 + 64);
+
+	for (auto &b : buf)
+		b = static_cast<uint8_t>(rng());
+	for (int scalar = 0; scalar <= 1; scalar++) {
+		nrf_lwip_chksum_scalar_only = scalar;
+		for (size_t len : {65535u, 65534u, 65472u, 9000u, 4096u, 191u, 128u, 127u}) {
+			for (size_t off = 0; off < 64; off += 7) {
+				ASSERT_EQ(nrf_lwip_chksum(ff.data() + off, static_cast<int>(len)),
+					ref_sum(ff.data() + off, len))
+					<< "all ones, offset " << off << " length " << len;
+				ASSERT_EQ(nrf_lwip_chksum(zero.data() + off, static_cast<int>(len)), 0)
+					<< "all zeros, offset " << off << " length " << len;
+				ASSERT_EQ(nrf_lwip_chksum(buf.data() + off, static_cast<int>(len)),
+					ref_sum(buf.data() + off, len))
+					<< "offset " << off << " length " << len << " scalar " << scalar;
+			}
+		}
+	}
+	nrf_lwip_chksum_scalar_only = 0;
 }
 
 TEST(LwipOwn, InetChecksumOfARealIpv4Header)

@@ -119,9 +119,16 @@
 #define CHECKSUM_CHECK_TCP 1
 #define CHECKSUM_CHECK_ICMP 1
 #define LWIP_CHECKSUM_ON_COPY 0
+/* The IPv4 header checksum summed from the fields as ip4_output writes
+ * them, not by a second pass over the header (lwIP turns this off by
+ * default with per-netif control; its code honours the netif's flag
+ * either way: 0 where the device computes it). Decision 0042. */
+#define LWIP_INLINE_IP_CHKSUM 1
 /* 8 bytes per load (nrf/nrf_sys_arch.c) instead of lwIP's 2. */
 unsigned short nrf_lwip_chksum(const void *dataptr, int len);
 #define LWIP_CHKSUM nrf_lwip_chksum
+/* Non-zero: nrf_lwip_chksum() as on a CPU without AVX2 (unit tests). */
+extern int nrf_lwip_chksum_scalar_only;
 
 /* ---- hooks ----------------------------------------------------------- */
 #define LWIP_HOOK_FILENAME "nrf_lwip_hooks.h"
