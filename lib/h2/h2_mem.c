@@ -51,10 +51,16 @@ size_class(size_t n)
 	return (uint32_t)(64 - __builtin_clzll((unsigned long long)(n - 1))) - 5u;
 }
 
-static void *
-h2_mem_malloc(size_t size, void *user)
+/*
+ * What the free-list path of h2_mem_malloc() leaves: an empty class (a new
+ * block from malloc) and blocks above H2_MEM_MAX (or of 0 bytes). Out of
+ * line, so that the path taken for nearly every one of nghttp2's ~9
+ * allocations per forwarded request saves and restores no registers
+ * (issue 19: 32 instructions a call before, 18 after).
+ */
+static __attribute__((noinline)) void *
+mem_malloc_slow(struct h2_mem *m, size_t size)
 {
-	struct h2_mem *m = user;
 	struct mem_hdr *h;
 	uint32_t c;
 
@@ -68,15 +74,6 @@ h2_mem_malloc(size_t size, void *user)
 		return (char *)h + MEM_HDR;
 	}
 	c = size_class(size);
-	if (m->free[c] != NULL) {
-		void *p = m->free[c];
-
-		m->free[c] = *(void **)p;
-		n_free_set(m, c, m->n_free[c] - 1);
-		if (m->n_free[c] < m->low[c])
-			m->low[c] = m->n_free[c];
-		return p;
-	}
 	m->low[c] = 0;
 	h = malloc(MEM_HDR + ((size_t)H2_MEM_MIN << c));
 	if (h == NULL)
@@ -85,6 +82,29 @@ h2_mem_malloc(size_t size, void *user)
 	h->size = (size_t)H2_MEM_MIN << c;
 	mem_add(m, (int64_t)h->size);
 	return (char *)h + MEM_HDR;
+}
+
+static void *
+h2_mem_malloc(size_t size, void *user)
+{
+	struct h2_mem *m = user;
+	uint32_t c, n;
+	void *p;
+
+	/* 1 .. H2_MEM_MAX bytes (0 wraps around: the slow path). The class is
+	 * that of size_class(): (size - 1) | 31 makes 1..32 bytes class 0. */
+	if (NRF_UNLIKELY(size - 1 >= (size_t)H2_MEM_MAX))
+		return mem_malloc_slow(m, size);
+	c = (uint32_t)(63 - __builtin_clzll((unsigned long long)((size - 1) | (H2_MEM_MIN - 1)))) - 4u;
+	p = m->free[c];
+	if (NRF_UNLIKELY(p == NULL))
+		return mem_malloc_slow(m, size);
+	m->free[c] = *(void **)p;
+	n = m->n_free[c] - 1;
+	n_free_set(m, c, n);
+	if (n < m->low[c])
+		m->low[c] = n;
+	return p;
 }
 
 static void
