@@ -54,6 +54,9 @@ struct rt_ep {
 	char api_root[560];      /* 3gpp-Sbi-Target-apiRoot (peers) */
 	char prefix[256];        /* apiPrefix ("" for the local NRF); a copy, so
 				  * a pool may outlive the snapshot it came from */
+	/* strlen() of authority, scheme, api_root and prefix, set with them
+	 * (ep_fill()): try_send() builds every upstream request from them. */
+	uint16_t authority_len, scheme_len, api_root_len, prefix_len;
 };
 
 struct rt_view;
@@ -424,6 +427,7 @@ struct rt_worker {
 	char *links;              /* rewritten answer bodies (rt_links.c) */
 	size_t links_cap;
 	char via_member[320];
+	size_t via_member_len;   /* strlen(via_member) */
 
 	atomic_int stop;
 	atomic_bool exited;

@@ -270,7 +270,8 @@ rt_via_on_answer(const struct rt_xact *x, struct nrf_h2_hdr *h, size_t n)
 		n + 1 > w->hdrs_cap)
 		return n;
 	h[n].name = nrf_slice_str("via");
-	h[n].value = nrf_slice_str(w->via_member);
+	h[n].value.p = w->via_member;
+	h[n].value.len = w->via_member_len;
 	return n + 1;
 }
 
@@ -464,19 +465,26 @@ try_send(struct rt_try *t, struct nrf_h2_conn *c)
 	h[n].name = nrf_slice_str(":method");
 	h[n++].value = r->method;
 	h[n].name = nrf_slice_str(":scheme");
-	h[n++].value = nrf_slice_str(ep->scheme);
+	h[n].value.p = ep->scheme;
+	h[n++].value.len = ep->scheme_len;
 	h[n].name = nrf_slice_str(":authority");
 	if (t->local) {
 		struct nrf_slice host = nrf_h2_msg_get(r, "host");
 
-		h[n++].value = r->authority.len > 0 ? r->authority
-			: host.len > 0 ? host : nrf_slice_str(ep->authority);
+		h[n].value.p = ep->authority;
+		h[n].value.len = ep->authority_len;
+		if (r->authority.len > 0)
+			h[n].value = r->authority;
+		else if (host.len > 0)
+			h[n].value = host;
+		n++;
 		h[n].name = nrf_slice_str(":path");
 		h[n++].value = r->path;
 	} else {
-		size_t plen = strlen(ep->prefix);
+		size_t plen = ep->prefix_len;
 
-		h[n++].value = nrf_slice_str(ep->authority);
+		h[n].value.p = ep->authority;
+		h[n++].value.len = ep->authority_len;
 		if (plen + r->path.len > w->path_cap)
 			return NRF_ETOOBIG;
 		memcpy(w->path, ep->prefix, plen);
@@ -497,9 +505,11 @@ try_send(struct rt_try *t, struct nrf_h2_conn *c)
 	}
 	if (!t->local) {
 		h[n].name = nrf_slice_str("3gpp-sbi-target-apiroot");
-		h[n++].value = nrf_slice_str(ep->api_root);
+		h[n].value.p = ep->api_root;
+		h[n++].value.len = ep->api_root_len;
 		h[n].name = nrf_slice_str("via");
-		h[n++].value = nrf_slice_str(w->via_member);
+		h[n].value.p = w->via_member;
+		h[n++].value.len = w->via_member_len;
 		if (x->max_hops > 0) {
 			/* TS 29.500 §6.10.10: one hop less; nghttp2 copies it. */
 			snprintf(hops, sizeof(hops), "%d", (int)x->max_hops - 1);
