@@ -179,7 +179,7 @@ void
 nrf_h2_msg_move(struct nrf_h2_msg *dst, struct nrf_h2_msg *src)
 {
 	*dst = *src;
-	memset(src, 0, sizeof(*src));
+	nrf_zero(src, sizeof(*src));
 }
 
 void
@@ -187,7 +187,7 @@ nrf_h2_msg_release(struct nrf_h2_ctx *ctx, struct nrf_h2_msg *m)
 {
 	h2_block_put(ctx, m->block);
 	nrf_h2_body_release(ctx, &m->body);
-	memset(m, 0, sizeof(*m));
+	nrf_zero(m, sizeof(*m));
 }
 
 void

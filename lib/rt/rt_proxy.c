@@ -67,7 +67,7 @@ xact_take(struct rt_worker *w, struct rt_xact *x)
 	w->free_x = x->next_free;
 	if (--w->n_free_x < w->low_free_x)
 		w->low_free_x = w->n_free_x;
-	memset(x, 0, offsetof(struct rt_xact, plan));
+	nrf_zero(x, offsetof(struct rt_xact, plan));
 	x->w = w;
 	x->t.x = x;
 	rt_timer_init(&x->t.timer, try_timeout);
