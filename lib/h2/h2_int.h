@@ -139,7 +139,9 @@ struct nrf_h2_conn {
 struct h2_mem {
 	nghttp2_mem mem;
 	void *free[H2_MEM_CLASSES];
-	uint32_t n_free[H2_MEM_CLASSES]; /* relaxed stores: read by any thread */
+	/* relaxed stores: read by any thread. One more entry, always
+	 * UINT32_MAX: the class of blocks too large for the lists. */
+	uint32_t n_free[H2_MEM_CLASSES + 1];
 	uint32_t low[H2_MEM_CLASSES]; /* lowest n_free since the last trim */
 	/* The context's counters (h2_acct_add()) of the bytes this allocator
 	 * holds from the system, in use or on its free lists

@@ -34,7 +34,10 @@ n_free_set(struct h2_mem *m, uint32_t c, uint32_t v)
 _Static_assert(H2_MEM_MIN == 32, "size_class() assumes 32-byte smallest class");
 
 #define MEM_HDR 16u
-#define MEM_LARGE 0xffu
+/* The class of malloc'd blocks above H2_MEM_MAX: n_free[MEM_LARGE] is
+ * UINT32_MAX, so h2_mem_free() gives them back to malloc with the test of
+ * a full list. */
+#define MEM_LARGE H2_MEM_CLASSES
 
 struct mem_hdr {
 	uint32_t cls;
@@ -116,7 +119,7 @@ h2_mem_free(void *ptr, void *user)
 	if (ptr == NULL)
 		return;
 	h = (struct mem_hdr *)(void *)((char *)ptr - MEM_HDR);
-	if (h->cls == MEM_LARGE || m->n_free[h->cls] >= H2_MEM_KEEP) {
+	if (m->n_free[h->cls] >= H2_MEM_KEEP) { /* MEM_LARGE too */
 		mem_add(m, -(int64_t)h->size);
 		free(h);
 		return;
@@ -171,6 +174,7 @@ h2_mem_init(struct h2_mem *m, uint64_t *used, uint64_t *total)
 	m->mem.free = h2_mem_free;
 	m->mem.calloc = h2_mem_calloc;
 	m->mem.realloc = h2_mem_realloc;
+	m->n_free[MEM_LARGE] = UINT32_MAX;
 }
 
 size_t

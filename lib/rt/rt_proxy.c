@@ -70,9 +70,10 @@ xact_take(struct rt_worker *w, struct rt_xact *x)
 	nrf_zero(x, offsetof(struct rt_xact, plan));
 	x->w = w;
 	x->t.x = x;
-	rt_timer_init(&x->t.timer, try_timeout);
-	rt_timer_init(&x->t.due, relay_due);
-	rt_timer_init(&x->rtimer, request_timeout);
+	/* rt_timer_init() on zeroed timers: only the callback is left to set */
+	x->t.timer.fn = try_timeout;
+	x->t.due.fn = relay_due;
+	x->rtimer.fn = request_timeout;
 	w->n_xact++;
 }
 

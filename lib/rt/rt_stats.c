@@ -53,14 +53,7 @@ rt_pstats_get(struct rt_worker *w, const char *name, bool local)
 	return e;
 }
 
-/*
- * nrf_rt_lat_bucket() runs twice per forwarded request (the request's and
- * the upstream answer's latency): the linear search it replaces multiplied
- * each bound by 1000 and cost ~30 instructions a time with answers in the
- * 1-25 ms buckets (issue 19); this is a 4-step binary search over the
- * bounds in ns, padded to 16 with +Inf.
- */
-static const uint64_t lat_bounds_ns[16] = {
+const uint64_t rt_lat_bounds_ns[16] = {
 #define NS(us) ((uint64_t)(us) * 1000u)
 	NS(500), NS(1000), NS(2500), NS(5000), NS(10000), NS(25000), NS(50000),
 	NS(100000), NS(250000), NS(500000), NS(1000000), NS(2500000), NS(5000000),
@@ -68,20 +61,12 @@ static const uint64_t lat_bounds_ns[16] = {
 #undef NS
 };
 
-_Static_assert(NRF_RT_LAT_BUCKETS == 14, "lat_bounds_ns[] mirrors NRF_RT_LAT_BOUNDS_US");
+_Static_assert(NRF_RT_LAT_BUCKETS == 14, "rt_lat_bounds_ns[] mirrors NRF_RT_LAT_BOUNDS_US");
 
 unsigned int
 nrf_rt_lat_bucket(uint64_t ns)
 {
-	unsigned int b = 0;
-
-	/* Smallest b with ns <= lat_bounds_ns[b]; entries 14 and 15 are
-	 * +Inf, so the answer is at most 14 = NRF_RT_LAT_BUCKETS. */
-	b += ns > lat_bounds_ns[b + 7] ? 8 : 0;
-	b += ns > lat_bounds_ns[b + 3] ? 4 : 0;
-	b += ns > lat_bounds_ns[b + 1] ? 2 : 0;
-	b += ns > lat_bounds_ns[b] ? 1 : 0;
-	return b;
+	return rt_lat_bucket(ns);
 }
 
 void
@@ -123,7 +108,7 @@ rt_count_status(struct rt_pool *p, int status)
 void
 rt_count_answer_latency(struct rt_pool *p, uint64_t ns)
 {
-	unsigned int b = nrf_rt_lat_bucket(ns);
+	unsigned int b = rt_lat_bucket(ns);
 
 	PS_ADD(p->stats, lat_bucket[b], 1);
 	PS_ADD(p->stats, lat_sum_ns, ns);
@@ -149,7 +134,7 @@ rt_count_skips(struct rt_xact *x)
 static void
 count_latency(struct rt_worker *w, enum nrf_fwd_op op, uint64_t ns)
 {
-	unsigned int b = nrf_rt_lat_bucket(ns);
+	unsigned int b = rt_lat_bucket(ns);
 
 	RT_STAT(w, lat_bucket[op][b], 1);
 	RT_STAT(w, lat_sum_ns[op], ns);
