@@ -35,11 +35,11 @@ extern "C" {
 	((type *)(void *)((char *)(ptr) - offsetof(type, member)))
 
 /**
- * Zero the @p n bytes at @p p, @p n a compile-time constant multiple of 8
- * below ~1 KiB: as 16-byte stores written out, where memset() of a struct
- * becomes `rep stosq` (one step per 8 bytes, plus its start-up cost) or a
- * libc call. For the small per-request objects (messages, transactions,
- * streams) of the forwarding path (issue 19).
+ * Zero the @p n bytes at @p p, @p n a compile-time constant below ~1 KiB:
+ * as 16-byte stores written out, where memset() of a struct becomes `rep
+ * stosq` (one step per 8 bytes, plus its start-up cost) or a libc call.
+ * For the small per-request objects (messages, transactions, streams) of
+ * the forwarding path (issue 19).
  */
 static inline __attribute__((always_inline)) void
 nrf_zero(void *p, size_t n)
@@ -52,8 +52,12 @@ nrf_zero(void *p, size_t n)
 #pragma GCC unroll 64
 	for (; i + 16 <= n; i += 16)
 		__builtin_memcpy((char *)p + i, &z, 16);
-	if (i < n)
+	if (i + 8 <= n) {
 		__builtin_memcpy((char *)p + i, &z8, 8);
+		i += 8;
+	}
+	if (i < n)
+		__builtin_memset((char *)p + i, 0, n - i); /* < 8 bytes */
 }
 
 /**

@@ -28,13 +28,13 @@ mem_add(struct h2_mem *m, int64_t delta)
 static inline void
 n_free_set(struct h2_mem *m, uint32_t c, uint32_t v)
 {
-	__atomic_store_n(&m->n_free[c], v, __ATOMIC_RELAXED);
+	m->cls[c].n = v;
 }
 
 _Static_assert(H2_MEM_MIN == 32, "size_class() assumes 32-byte smallest class");
 
 #define MEM_HDR 16u
-/* The class of malloc'd blocks above H2_MEM_MAX: n_free[MEM_LARGE] is
+/* The class of malloc'd blocks above H2_MEM_MAX: cls[MEM_LARGE].n is
  * UINT32_MAX, so h2_mem_free() gives them back to malloc with the test of
  * a full list. */
 #define MEM_LARGE H2_MEM_CLASSES
@@ -62,7 +62,7 @@ size_class(size_t n)
  * (issue 19: 32 instructions a call before, 18 after).
  */
 static __attribute__((noinline)) void *
-mem_malloc_slow(struct h2_mem *m, size_t size)
+mem_malloc_slow(size_t size, struct h2_mem *m)
 {
 	struct mem_hdr *h;
 	uint32_t c;
@@ -77,7 +77,7 @@ mem_malloc_slow(struct h2_mem *m, size_t size)
 		return (char *)h + MEM_HDR;
 	}
 	c = size_class(size);
-	m->low[c] = 0;
+	m->cls[c].low = 0;
 	h = malloc(MEM_HDR + ((size_t)H2_MEM_MIN << c));
 	if (h == NULL)
 		return NULL;
@@ -91,22 +91,25 @@ static void *
 h2_mem_malloc(size_t size, void *user)
 {
 	struct h2_mem *m = user;
-	uint32_t c, n;
+	struct h2_mem_cls *k;
+	size_t c;
+	uint32_t n;
 	void *p;
 
 	/* 1 .. H2_MEM_MAX bytes (0 wraps around: the slow path). The class is
 	 * that of size_class(): (size - 1) | 31 makes 1..32 bytes class 0. */
 	if (NRF_UNLIKELY(size - 1 >= (size_t)H2_MEM_MAX))
-		return mem_malloc_slow(m, size);
-	c = (uint32_t)(63 - __builtin_clzll((unsigned long long)((size - 1) | (H2_MEM_MIN - 1)))) - 4u;
-	p = m->free[c];
+		return mem_malloc_slow(size, m);
+	c = (size_t)(59 - __builtin_clzll((unsigned long long)((size - 1) | (H2_MEM_MIN - 1))));
+	k = &m->cls[c];
+	p = k->free;
 	if (NRF_UNLIKELY(p == NULL))
-		return mem_malloc_slow(m, size);
-	m->free[c] = *(void **)p;
-	n = m->n_free[c] - 1;
-	n_free_set(m, c, n);
-	if (n < m->low[c])
-		m->low[c] = n;
+		return mem_malloc_slow(size, m);
+	k->free = *(void **)p;
+	n = k->n - 1;
+	k->n = n;
+	if (n < k->low)
+		k->low = n;
 	return p;
 }
 
@@ -114,19 +117,21 @@ static void
 h2_mem_free(void *ptr, void *user)
 {
 	struct h2_mem *m = user;
+	struct h2_mem_cls *k;
 	struct mem_hdr *h;
 
 	if (ptr == NULL)
 		return;
 	h = (struct mem_hdr *)(void *)((char *)ptr - MEM_HDR);
-	if (m->n_free[h->cls] >= H2_MEM_KEEP) { /* MEM_LARGE too */
+	k = &m->cls[h->cls];
+	if (k->n >= H2_MEM_KEEP) { /* MEM_LARGE too */
 		mem_add(m, -(int64_t)h->size);
 		free(h);
 		return;
 	}
-	*(void **)ptr = m->free[h->cls];
-	m->free[h->cls] = ptr;
-	n_free_set(m, h->cls, m->n_free[h->cls] + 1);
+	*(void **)ptr = k->free;
+	k->free = ptr;
+	k->n++;
 }
 
 static void *
@@ -174,7 +179,7 @@ h2_mem_init(struct h2_mem *m, uint64_t *used, uint64_t *total)
 	m->mem.free = h2_mem_free;
 	m->mem.calloc = h2_mem_calloc;
 	m->mem.realloc = h2_mem_realloc;
-	m->n_free[MEM_LARGE] = UINT32_MAX;
+	m->cls[MEM_LARGE].n = UINT32_MAX;
 }
 
 size_t
@@ -183,19 +188,19 @@ h2_mem_trim(struct h2_mem *m)
 	size_t n = 0;
 
 	for (unsigned int c = 0; c < H2_MEM_CLASSES; c++) {
-		uint32_t k = m->low[c] > FLOOR_MEM ? (m->low[c] - FLOOR_MEM + 1) / 2 : 0;
+		uint32_t k = m->cls[c].low > FLOOR_MEM ? (m->cls[c].low - FLOOR_MEM + 1) / 2 : 0;
 		size_t sz = (size_t)H2_MEM_MIN << c;
 
-		for (; k > 0 && m->free[c] != NULL; k--) {
-			void *p = m->free[c];
+		for (; k > 0 && m->cls[c].free != NULL; k--) {
+			void *p = m->cls[c].free;
 
-			m->free[c] = *(void **)p;
-			n_free_set(m, c, m->n_free[c] - 1);
+			m->cls[c].free = *(void **)p;
+			n_free_set(m, c, m->cls[c].n - 1);
 			free((char *)p - MEM_HDR);
 			mem_add(m, -(int64_t)sz);
 			n += sz;
 		}
-		m->low[c] = m->n_free[c];
+		m->cls[c].low = m->cls[c].n;
 	}
 	return n;
 }
@@ -204,14 +209,14 @@ void
 h2_mem_fini(struct h2_mem *m)
 {
 	for (unsigned int c = 0; c < H2_MEM_CLASSES; c++) {
-		while (m->free[c] != NULL) {
-			void *p = m->free[c];
+		while (m->cls[c].free != NULL) {
+			void *p = m->cls[c].free;
 
-			m->free[c] = *(void **)p;
+			m->cls[c].free = *(void **)p;
 			free((char *)p - MEM_HDR);
 			mem_add(m, -((int64_t)H2_MEM_MIN << c));
 		}
 		n_free_set(m, c, 0);
-		m->low[c] = 0;
+		m->cls[c].low = 0;
 	}
 }
