@@ -176,13 +176,6 @@ nrf_h2_body_flat(const struct nrf_h2_body *b, char *scratch, size_t cap)
 /* Messages                                                                  */
 
 void
-nrf_h2_msg_move(struct nrf_h2_msg *dst, struct nrf_h2_msg *src)
-{
-	*dst = *src;
-	nrf_zero(src, sizeof(*src));
-}
-
-void
 nrf_h2_msg_release(struct nrf_h2_ctx *ctx, struct nrf_h2_msg *m)
 {
 	h2_block_put(ctx, m->block);

@@ -139,8 +139,14 @@ void nrf_h2_body_release(struct nrf_h2_ctx *ctx, struct nrf_h2_body *b);
 struct nrf_slice nrf_h2_body_flat(const struct nrf_h2_body *b, char *scratch,
 	size_t cap);
 
-/** Move @p src into @p dst (which must be empty or released); @p src is zeroed. */
-void nrf_h2_msg_move(struct nrf_h2_msg *dst, struct nrf_h2_msg *src);
+/** Move @p src into @p dst (which must be empty or released); @p src is zeroed.
+ *  Inline: once or twice per forwarded request (issue 19). */
+static inline void
+nrf_h2_msg_move(struct nrf_h2_msg *dst, struct nrf_h2_msg *src)
+{
+	*dst = *src;
+	nrf_zero(src, sizeof(*src));
+}
 
 /** Return the header block and body of @p m to the pool; @p m is zeroed. */
 void nrf_h2_msg_release(struct nrf_h2_ctx *ctx, struct nrf_h2_msg *m);
