@@ -35,6 +35,32 @@ extern "C" {
 	((type *)(void *)((char *)(ptr) - offsetof(type, member)))
 
 /**
+ * Zero the @p n bytes at @p p, @p n a compile-time constant below ~1 KiB:
+ * as 16-byte stores written out, where memset() of a struct becomes `rep
+ * stosq` (one step per 8 bytes, plus its start-up cost) or a libc call.
+ * For the small per-request objects (messages, transactions, streams) of
+ * the forwarding path (issue 19).
+ */
+static inline __attribute__((always_inline)) void
+nrf_zero(void *p, size_t n)
+{
+	typedef char nrf_v16 __attribute__((vector_size(16)));
+	const nrf_v16 z = {0};
+	const uint64_t z8 = 0;
+	size_t i = 0;
+
+#pragma GCC unroll 64
+	for (; i + 16 <= n; i += 16)
+		__builtin_memcpy((char *)p + i, &z, 16);
+	if (i + 8 <= n) {
+		__builtin_memcpy((char *)p + i, &z8, 8);
+		i += 8;
+	}
+	if (i < n)
+		__builtin_memset((char *)p + i, 0, n - i); /* < 8 bytes */
+}
+
+/**
  * A borrowed, not NUL-terminated byte range. The owner of the bytes
  * decides how long the slice is valid; a slice never owns memory.
  */

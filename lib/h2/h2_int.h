@@ -226,11 +226,21 @@ struct nrf_h2_conn {
 #define H2_MEM_MAX (H2_MEM_MIN << (H2_MEM_CLASSES - 1))
 #define H2_MEM_KEEP 8192u   /* free blocks kept per class */
 
+/* One size class: its free list, its length and the lowest length since
+ * the last trim, all the worker's own (the bytes are reported through
+ * h2_acct_add(), never these). One struct per class, so the allocator's
+ * fast paths index one array (issue 19). */
+struct h2_mem_cls {
+	void *free;
+	uint32_t n;
+	uint32_t low;
+};
+
 struct h2_mem {
 	nghttp2_mem mem;
-	void *free[H2_MEM_CLASSES];
-	uint32_t n_free[H2_MEM_CLASSES]; /* relaxed stores: read by any thread */
-	uint32_t low[H2_MEM_CLASSES]; /* lowest n_free since the last trim */
+	/* One more class, never on a list, its n always UINT32_MAX: the
+	 * class of blocks too large for the lists. */
+	struct h2_mem_cls cls[H2_MEM_CLASSES + 1];
 	/* The context's counters (h2_acct_add()) of the bytes this allocator
 	 * holds from the system, in use or on its free lists
 	 * (NRF_H2_MEM_HTTP2), and of the total. */

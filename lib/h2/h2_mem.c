@@ -28,13 +28,16 @@ mem_add(struct h2_mem *m, int64_t delta)
 static inline void
 n_free_set(struct h2_mem *m, uint32_t c, uint32_t v)
 {
-	__atomic_store_n(&m->n_free[c], v, __ATOMIC_RELAXED);
+	m->cls[c].n = v;
 }
 
 _Static_assert(H2_MEM_MIN == 32, "size_class() assumes 32-byte smallest class");
 
 #define MEM_HDR 16u
-#define MEM_LARGE 0xffu
+/* The class of malloc'd blocks above H2_MEM_MAX: cls[MEM_LARGE].n is
+ * UINT32_MAX, so h2_mem_free() gives them back to malloc with the test of
+ * a full list. */
+#define MEM_LARGE H2_MEM_CLASSES
 
 struct mem_hdr {
 	uint32_t cls;
@@ -51,10 +54,16 @@ size_class(size_t n)
 	return (uint32_t)(64 - __builtin_clzll((unsigned long long)(n - 1))) - 5u;
 }
 
-static void *
-h2_mem_malloc(size_t size, void *user)
+/*
+ * What the free-list path of h2_mem_malloc() leaves: an empty class (a new
+ * block from malloc) and blocks above H2_MEM_MAX (or of 0 bytes). Out of
+ * line, so that the path taken for nearly every one of nghttp2's ~9
+ * allocations per forwarded request saves and restores no registers
+ * (issue 19: 32 instructions a call before, 18 after).
+ */
+static __attribute__((noinline)) void *
+mem_malloc_slow(size_t size, struct h2_mem *m)
 {
-	struct h2_mem *m = user;
 	struct mem_hdr *h;
 	uint32_t c;
 
@@ -68,16 +77,7 @@ h2_mem_malloc(size_t size, void *user)
 		return (char *)h + MEM_HDR;
 	}
 	c = size_class(size);
-	if (m->free[c] != NULL) {
-		void *p = m->free[c];
-
-		m->free[c] = *(void **)p;
-		n_free_set(m, c, m->n_free[c] - 1);
-		if (m->n_free[c] < m->low[c])
-			m->low[c] = m->n_free[c];
-		return p;
-	}
-	m->low[c] = 0;
+	m->cls[c].low = 0;
 	h = malloc(MEM_HDR + ((size_t)H2_MEM_MIN << c));
 	if (h == NULL)
 		return NULL;
@@ -87,23 +87,51 @@ h2_mem_malloc(size_t size, void *user)
 	return (char *)h + MEM_HDR;
 }
 
+static void *
+h2_mem_malloc(size_t size, void *user)
+{
+	struct h2_mem *m = user;
+	struct h2_mem_cls *k;
+	size_t c;
+	uint32_t n;
+	void *p;
+
+	/* 1 .. H2_MEM_MAX bytes (0 wraps around: the slow path). The class is
+	 * that of size_class(): (size - 1) | 31 makes 1..32 bytes class 0. */
+	if (NRF_UNLIKELY(size - 1 >= (size_t)H2_MEM_MAX))
+		return mem_malloc_slow(size, m);
+	c = (size_t)(59 - __builtin_clzll((unsigned long long)((size - 1) | (H2_MEM_MIN - 1))));
+	k = &m->cls[c];
+	p = k->free;
+	if (NRF_UNLIKELY(p == NULL))
+		return mem_malloc_slow(size, m);
+	k->free = *(void **)p;
+	n = k->n - 1;
+	k->n = n;
+	if (n < k->low)
+		k->low = n;
+	return p;
+}
+
 static void
 h2_mem_free(void *ptr, void *user)
 {
 	struct h2_mem *m = user;
+	struct h2_mem_cls *k;
 	struct mem_hdr *h;
 
 	if (ptr == NULL)
 		return;
 	h = (struct mem_hdr *)(void *)((char *)ptr - MEM_HDR);
-	if (h->cls == MEM_LARGE || m->n_free[h->cls] >= H2_MEM_KEEP) {
+	k = &m->cls[h->cls];
+	if (k->n >= H2_MEM_KEEP) { /* MEM_LARGE too */
 		mem_add(m, -(int64_t)h->size);
 		free(h);
 		return;
 	}
-	*(void **)ptr = m->free[h->cls];
-	m->free[h->cls] = ptr;
-	n_free_set(m, h->cls, m->n_free[h->cls] + 1);
+	*(void **)ptr = k->free;
+	k->free = ptr;
+	k->n++;
 }
 
 static void *
@@ -151,6 +179,7 @@ h2_mem_init(struct h2_mem *m, uint64_t *used, uint64_t *total)
 	m->mem.free = h2_mem_free;
 	m->mem.calloc = h2_mem_calloc;
 	m->mem.realloc = h2_mem_realloc;
+	m->cls[MEM_LARGE].n = UINT32_MAX;
 }
 
 size_t
@@ -159,19 +188,19 @@ h2_mem_trim(struct h2_mem *m)
 	size_t n = 0;
 
 	for (unsigned int c = 0; c < H2_MEM_CLASSES; c++) {
-		uint32_t k = m->low[c] > FLOOR_MEM ? (m->low[c] - FLOOR_MEM + 1) / 2 : 0;
+		uint32_t k = m->cls[c].low > FLOOR_MEM ? (m->cls[c].low - FLOOR_MEM + 1) / 2 : 0;
 		size_t sz = (size_t)H2_MEM_MIN << c;
 
-		for (; k > 0 && m->free[c] != NULL; k--) {
-			void *p = m->free[c];
+		for (; k > 0 && m->cls[c].free != NULL; k--) {
+			void *p = m->cls[c].free;
 
-			m->free[c] = *(void **)p;
-			n_free_set(m, c, m->n_free[c] - 1);
+			m->cls[c].free = *(void **)p;
+			n_free_set(m, c, m->cls[c].n - 1);
 			free((char *)p - MEM_HDR);
 			mem_add(m, -(int64_t)sz);
 			n += sz;
 		}
-		m->low[c] = m->n_free[c];
+		m->cls[c].low = m->cls[c].n;
 	}
 	return n;
 }
@@ -180,14 +209,14 @@ void
 h2_mem_fini(struct h2_mem *m)
 {
 	for (unsigned int c = 0; c < H2_MEM_CLASSES; c++) {
-		while (m->free[c] != NULL) {
-			void *p = m->free[c];
+		while (m->cls[c].free != NULL) {
+			void *p = m->cls[c].free;
 
-			m->free[c] = *(void **)p;
+			m->cls[c].free = *(void **)p;
 			free((char *)p - MEM_HDR);
 			mem_add(m, -((int64_t)H2_MEM_MIN << c));
 		}
 		n_free_set(m, c, 0);
-		m->low[c] = 0;
+		m->cls[c].low = 0;
 	}
 }

@@ -176,18 +176,11 @@ nrf_h2_body_flat(const struct nrf_h2_body *b, char *scratch, size_t cap)
 /* Messages                                                                  */
 
 void
-nrf_h2_msg_move(struct nrf_h2_msg *dst, struct nrf_h2_msg *src)
-{
-	*dst = *src;
-	memset(src, 0, sizeof(*src));
-}
-
-void
 nrf_h2_msg_release(struct nrf_h2_ctx *ctx, struct nrf_h2_msg *m)
 {
 	h2_block_put(ctx, m->block);
 	nrf_h2_body_release(ctx, &m->body);
-	memset(m, 0, sizeof(*m));
+	nrf_zero(m, sizeof(*m));
 }
 
 void
@@ -248,7 +241,8 @@ h2_msg_store(struct nrf_h2_ctx *ctx, struct nrf_h2_msg *m, const uint8_t *name,
 	const char *np, *vp;
 	char *w;
 
-	if (cost > cap || m->list_size + cost > cap)
+	/* list_size never exceeds cap: one compare, no overflow */
+	if (cost > cap - m->list_size)
 		return NRF_ETOOBIG;
 	if (m->block == NULL) {
 		m->block = h2_block_get(ctx);
@@ -342,8 +336,9 @@ nrf_h2_msg_get(const struct nrf_h2_msg *m, const char *name)
 	return none;
 }
 
+/* nrf_h2_hop_by_hop() for a name of one of NRF_H2_HOP_LENS. */
 bool
-nrf_h2_hop_by_hop(struct nrf_slice name, struct nrf_slice value)
+nrf_h2_hop_by_hop_named(struct nrf_slice name, struct nrf_slice value)
 {
 	switch (name.len) {
 	case 2:

@@ -188,7 +188,7 @@ h2_stream_get(struct nrf_h2_ctx *ctx, bool peer)
 		return NULL;
 	/* The inline response area is not cleared: only what a response
 	 * wrote into it (inl_len bytes) is ever read. */
-	memset(st, 0, offsetof(struct nrf_h2_stream, inl));
+	nrf_zero(st, offsetof(struct nrf_h2_stream, inl));
 	ctx->n_streams++;
 	h2_acct_add(ctx, NRF_H2_MEM_HTTP2, (int64_t)sizeof(*st));
 	if (peer) {

@@ -142,8 +142,14 @@ void nrf_h2_body_release(struct nrf_h2_ctx *ctx, struct nrf_h2_body *b);
 struct nrf_slice nrf_h2_body_flat(const struct nrf_h2_body *b, char *scratch,
 	size_t cap);
 
-/** Move @p src into @p dst (which must be empty or released); @p src is zeroed. */
-void nrf_h2_msg_move(struct nrf_h2_msg *dst, struct nrf_h2_msg *src);
+/** Move @p src into @p dst (which must be empty or released); @p src is zeroed.
+ *  Inline: once or twice per forwarded request (issue 19). */
+static inline void
+nrf_h2_msg_move(struct nrf_h2_msg *dst, struct nrf_h2_msg *src)
+{
+	*dst = *src;
+	nrf_zero(src, sizeof(*src));
+}
 
 /** Return the header block and body of @p m to the pool; @p m is zeroed. */
 void nrf_h2_msg_release(struct nrf_h2_ctx *ctx, struct nrf_h2_msg *m);
@@ -158,14 +164,29 @@ size_t nrf_h2_msg_via(const struct nrf_h2_msg *m, struct nrf_slice *out, size_t 
 /** First field named @p name (lower case); {NULL, 0} when absent. */
 struct nrf_slice nrf_h2_msg_get(const struct nrf_h2_msg *m, const char *name);
 
+/** nrf_h2_hop_by_hop() past its length test (a name of NRF_H2_HOP_LENS). */
+bool nrf_h2_hop_by_hop_named(struct nrf_slice name, struct nrf_slice value);
+
+/* Lengths of those names: most fields (via, user-agent, content-type,
+ * 3gpp-sbi-*, ...) are ruled out inline by their length, with no call
+ * (issue 19: ~8 fields per forwarded request). */
+#define NRF_H2_HOP_LENS ((1u << 2) | (1u << 7) | (1u << 10) | (1u << 14) | (1u << 16) | (1u << 17))
+
 /**
  * True for connection-specific ("hop-by-hop") field names that a proxy never
  * forwards: connection, keep-alive, proxy-connection, transfer-encoding,
  * upgrade, http2-settings, and te unless its value is "trailers".
  * (HTTP/2 forbids them on the wire; nghttp2 already refuses a message that
  * carries one, so no field can be named by a `connection` header.)
+ * Any thread; no side effects.
  */
-bool nrf_h2_hop_by_hop(struct nrf_slice name, struct nrf_slice value);
+static inline bool
+nrf_h2_hop_by_hop(struct nrf_slice name, struct nrf_slice value)
+{
+	if (name.len > 17 || !((NRF_H2_HOP_LENS >> name.len) & 1))
+		return false;
+	return nrf_h2_hop_by_hop_named(name, value);
+}
 
 /* ------------------------------------------------------------------------ */
 /* Context                                                                   */

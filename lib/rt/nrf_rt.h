@@ -399,6 +399,13 @@ const char *nrf_rt_buf_name(enum nrf_rt_buf k);
 #define NRF_RT_LAT_BUCKETS 14 /**< finite buckets; one more for +Inf */
 
 /**
+ * The histogram bucket of a latency of @p ns nanoseconds: the index of the
+ * first bound of NRF_RT_LAT_BOUNDS_US (as ns) that is >= @p ns, or
+ * NRF_RT_LAT_BUCKETS (+Inf) when none is. Any thread; no side effects.
+ */
+unsigned int nrf_rt_lat_bucket(uint64_t ns);
+
+/**
  * Counters, summed over workers (each worker writes its own; readers use
  * relaxed atomic loads, so a sum may be a few microseconds old). Every
  * member is a uint64_t (summed as an array).

@@ -38,6 +38,10 @@ ep_fill(struct rt_ep *ep, enum nrf_cfg_scheme scheme, const char *authority,
 	snprintf(ep->name, sizeof(ep->name), "%s", authority);
 	snprintf(ep->api_root, sizeof(ep->api_root), "%s://%s%s", ep->scheme, authority, prefix);
 	snprintf(ep->prefix, sizeof(ep->prefix), "%s", prefix);
+	ep->authority_len = (uint16_t)strlen(ep->authority);
+	ep->scheme_len = (uint16_t)strlen(ep->scheme);
+	ep->api_root_len = (uint16_t)strlen(ep->api_root);
+	ep->prefix_len = (uint16_t)strlen(ep->prefix);
 	ep->tls = scheme == NRF_SCHEME_HTTPS;
 }
 

@@ -67,12 +67,13 @@ xact_take(struct rt_worker *w, struct rt_xact *x)
 	w->free_x = x->next_free;
 	if (--w->n_free_x < w->low_free_x)
 		w->low_free_x = w->n_free_x;
-	memset(x, 0, offsetof(struct rt_xact, plan));
+	nrf_zero(x, offsetof(struct rt_xact, plan));
 	x->w = w;
 	x->t.x = x;
-	rt_timer_init(&x->t.timer, try_timeout);
-	rt_timer_init(&x->t.due, relay_due);
-	rt_timer_init(&x->rtimer, request_timeout);
+	/* rt_timer_init() on zeroed timers: only the callback is left to set */
+	x->t.timer.fn = try_timeout;
+	x->t.due.fn = relay_due;
+	x->rtimer.fn = request_timeout;
 	w->n_xact++;
 }
 
@@ -270,7 +271,8 @@ rt_via_on_answer(const struct rt_xact *x, struct nrf_h2_hdr *h, size_t n)
 		n + 1 > w->hdrs_cap)
 		return n;
 	h[n].name = nrf_slice_str("via");
-	h[n].value = nrf_slice_str(w->via_member);
+	h[n].value.p = w->via_member;
+	h[n].value.len = w->via_member_len;
 	return n + 1;
 }
 
@@ -278,20 +280,29 @@ rt_via_on_answer(const struct rt_xact *x, struct nrf_h2_hdr *h, size_t n)
  * Answer the front stream with the status and fields of upstream answer
  * @p m (its body follows through nrf_h2_append() when @p more). A relayed
  * answer gets nrfwd's own Via member as its last field line, after any the
- * upstream sent (RFC 9110 §7.6.3; rt_via_on_answer()): the fields are
- * listed in the worker's scratch (slices, no copy of bytes, no allocation:
- * a message has fewer than hdrs_cap fields, as its header block holds 32
- * bytes per field). Answers nrfwd gives itself do not carry it
- * (docs/via.md).
+ * upstream sent (RFC 9110 §7.6.3; rt_via_on_answer()). The field entries
+ * of a message grow up from the start of its header block and its bytes
+ * down from block_top, so the block nearly always has room for one more
+ * entry past n_hdrs: the Via line is written there, outside the message's
+ * fields (n_hdrs is unchanged), and the list is passed as it is (HTTP/2
+ * copies it). Otherwise the fields are listed in the worker's scratch
+ * (slices, no copy of bytes, no allocation: a message has fewer than
+ * hdrs_cap fields, as its header block holds 32 bytes per field). Answers
+ * nrfwd gives itself do not carry it (docs/via.md).
  */
 static int
-relay_respond(struct rt_xact *x, const struct nrf_h2_msg *m, bool more)
+relay_respond(struct rt_xact *x, struct nrf_h2_msg *m, bool more)
 {
 	struct rt_worker *w = x->w;
 	size_t n;
 
 	if (!x->snap->cfg->general.via_on_responses || m->n_hdrs + 1 > w->hdrs_cap)
 		return nrf_h2_respond(x->front, m->status, m->hdrs, m->n_hdrs, NULL, 0, more);
+	if (m->block != NULL && ((size_t)m->n_hdrs + 1) * sizeof(*m->hdrs) <= m->block_top) {
+		/* issue 19: no copy of the list (~30 instructions a relay) */
+		n = rt_via_on_answer(x, m->hdrs, m->n_hdrs);
+		return nrf_h2_respond(x->front, m->status, m->hdrs, n, NULL, 0, more);
+	}
 	if (m->n_hdrs > 0)
 		memcpy(w->hdrs, m->hdrs, m->n_hdrs * sizeof(*m->hdrs));
 	n = rt_via_on_answer(x, w->hdrs, m->n_hdrs);
@@ -464,19 +475,26 @@ try_send(struct rt_try *t, struct nrf_h2_conn *c)
 	h[n].name = nrf_slice_str(":method");
 	h[n++].value = r->method;
 	h[n].name = nrf_slice_str(":scheme");
-	h[n++].value = nrf_slice_str(ep->scheme);
+	h[n].value.p = ep->scheme;
+	h[n++].value.len = ep->scheme_len;
 	h[n].name = nrf_slice_str(":authority");
 	if (t->local) {
 		struct nrf_slice host = nrf_h2_msg_get(r, "host");
 
-		h[n++].value = r->authority.len > 0 ? r->authority
-			: host.len > 0 ? host : nrf_slice_str(ep->authority);
+		h[n].value.p = ep->authority;
+		h[n].value.len = ep->authority_len;
+		if (r->authority.len > 0)
+			h[n].value = r->authority;
+		else if (host.len > 0)
+			h[n].value = host;
+		n++;
 		h[n].name = nrf_slice_str(":path");
 		h[n++].value = r->path;
 	} else {
-		size_t plen = strlen(ep->prefix);
+		size_t plen = ep->prefix_len;
 
-		h[n++].value = nrf_slice_str(ep->authority);
+		h[n].value.p = ep->authority;
+		h[n++].value.len = ep->authority_len;
 		if (plen + r->path.len > w->path_cap)
 			return NRF_ETOOBIG;
 		memcpy(w->path, ep->prefix, plen);
@@ -497,9 +515,11 @@ try_send(struct rt_try *t, struct nrf_h2_conn *c)
 	}
 	if (!t->local) {
 		h[n].name = nrf_slice_str("3gpp-sbi-target-apiroot");
-		h[n++].value = nrf_slice_str(ep->api_root);
+		h[n].value.p = ep->api_root;
+		h[n++].value.len = ep->api_root_len;
 		h[n].name = nrf_slice_str("via");
-		h[n++].value = nrf_slice_str(w->via_member);
+		h[n].value.p = w->via_member;
+		h[n++].value.len = w->via_member_len;
 		if (x->max_hops > 0) {
 			/* TS 29.500 §6.10.10: one hop less; nghttp2 copies it. */
 			snprintf(hops, sizeof(hops), "%d", (int)x->max_hops - 1);

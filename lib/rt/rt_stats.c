@@ -53,6 +53,22 @@ rt_pstats_get(struct rt_worker *w, const char *name, bool local)
 	return e;
 }
 
+const uint64_t rt_lat_bounds_ns[16] = {
+#define NS(us) ((uint64_t)(us) * 1000u)
+	NS(500), NS(1000), NS(2500), NS(5000), NS(10000), NS(25000), NS(50000),
+	NS(100000), NS(250000), NS(500000), NS(1000000), NS(2500000), NS(5000000),
+	NS(10000000), UINT64_MAX, UINT64_MAX,
+#undef NS
+};
+
+_Static_assert(NRF_RT_LAT_BUCKETS == 14, "rt_lat_bounds_ns[] mirrors NRF_RT_LAT_BOUNDS_US");
+
+unsigned int
+nrf_rt_lat_bucket(uint64_t ns)
+{
+	return rt_lat_bucket(ns);
+}
+
 void
 rt_count_try(struct rt_pool *p)
 {
@@ -92,11 +108,8 @@ rt_count_status(struct rt_pool *p, int status)
 void
 rt_count_answer_latency(struct rt_pool *p, uint64_t ns)
 {
-	static const uint64_t bounds_us[NRF_RT_LAT_BUCKETS] = NRF_RT_LAT_BOUNDS_US;
-	unsigned int b = 0;
+	unsigned int b = rt_lat_bucket(ns);
 
-	while (b < NRF_RT_LAT_BUCKETS && ns > bounds_us[b] * 1000u)
-		b++;
 	PS_ADD(p->stats, lat_bucket[b], 1);
 	PS_ADD(p->stats, lat_sum_ns, ns);
 }
@@ -121,11 +134,8 @@ rt_count_skips(struct rt_xact *x)
 static void
 count_latency(struct rt_worker *w, enum nrf_fwd_op op, uint64_t ns)
 {
-	static const uint64_t bounds_us[NRF_RT_LAT_BUCKETS] = NRF_RT_LAT_BOUNDS_US;
-	unsigned int b = 0;
+	unsigned int b = rt_lat_bucket(ns);
 
-	while (b < NRF_RT_LAT_BUCKETS && ns > bounds_us[b] * 1000u)
-		b++;
 	RT_STAT(w, lat_bucket[op][b], 1);
 	RT_STAT(w, lat_sum_ns[op], ns);
 }

@@ -133,13 +133,11 @@ sift_down(struct rt_timers *ts, uint32_t i)
 }
 
 void
-rt_timer_cancel(struct rt_timers *ts, struct rt_timer *t)
+rt_timer_cancel_armed(struct rt_timers *ts, struct rt_timer *t)
 {
 	struct rt_timer_slot last;
 	uint32_t i;
 
-	if (t->idx == 0)
-		return;
 	if (t->idx == RT_TIMER_IN_LANE) {
 		t->idx = 0;
 		lane_unlink(ts, t);

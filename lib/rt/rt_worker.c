@@ -138,6 +138,7 @@ own_member(struct rt_worker *w)
 	if (nrf_via_member_format(w->via_member, sizeof(w->via_member), cfg->general.host,
 		    cfg->general.port) < 0)
 		w->via_member[0] = '\0';
+	w->via_member_len = strlen(w->via_member);
 }
 
 static uint32_t

@@ -13,6 +13,7 @@
 #include <gtest/gtest.h>
 #include <nghttp2/nghttp2.h>
 
+#include <cstring>
 #include <map>
 #include <random>
 #include <string>
@@ -69,6 +70,94 @@ TEST(H2Check, LongValuesAndPathsAgreeWithNghttp2WhereverTheBadByteIs)
 		EXPECT_EQ(h2_check_field(&rc, u8(":path"), 5, u8(v), len, false, 0) == H2_CHK_OK,
 			len > 0 && nghttp2_check_path(u8(v), len) != 0)
 			<< testing::PrintToString(v);
+	}
+}
+
+/* Values and paths are tried 16 bytes at a time (the flags of all vectors
+ * OR-ed, the table deciding a value that holds HT or any byte up to 0x1f),
+ * and a regular field's value ends are one compare each: every byte value
+ * at every position of values and paths of 1 to 40 bytes gives nghttp2's
+ * answer, HT anywhere in the middle too. */
+TEST(H2Check, ValuesAndPathsAgreeWithNghttp2ForEveryByteAtEveryPosition)
+{
+	h2_check_init();
+	for (size_t len = 1; len <= 40; len++) {
+		for (size_t pos = 0; pos < len; pos++) {
+			for (int c = 0; c < 256; c++) {
+				for (int ht = 0; ht < 2; ht++) {
+					std::string v(len, 'x');
+					for (size_t i = 0; i < len; i++)
+						v[i] = "aZ/.~9%"[i % 7];
+					if (ht && len > 2)
+						v[(pos + len / 2) % (len - 2) + 1] = '\t';
+					v[pos] = (char)c;
+					ASSERT_EQ(h2_check_value(u8(v), len),
+						nghttp2_check_header_value(u8(v), len) != 0)
+						<< testing::PrintToString(v);
+					nrf_h2_reqchk rc;
+					h2_reqchk_init(&rc);
+					ASSERT_EQ(h2_check_field(&rc, u8("x-v"), 3, u8(v), len, false, 0) ==
+							H2_CHK_OK,
+						nghttp2_check_header_value_rfc9113(u8(v), len) != 0)
+						<< testing::PrintToString(v);
+					h2_reqchk_init(&rc);
+					ASSERT_EQ(h2_check_field(&rc, u8(":path"), 5, u8(v), len, false,
+							  0) == H2_CHK_OK,
+						nghttp2_check_path(u8(v), len) != 0)
+						<< testing::PrintToString(v);
+				}
+			}
+		}
+	}
+}
+
+/* te and :scheme values are compared with "trailers", "http" and "https"
+ * in any case as OR-ed words: every byte at every position of them (and
+ * their upper-case forms) gives the answer of an ASCII case-insensitive
+ * compare (nghttp2's lstrieq()). */
+TEST(H2Check, TeAndSchemeLiteralsMatchInAnyCaseAndNothingElse)
+{
+	auto ieq = [](const std::string &v, const char *lit) {
+		size_t n = strlen(lit);
+		if (v.size() != n)
+			return false;
+		for (size_t i = 0; i < n; i++) {
+			char c = v[i] >= 'A' && v[i] <= 'Z' ? (char)(v[i] + 32) : v[i];
+			if (c != lit[i])
+				return false;
+		}
+		return true;
+	};
+	h2_check_init();
+	for (const char *lit : {"trailers", "http", "https"}) {
+		std::string base(lit);
+		for (int up = 0; up < 2; up++) {
+			for (size_t pos = 0; pos < base.size(); pos++) {
+				for (int c = 1; c < 256; c++) {
+					std::string v = base;
+					if (up)
+						for (auto &ch : v)
+							ch = (char)(ch - 32);
+					v[pos] = (char)c;
+					nrf_h2_reqchk rc;
+					h2_reqchk_init(&rc);
+					bool te = base == "trailers";
+					int r = h2_check_field(&rc, u8(te ? "te" : ":scheme"), te ? 2 : 7,
+						u8(v), v.size(), false, 0);
+					bool ok = nghttp2_check_header_value_rfc9113(u8(v), v.size()) != 0;
+					if (te) {
+						ASSERT_EQ(r == H2_CHK_OK, ok && ieq(v, lit))
+							<< testing::PrintToString(v);
+						continue;
+					}
+					if (r != H2_CHK_OK)
+						continue; /* not a scheme at all */
+					ASSERT_EQ((rc.fl & H2_HF_SCHEME_HTTP) != 0,
+						ieq(v, "http") || ieq(v, "https"))
+						<< testing::PrintToString(v);
+				}
+			}
+		}
 	}
 }
 

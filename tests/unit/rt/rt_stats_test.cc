@@ -7,6 +7,7 @@
 
 #include <cstdio>
 #include <cstdlib>
+#include <vector>
 
 #include "nrf_err.h"
 #include "nrf_rt.h"
@@ -163,4 +164,23 @@ TEST(RtPeerStats, MergeSumsTheGaugesAndKeepsTheEarliestProbe)
 	EXPECT_EQ(v[0].workers_probing, 1u);
 	EXPECT_EQ(v[0].next_probe_ns, 700u);
 	free(v);
+}
+
+TEST(RtLatBucket, AgreesWithALinearSearchOfTheBoundsAtAndAroundEveryBound)
+{
+	static const uint64_t us[NRF_RT_LAT_BUCKETS] = NRF_RT_LAT_BOUNDS_US;
+	std::vector<uint64_t> ns = {0, 1, UINT64_MAX - 1, UINT64_MAX};
+
+	for (unsigned int i = 0; i < NRF_RT_LAT_BUCKETS; i++)
+		for (int64_t d = -2; d <= 2; d++)
+			ns.push_back((uint64_t)((int64_t)(us[i] * 1000u) + d));
+	for (uint64_t v = 1; v < 30000000000ull; v = v * 3 / 2 + 1)
+		ns.push_back(v);
+	for (uint64_t v : ns) {
+		unsigned int b = 0;
+
+		while (b < NRF_RT_LAT_BUCKETS && v > us[b] * 1000u)
+			b++;
+		EXPECT_EQ(nrf_rt_lat_bucket(v), b) << v << " ns";
+	}
 }
