@@ -615,7 +615,10 @@ on_headers(struct nrf_h2_conn *c, uint8_t flags, uint32_t sid, const uint8_t *p,
 	if (!(flags & FL_END_HEADERS) || len > H2C_BC_BYTES / 2) {
 		k->gen++; /* not looked at: it may change the table */
 		k->bc_rec = false;
-	} else if (k->bc_len == len && k->bc_gen == k->gen && memcmp(k->bc_data, p, len) == 0) {
+	} else if (len != 0 && k->bc_len == len && k->bc_gen == k->gen &&
+		memcmp(k->bc_data, p, len) == 0) {
+		/* len 0 never matches: bc_len 0 is "nothing cached", and the
+		 * fields of a recording that failed half-way stay in bc_f. */
 		return block_replay(c);
 	} else if (!keeps_table(p, len)) {
 		k->gen++;
