@@ -363,8 +363,8 @@ def peer_seeds():
         hdrs(1, hp_indexed(8) + hp_lit('Bad-Name', 'x')) +
         hdrs(3, b'', end=True) +
         hdrs(5, hp_neutral(200, DATA)) + data(5, DATA))
-    # Answers to streams whose HEADERS this side still holds
-    # (SETTINGS_MAX_CONCURRENT_STREAMS 1): idle streams for the peer.
+    # SETTINGS_MAX_CONCURRENT_STREAMS 1 after three requests went out
+    # (they all left before the script speaks), answers out of order.
     u = Upstream()
     s['cli_answer_unsent_stream'] = peer(
         F_LOCAL | K_404 | THREE, 0,
