@@ -379,6 +379,37 @@ def peer_seeds():
              hp_lit(28, str(len(DATA)))) + data(1, DATA) +
         hdrs(3, b'\x20' + hp_indexed(8) + hp_lit(28, str(len(DATA)))) + data(3, DATA) +
         hdrs(5, b'\x3f\xe1\x1f' + hp_indexed(8) + hp_lit(28, str(len(DATA)))) + data(5, DATA))
+    # A block that decodes far beyond the header limit: one 3000-byte
+    # entry, referenced 30 times (the bomb threshold ends the connection),
+    # then the GET again on a fresh connection.
+    u1, u2 = Upstream(), Upstream()
+    s['cli_hpack_bomb'] = peer(
+        F_LOCAL | K_404 | CLOSE, 0, u1.hello() +
+        hdrs(1, hp_indexed(8) + hp_lit('x-big', 'b' * 3000, 0x40, 6) + hp_indexed(62) * 30,
+             end=True),
+        u2.hello() + u2.answer(1, 200, DATA))
+    # More CONTINUATION frames than a block may take, one byte each.
+    u1, u2 = Upstream(), Upstream()
+    blk = hp_neutral(200, DATA)
+    s['cli_continuation_flood'] = peer(
+        F_LOCAL | K_404 | CLOSE, 0, u1.hello() +
+        HeadersFrame(1, data=blk[:1]).serialize() +
+        b''.join(ContinuationFrame(1, data=blk[i:i + 1]).serialize()
+                 for i in range(1, len(blk) - 1)) +
+        ContinuationFrame(1, data=blk[-1:], flags=['END_HEADERS']).serialize(),
+        u2.hello() + u2.answer(1, 200, DATA))
+    # Frames after the end: DATA and HEADERS on a stream that ended, a
+    # 1xx, trailers, an unknown frame inside nothing, a PING ack.
+    u = Upstream()
+    s['cli_after_end'] = peer(
+        F_LOCAL | K_404 | THREE, 0, u.hello() +
+        hdrs(1, hp_lit(8, '100')) + hdrs(1, hp_neutral(200, DATA)) + data(1, DATA) +
+        data(1, b'late') + hdrs(1, hp_neutral(200, b''), end=True) +
+        hdrs(3, hp_neutral(200, DATA)) + data(3, DATA, end=False) +
+        hdrs(3, hp_lit('x-trailer', 'z'), end=True) +
+        PingFrame(0, opaque_data=b'nrfhealt', flags=['ACK']).serialize() +
+        hdrs(5, hp_neutral(404, P404)) + data(5, P404[:5], end=False) +
+        RstStreamFrame(5, error_code=0).serialize() + data(5, P404[5:]))
     return s
 
 
