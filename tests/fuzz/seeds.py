@@ -355,14 +355,14 @@ def peer_seeds():
         hdrs(3, blk) + data(3, DATA, end=False) +
         hdrs(3, hp_lit('x-trailer', 'one', 0x40, 6), end=True) +
         hdrs(5, blk) + data(5, DATA))
-    # A block recorded only in part (its second field is malformed),
-    # then an empty block: the empty block must decode to no field.
+    # A block kept whole, one recorded only in part (its second field is
+    # malformed), then an empty block: it must decode to no field.
     u = Upstream()
     s['cli_replay_after_bad_field'] = peer(
         F_LOCAL | K_404 | THREE, 0, u.hello() +
-        hdrs(1, hp_indexed(8) + hp_lit('Bad-Name', 'x')) +
-        hdrs(3, b'', end=True) +
-        hdrs(5, hp_neutral(200, DATA)) + data(5, DATA))
+        hdrs(1, hp_neutral(200, DATA)) + data(1, DATA) +
+        hdrs(3, hp_indexed(8) + hp_lit('Bad-Name', 'x')) +
+        hdrs(5, b'', end=True))
     # SETTINGS_MAX_CONCURRENT_STREAMS 1 after three requests went out
     # (they all left before the script speaks), answers out of order.
     u = Upstream()
