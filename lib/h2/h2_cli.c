@@ -184,6 +184,20 @@ lookup(struct nrf_h2_conn *c, uint32_t sid)
 	return NULL;
 }
 
+/*
+ * A stream the peer cannot know: its id was taken at nrf_h2_request() but
+ * its HEADERS still wait here (the peer's MAX_CONCURRENT_STREAMS) or were
+ * dropped unsent. For the peer it is idle, and HEADERS, DATA, RST_STREAM
+ * or WINDOW_UPDATE on it are a connection error (RFC 9113 §5.1), as in
+ * nghttp2 (its last_sent_stream_id); never an answer to a request the
+ * peer has not seen.
+ */
+static inline bool
+unsent(const struct nrf_h2_stream *st)
+{
+	return st != NULL && !(st->cs & H2C_SENT);
+}
+
 /* The stream's own HEADERS frames are gone (written, or never sent). */
 void
 h2_cli_hb_free(struct nrf_h2_stream *st)
@@ -599,6 +613,8 @@ on_headers(struct nrf_h2_conn *c, uint8_t flags, uint32_t sid, const uint8_t *p,
 		len -= 5;
 	}
 	st = lookup(c, sid);
+	if (unsent(st))
+		return conn_error(c, NRF_H2_PROTOCOL_ERROR, "HEADERS on a stream never opened");
 	if (st != NULL && (st->cs & (H2C_RST | H2C_CLOSING)))
 		st = NULL; /* decoded (HPACK state) and dropped */
 	if (st != NULL && (st->cs & H2C_END_RECV)) {
@@ -615,7 +631,10 @@ on_headers(struct nrf_h2_conn *c, uint8_t flags, uint32_t sid, const uint8_t *p,
 	if (!(flags & FL_END_HEADERS) || len > H2C_BC_BYTES / 2) {
 		k->gen++; /* not looked at: it may change the table */
 		k->bc_rec = false;
-	} else if (k->bc_len == len && k->bc_gen == k->gen && memcmp(k->bc_data, p, len) == 0) {
+	} else if (len != 0 && k->bc_len == len && k->bc_gen == k->gen &&
+		memcmp(k->bc_data, p, len) == 0) {
+		/* len 0 never matches: bc_len 0 is "nothing cached", and the
+		 * fields of a recording that failed half-way stay in bc_f. */
 		return block_replay(c);
 	} else if (!keeps_table(p, len)) {
 		k->gen++;
@@ -744,6 +763,8 @@ on_data(struct nrf_h2_conn *c, uint8_t flags, uint32_t sid, const uint8_t *p, si
 		dlen = len - 1 - pad;
 	}
 	st = lookup(c, sid);
+	if (unsent(st))
+		return conn_error(c, NRF_H2_PROTOCOL_ERROR, "DATA on a stream never opened");
 	if (st == NULL || (st->cs & (H2C_RST | H2C_CLOSING)))
 		return 0; /* a stream closed or reset: dropped */
 	if (st->cs & H2C_END_RECV) {
@@ -938,6 +959,8 @@ on_window_update(struct nrf_h2_conn *c, uint32_t sid, const uint8_t *p, size_t l
 	if (sid >= k->next_id)
 		return conn_error(c, NRF_H2_PROTOCOL_ERROR, "WINDOW_UPDATE on an idle stream");
 	st = lookup(c, sid);
+	if (unsent(st))
+		return conn_error(c, NRF_H2_PROTOCOL_ERROR, "WINDOW_UPDATE on an idle stream");
 	if (st == NULL || (st->cs & (H2C_RST | H2C_CLOSING)))
 		return 0;
 	if (inc == 0) {
@@ -964,6 +987,8 @@ on_rst_stream(struct nrf_h2_conn *c, uint32_t sid, const uint8_t *p, size_t len)
 	if (sid == 0 || sid >= c->cli->next_id)
 		return conn_error(c, NRF_H2_PROTOCOL_ERROR, "RST_STREAM on an idle stream");
 	st = lookup(c, sid);
+	if (unsent(st))
+		return conn_error(c, NRF_H2_PROTOCOL_ERROR, "RST_STREAM on an idle stream");
 	if (st == NULL || (st->cs & H2C_CLOSING))
 		return 0;
 	st->cs |= H2C_RST;

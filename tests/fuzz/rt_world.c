@@ -49,7 +49,9 @@ struct upsrv {
 	const uint8_t *seg;       /* UP_SCRIPT: this connection's segment */
 	size_t seg_len;
 	size_t seg_off;
-	bool started;             /* the script may speak */
+	size_t seg_lim;           /* the script may speak up to here */
+	bool started;             /* nrfwd sent HEADERS: all of it may */
+	bool spoke;               /* started, or a frame of it released */
 	bool wrote;               /* nrfwd wrote something */
 	struct h2f watch;         /* UP_SCRIPT: nrfwd's frames */
 	struct up_stream slots[SLOTS];
@@ -488,19 +490,42 @@ on_script_frame(void *arg, uint8_t type, uint8_t flags, int32_t id, const uint8_
 	(void)id;
 	(void)pl;
 	(void)len;
-	if (type == H2F_HEADERS)
-		u->started = true;
+	if (type == H2F_HEADERS) {
+		u->started = u->spoke = true;
+		u->seg_lim = u->seg_len;
+	}
 }
 
-/* Start the scripts that wait for a request. @return true if any. */
+/* The end of the frame that starts at @p off of the segment (its end when
+ * the rest is no whole frame header). */
+static size_t
+next_frame_end(const struct upsrv *u, size_t off)
+{
+	const uint8_t *p = u->seg + off;
+	size_t left = u->seg_len - off, n;
+
+	if (left < 9)
+		return u->seg_len;
+	n = 9 + ((size_t)p[0] << 16 | (size_t)p[1] << 8 | p[2]);
+	return n < left ? off + n : u->seg_len;
+}
+
+/*
+ * Nothing else happens: each script that waits for a request says its
+ * next frame (nrfwd holds a new connection's HEADERS until the upstream's
+ * SETTINGS came: the script's first frame is usually those SETTINGS, and
+ * the rest waits for the request it may answer). @return true if any.
+ */
 static bool
 scripts_start(struct world *w)
 {
 	bool any = false;
 
 	for (struct upsrv *u = w->srvs; u != NULL; u = u->next) {
-		if (u->mode == UP_SCRIPT && u->wrote && !u->started) {
-			u->started = true;
+		if (u->mode == UP_SCRIPT && u->wrote && !u->started && !u->shut &&
+			u->seg_off == u->seg_lim && (u->seg_lim < u->seg_len || !u->spoke)) {
+			u->seg_lim = next_frame_end(u, u->seg_off);
+			u->spoke = true;
 			any = true;
 		}
 	}
@@ -597,15 +622,15 @@ upsrv_turn(struct world *w, struct upsrv *u)
 			moved = true;
 		}
 	}
-	if (u->mode == UP_SCRIPT && u->started && !u->shut) {
-		size_t left = u->seg_len - u->seg_off;
+	if (u->mode == UP_SCRIPT && !u->shut) {
+		size_t left = u->seg_lim - u->seg_off;
 		size_t k = w->p.chunk == 0 || w->p.chunk > left ? left : w->p.chunk;
 
 		if (k > 0) {
 			WORLD_CHECK(fake_conn_push(u->c, u->seg + u->seg_off, k) == 0);
 			u->seg_off += k;
 			moved = true;
-		} else if (w->p.script_close) {
+		} else if (w->p.script_close && u->spoke && u->seg_off == u->seg_len) {
 			fake_conn_shutdown(u->c);
 			u->shut = true;
 			moved = true;

@@ -182,6 +182,55 @@ def split_headers(sid, block, at, end=False):
             ContinuationFrame(sid, data=block[at:], flags=['END_HEADERS']).serialize())
 
 
+# Raw HPACK (RFC 7541) for blocks whose representation matters: the client
+# keeps the last block that leaves the dynamic table as it is and replays
+# its fields when the same bytes come again (h2_cli.c, block_replay()).
+def hp_int(first, prefix, v):
+    m = (1 << prefix) - 1
+    if v < m:
+        return bytes([first | v])
+    out = [first | m]
+    v -= m
+    while v >= 128:
+        out.append(0x80 | (v & 0x7f))
+        v >>= 7
+    return bytes(out + [v])
+
+
+def hp_str(s):
+    s = s.encode() if isinstance(s, str) else s
+    return hp_int(0, 7, len(s)) + s
+
+
+def hp_indexed(i):
+    return hp_int(0x80, 7, i)
+
+
+def hp_lit(name, value, first=0x00, prefix=4):
+    """Literal without indexing (0x00), never indexed (0x10) or with incremental
+    indexing (0x40, prefix 6); name a static index or a string."""
+    if isinstance(name, int):
+        return hp_int(first, prefix, name) + hp_str(value)
+    return bytes([first]) + hp_str(name) + hp_str(value)
+
+
+def hp_neutral(status, body, ctype='application/json'):
+    """:status, content-type and content-length, none of them indexed."""
+    st = {200: 8, 204: 9, 206: 10, 304: 11, 400: 12, 404: 13, 500: 14}
+    head = hp_indexed(st[status]) if status in st else hp_lit(8, str(status))
+    return head + hp_lit(31, ctype) + hp_lit(28, str(len(body)))
+
+
+def hdrs(sid, block, end=False, **kw):
+    flags = ['END_HEADERS'] + (['END_STREAM'] if end else []) + kw.pop('flags', [])
+    return HeadersFrame(sid, data=block, flags=flags, **kw).serialize()
+
+
+def data(sid, body, end=True, **kw):
+    flags = (['END_STREAM'] if end else []) + kw.pop('flags', [])
+    return DataFrame(sid, data=body, flags=flags, **kw).serialize()
+
+
 def peer(b0, b1, *segments):
     return bytes([b0, b1]) + SEP.join(segments)
 
@@ -244,6 +293,123 @@ def peer_seeds():
     u = Upstream()
     s['peer_bad_length'] = peer(F_B_LOCAL404 | K_EMPTY | CLOSE, 0, u.hello() +
                                 u.answer(1, 200, DATA, clen=5))
+
+    # The client's own HTTP/2 (h2_cli.c): padding, priority, CONTINUATION,
+    # SETTINGS, WINDOW_UPDATE, GOAWAY and the answer block cache.
+    u = Upstream()
+    blk = hp_neutral(200, DATA)
+    s['cli_pad_priority'] = peer(F_LOCAL | K_404, 0, u.hello() +
+                                 hdrs(1, blk, pad_length=7, flags=['PADDED', 'PRIORITY'],
+                                      depends_on=0, stream_weight=200) +
+                                 data(1, DATA[:40], end=False, pad_length=3, flags=['PADDED']) +
+                                 data(1, DATA[40:], pad_length=0, flags=['PADDED']))
+    u = Upstream()
+    blk = hp_neutral(200, DATA)
+    s['cli_continuations'] = peer(F_LOCAL | K_404, 3, u.hello() +
+                                  HeadersFrame(1, data=blk[:2], flags=['PADDED'],
+                                               pad_length=4).serialize() +
+                                  ContinuationFrame(1, data=blk[2:5]).serialize() +
+                                  ContinuationFrame(1, data=b'').serialize() +
+                                  ContinuationFrame(1, data=blk[5:],
+                                                    flags=['END_HEADERS']).serialize() +
+                                  data(1, DATA))
+    u = Upstream()
+    s['cli_settings_mid_body'] = peer(F_LOCAL | K_404, 0, u.hello() +
+                                      hdrs(1, hp_neutral(200, DATA)) + data(1, DATA[:30], end=False) +
+                                      settings({4: 0, 5: 20000, 1: 0, 3: 1}) +
+                                      WindowUpdateFrame(1, window_increment=10).serialize() +
+                                      data(1, DATA[30:], end=False) +
+                                      settings({4: 70000, 1: 4096}) + data(1, b''))
+    u1, u2 = Upstream(), Upstream()
+    s['cli_goaway_last_1'] = peer(F_LOCAL | K_DATA | THREE | CLOSE, 0,
+                                  u1.hello() + hdrs(1, hp_neutral(200, DATA)) +
+                                  GoAwayFrame(0, last_stream_id=1, error_code=0,
+                                              additional_data=b'draining').serialize() +
+                                  data(1, DATA),
+                                  u2.hello() + u2.answer(1, 200, b'', clen=len(DATA)) +
+                                  u2.answer(3, 404, P404))
+    u = Upstream()
+    s['cli_windows_pings'] = peer(F_LOCAL | K_404 | THREE, 0, u.hello() +
+                                  WindowUpdateFrame(0, window_increment=1 << 20).serialize() +
+                                  WindowUpdateFrame(3, window_increment=0).serialize() +
+                                  WindowUpdateFrame(5, window_increment=5000).serialize() +
+                                  PingFrame(0, opaque_data=b'12345678').serialize() +
+                                  PriorityFrame(1, depends_on=3).serialize() +
+                                  b'\x00\x00\x03\xfa\x00\x00\x00\x00\x01abc' +
+                                  hdrs(1, hp_neutral(200, DATA)) + data(1, DATA) +
+                                  hdrs(5, hp_neutral(404, P404)) + data(5, P404) +
+                                  RstStreamFrame(3, error_code=7).serialize())
+    u = Upstream()
+    blk = hp_neutral(200, DATA)
+    s['cli_replay_same_block'] = peer(F_LOCAL | K_404 | THREE, 0, u.hello() +
+                                      hdrs(1, blk) + data(1, DATA) + hdrs(3, blk) +
+                                      data(3, DATA) + hdrs(5, blk) + data(5, DATA))
+    # The same bytes after the dynamic table changed: index 62 is another
+    # field the second time (trailers of stream 3 added one).
+    u = Upstream()
+    blk = hp_indexed(8) + hp_indexed(62) + hp_lit(28, str(len(DATA)))
+    s['cli_replay_table_changed'] = peer(
+        F_LOCAL | K_404 | THREE, 0, u.hello() +
+        hdrs(1, hp_indexed(8) + hp_lit(31, 'application/json', 0x40, 6) +
+             hp_lit(28, str(len(DATA)))) + data(1, DATA) +
+        hdrs(3, blk) + data(3, DATA, end=False) +
+        hdrs(3, hp_lit('x-trailer', 'one', 0x40, 6), end=True) +
+        hdrs(5, blk) + data(5, DATA))
+    # A block kept whole, one recorded only in part (its second field is
+    # malformed), then an empty block: it must decode to no field.
+    u = Upstream()
+    s['cli_replay_after_bad_field'] = peer(
+        F_LOCAL | K_404 | THREE, 0, u.hello() +
+        hdrs(1, hp_neutral(200, DATA)) + data(1, DATA) +
+        hdrs(3, hp_indexed(8) + hp_lit('Bad-Name', 'x')) +
+        hdrs(5, b'', end=True))
+    # SETTINGS_MAX_CONCURRENT_STREAMS 1 after three requests went out
+    # (they all left before the script speaks), answers out of order.
+    u = Upstream()
+    s['cli_answer_unsent_stream'] = peer(
+        F_LOCAL | K_404 | THREE, 0,
+        frames(SettingsFrame(0, settings={3: 1}), SettingsFrame(0, flags=['ACK'])) +
+        hdrs(3, hp_neutral(200, DATA)) + data(3, DATA) +
+        hdrs(1, hp_neutral(200, DATA)) + data(1, DATA) +
+        hdrs(5, hp_neutral(200, DATA)) + data(5, DATA))
+    u = Upstream()
+    s['cli_table_size_zero'] = peer(
+        F_LOCAL | K_404 | THREE, 0, u.hello() +
+        hdrs(1, hp_indexed(8) + hp_lit(31, 'application/json', 0x40, 6) +
+             hp_lit(28, str(len(DATA)))) + data(1, DATA) +
+        hdrs(3, b'\x20' + hp_indexed(8) + hp_lit(28, str(len(DATA)))) + data(3, DATA) +
+        hdrs(5, b'\x3f\xe1\x1f' + hp_indexed(8) + hp_lit(28, str(len(DATA)))) + data(5, DATA))
+    # A block that decodes far beyond the header limit: one 3000-byte
+    # entry, referenced 30 times (the bomb threshold ends the connection),
+    # then the GET again on a fresh connection.
+    u1, u2 = Upstream(), Upstream()
+    s['cli_hpack_bomb'] = peer(
+        F_LOCAL | K_404 | CLOSE, 0, u1.hello() +
+        hdrs(1, hp_indexed(8) + hp_lit('x-big', 'b' * 3000, 0x40, 6) + hp_indexed(62) * 30,
+             end=True),
+        u2.hello() + u2.answer(1, 200, DATA))
+    # More CONTINUATION frames than a block may take, one byte each.
+    u1, u2 = Upstream(), Upstream()
+    blk = hp_neutral(200, DATA)
+    s['cli_continuation_flood'] = peer(
+        F_LOCAL | K_404 | CLOSE, 0, u1.hello() +
+        HeadersFrame(1, data=blk[:1]).serialize() +
+        b''.join(ContinuationFrame(1, data=blk[i:i + 1]).serialize()
+                 for i in range(1, len(blk) - 1)) +
+        ContinuationFrame(1, data=blk[-1:], flags=['END_HEADERS']).serialize(),
+        u2.hello() + u2.answer(1, 200, DATA))
+    # Frames after the end: DATA and HEADERS on a stream that ended, a
+    # 1xx, trailers, an unknown frame inside nothing, a PING ack.
+    u = Upstream()
+    s['cli_after_end'] = peer(
+        F_LOCAL | K_404 | THREE, 0, u.hello() +
+        hdrs(1, hp_lit(8, '100')) + hdrs(1, hp_neutral(200, DATA)) + data(1, DATA) +
+        data(1, b'late') + hdrs(1, hp_neutral(200, b''), end=True) +
+        hdrs(3, hp_neutral(200, DATA)) + data(3, DATA, end=False) +
+        hdrs(3, hp_lit('x-trailer', 'z'), end=True) +
+        PingFrame(0, opaque_data=b'nrfhealt', flags=['ACK']).serialize() +
+        hdrs(5, hp_neutral(404, P404)) + data(5, P404[:5], end=False) +
+        RstStreamFrame(5, error_code=0).serialize() + data(5, P404[5:]))
     return s
 
 

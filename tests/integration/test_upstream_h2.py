@@ -253,6 +253,35 @@ class UpstreamH2(unittest.TestCase):
             self.assertEqual(r.header('x-v'), want[k], 'answer %d' % k)
         self.assertNoViolations()
 
+    def test_04c_empty_block_after_a_block_cut_short_by_a_malformed_field(self):
+        """An empty header block has no field (RFC 7541 §2.1): an answer
+        without :status is malformed (RFC 9113 §8.1.1), a failed try
+        (503 NF_SERVICE_FAILURE). Before it, a plain table-neutral answer
+        (200, kept whole by nrfwd, decision 0039), then a block that leaves
+        the table as it was but whose second field is malformed (an
+        upper-case name): nrfwd began keeping its fields and stopped at the
+        bad one; the empty block must not be taken for a kept block (it was:
+        the half-kept `:status 200` replayed with the first answer's end of
+        checks, a 200 with an empty body). Then a plain answer: nrfwd
+        serves on."""
+        plan = [b'\x88\x0f\x0d\x010', b'\x88' + b'\x00\x08Bad-Name\x01x', b'']
+
+        def answer(conn, st):
+            k = len([1 for _, s in up.streams() if 'k' in s.user])
+            st.user['k'] = k
+            if k < len(plan):
+                conn.headers(st.sid, plan[k], end=True)
+            else:
+                U.default_answer(conn, st)
+        up = self.upstream(on_request=answer)
+        self.nrfwd(up)
+        c = self.client()
+        self.assertAnswered(c.get(PROFILE + 'kept'), 200, b'', 'table-neutral answer')
+        self.assertLocalUnavailable(c.get(PROFILE + 'bad-field'), 'malformed field')
+        self.assertLocalUnavailable(c.get(PROFILE + 'empty-block'), 'empty header block')
+        self.still_serves(up, 'an empty header block')
+        self.assertNoViolations()
+
     def test_04_huffman_and_dynamic_table_across_answers(self):
         """Eight answers on one upstream connection from one HPACK encoder:
         Huffman-coded literals, fields indexed in the dynamic table and
