@@ -1054,6 +1054,30 @@ frame_len(const uint8_t *f)
 	return (uint32_t)f[0] << 16 | (uint32_t)f[1] << 8 | f[2];
 }
 
+/*
+ * The header of a DATA frame whose payload has not all arrived: a frame
+ * beyond the stream window is a failed try now, as nghttp2 told at the
+ * frame header. Waiting for the payload could take another loop
+ * iteration, in which the owner may already have begun relaying what came
+ * before (rt relays a held answer from a timer), and the client would get
+ * headers and a reset instead of the failure rule's answer.
+ */
+static void
+early_check(struct nrf_h2_conn *c, const uint8_t *f)
+{
+	uint32_t sid = get32(f + 5) & WIN_MAX, flen = frame_len(f);
+	struct nrf_h2_stream *st;
+
+	if (f[3] != FT_DATA || !c->cli->settings_seen || c->cli->hb_sid != 0)
+		return;
+	st = lookup(c, sid);
+	if (st == NULL || unsent(st) || st->user == NULL ||
+		(st->cs & (H2C_RST | H2C_CLOSING | H2C_END_RECV)) ||
+		(uint64_t)st->rx_open + flen <= c->ctx->lim.peer_stream_window)
+		return;
+	window_broken(c, st, flen);
+}
+
 int
 h2_cli_recv(struct nrf_h2_conn *c, const uint8_t *in, size_t len)
 {
@@ -1081,8 +1105,13 @@ h2_cli_recv(struct nrf_h2_conn *c, const uint8_t *in, size_t len)
 		k->ib_len += (uint32_t)take;
 		in += take;
 		len -= take;
-		if (take < need)
+		if (take < need) {
+			if (!k->ib_seen) {
+				k->ib_seen = true;
+				early_check(c, k->ib);
+			}
 			return 0;
+		}
 		k->ib_len = 0;
 		rc = frame_done(c, k->ib, frame_len(k->ib));
 		if (rc != 0 || (c->fl & CF_DEAD))
@@ -1114,6 +1143,9 @@ h2_cli_recv(struct nrf_h2_conn *c, const uint8_t *in, size_t len)
 		}
 		memcpy(k->ib, in, len);
 		k->ib_len = (uint32_t)len;
+		k->ib_seen = len >= 9;
+		if (k->ib_seen)
+			early_check(c, k->ib);
 	}
 	return 0;
 }

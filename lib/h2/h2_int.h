@@ -105,6 +105,7 @@ struct h2_cli {
 	/* A frame begun in an earlier read (up to 9 + H2C_FRAME_MAX bytes). */
 	uint8_t *ib;
 	uint32_t ib_len;
+	bool ib_seen;       /* its frame header went through early_check() */
 	struct nrf_list sq; /* streams with HEADERS or body left to send, in id order */
 	struct nrf_list cq; /* streams to close after the frame at hand */
 	struct nrf_h2_stream *slot[H2C_SLOTS]; /* by (id >> 1) % H2C_SLOTS */
