@@ -14,6 +14,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -313,6 +314,7 @@ out:
 static int
 render_svg(const char *text, size_t len, const char *svg)
 {
+	struct sigaction ign, old;
 	int fds[2], status;
 	pid_t pid;
 	size_t off = 0;
@@ -336,6 +338,12 @@ render_svg(const char *text, size_t len, const char *svg)
 		_exit(127);
 	}
 	close(fds[0]);
+	/* A dot that is not installed exits at once: the write then fails
+	 * with EPIPE instead of killing this process with SIGPIPE. */
+	sigemptyset(&ign.sa_mask);
+	ign.sa_flags = 0;
+	ign.sa_handler = SIG_IGN;
+	sigaction(SIGPIPE, &ign, &old);
 	while (off < len) {
 		ssize_t w = write(fds[1], text + off, len - off);
 
@@ -344,6 +352,7 @@ render_svg(const char *text, size_t len, const char *svg)
 		off += (size_t)w;
 	}
 	close(fds[1]);
+	sigaction(SIGPIPE, &old, NULL);
 	if (waitpid(pid, &status, 0) < 0 || !WIFEXITED(status) || WEXITSTATUS(status) != 0) {
 		if (WIFEXITED(status) && WEXITSTATUS(status) == 127)
 			fprintf(stderr, "nrfwd-ctl: --svg: Graphviz's dot is not installed "
