@@ -108,30 +108,8 @@ BIG_BYTES = 1000000
 # ---------------------------------------------------------------------------
 # Frames and HPACK by hand (malformed ones too)
 
-def frame(ftype, flags, sid, payload=b''):
-    return struct.pack('>I', len(payload))[1:] + bytes([ftype, flags]) + \
-        struct.pack('>I', sid) + payload
-
-
-def hpack_int(v, prefix, first=0):
-    mx = (1 << prefix) - 1
-    if v < mx:
-        return bytes([first | v])
-    out = [first | mx]
-    v -= mx
-    while v >= 128:
-        out.append((v & 127) | 128)
-        v >>= 7
-    out.append(v)
-    return bytes(out)
-
-
-def lit(name, value):
-    """A literal field without indexing, new name: touches no HPACK table,
-    so blocks built from it need no encoder state (and may be malformed)."""
-    n = name.encode('latin-1') if isinstance(name, str) else name
-    v = value.encode('latin-1') if isinstance(value, str) else value
-    return b'\x00' + hpack_int(len(n), 7) + n + hpack_int(len(v), 7) + v
+# frame(), hpack_int(), lit(): the raw-frame helpers of h2up.py (one copy)
+from h2up import frame, hpack_int, lit  # noqa: E402
 
 
 def request_block(method, path, extra=()):
