@@ -337,6 +337,22 @@ server_frame_recv(struct nrf_h2_conn *c, const nghttp2_frame *frame)
 	}
 }
 
+void
+h2_conn_ping_ack(struct nrf_h2_conn *c, const uint8_t d[8])
+{
+	uint64_t token = 0;
+	unsigned int i;
+
+	if ((c->fl & CF_NOTICE) && memcmp(d, drain_ping, sizeof(drain_ping)) == 0) {
+		nrf_h2_conn_shutdown(c, true);
+		return;
+	}
+	for (i = 0; i < 8; i++)
+		token = token << 8 | d[i];
+	if (c->cbs->on_conn_ping_ack != NULL)
+		c->cbs->on_conn_ping_ack(c, token);
+}
+
 static int
 on_frame_recv(nghttp2_session *sess, const nghttp2_frame *frame, void *ud)
 {
@@ -662,6 +678,11 @@ nrf_h2_ctx_create(const struct nrf_tp_ops *tp, struct nrf_tp_loop *loop,
 	nrf_list_init(&ctx->rq);
 	nrf_list_init(&ctx->dead);
 	nrf_list_init(&ctx->lingering);
+	{
+		const char *e = getenv("NRFWD_OWN_FRONT"); /* WIP switch */
+
+		ctx->own_front = e != NULL && e[0] == '1';
+	}
 	ctx->cb_server = make_callbacks();
 	if (ctx->cb_server == NULL || nghttp2_option_new(&ctx->opt_server) != 0)
 		goto nomem;
@@ -847,7 +868,8 @@ conn_flush(struct nrf_h2_conn *c)
 		/* The output buffer is taken only while there is output and
 		 * kept only while the transport refuses some of it. */
 		if (c->obuf == NULL) {
-			if (c->server ? c->pend_len == 0 && !nghttp2_session_want_write(c->sess)
+			if (c->srv != NULL ? !h2_srv_want_write(c)
+			    : c->server ? c->pend_len == 0 && !nghttp2_session_want_write(c->sess)
 				      : !h2_cli_want_write(c))
 				break;
 			c->obuf = h2_obuf_get(c->ctx);
@@ -861,15 +883,16 @@ conn_flush(struct nrf_h2_conn *c)
 			c->olen -= c->ooff;
 			c->ooff = 0;
 		}
-		if (!c->server) {
-			/* Peer: frames written straight into the buffer. */
+		if (!c->server || c->srv != NULL) {
+			/* Peer, own front: frames written straight into the buffer. */
 			if (c->olen < OBUF_CAP)
-				c->olen += (uint32_t)h2_cli_fill(c, c->obuf + c->olen,
-					OBUF_CAP - c->olen);
+				c->olen += (uint32_t)(c->srv != NULL
+					? h2_srv_fill(c, c->obuf + c->olen, OBUF_CAP - c->olen)
+					: h2_cli_fill(c, c->obuf + c->olen, OBUF_CAP - c->olen));
 			if (c->fl & CF_DEAD)
 				return; /* an owner's callback closed it */
 		}
-		while (c->server && c->olen < OBUF_CAP) {
+		while (c->server && c->srv == NULL && c->olen < OBUF_CAP) {
 			size_t k;
 
 			if (c->pend_len == 0) {
@@ -915,7 +938,8 @@ conn_flush(struct nrf_h2_conn *c)
 		h2_obuf_put(c->ctx, c->obuf);
 		c->obuf = NULL;
 	}
-	if (c->server ? !nghttp2_session_want_read(c->sess) && !nghttp2_session_want_write(c->sess)
+	if (c->srv != NULL ? !h2_srv_want_read(c) && !h2_srv_want_write(c)
+	    : c->server ? !nghttp2_session_want_read(c->sess) && !nghttp2_session_want_write(c->sess)
 		      : h2_cli_done(c)) {
 		conn_done(c); /* both sides done (GOAWAY, no streams) */
 		return;
@@ -1010,6 +1034,24 @@ conn_read(struct nrf_h2_conn *c)
 			}
 			continue;
 		}
+		if (c->srv != NULL) {
+			int rc = h2_guard_recv_srv(c, c->ctx->rbuf, (size_t)n);
+
+			mark_dirty(c);
+			if (rc == NRF_EPARSE) {
+				c->fl |= CF_RSTOP; /* not HTTP/2: closed, no GOAWAY */
+				conn_fail(c, NRF_EPROTO);
+				return;
+			}
+			if (rc != 0) {
+				/* GOAWAY queued: written, then closed (the rest of
+				 * the input is ignored by h2_srv.c) */
+				if (c->fl & CF_WBLOCK)
+					conn_fail(c, NRF_EPROTO);
+				return;
+			}
+			continue;
+		}
 		rv = h2_guard_recv(c, c->ctx->rbuf, (size_t)n);
 		mark_dirty(c);
 		if (rv < 0) {
@@ -1058,13 +1100,15 @@ final_flush(struct nrf_h2_conn *c)
 {
 	int guard;
 
-	if (c->state != CONN_OPEN || (c->fl & CF_WBLOCK) || (c->sess == NULL && c->cli == NULL))
+	if (c->state != CONN_OPEN || (c->fl & CF_WBLOCK) ||
+		(c->sess == NULL && c->cli == NULL && c->srv == NULL))
 		return;
 	/* conn_flush() skips dead connections; CF_FINAL keeps it from
 	 * queueing this one for teardown a second time. */
 	c->fl = (c->fl & ~CF_DEAD) | CF_FINAL;
 	for (guard = 0; guard < 4 && !(c->fl & CF_WBLOCK); guard++) {
-		if (!(c->server ? nghttp2_session_want_write(c->sess) : h2_cli_want_write(c)) &&
+		if (!(c->srv != NULL ? h2_srv_want_write(c)
+			    : c->server ? nghttp2_session_want_write(c->sess) : h2_cli_want_write(c)) &&
 			c->olen == c->ooff)
 			break;
 		conn_flush(c);
@@ -1112,6 +1156,7 @@ conn_teardown(struct nrf_h2_conn *c)
 		ctx->n_client--;
 	nghttp2_session_del(c->sess);
 	h2_cli_free(c);
+	h2_srv_free(c);
 	ctx->tp->close(c->tc);
 	h2_obuf_put(ctx, c->obuf);
 	h2_acct_add(ctx, NRF_H2_MEM_HTTP2, -(int64_t)sizeof(*c));
@@ -1199,6 +1244,12 @@ conn_start(struct nrf_h2_conn *c)
 	size_t n = 0;
 	int rv;
 
+	if (c->server && ctx->own_front) {
+		rv = h2_srv_start(c);
+		if (rv != 0)
+			return rv;
+		goto started;
+	}
 	if (c->server) {
 		rv = nghttp2_session_server_new3(&c->sess, ctx->cb_server, c, ctx->opt_server,
 			&ctx->mem.mem);
@@ -1239,6 +1290,7 @@ conn_destroy_unstarted(struct nrf_h2_conn *c)
 	if (c->sess != NULL)
 		nghttp2_session_del(c->sess);
 	h2_cli_free(c);
+	h2_srv_free(c);
 	if (c->tc != NULL)
 		c->ctx->tp->close(c->tc);
 	h2_obuf_put(c->ctx, c->obuf);
@@ -1337,6 +1389,8 @@ nrf_h2_conn_ping(struct nrf_h2_conn *c, uint64_t token)
 		d[i] = (uint8_t)(token >> (56 - 8 * i));
 	if (!c->server)
 		return h2_cli_ping(c, d);
+	if (c->srv != NULL)
+		return h2_srv_ping(c, d);
 	if (nghttp2_submit_ping(c->sess, NGHTTP2_FLAG_NONE, d) != 0)
 		return NRF_ENOMEM;
 	/* A connecting client writes nothing yet (conn_flush waits for
@@ -1351,7 +1405,11 @@ nrf_h2_conn_shutdown(struct nrf_h2_conn *c, bool final)
 	if ((c->fl & (CF_DEAD | CF_SHUTDOWN | CF_LINGER)) || !c->server)
 		return;
 	if (!final) {
-		if (!(c->fl & CF_NOTICE)) {
+		if (!(c->fl & CF_NOTICE) && c->srv != NULL) {
+			c->fl |= CF_NOTICE;
+			h2_srv_goaway(c, 0x7fffffffu, NRF_H2_NO_ERROR, NULL, false);
+			h2_srv_ping(c, drain_ping);
+		} else if (!(c->fl & CF_NOTICE)) {
 			c->fl |= CF_NOTICE;
 			nghttp2_submit_shutdown_notice(c->sess);
 			/* Its ACK proves the client saw the notice: then the
@@ -1362,8 +1420,11 @@ nrf_h2_conn_shutdown(struct nrf_h2_conn *c, bool final)
 		return;
 	}
 	c->fl |= CF_SHUTDOWN;
-	nghttp2_submit_goaway(c->sess, NGHTTP2_FLAG_NONE,
-		nghttp2_session_get_last_proc_stream_id(c->sess), NGHTTP2_NO_ERROR, NULL, 0);
+	if (c->srv != NULL)
+		h2_srv_goaway(c, h2_srv_last_proc(c), NRF_H2_NO_ERROR, NULL, false);
+	else
+		nghttp2_submit_goaway(c->sess, NGHTTP2_FLAG_NONE,
+			nghttp2_session_get_last_proc_stream_id(c->sess), NGHTTP2_NO_ERROR, NULL, 0);
 	mark_dirty(c);
 }
 
@@ -1376,8 +1437,11 @@ nrf_h2_conn_refuse(struct nrf_h2_conn *c, uint32_t h2_code, const char *why)
 	 * GOAWAY written and no stream, nghttp2 wants neither to read nor to
 	 * write, so conn_flush() closes it. */
 	c->fl |= CF_RSTOP | CF_SHUTDOWN;
-	nghttp2_submit_goaway(c->sess, NGHTTP2_FLAG_NONE, 0, h2_code, (const uint8_t *)why,
-		why != NULL ? strlen(why) : 0);
+	if (c->srv != NULL)
+		h2_srv_goaway(c, 0, h2_code, why, false);
+	else
+		nghttp2_submit_goaway(c->sess, NGHTTP2_FLAG_NONE, 0, h2_code, (const uint8_t *)why,
+			why != NULL ? strlen(why) : 0);
 	mark_dirty(c);
 }
 
@@ -1453,6 +1517,15 @@ nrf_h2_respond(struct nrf_h2_stream *st, int status, const struct nrf_h2_hdr *hd
 		st->flags |= NRF_H2_SF_OUT_EOF;
 	st->resp_status = (uint16_t)status;
 	st->resp_bytes = len;
+	if (c->srv != NULL) {
+		rv = h2_srv_headers(c, st, status, hdrs, n_hdrs, !more && len == 0);
+		if (rv != 0) {
+			nrf_h2_body_release(ctx, &st->out);
+			return rv;
+		}
+		st->flags |= NRF_H2_SF_RESPONDED;
+		return 0;
+	}
 	nv_pin(st, ctx->nv, n);
 	prd.source.ptr = st;
 	prd.read_callback = front_read;
@@ -1484,6 +1557,28 @@ nrf_h2_respond_inline(struct nrf_h2_stream *st, int status, const struct nrf_h2_
 	if (st->flags & NRF_H2_SF_HEAD) {
 		need -= len; /* headers alone (RFC 9110 §9.3.2) */
 		len = 0;
+	}
+	if (c->srv != NULL) {
+		/* Own framing: HEADERS encoded now, the body held in the
+		 * stream and framed from there. */
+		if (len > sizeof(st->inl))
+			return nrf_h2_respond(st, status, hdrs, n_hdrs, body, len, false);
+		if (len > 0)
+			memcpy(st->inl, body, len);
+		st->inl_body = 0;
+		st->inl_off = 0;
+		st->inl_len = (uint16_t)len;
+		st->flags |= NRF_H2_SF_OUT_EOF | NRF_H2_SF_INLINE;
+		st->resp_status = (uint16_t)status;
+		st->resp_bytes = len;
+		rv = h2_srv_headers(c, st, status, hdrs, n_hdrs, len == 0);
+		if (rv != 0) {
+			st->flags &= ~(NRF_H2_SF_OUT_EOF | NRF_H2_SF_INLINE);
+			st->inl_len = 0;
+			return rv;
+		}
+		st->flags |= NRF_H2_SF_RESPONDED;
+		return 0;
 	}
 	for (i = 0; i < n_hdrs; i++)
 		need += hdrs[i].value.len;
@@ -1530,6 +1625,10 @@ nrf_h2_respond_inline(struct nrf_h2_stream *st, int status, const struct nrf_h2_
 static void
 resume(struct nrf_h2_stream *st)
 {
+	if (st->conn->srv != NULL) {
+		h2_srv_resume(st->conn, st);
+		return;
+	}
 	if (st->flags & NRF_H2_SF_DEFERRED) {
 		st->flags &= ~NRF_H2_SF_DEFERRED;
 		nghttp2_session_resume_data(st->conn->sess, st->id);
@@ -1574,6 +1673,10 @@ nrf_h2_reset(struct nrf_h2_stream *st, uint32_t h2_code)
 		return;
 	if (!c->server) {
 		h2_cli_reset(c, st, h2_code);
+		return;
+	}
+	if (c->srv != NULL) {
+		h2_srv_reset(c, st, h2_code);
 		return;
 	}
 	st->flags |= NRF_H2_SF_RESET;

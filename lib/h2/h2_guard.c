@@ -25,6 +25,7 @@
 #include <nghttp2/nghttp2.h>
 
 #include "h2_int.h"
+#include "nrf_err.h"
 #include "nrf_log.h"
 
 #define MOD "h2"
@@ -342,4 +343,60 @@ h2_guard_recv(struct nrf_h2_conn *c, const uint8_t *in, size_t len)
 			return rv;
 	}
 	return (ssize_t)len;
+}
+
+/* h2_guard_recv() for front connections on h2_srv.c (work in progress). */
+int
+h2_guard_recv_srv(struct nrf_h2_conn *c, const uint8_t *in, size_t len)
+{
+	struct h2_guard *g = &c->guard;
+	struct h2_guard_verdict v;
+	size_t pos = 0, fed = 0;
+	int rc;
+
+	if (g->state == H2_GUARD_DONE)
+		return 0;
+	while (h2_guard_scan(g, in, len, &pos, &v)) {
+		if (v.at > fed) {
+			rc = h2_srv_recv(c, in + fed, v.at - fed);
+			if (rc != 0)
+				return rc;
+			fed = v.at;
+		}
+		if (v.kind == H2_GV_GOAWAY) {
+			NRF_LOG_RL(DEBUG, MOD, "connection error %s (frame type %u)",
+				nghttp2_http2_strerror(v.code), v.type);
+			g->state = H2_GUARD_DONE;
+			h2_srv_goaway(c, h2_srv_last_proc(c), v.code, NULL, true);
+			c->srv->phase = SP_IGNORE;
+			return NRF_EPROTO;
+		} else {
+			struct nrf_h2_stream *st = h2_srv_stream(c, v.sid);
+
+			if (st != NULL) {
+				st->flags |= NRF_H2_SF_MALFORMED;
+				h2_srv_reset(c, st, v.code);
+			} else {
+				uint8_t b[13];
+
+				b[0] = 0;
+				b[1] = 0;
+				b[2] = 4;
+				b[3] = 0x3;
+				b[4] = 0;
+				b[5] = (uint8_t)(v.sid >> 24);
+				b[6] = (uint8_t)(v.sid >> 16);
+				b[7] = (uint8_t)(v.sid >> 8);
+				b[8] = (uint8_t)v.sid;
+				b[9] = (uint8_t)(v.code >> 24);
+				b[10] = (uint8_t)(v.code >> 16);
+				b[11] = (uint8_t)(v.code >> 8);
+				b[12] = (uint8_t)v.code;
+				h2_srv_raw(c, b, sizeof(b));
+			}
+		}
+	}
+	if (fed < len)
+		return h2_srv_recv(c, in + fed, len - fed);
+	return 0;
 }

@@ -175,13 +175,92 @@ void h2_cli_reset(struct nrf_h2_conn *c, struct nrf_h2_stream *st, uint32_t code
 /* Free what a peer stream holds of its HEADERS (before h2_stream_put()). */
 void h2_cli_hb_free(struct nrf_h2_stream *st);
 
-/* h2_conn.c, for h2_cli.c */
+/*
+ * h2_srv.c: a front (server) connection's HTTP/2, nrfwd's own framing
+ * (decision 0043's plan; work in progress, not wired in yet).
+ */
+struct h2_srv {
+	nghttp2_hd_inflater *infl;
+	/* Control frames and answer HEADERS in order; DATA is framed by
+	 * h2_srv_fill() after them. */
+	uint8_t *oq;
+	uint32_t oq_len, oq_off, oq_cap;
+	uint32_t oq_acks;   /* PING/SETTINGS ACKs queued, not yet written */
+	uint8_t *ib;        /* a frame begun in an earlier read */
+	uint32_t ib_len;
+	struct nrf_list sq; /* streams with answer DATA to frame */
+	struct nrf_list cq; /* streams to close after the frame at hand */
+	struct nrf_h2_stream *slot[H2C_SLOTS];
+	uint32_t last_recv; /* highest stream id the client used */
+	uint32_t last_proc; /* highest stream id processed (GOAWAY) */
+	uint32_t n_in;      /* open streams */
+	uint32_t max_streams; /* our SETTINGS_MAX_CONCURRENT_STREAMS */
+	uint32_t r_init_win, r_max_frame; /* the client's SETTINGS */
+	int64_t swin;       /* connection send window */
+	uint32_t win;       /* connection receive window announced */
+	uint32_t rx_recv;   /* DATA received, not consumed */
+	uint32_t rx_done;   /* consumed, not yet announced */
+	uint32_t hb_sid;    /* header block being received (0: none) */
+	struct nrf_h2_stream *hb_st; /* NULL: decoded and dropped */
+	uint32_t hb_frames;
+	uint32_t goaway_last;
+	uint8_t hb_flags;   /* its HEADERS frame's flags */
+	uint8_t pre;        /* preface bytes matched */
+	uint8_t phase;      /* SP_* */
+	uint8_t goaway;     /* GA_* */
+	bool settings_acked;
+	bool r_no_rfc7540;
+};
+
+#define SP_PREFACE 0u  /* the client's 24-byte preface */
+#define SP_SETTINGS 1u /* its first frame must be SETTINGS */
+#define SP_OPEN 2u
+#define SP_IGNORE 3u   /* a connection error was sent: input ignored */
+
+#define GA_NOTICE 0x01u   /* shutdown notice (last 2^31-1) sent */
+#define GA_SENT 0x02u     /* a GOAWAY that stops new streams */
+#define GA_TERM 0x04u     /* ... and ends the connection once written */
+#define GA_TERM_SENT 0x08u
+#define GA_RECV 0x10u
+
+/* Front stream state bits (st->cs). */
+#define HS_RD 0x01u      /* END_STREAM received (half-closed remote) */
+#define HS_WR 0x02u      /* END_STREAM queued */
+#define HS_CLOSING 0x04u /* RST_STREAM sent or received: frames ignored */
+#define HS_SQ 0x08u      /* on srv->sq */
+#define HS_HDRS 0x10u    /* the answer's HEADERS are queued */
+#define HS_CLOSED 0x20u  /* on srv->cq */
+
+int h2_srv_start(struct nrf_h2_conn *c);
+void h2_srv_free(struct nrf_h2_conn *c);
+/* Input: 0, NRF_EPARSE (not HTTP/2: close without GOAWAY), or NRF_EPROTO
+ * (a connection error: GOAWAY queued, the rest of the input ignored). */
+int h2_srv_recv(struct nrf_h2_conn *c, const uint8_t *in, size_t len);
+size_t h2_srv_fill(struct nrf_h2_conn *c, uint8_t *dst, size_t cap);
+bool h2_srv_want_write(const struct nrf_h2_conn *c);
+bool h2_srv_want_read(const struct nrf_h2_conn *c);
+void h2_srv_goaway(struct nrf_h2_conn *c, uint32_t last, uint32_t code, const char *why,
+	bool term);
+int h2_srv_ping(struct nrf_h2_conn *c, const uint8_t data[8]);
+uint32_t h2_srv_last_proc(const struct nrf_h2_conn *c);
+void h2_srv_reset(struct nrf_h2_conn *c, struct nrf_h2_stream *st, uint32_t code);
+int h2_srv_headers(struct nrf_h2_conn *c, struct nrf_h2_stream *st, int status,
+	const struct nrf_h2_hdr *hdrs, size_t n_hdrs, bool end);
+void h2_srv_resume(struct nrf_h2_conn *c, struct nrf_h2_stream *st);
+void h2_srv_raw(struct nrf_h2_conn *c, const uint8_t *f, size_t len);
+
+/* h2_conn.c, for h2_cli.c and h2_srv.c */
 void h2_conn_fail(struct nrf_h2_conn *c, int err);
+/* A PING ACK on a front connection (the drain's, or the owner's token). */
+void h2_conn_ping_ack(struct nrf_h2_conn *c, const uint8_t d[8]);
+struct nrf_h2_stream *h2_srv_stream(struct nrf_h2_conn *c, uint32_t sid);
+int h2_guard_recv_srv(struct nrf_h2_conn *c, const uint8_t *in, size_t len);
 
 struct nrf_h2_conn {
 	struct nrf_h2_ctx *ctx;
 	nghttp2_session *sess;   /* front only */
 	struct h2_cli *cli;      /* peer only */
+	struct h2_srv *srv;      /* front, own framing (not wired in yet) */
 	struct nrf_tp_conn *tc;
 	const struct nrf_h2_cbs *cbs;
 	void *user;
@@ -261,6 +340,7 @@ struct nrf_h2_ctx {
 	struct nrf_h2_limits lim;
 	nghttp2_session_callbacks *cb_server;
 	nghttp2_option *opt_server;
+	bool own_front; /* WIP: front connections on h2_srv.c (NRFWD_OWN_FRONT=1) */
 	struct h2_mem mem;
 
 	struct h2_pool chunks;

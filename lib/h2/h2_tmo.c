@@ -66,12 +66,22 @@ over(uint64_t *since, uint64_t now, uint32_t ms)
 	return ms != 0 && now - *since >= (uint64_t)ms * 1000000ull;
 }
 
+static int32_t
+last_proc(struct nrf_h2_conn *c)
+{
+	return c->srv != NULL ? (int32_t)h2_srv_last_proc(c)
+			      : nghttp2_session_get_last_proc_stream_id(c->sess);
+}
+
 /* GOAWAY (a last attempt to write it is made at teardown), then close. */
 static void
 close_with_goaway(struct nrf_h2_conn *c, int32_t last, uint32_t code, const char *why)
 {
-	nghttp2_submit_goaway(c->sess, NGHTTP2_FLAG_NONE, last, code, (const uint8_t *)why,
-		strlen(why));
+	if (c->srv != NULL)
+		h2_srv_goaway(c, (uint32_t)last, code, why, true);
+	else
+		nghttp2_submit_goaway(c->sess, NGHTTP2_FLAG_NONE, last, code,
+			(const uint8_t *)why, strlen(why));
 	nrf_h2_conn_close(c, NRF_ETIMEDOUT);
 }
 
@@ -88,9 +98,12 @@ goaway_idle(struct nrf_h2_conn *c)
 		h2_cli_goaway(c, NRF_H2_NO_ERROR, why);
 		return;
 	}
-	nghttp2_submit_goaway(c->sess, NGHTTP2_FLAG_NONE,
-		nghttp2_session_get_last_proc_stream_id(c->sess), NGHTTP2_NO_ERROR,
-		(const uint8_t *)why, sizeof(why) - 1);
+	if (c->srv != NULL)
+		h2_srv_goaway(c, h2_srv_last_proc(c), NRF_H2_NO_ERROR, why, false);
+	else
+		nghttp2_submit_goaway(c->sess, NGHTTP2_FLAG_NONE,
+			last_proc(c), NGHTTP2_NO_ERROR,
+			(const uint8_t *)why, sizeof(why) - 1);
 	h2_mark_dirty(c);
 }
 
@@ -180,8 +193,9 @@ sweep_answer(struct nrf_h2_conn *c, struct nrf_h2_stream *st, uint64_t now,
 		return;
 	counts[NRF_H2_TMO_STALLED_READER]++;
 	NRF_LOG_RL(INFO, MOD, "answer on stream %d not taken for %u ms (window %d/%d): "
-		"reset", st->id, ms, nghttp2_session_get_stream_remote_window_size(c->sess, st->id),
-		nghttp2_session_get_remote_window_size(c->sess));
+		"reset", st->id, ms, c->srv != NULL ? (int)st->swin
+			: nghttp2_session_get_stream_remote_window_size(c->sess, st->id),
+		c->srv != NULL ? (int)c->srv->swin : nghttp2_session_get_remote_window_size(c->sess));
 	nrf_h2_reset(st, NRF_H2_CANCEL);
 }
 
@@ -210,7 +224,7 @@ sweep_server(struct nrf_h2_conn *c, uint64_t now, uint64_t *counts)
 			NRF_LOG_RL(INFO, MOD, "connection handshake not done in %u ms (%s): closing",
 				t->handshake_ms, !(c->fl & CF_PREFACE) ? "no client preface"
 					: "SETTINGS not acknowledged");
-			close_with_goaway(c, nghttp2_session_get_last_proc_stream_id(c->sess),
+			close_with_goaway(c, last_proc(c),
 				(c->fl & CF_PREFACE) ? NGHTTP2_SETTINGS_TIMEOUT : NGHTTP2_NO_ERROR,
 				"handshake timeout");
 			return;
@@ -229,7 +243,7 @@ sweep_server(struct nrf_h2_conn *c, uint64_t now, uint64_t *counts)
 		c->tmo_wr = 0;
 	}
 	if (c->n_streams == 0) {
-		int32_t mark = nghttp2_session_get_last_proc_stream_id(c->sess);
+		int32_t mark = last_proc(c);
 
 		if (c->fl & CF_SHUTDOWN) {
 			linger(c, now, t->idle_ms);
