@@ -210,6 +210,8 @@ struct h2_srv {
 	uint8_t goaway;     /* GA_* */
 	bool settings_acked;
 	bool r_no_rfc7540;
+	uint32_t rst_tokens;   /* reset rate limit (h2_srv.c) */
+	uint64_t rst_tokens_at; /* s */
 };
 
 #define SP_PREFACE 0u  /* the client's 24-byte preface */

@@ -182,6 +182,8 @@ oq_rst(struct nrf_h2_conn *c, uint32_t sid, uint32_t code)
 /* ------------------------------------------------------------------------ */
 /* Streams                                                                   */
 
+static inline void calm_check(struct nrf_h2_conn *c, const struct nrf_h2_stream *st);
+
 static inline struct nrf_h2_stream *
 lookup(struct nrf_h2_conn *c, uint32_t sid)
 {
@@ -240,6 +242,7 @@ stream_close(struct nrf_h2_conn *c, struct nrf_h2_stream *st)
 			s->rx_done = 0;
 		}
 	}
+	calm_check(c, st); /* the flood's stream ended before its answer */
 	if (st->user != NULL && c->cbs->on_close != NULL)
 		c->cbs->on_close(st, st->rst_code, 0);
 	h2_stream_put(c->ctx, st);
@@ -310,6 +313,52 @@ malformed(struct nrf_h2_conn *c, struct nrf_h2_stream *st)
 		h2_srv_reset(c, st, NRF_H2_PROTOCOL_ERROR);
 }
 
+/* GOAWAY(ENHANCE_YOUR_CALM) after a header flood, once the flood's
+ * answer is out (h2_conn.c's calm_goaway()). */
+static void
+calm_now(struct nrf_h2_conn *c)
+{
+	c->calm_id = 0;
+	h2_srv_goaway(c, c->srv->last_proc, NRF_H2_ENHANCE_YOUR_CALM, NULL, true);
+}
+
+static inline void
+calm_check(struct nrf_h2_conn *c, const struct nrf_h2_stream *st)
+{
+	if ((c->fl & CF_CALM) && c->calm_id == st->id)
+		calm_now(c);
+}
+
+/*
+ * A header block decoded far beyond max_header_bytes (an HPACK bomb, or a
+ * client that ignores SETTINGS_MAX_HEADER_LIST_SIZE): decoding stops and
+ * the connection's input is never read again; a fresh request is
+ * delivered with its header list over the limit (the owner answers 431),
+ * and the connection ends with GOAWAY(ENHANCE_YOUR_CALM) once that answer
+ * is out, at once otherwise (as header_flood() in h2_conn.c does).
+ * Returns 1: stop the input, no connection error of its own.
+ */
+static int
+flood(struct nrf_h2_conn *c, struct nrf_h2_stream *st)
+{
+	c->srv->phase = SP_IGNORE;
+	c->fl |= CF_RSTOP | CF_CALM;
+	NRF_LOG_RL(WARN, MOD, "client header block decodes to over %llu bytes "
+		"(maxHeaderBytes %u): GOAWAY(ENHANCE_YOUR_CALM)",
+		(unsigned long long)c->ctx->bomb_bytes, c->ctx->lim.max_header_bytes);
+	if (st != NULL && st->hdr_phase == 0 &&
+		!(st->flags & (NRF_H2_SF_MALFORMED | NRF_H2_SF_RESET))) {
+		st->flags |= NRF_H2_SF_HDR_OVER;
+		c->calm_id = st->id;
+		st->hdr_phase = 1;
+		deliver(c, st, NRF_ETOOBIG);
+	}
+	if (st == NULL || c->calm_id != st->id || (st->flags & NRF_H2_SF_OUT_DONE) ||
+		(c->fl & CF_WBLOCK))
+		calm_now(c);
+	return 1;
+}
+
 static int
 field(struct nrf_h2_conn *c, const nghttp2_nv *nv)
 {
@@ -322,8 +371,7 @@ field(struct nrf_h2_conn *c, const nghttp2_nv *nv)
 		/* Not kept: what it decodes to counts (HPACK bombs). */
 		c->hdr_bytes += nv->namelen + nv->valuelen + 32;
 		if (c->hdr_bytes + c->ctx->lim.max_header_bytes > c->ctx->bomb_bytes)
-			return conn_error(c, NRF_H2_ENHANCE_YOUR_CALM,
-				"header block decodes beyond the limit");
+			return flood(c, st);
 	}
 	if (st == NULL || (st->flags & NRF_H2_SF_MALFORMED))
 		return 0;
@@ -835,6 +883,42 @@ on_window_update(struct nrf_h2_conn *c, uint32_t sid, const uint8_t *p, size_t l
 	return 0;
 }
 
+/*
+ * Stream resets from the client, a token bucket (nghttp2 1.52.0-1+deb12u1's
+ * fix of CVE-2023-44487, rapid reset): a burst of RST_BURST, then RST_RATE
+ * a second; beyond it GOAWAY(INTERNAL_ERROR) with the last stream the
+ * client used, and no new stream is processed.
+ */
+#define RST_BURST 1000u
+#define RST_RATE 33u
+
+static int
+reset_ratelim(struct nrf_h2_conn *c)
+{
+	struct h2_srv *s = c->srv;
+	uint64_t now = nrf_now_ns() / 1000000000ull;
+
+	if (s->goaway & (GA_SENT | GA_TERM))
+		return 0;
+	if (s->rst_tokens_at == 0) {
+		s->rst_tokens = RST_BURST;
+		s->rst_tokens_at = now;
+	} else if (now > s->rst_tokens_at) {
+		uint64_t add = (now - s->rst_tokens_at) * RST_RATE;
+
+		s->rst_tokens = (uint32_t)NRF_MIN((uint64_t)RST_BURST, s->rst_tokens + add);
+		s->rst_tokens_at = now;
+	}
+	if (s->rst_tokens > 0) {
+		s->rst_tokens--;
+		return 0;
+	}
+	NRF_LOG_RL(WARN, MOD, "client resets streams faster than %u a second: "
+		"GOAWAY(INTERNAL_ERROR)", RST_RATE);
+	h2_srv_goaway(c, s->last_recv, NRF_H2_INTERNAL_ERROR, NULL, false);
+	return 0;
+}
+
 static int
 on_rst_stream(struct nrf_h2_conn *c, uint32_t sid, const uint8_t *p, size_t len)
 {
@@ -848,11 +932,11 @@ on_rst_stream(struct nrf_h2_conn *c, uint32_t sid, const uint8_t *p, size_t len)
 	if ((sid & 1) == 0 || sid > s->last_recv)
 		return conn_error(c, NRF_H2_PROTOCOL_ERROR, "RST_STREAM: stream in idle");
 	st = lookup(c, sid);
-	if (st == NULL || (st->cs & HS_CLOSED))
-		return 0;
-	st->cs |= HS_CLOSING;
-	close_due(c, st, get32(p));
-	return 0;
+	if (st != NULL && !(st->cs & HS_CLOSED)) {
+		st->cs |= HS_CLOSING;
+		close_due(c, st, get32(p));
+	}
+	return reset_ratelim(c);
 }
 
 static int
@@ -963,7 +1047,7 @@ h2_srv_recv(struct nrf_h2_conn *c, const uint8_t *in, size_t len)
 		s->ib_len = 0;
 		rc = frame_done(c, s->ib, frame_len(s->ib));
 		if (rc != 0 || (c->fl & CF_DEAD) || s->phase == SP_IGNORE)
-			return rc;
+			return rc > 0 ? 0 : rc;
 	}
 	while (len >= 9) {
 		uint32_t flen = frame_len(in);
@@ -974,7 +1058,7 @@ h2_srv_recv(struct nrf_h2_conn *c, const uint8_t *in, size_t len)
 			break;
 		rc = frame_done(c, in, flen);
 		if (rc != 0 || (c->fl & CF_DEAD) || s->phase == SP_IGNORE)
-			return rc;
+			return rc > 0 ? 0 : rc;
 		in += 9 + flen;
 		len -= 9 + flen;
 	}
@@ -1042,6 +1126,7 @@ fill_data(struct nrf_h2_conn *c, struct nrf_h2_stream *st, uint8_t *dst, size_t 
 		if (eof) {
 			st->cs = (st->cs & ~HS_SQ) | HS_WR;
 			st->flags |= NRF_H2_SF_OUT_DONE;
+			calm_check(c, st);
 			nrf_list_del(&st->sq);
 			if (st->cs & HS_RD)
 				close_due(c, st, NRF_H2_NO_ERROR);
@@ -1237,6 +1322,7 @@ h2_srv_headers(struct nrf_h2_conn *c, struct nrf_h2_stream *st, int status,
 	if (end) {
 		st->cs |= HS_WR;
 		st->flags |= NRF_H2_SF_OUT_DONE;
+		calm_check(c, st);
 		if (st->cs & HS_RD)
 			close_due(c, st, NRF_H2_NO_ERROR);
 	} else if (!(st->cs & HS_SQ)) {
