@@ -61,6 +61,55 @@ nrf_zero(void *p, size_t n)
 }
 
 /**
+ * Copy @p n bytes from @p src to @p dst (not overlapping), @p n known only
+ * at run time and usually short: a header field's name or value. Inline,
+ * with no call: two overlapping loads and stores for up to 16 bytes, a
+ * 16-byte loop and an overlapping last 16 bytes above. Every load and store
+ * stays inside [src, src + n) and [dst, dst + n). For libc's memcpy() a
+ * field of 10 to 70 bytes costs ~15 instructions of size dispatch plus
+ * the call, which makes its caller save and restore registers (issue 19:
+ * 12 such calls per forwarded request from h2_msg_store() alone). Long
+ * copies (bodies) belong to memcpy(): this one moves 16 bytes a step.
+ */
+static inline __attribute__((always_inline)) void
+nrf_copy(void *dst, const void *src, size_t n)
+{
+	typedef char nrf_v16u __attribute__((vector_size(16), aligned(1), __may_alias__));
+	char *d = (char *)dst;
+	const char *s = (const char *)src;
+
+	if (n >= 16) {
+		size_t i = 0;
+
+		do {
+			*(nrf_v16u *)(void *)(d + i) = *(const nrf_v16u *)(const void *)(s + i);
+			i += 16;
+		} while (i + 16 < n);
+		*(nrf_v16u *)(void *)(d + n - 16) = *(const nrf_v16u *)(const void *)(s + n - 16);
+	} else if (n >= 8) {
+		uint64_t a, b;
+
+		__builtin_memcpy(&a, s, 8);
+		__builtin_memcpy(&b, s + n - 8, 8);
+		__builtin_memcpy(d, &a, 8);
+		__builtin_memcpy(d + n - 8, &b, 8);
+	} else if (n >= 4) {
+		uint32_t a, b;
+
+		__builtin_memcpy(&a, s, 4);
+		__builtin_memcpy(&b, s + n - 4, 4);
+		__builtin_memcpy(d, &a, 4);
+		__builtin_memcpy(d + n - 4, &b, 4);
+	} else if (n > 0) {
+		char a = s[0], b = s[n / 2], c = s[n - 1];
+
+		d[0] = a;
+		d[n / 2] = b;
+		d[n - 1] = c;
+	}
+}
+
+/**
  * A borrowed, not NUL-terminated byte range. The owner of the bytes
  * decides how long the slice is valid; a slice never owns memory.
  */

@@ -1,0 +1,72 @@
+// SPDX-License-Identifier: BSD-3-Clause
+// nrf_copy() and nrf_zero() (lib/common/nrf_common.h): every length from 0
+// to 300 at every source and destination alignment, against a reference,
+// with guard bytes on both sides of the destination.
+#include <gtest/gtest.h>
+
+#include <cstring>
+#include <vector>
+
+#include "nrf_common.h"
+
+namespace {
+
+constexpr size_t kGuard = 32;
+
+TEST(Copy, CopiesEveryLengthAtEveryAlignmentAndNothingAround)
+{
+	std::vector<unsigned char> src(300 + 64), dst(300 + 2 * kGuard + 64);
+
+	for (size_t i = 0; i < src.size(); i++)
+		src[i] = (unsigned char)(i * 7 + 1);
+	for (size_t n = 0; n <= 300; n++) {
+		for (size_t so = 0; so < 16; so++) {
+			for (size_t d_o = 0; d_o < 16; d_o += 3) {
+				std::fill(dst.begin(), dst.end(), 0xa5);
+				unsigned char *d = dst.data() + kGuard + d_o;
+
+				nrf_copy(d, src.data() + so, n);
+				ASSERT_EQ(0, std::memcmp(d, src.data() + so, n))
+					<< "n=" << n << " so=" << so << " do=" << d_o;
+				for (size_t k = 0; k < kGuard + d_o; k++)
+					ASSERT_EQ(0xa5, dst[k]) << "before, n=" << n;
+				for (size_t k = kGuard + d_o + n; k < dst.size(); k++)
+					ASSERT_EQ(0xa5, dst[k]) << "after, n=" << n;
+			}
+		}
+	}
+}
+
+TEST(Copy, ReadsNoByteOutsideTheSource)
+{
+	// The source ends at the end of a vector: a read past it would be
+	// caught by ASan builds; here the bytes around it differ, so a copy
+	// that took them would not compare equal.
+	for (size_t n = 0; n <= 70; n++) {
+		std::vector<char> src(n), dst(n + 1, 'x');
+
+		for (size_t i = 0; i < n; i++)
+			src[i] = (char)('a' + i % 26);
+		nrf_copy(dst.data(), src.data(), n);
+		ASSERT_EQ(0, std::memcmp(dst.data(), src.data(), n));
+		ASSERT_EQ('x', dst[n]);
+	}
+}
+
+struct Odd {
+	char b[75];
+};
+
+TEST(Zero, ClearsExactlyTheObject)
+{
+	unsigned char buf[sizeof(Odd) + 2];
+
+	std::memset(buf, 0xff, sizeof(buf));
+	nrf_zero(buf + 1, sizeof(Odd));
+	EXPECT_EQ(0xff, buf[0]);
+	EXPECT_EQ(0xff, buf[sizeof(buf) - 1]);
+	for (size_t i = 1; i <= sizeof(Odd); i++)
+		EXPECT_EQ(0, buf[i]) << i;
+}
+
+} // namespace
