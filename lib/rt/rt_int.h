@@ -325,7 +325,6 @@ struct rt_xact {
 	struct rt_worker *w;
 	struct nrf_h2_stream *front;
 	struct nrf_rt_snap *snap;
-	struct nrf_h2_msg req;     /* the request, kept for every try */
 	uint16_t next;             /* next plan.cand[] to try */
 	bool answered;
 	struct rt_try t;           /* the try in progress (one at a time) */
@@ -336,11 +335,13 @@ struct rt_xact {
 	struct rt_timer rtimer;    /* request timeout */
 	uint64_t t0;               /* complete request received (ns) */
 	uint8_t outcome;           /* enum nrf_rt_outcome of the answer given */
+	struct rt_xact *next_free;
+	/* From here on not cleared by xact_take() (it clears only what comes
+	 * before req): req is moved in and rid written (rt_rid_take()) as
+	 * the transaction is taken; the plan is decided before it is taken. */
+	struct nrf_h2_msg req;     /* the request, kept for every try */
 	char rid[RT_RID_MAX + 1];  /* request id (rt_rid_xact()); "" none,
 				    * RT_RID_LATER: not worked out yet */
-	struct rt_xact *next_free;
-	/* Last: decided before the transaction is taken (xact_take() clears
-	 * only what comes before it). */
 	struct nrf_fwd_plan plan;
 };
 
