@@ -178,6 +178,13 @@ nrf_h2_body_flat(const struct nrf_h2_body *b, char *scratch, size_t cap)
 void
 nrf_h2_msg_release(struct nrf_h2_ctx *ctx, struct nrf_h2_msg *m)
 {
+	/* Half the releases of a forwarded request find the message empty
+	 * (moved out, or released before: the stream's own after its answer
+	 * was relayed). With no block there are no fields (h2_msg_store()
+	 * takes the block first, and nothing else sets them), and with no
+	 * chunk no body: all zero already (issue 19). */
+	if (m->block == NULL && m->body.head == NULL)
+		return;
 	h2_block_put(ctx, m->block);
 	nrf_h2_body_release(ctx, &m->body);
 	nrf_zero(m, sizeof(*m));
