@@ -63,7 +63,7 @@ nrf_zero(void *p, size_t n)
 /**
  * Copy @p n bytes from @p src to @p dst (not overlapping), @p n known only
  * at run time and usually short: a header field's name or value. Inline,
- * with no call: two overlapping loads and stores for up to 16 bytes, a
+ * with no call: two overlapping loads and stores for 2 to 16 bytes, a
  * 16-byte loop and an overlapping last 16 bytes above. Every load and store
  * stays inside [src, src + n) and [dst, dst + n). For libc's memcpy() a
  * field of 10 to 70 bytes costs ~15 instructions of size dispatch plus
@@ -100,12 +100,15 @@ nrf_copy(void *dst, const void *src, size_t n)
 		__builtin_memcpy(&b, s + n - 4, 4);
 		__builtin_memcpy(d, &a, 4);
 		__builtin_memcpy(d + n - 4, &b, 4);
-	} else if (n > 0) {
-		char a = s[0], b = s[n / 2], c = s[n - 1];
+	} else if (n >= 2) {
+		uint16_t a, b;
 
-		d[0] = a;
-		d[n / 2] = b;
-		d[n - 1] = c;
+		__builtin_memcpy(&a, s, 2);
+		__builtin_memcpy(&b, s + n - 2, 2);
+		__builtin_memcpy(d, &a, 2);
+		__builtin_memcpy(d + n - 2, &b, 2);
+	} else if (n == 1) {
+		d[0] = s[0];
 	}
 }
 

@@ -262,6 +262,7 @@ h2_msg_store(struct nrf_h2_ctx *ctx, struct nrf_h2_msg *m, const uint8_t *name,
 {
 	size_t cost = nlen + vlen + 32;
 	const char *np = (const char *)name, *vp = (const char *)value;
+	char *blk;
 	uint32_t top;
 
 	/* list_size never exceeds the limit: one compare, no overflow */
@@ -273,16 +274,17 @@ h2_msg_store(struct nrf_h2_ctx *ctx, struct nrf_h2_msg *m, const uint8_t *name,
 	/* Bytes of HPACK's static table are nghttp2's constant data: kept
 	 * where they are, the rest is copied into the block (down from
 	 * block_top; the order of a field's name and value there is free). */
+	blk = m->block; /* a local: the copies may alias *m for the compiler */
 	top = m->block_top;
 	if (!(known & H2_KNOWN_VALUE)) {
 		top -= (uint32_t)vlen;
-		nrf_copy(m->block + top, value, vlen);
-		vp = m->block + top;
+		vp = blk + top;
+		nrf_copy(blk + top, value, vlen);
 	}
 	if (!(known & H2_KNOWN_NAME)) {
 		top -= (uint32_t)nlen;
-		nrf_copy(m->block + top, name, nlen);
-		np = m->block + top;
+		np = blk + top;
+		nrf_copy(blk + top, name, nlen);
 	}
 	m->block_top = top;
 	if (nlen > 0 && name[0] == ':') {
