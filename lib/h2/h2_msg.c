@@ -290,21 +290,30 @@ h2_msg_store(struct nrf_h2_ctx *ctx, struct nrf_h2_msg *m, const uint8_t *name,
 	if (nlen > 0 && name[0] == ':') {
 		struct nrf_slice v = {vp, vlen};
 
-		if (nlen == 5 && name_is(name, nlen, ":path"))
-			m->path = v;
-		else if (nlen == 7 && name_is(name, nlen, ":method"))
-			m->method = v;
-		else if (nlen == 10 && name_is(name, nlen, ":authority"))
-			m->authority = v;
-		else if (nlen == 7 && name_is(name, nlen, ":scheme"))
-			m->scheme = v;
-		else if (nlen == 7 && name_is(name, nlen, ":status")) {
-			int s = 0;
+		/* By length, then the second byte: one full compare per field */
+		if (nlen == 5) {
+			if (name_is(name, nlen, ":path"))
+				m->path = v;
+		} else if (nlen == 10) {
+			if (name_is(name, nlen, ":authority"))
+				m->authority = v;
+		} else if (nlen == 7 && name[1] == 'm') {
+			if (name_is(name, nlen, ":method"))
+				m->method = v;
+		} else if (nlen == 7 && name[2] == 'c') {
+			if (name_is(name, nlen, ":scheme"))
+				m->scheme = v;
+		} else if (nlen == 7 && name_is(name, nlen, ":status")) {
+			int st = 0;
 			size_t i;
 
-			for (i = 0; i < vlen && i < 3; i++)
-				s = s * 10 + (value[i] - '0');
-			m->status = s;
+			if (vlen == 3) /* always, once checked (h2_check.c) */
+				st = (value[0] - '0') * 100 + (value[1] - '0') * 10 +
+					(value[2] - '0');
+			else
+				for (i = 0; i < vlen && i < 3; i++)
+					st = st * 10 + (value[i] - '0');
+			m->status = st;
 		}
 		return 0;
 	}
