@@ -113,6 +113,32 @@ nrf_copy(void *dst, const void *src, size_t n)
 }
 
 /**
+ * The 16 lower-case hex digits of @p z, most significant first, into
+ * @p out (no NUL added): what `snprintf(out, 17, "%016llx", z)` writes.
+ * Eight digits at a time: nibbles spread to bytes by shifts and masks,
+ * byte order reversed, then '0' + n plus 39 ('a' - '0' - 10) where n > 9
+ * (n + 6 carries into bit 4), in every byte at once; ~40 instructions
+ * where a digit at a time took ~100.
+ */
+static inline void
+nrf_hex16(uint64_t z, char *out)
+{
+	for (int h = 0; h < 2; h++) {
+		uint64_t x = (uint32_t)(z >> (32 - 32 * h));
+
+		x = (x | x << 16) & 0x0000ffff0000ffffull;
+		x = (x | x << 8) & 0x00ff00ff00ff00ffull;
+		x = (x | x << 4) & 0x0f0f0f0f0f0f0f0full; /* byte k: nibble k */
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+		x = __builtin_bswap64(x); /* memory byte k: nibble 7 - k */
+#endif
+		x += 0x3030303030303030ull +
+			(((x + 0x0606060606060606ull) >> 4) & 0x0101010101010101ull) * 39;
+		__builtin_memcpy(out + 8 * h, &x, 8);
+	}
+}
+
+/**
  * A borrowed, not NUL-terminated byte range. The owner of the bytes
  * decides how long the slice is valid; a slice never owns memory.
  */

@@ -160,7 +160,9 @@ respond_problem(struct nrf_h2_stream *st, int status, const char *body, size_t l
 		v /= 10;
 	} while (v != 0);
 	hdr_set(&h[n++], "content-type", "application/problem+json");
-	hdr_set(&h[n++], "content-length", p);
+	h[n].name = nrf_slice_str("content-length");
+	h[n].value.p = p; /* its length is known: no strlen() */
+	h[n++].value.len = (size_t)(clen + sizeof(clen) - 1 - p);
 	if (retry_after != NULL && retry_after[0] != '\0')
 		hdr_set(&h[n++], "retry-after", retry_after);
 	if (location != NULL && location[0] != '\0')

@@ -1,10 +1,13 @@
 // SPDX-License-Identifier: BSD-3-Clause
-// nrf_copy() and nrf_zero() (lib/common/nrf_common.h): every length from 0
-// to 300 at every source and destination alignment, against a reference,
-// with guard bytes on both sides of the destination.
+// nrf_copy(), nrf_zero() and nrf_hex16() (lib/common/nrf_common.h):
+// copies of every length from 0 to 300 at every source and destination
+// alignment, against a reference, with guard bytes on both sides of the
+// destination; hex digits against snprintf().
 #include <gtest/gtest.h>
 
+#include <cstdio>
 #include <cstring>
+#include <random>
 #include <vector>
 
 #include "nrf_common.h"
@@ -67,6 +70,27 @@ TEST(Zero, ClearsExactlyTheObject)
 	EXPECT_EQ(0xff, buf[sizeof(buf) - 1]);
 	for (size_t i = 1; i <= sizeof(Odd); i++)
 		EXPECT_EQ(0, buf[i]) << i;
+}
+
+TEST(Hex16, WritesWhatSnprintfWritesAndNothingMore)
+{
+	std::mt19937_64 rng(19);
+	std::vector<uint64_t> vs = {0, 1, 9, 10, 15, 16, 0xff, 0x0123456789abcdefull,
+		0xfedcba9876543210ull, 0xa0a0a0a0a0a0a0a0ull, 0x9999999999999999ull, ~0ull};
+
+	for (int i = 0; i < 100000; i++)
+		vs.push_back(rng());
+	for (int b = 0; b < 64; b++)
+		vs.push_back(1ull << b);
+	for (uint64_t v : vs) {
+		char want[17], got[18];
+
+		std::snprintf(want, sizeof(want), "%016llx", (unsigned long long)v);
+		std::memset(got, '#', sizeof(got));
+		nrf_hex16(v, got);
+		ASSERT_EQ(0, std::memcmp(want, got, 16)) << want;
+		ASSERT_EQ('#', got[16]);
+	}
 }
 
 } // namespace
