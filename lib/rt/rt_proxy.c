@@ -483,14 +483,18 @@ try_send(struct rt_try *t, struct nrf_h2_conn *c)
 	h[n++].value.len = ep->scheme_len;
 	h[n].name = nrf_slice_str(":authority");
 	if (t->local) {
-		struct nrf_slice host = nrf_h2_msg_get(r, "host");
-
 		h[n].value.p = ep->authority;
 		h[n].value.len = ep->authority_len;
-		if (r->authority.len > 0)
+		if (r->authority.len > 0) {
 			h[n].value = r->authority;
-		else if (host.len > 0)
-			h[n].value = host;
+		} else {
+			/* looked for only when needed (issue 19: HTTP/2
+			 * clients send :authority) */
+			struct nrf_slice host = nrf_h2_msg_get(r, "host");
+
+			if (host.len > 0)
+				h[n].value = host;
+		}
 		n++;
 		h[n].name = nrf_slice_str(":path");
 		h[n++].value = r->path;
