@@ -81,10 +81,6 @@ static struct {
 	 * the pool in bulk at the end of the iteration (decision 0042). */
 	uint16_t nrel;
 	struct rte_mbuf *rel[BURST_MAX];
-	/* Given-back RX mbufs kept for the next TX frames instead of a trip
-	 * through the mempool each way (decision 0044). */
-	uint16_t nspare;
-	struct rte_mbuf *spare[BURST_MAX];
 } pt = {
 	.poll_lcore = -1,
 };
@@ -159,57 +155,13 @@ check_conf(const struct nrf_tp_dpdk_conf *c)
 /* ------------------------------------------------------------------------ */
 /* Port                                                                      */
 
-/*
- * The RX frames the stack gave back this iteration: as many as the spare
- * list takes become the next TX frames' mbufs (the worker receives about
- * as many frames as it sends); the rest go back to the pool in bulk. An
- * mbuf someone else still references (rte_pktmbuf_prefree_seg() says so)
- * only loses this reference.
- */
 static void
 rel_flush(void)
 {
-	uint16_t i, k = 0;
-
-	for (i = 0; i < pt.nrel; i++) {
-		struct rte_mbuf *m = pt.rel[i];
-
-		if (pt.nspare == BURST_MAX || m->pool != pt.pool) {
-			pt.rel[k++] = m;
-			continue;
-		}
-		m = rte_pktmbuf_prefree_seg(m);
-		if (m != NULL)
-			pt.spare[pt.nspare++] = m;
+	if (pt.nrel > 0) {
+		rte_pktmbuf_free_bulk(pt.rel, pt.nrel);
+		pt.nrel = 0;
 	}
-	if (k > 0)
-		rte_pktmbuf_free_bulk(pt.rel, k);
-	pt.nrel = 0;
-}
-
-/* An mbuf for a TX frame: a spare one (as rte_pktmbuf_alloc() leaves it),
- * else one from the pool. */
-static inline struct rte_mbuf *
-tx_mbuf(void)
-{
-	struct rte_mbuf *m;
-
-	if (pt.nspare == 0)
-		return rte_pktmbuf_alloc(pt.pool);
-	m = pt.spare[--pt.nspare];
-	rte_pktmbuf_reset(m);
-	return m;
-}
-
-/* Spare mbufs back to the pool (the pool is going away, or is not ours). */
-static void
-spare_flush(void)
-{
-	unsigned int i;
-
-	for (i = 0; i < pt.nspare; i++)
-		rte_mbuf_raw_free(pt.spare[i]);
-	pt.nspare = 0;
 }
 
 static void
@@ -218,7 +170,6 @@ port_release(void)
 	unsigned int i;
 
 	rel_flush(); /* frames the stack gave back while it stopped */
-	spare_flush();
 	for (i = 0; i < pt.ntx; i++)
 		rte_pktmbuf_free(pt.txb[i]); /* lent frames go back to the stack */
 	pt.ntx = 0;
@@ -1058,7 +1009,7 @@ nrf_tp_dp_tx_reserve(uint16_t len)
 
 	if (pt.ntx >= pt.conf.burst)
 		(void)nrf_tp_dp_tx_flush();
-	m = tx_mbuf();
+	m = rte_pktmbuf_alloc(pt.pool);
 	if (unlikely(m == NULL)) {
 		cur_acct()->st.tx_nombuf++;
 		return NULL;
@@ -1105,7 +1056,7 @@ nrf_tp_dp_tx_lend(void *data, uint16_t len, void *cookie)
 	l = pt.lend_free;
 	if (l == NULL)
 		return -1;
-	m = tx_mbuf();
+	m = rte_pktmbuf_alloc(pt.pool);
 	if (unlikely(m == NULL)) {
 		cur_acct()->st.tx_nombuf++;
 		return -1;
