@@ -502,33 +502,44 @@ on_stream_close(nghttp2_session *sess, int32_t id, uint32_t code, void *ud)
 	return 0;
 }
 
+/*
+ * Front response bodies are framed without a copy inside nghttp2
+ * (NGHTTP2_DATA_FLAG_NO_COPY): the read callbacks only say how many bytes
+ * the next DATA frame carries, and send_data() writes its frame header and
+ * those bytes from the stream straight into the connection's output buffer
+ * (conn_flush() calls mem_send only with every byte nghttp2 returned
+ * before already there, so the order holds). The bytes of a relayed answer
+ * were copied twice in user space on their way out before this — into
+ * nghttp2's frame buffer, then into the output buffer — and now once
+ * (issue 19: for a 2.5 KB discovery answer that is most of the CPU a
+ * larger answer costs).
+ */
+
 /* Front response body: out chunks, deferred while empty and not ended. */
 static ssize_t
 front_read(nghttp2_session *sess, int32_t id, uint8_t *buf, size_t length,
 	uint32_t *data_flags, nghttp2_data_source *source, void *ud)
 {
-	struct nrf_h2_conn *c = ud;
 	struct nrf_h2_stream *st = source->ptr;
 	size_t n;
 
 	(void)sess;
 	(void)id;
+	(void)buf;
+	(void)ud;
 	if (NRF_UNLIKELY(st->flags & NRF_H2_SF_RESET)) {
 		/* Reset while its HEADERS were queued: never an end of stream. */
 		st->flags |= NRF_H2_SF_DEFERRED;
 		return NGHTTP2_ERR_DEFERRED;
 	}
-	n = h2_body_take(c->ctx, &st->out, buf, length);
-	if (n > 0)
-		h2_tmo_progress(st);
-	if (st->out.len == 0 && (st->flags & NRF_H2_SF_OUT_EOF)) {
+	n = NRF_MIN(length, st->out.len);
+	if (n == st->out.len && (st->flags & NRF_H2_SF_OUT_EOF)) {
 		*data_flags |= NGHTTP2_DATA_FLAG_EOF;
 	} else if (n == 0) {
 		st->flags |= NRF_H2_SF_DEFERRED;
 		return NGHTTP2_ERR_DEFERRED;
 	}
-	if (n > 0 && st->user != NULL && c->cbs->on_sent != NULL)
-		c->cbs->on_sent(st, n);
+	*data_flags |= NGHTTP2_DATA_FLAG_NO_COPY;
 	return (ssize_t)n;
 }
 
@@ -537,20 +548,62 @@ static ssize_t
 inline_read(nghttp2_session *sess, int32_t id, uint8_t *buf, size_t length,
 	uint32_t *data_flags, nghttp2_data_source *source, void *ud)
 {
-	struct nrf_h2_conn *c = ud;
 	struct nrf_h2_stream *st = source->ptr;
 	size_t n = NRF_MIN(length, (size_t)(st->inl_len - st->inl_off));
 
 	(void)sess;
 	(void)id;
-	memcpy(buf, st->inl + st->inl_off, n);
-	st->inl_off += (uint16_t)n;
-	h2_tmo_progress(st);
-	if (st->inl_off == st->inl_len)
+	(void)buf;
+	(void)ud;
+	if (n == (size_t)(st->inl_len - st->inl_off))
 		*data_flags |= NGHTTP2_DATA_FLAG_EOF;
-	if (n > 0 && st->user != NULL && c->cbs->on_sent != NULL)
-		c->cbs->on_sent(st, n);
+	*data_flags |= NGHTTP2_DATA_FLAG_NO_COPY;
 	return (ssize_t)n;
+}
+
+/*
+ * One DATA frame of a front stream: its header and @p length bytes of the
+ * stream's body into the output buffer. No room (several frames in one
+ * mem_send call): NGHTTP2_ERR_WOULDBLOCK, and nghttp2 asks again with the
+ * same frame once conn_flush() has written the buffer out.
+ */
+static int
+send_data(nghttp2_session *sess, nghttp2_frame *frame, const uint8_t *framehd, size_t length,
+	nghttp2_data_source *source, void *ud)
+{
+	struct nrf_h2_conn *c = ud;
+	struct nrf_h2_stream *st = source->ptr;
+	uint8_t *p;
+	size_t pad = frame->data.padlen;
+
+	(void)sess;
+	if (c->obuf == NULL || (size_t)(OBUF_CAP - c->olen) < 9 + pad + length)
+		return NGHTTP2_ERR_WOULDBLOCK;
+	p = c->obuf + c->olen;
+	memcpy(p, framehd, 9);
+	p += 9;
+	if (pad > 0)
+		*p++ = (uint8_t)(pad - 1);
+	if (st->flags & NRF_H2_SF_INLINE) {
+		memcpy(p, st->inl + st->inl_off, length);
+		st->inl_off += (uint16_t)length;
+	} else if (h2_body_take(c->ctx, &st->out, p, length) != length) {
+		/* The body went away under a frame nghttp2 had begun (it
+		 * cannot: released only with the stream). */
+		return NGHTTP2_ERR_TEMPORAL_CALLBACK_FAILURE;
+	}
+	p += length;
+	if (pad > 1) {
+		memset(p, 0, pad - 1);
+		p += pad - 1;
+	}
+	c->olen = (uint32_t)(p - c->obuf);
+	if (length > 0) {
+		h2_tmo_progress(st);
+		if (st->user != NULL && c->cbs->on_sent != NULL)
+			c->cbs->on_sent(st, length);
+	}
+	return 0;
 }
 
 /* ------------------------------------------------------------------------ */
@@ -569,6 +622,7 @@ make_callbacks(void)
 	nghttp2_session_callbacks_set_on_data_chunk_recv_callback(cb, on_data_chunk);
 	nghttp2_session_callbacks_set_on_stream_close_callback(cb, on_stream_close);
 	nghttp2_session_callbacks_set_on_frame_send_callback(cb, on_frame_send);
+	nghttp2_session_callbacks_set_send_data_callback(cb, send_data);
 	return cb;
 }
 
