@@ -31,12 +31,15 @@ Writes the section between <!-- begin dpdk --> / <!-- end dpdk --> of
 docs/benchmarks.md. Not part of the tests. Needs root. Usage:
   python3 bench/e2e/dpdk_bench.py [--build-dir build] [--requests 100000]
       [--rounds 5] [--clients 8] [--streams 32] [--dpdk-opt KEY=JSON]... [--no-perf]
-      [--no-write] [--alt-build DIR] [--hugepages] [--rps]
+      [--no-write] [--alt-build DIR] [--hugepages] [--rps] [--warmup S]
+Every measured run follows --warmup S seconds (default 2) of the same load
+on the same process, not counted: each round measures the steady state.
 --own (issue 19, decision 0035): only the DPDK nrfwd (and --alt-build's)
 against the kernel nrfwd; the DPDK path's own cost = busy cycles minus the
 cycles inside the device's RX and TX calls, scaled by the share of its runnable time
 the worker thread was on the CPU; writes the dpdk-own section. --perf-keep DIR
-records call graphs and keeps the perf data.
+records call graphs and keeps the perf data. --own measures 300 000 requests
+per run unless --requests says otherwise (several seconds a round).
 --icount-only (decision 0042): callgrind only (--callgrind N, default 3000),
 instructions per forwarded request by object and by function, this build and
 --alt-build's in the same run, --icount-repeat R times; prints, writes nothing;
@@ -71,6 +74,7 @@ PATH = "/nnrf-disc/v1/nf-instances?target-nf-type=AMF&requester-nf-type=SMF"
 NET = "10.88.0"
 CLIENT_IP, DPDK_IP, KERN_IP = NET + ".1", NET + ".2", NET + ".3"
 UP_PORT, NRFWD_PORT, HAP_PORT, MGMT_PORT = 9000, 8080, 8081, 19500
+WARM_BATCH = 20000  # requests per h2load run of the warm-up (measure())
 DPDK_COMM = "rte-worker-1"  # the EAL's name for the data-path lcore's thread (-l 0,1)
 
 
@@ -368,14 +372,35 @@ backend be
             res["p99"] = lat[min(len(lat) - 1, int(len(lat) * 0.99))] / 1000.0
         return res
 
+    def warm_up(self, ip, port, log):
+        """Load until --warmup seconds have passed (at least one batch of
+        WARM_BATCH requests): a freshly started DPDK nrfwd touches its pools,
+        mbufs and lwIP's segments for the first time, the caches and the
+        branch predictors fill, the CPU's clock settles. Without it the
+        first seconds of a round were measured too (decision 0044: own CPU
+        per request 8.96 -> 5.53 -> 3.11 us over three rounds of 60 000
+        requests, each under 1.5 s). @return requests sent."""
+        end = time.time() + self.args.warmup
+        sent = 0
+        while True:
+            res = self.h2load(ip, port, WARM_BATCH, log)
+            sent += res.get("done", 0)
+            if time.time() >= end:
+                return sent
+
     def measure(self, name, ip, port, pid, dpdk):
         log = os.path.join(self.tmp, "lat.log")
-        self.h2load(ip, port, 5000, log)  # warm-up: connections, pools, caches
+        t0 = time.time()
+        warm = self.warm_up(ip, port, log)
+        warm_s = time.time() - t0
         c0, k0, ut0 = cpu_seconds(pid), cores_busy(), utime_seconds(pid)
         u0, h0, s0 = cpu_seconds(self.upstream.pid), children_cpu(), softirq_seconds()
         d0 = self.dpdk_counters() if dpdk else None
         w0 = thread_sched_ns(pid, DPDK_COMM) if dpdk else (0, 0)
+        t0 = time.time()
         res = self.h2load(ip, port, self.args.requests, log)
+        res["secs"] = time.time() - t0
+        res["warm"], res["warm_s"] = warm, warm_s
         c1, k1, ut1 = cpu_seconds(pid), cores_busy(), utime_seconds(pid)
         u1, h1, s1 = cpu_seconds(self.upstream.pid), children_cpu(), softirq_seconds()
         done = max(res.get("done", 0), 1)
@@ -420,7 +445,9 @@ backend be
               + (f" ({res['busy_cycles']:.0f} busy cycles, own {res['own'] * 1e6:.2f} us/req "
                  f"(CPU {res['own_cpu'] * 1e6:.2f}, ran {res['ran'] * 100:.0f} %): "
                  f"device TX {res['dev_tx'] * 1e6:.2f}, RX {res['dev_rx'] * 1e6:.2f})" if dpdk else "")
-              + f", core1 {res['core1'] * 1e6:.1f} us/req, machine {res['machine'] * 1e6:.1f} us/req",
+              + f", core1 {res['core1'] * 1e6:.1f} us/req, machine {res['machine'] * 1e6:.1f} us/req"
+              f" (measured {res['secs']:.1f} s after {res['warm']} requests / {res['warm_s']:.1f} s "
+              "of warm-up)",
               flush=True)
         return res
 
@@ -661,12 +688,15 @@ def run_own(args, b):
             itable.append(f"| {o} | " + " | ".join(f"{icounts[n][1].get(o, 0):,.0f}" for n in icounts) + " |")
         itable.append("")
     cmd = "python3 bench/e2e/dpdk_bench.py " + " ".join(argv)
+    secs = [x["secs"] for n in names for x in results[n]] or [0.0]
     text = "\n".join([
         f"Command: `{cmd.strip()}` (as root) — {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}, "
         f"{os.cpu_count()} cores, Linux {platform.release()}, EAL memory `{' '.join(b.mem)}`, "
         f"load average at the end {os.getloadavg()[0]:.1f} (shared machine). h2load `-n {args.requests} "
         f"-c {args.clients} -m {args.streams} -t 1` on core 0 with the upstream nrfstub; the proxy on "
-        f"core 1; {args.rounds} rounds, the systems interleaved in each; medians (min..max).",
+        f"core 1; {args.rounds} rounds, the systems interleaved in each, each measured run after "
+        f"{args.warmup:g} s of the same load (warm-up, not counted; measured runs lasted "
+        f"{min(secs):.1f}..{max(secs):.1f} s); medians (min..max).",
         "",
         "**own** = DPDK busy cycles per forwarded request minus the cycles inside `rte_eth_tx_burst()` "
         "and (of busy iterations) `rte_eth_rx_burst()`, i.e. everything the device costs, its kernel "
@@ -694,7 +724,12 @@ def run_own(args, b):
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--build-dir", default="build")
-    ap.add_argument("--requests", type=int, default=100000)
+    ap.add_argument("--requests", type=int, default=None,
+                    help="requests per measured run (default 100000; --own: 300000, several "
+                    "seconds a round)")
+    ap.add_argument("--warmup", type=float, default=2.0, metavar="S",
+                    help="seconds of load (batches of %d requests) before every measured run, "
+                    "so that each round measures the steady state" % WARM_BATCH)
     ap.add_argument("--rounds", type=int, default=5)
     ap.add_argument("--clients", type=int, default=8)
     ap.add_argument("--streams", type=int, default=32)
@@ -723,6 +758,8 @@ def main():
     ap.add_argument("--no-perf", action="store_true")
     ap.add_argument("--no-write", action="store_true")
     args = ap.parse_args()
+    if args.requests is None:
+        args.requests = 300000 if args.own else 100000
     reason = D.cannot_run(os.path.abspath(args.build_dir))
     if reason:
         print(f"cannot run: {reason}")

@@ -95,33 +95,56 @@ one_segment(struct nrf_slice s)
 	return true;
 }
 
+/* @p s without its query ('?' and what follows). */
+static inline void
+cut_query(struct nrf_slice *s)
+{
+	const char *q;
+
+	if (s->len == 0)
+		return;
+	if (s->p[0] == '?') {
+		s->len = 0;
+		return;
+	}
+	q = memchr(s->p, '?', s->len);
+	if (q != NULL)
+		s->len = (size_t)(q - s->p);
+}
+
 enum nrf_fwd_op
 nrf_fwd_classify(struct nrf_slice method, struct nrf_slice path,
 	struct nrf_slice api_prefix)
 {
 	struct nrf_slice p = path;
-	const char *q;
 
 	if (p.p == NULL || method.p == NULL)
 		return NRF_OP_OTHER;
-	q = memchr(p.p, '?', p.len);
-	if (q != NULL)
-		p.len = (size_t)(q - p.p);
-	if (api_prefix.len > 0 && p.len > api_prefix.len &&
-		memcmp(p.p, api_prefix.p, api_prefix.len) == 0 &&
-		p.p[api_prefix.len] == '/') {
-		p.p += api_prefix.len;
-		p.len -= api_prefix.len;
+	if (api_prefix.len > 0) {
+		cut_query(&p);
+		if (p.len > api_prefix.len && memcmp(p.p, api_prefix.p, api_prefix.len) == 0 &&
+			p.p[api_prefix.len] == '/') {
+			p.p += api_prefix.len;
+			p.len -= api_prefix.len;
+		}
 	}
-
-	if (eat(&p, "/nnrf-disc/v1/nf-instances"))
+	/* The query is cut from what follows a literal only: none of them
+	 * holds a '?', so a path starts with one exactly when the path
+	 * without its query does (issue 19: no memchr() over a discovery
+	 * request's whole path, whose rest starts with its '?'). */
+	if (eat(&p, "/nnrf-disc/v1/nf-instances")) {
+		cut_query(&p);
 		return nrf_slice_eq(method, "GET") && at_end(p) ? NRF_OP_NF_DISCOVER
 								 : NRF_OP_OTHER;
-	if (eat(&p, "/nnrf-nfm/v1/nf-instances"))
+	}
+	if (eat(&p, "/nnrf-nfm/v1/nf-instances")) {
+		cut_query(&p);
 		return nrf_slice_eq(method, "GET") && one_segment(p)
 			? NRF_OP_NF_PROFILE_RETRIEVAL
 			: NRF_OP_OTHER;
+	}
 	if (eat(&p, "/nnrf-nfm/v1/subscriptions")) {
+		cut_query(&p);
 		if (at_end(p))
 			return nrf_slice_eq(method, "POST") ? NRF_OP_NF_STATUS_SUBSCRIBE
 							     : NRF_OP_OTHER;
@@ -133,9 +156,11 @@ nrf_fwd_classify(struct nrf_slice method, struct nrf_slice path,
 			return NRF_OP_NF_STATUS_UNSUBSCRIBE;
 		return NRF_OP_OTHER;
 	}
-	if (eat(&p, "/oauth2/token"))
+	if (eat(&p, "/oauth2/token")) {
+		cut_query(&p);
 		return nrf_slice_eq(method, "POST") && at_end(p) ? NRF_OP_ACCESS_TOKEN
 								  : NRF_OP_OTHER;
+	}
 	return NRF_OP_OTHER;
 }
 

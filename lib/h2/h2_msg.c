@@ -178,6 +178,13 @@ nrf_h2_body_flat(const struct nrf_h2_body *b, char *scratch, size_t cap)
 void
 nrf_h2_msg_release(struct nrf_h2_ctx *ctx, struct nrf_h2_msg *m)
 {
+	/* Half the releases of a forwarded request find the message empty
+	 * (moved out, or released before: the stream's own after its answer
+	 * was relayed). With no block there are no fields (h2_msg_store()
+	 * takes the block first, and nothing else sets them), and with no
+	 * chunk no body: all zero already (issue 19). */
+	if (m->block == NULL && m->body.head == NULL)
+		return;
 	h2_block_put(ctx, m->block);
 	nrf_h2_body_release(ctx, &m->body);
 	nrf_zero(m, sizeof(*m));
@@ -231,62 +238,82 @@ name_is(const uint8_t *name, size_t nlen, const char *lit)
 	return true;
 }
 
+/*
+ * h2_msg_store() of a message's first field: takes its header block. Out
+ * of line (and tail-called), so that h2_msg_store() itself calls nothing
+ * and saves no registers on the ~10 fields of a forwarded request that
+ * find the block there (issue 19).
+ */
+static __attribute__((noinline)) int
+store_first(struct nrf_h2_ctx *ctx, struct nrf_h2_msg *m, const uint8_t *name,
+	size_t nlen, const uint8_t *value, size_t vlen, unsigned int known)
+{
+	m->block = h2_block_get(ctx);
+	if (m->block == NULL)
+		return NRF_ENOMEM;
+	m->block_top = ctx->lim.max_header_bytes;
+	m->hdrs = (struct nrf_h2_hdr *)(void *)m->block;
+	return h2_msg_store(ctx, m, name, nlen, value, vlen, known);
+}
+
 int
 h2_msg_store(struct nrf_h2_ctx *ctx, struct nrf_h2_msg *m, const uint8_t *name,
 	size_t nlen, const uint8_t *value, size_t vlen, unsigned int known)
 {
-	uint32_t cap = ctx->lim.max_header_bytes;
 	size_t cost = nlen + vlen + 32;
-	size_t copy = (known & H2_KNOWN_NAME ? 0 : nlen) + (known & H2_KNOWN_VALUE ? 0 : vlen);
-	const char *np, *vp;
-	char *w;
+	const char *np = (const char *)name, *vp = (const char *)value;
+	char *blk;
+	uint32_t top;
 
-	/* list_size never exceeds cap: one compare, no overflow */
-	if (cost > cap - m->list_size)
+	/* list_size never exceeds the limit: one compare, no overflow */
+	if (NRF_UNLIKELY(cost > ctx->lim.max_header_bytes - m->list_size))
 		return NRF_ETOOBIG;
-	if (m->block == NULL) {
-		m->block = h2_block_get(ctx);
-		if (m->block == NULL)
-			return NRF_ENOMEM;
-		m->block_top = cap;
-		m->hdrs = (struct nrf_h2_hdr *)(void *)m->block;
-	}
+	if (NRF_UNLIKELY(m->block == NULL))
+		return store_first(ctx, m, name, nlen, value, vlen, known);
 	m->list_size += (uint32_t)cost;
 	/* Bytes of HPACK's static table are nghttp2's constant data: kept
-	 * where they are, the rest is copied into the block. */
-	m->block_top -= (uint32_t)copy;
-	w = m->block + m->block_top;
-	if (known & H2_KNOWN_NAME) {
-		np = (const char *)name;
-	} else {
-		memcpy(w, name, nlen);
-		np = w;
-		w += nlen;
+	 * where they are, the rest is copied into the block (down from
+	 * block_top; the order of a field's name and value there is free). */
+	blk = m->block; /* a local: the copies may alias *m for the compiler */
+	top = m->block_top;
+	if (!(known & H2_KNOWN_VALUE)) {
+		top -= (uint32_t)vlen;
+		vp = blk + top;
+		nrf_copy(blk + top, value, vlen);
 	}
-	if (known & H2_KNOWN_VALUE) {
-		vp = (const char *)value;
-	} else {
-		memcpy(w, value, vlen);
-		vp = w;
+	if (!(known & H2_KNOWN_NAME)) {
+		top -= (uint32_t)nlen;
+		np = blk + top;
+		nrf_copy(blk + top, name, nlen);
 	}
+	m->block_top = top;
 	if (nlen > 0 && name[0] == ':') {
 		struct nrf_slice v = {vp, vlen};
 
-		if (nlen == 5 && name_is(name, nlen, ":path"))
-			m->path = v;
-		else if (nlen == 7 && name_is(name, nlen, ":method"))
-			m->method = v;
-		else if (nlen == 10 && name_is(name, nlen, ":authority"))
-			m->authority = v;
-		else if (nlen == 7 && name_is(name, nlen, ":scheme"))
-			m->scheme = v;
-		else if (nlen == 7 && name_is(name, nlen, ":status")) {
-			int s = 0;
+		/* By length, then the second byte: one full compare per field */
+		if (nlen == 5) {
+			if (name_is(name, nlen, ":path"))
+				m->path = v;
+		} else if (nlen == 10) {
+			if (name_is(name, nlen, ":authority"))
+				m->authority = v;
+		} else if (nlen == 7 && name[1] == 'm') {
+			if (name_is(name, nlen, ":method"))
+				m->method = v;
+		} else if (nlen == 7 && name[2] == 'c') {
+			if (name_is(name, nlen, ":scheme"))
+				m->scheme = v;
+		} else if (nlen == 7 && name_is(name, nlen, ":status")) {
+			int st = 0;
 			size_t i;
 
-			for (i = 0; i < vlen && i < 3; i++)
-				s = s * 10 + (value[i] - '0');
-			m->status = s;
+			if (vlen == 3) /* always, once checked (h2_check.c) */
+				st = (value[0] - '0') * 100 + (value[1] - '0') * 10 +
+					(value[2] - '0');
+			else
+				for (i = 0; i < vlen && i < 3; i++)
+					st = st * 10 + (value[i] - '0');
+			m->status = st;
 		}
 		return 0;
 	}

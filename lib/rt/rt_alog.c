@@ -262,6 +262,29 @@ rid_ok(struct nrf_slice v)
 
 static const char hexd[] = "0123456789abcdef";
 
+/* The first x-request-id and traceparent of @p m, in one pass over its
+ * fields (absent: {NULL, 0}). */
+static void
+rid_fields(const struct nrf_h2_msg *m, struct nrf_slice *xrid, struct nrf_slice *tp)
+{
+	bool have_x = false, have_t = false;
+
+	xrid->p = tp->p = NULL;
+	xrid->len = tp->len = 0;
+	for (uint32_t i = 0; i < m->n_hdrs; i++) {
+		const struct nrf_h2_hdr *h = &m->hdrs[i];
+
+		if (h->name.len == 12 && !have_x && memcmp(h->name.p, "x-request-id", 12) == 0) {
+			*xrid = h->value;
+			have_x = true;
+		} else if (h->name.len == 11 && !have_t &&
+			memcmp(h->name.p, "traceparent", 11) == 0) {
+			*tp = h->value;
+			have_t = true;
+		}
+	}
+}
+
 /*
  * Ids are worked out only when an answer nrfwd gives itself or a line of
  * the access log needs one (issue 19): most relayed requests need none, and
@@ -271,16 +294,16 @@ static const char hexd[] = "0123456789abcdef";
 static void
 rid_compute(struct rt_alog *a, const struct nrf_h2_msg *m, char *out)
 {
-	struct nrf_slice v;
+	struct nrf_slice v, tp;
 
-	v = nrf_h2_msg_get(m, "x-request-id");
+	rid_fields(m, &v, &tp);
 	if (rid_ok(v)) {
 		memcpy(out, v.p, v.len);
 		out[v.len] = '\0';
 		return;
 	}
 	/* W3C Trace Context: version "-" trace-id (32 hex) "-" ... */
-	v = nrf_h2_msg_get(m, "traceparent");
+	v = tp;
 	if (v.len >= 35 && v.p[2] == '-' && v.p[35] == '-') {
 		struct nrf_slice id = {v.p + 3, 32};
 
@@ -291,12 +314,9 @@ rid_compute(struct rt_alog *a, const struct nrf_h2_msg *m, char *out)
 		}
 	}
 	if (a->gen_ids) {
-		uint64_t z = mix64(a->rid_seed + a->rid_seq++);
-
-		for (int i = 15; i >= 0; i--) {
-			out[i] = hexd[z & 15];
-			z >>= 4;
-		}
+		/* 16 digits at once (issue 19: every answer nrfwd gives
+		 * itself needs an id) */
+		nrf_hex16(mix64(a->rid_seed + a->rid_seq++), out);
 		out[16] = '\0';
 		return;
 	}

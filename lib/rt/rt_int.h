@@ -325,22 +325,25 @@ struct rt_xact {
 	struct rt_worker *w;
 	struct nrf_h2_stream *front;
 	struct nrf_rt_snap *snap;
-	struct nrf_h2_msg req;     /* the request, kept for every try */
 	uint16_t next;             /* next plan.cand[] to try */
 	bool answered;
 	struct rt_try t;           /* the try in progress (one at a time) */
-	struct nrf_h2_msg local;   /* local NRF answer kept for step 8 */
-	bool have_local;
+	bool have_local;           /* x->local holds the local NRF's answer */
 	struct nrf_fwd_ledger lg;  /* what happened so far: the rule's input */
 	int32_t max_hops;          /* 3gpp-Sbi-Max-Forward-Hops; -1: absent */
 	struct rt_timer rtimer;    /* request timeout */
 	uint64_t t0;               /* complete request received (ns) */
 	uint8_t outcome;           /* enum nrf_rt_outcome of the answer given */
+	struct rt_xact *next_free;
+	/* From here on not cleared by xact_take() (it clears only what comes
+	 * before req): req is moved in and rid written (rt_rid_take()) as
+	 * the transaction is taken; local is read only when have_local says
+	 * it was moved in (local_complete()); the plan is decided before the
+	 * transaction is taken. */
+	struct nrf_h2_msg req;     /* the request, kept for every try */
+	struct nrf_h2_msg local;   /* local NRF answer kept for step 8 */
 	char rid[RT_RID_MAX + 1];  /* request id (rt_rid_xact()); "" none,
 				    * RT_RID_LATER: not worked out yet */
-	struct rt_xact *next_free;
-	/* Last: decided before the transaction is taken (xact_take() clears
-	 * only what comes before it). */
 	struct nrf_fwd_plan plan;
 };
 

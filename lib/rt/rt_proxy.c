@@ -60,14 +60,17 @@ xact_next(struct rt_worker *w)
 	return x;
 }
 
-/* Take @p x (= xact_next(w)) off the free list; x->plan is kept. */
+/* Take @p x (= xact_next(w)) off the free list; x->plan is kept, x->req
+ * and x->rid are left for the caller to fill (front_on_request()), x->local
+ * for local_complete() (have_local is cleared): 401 bytes less to clear
+ * (issue 19). */
 static void
 xact_take(struct rt_worker *w, struct rt_xact *x)
 {
 	w->free_x = x->next_free;
 	if (--w->n_free_x < w->low_free_x)
 		w->low_free_x = w->n_free_x;
-	nrf_zero(x, offsetof(struct rt_xact, plan));
+	nrf_zero(x, offsetof(struct rt_xact, req));
 	x->w = w;
 	x->t.x = x;
 	/* rt_timer_init() on zeroed timers: only the callback is left to set */
@@ -158,7 +161,9 @@ respond_problem(struct nrf_h2_stream *st, int status, const char *body, size_t l
 		v /= 10;
 	} while (v != 0);
 	hdr_set(&h[n++], "content-type", "application/problem+json");
-	hdr_set(&h[n++], "content-length", p);
+	h[n].name = nrf_slice_str("content-length");
+	h[n].value.p = p; /* its length is known: no strlen() */
+	h[n++].value.len = (size_t)(clen + sizeof(clen) - 1 - p);
 	if (retry_after != NULL && retry_after[0] != '\0')
 		hdr_set(&h[n++], "retry-after", retry_after);
 	if (location != NULL && location[0] != '\0')
@@ -479,14 +484,18 @@ try_send(struct rt_try *t, struct nrf_h2_conn *c)
 	h[n++].value.len = ep->scheme_len;
 	h[n].name = nrf_slice_str(":authority");
 	if (t->local) {
-		struct nrf_slice host = nrf_h2_msg_get(r, "host");
-
 		h[n].value.p = ep->authority;
 		h[n].value.len = ep->authority_len;
-		if (r->authority.len > 0)
+		if (r->authority.len > 0) {
 			h[n].value = r->authority;
-		else if (host.len > 0)
-			h[n].value = host;
+		} else {
+			/* looked for only when needed (issue 19: HTTP/2
+			 * clients send :authority) */
+			struct nrf_slice host = nrf_h2_msg_get(r, "host");
+
+			if (host.len > 0)
+				h[n].value = host;
+		}
 		n++;
 		h[n].name = nrf_slice_str(":path");
 		h[n++].value = r->path;
@@ -495,13 +504,19 @@ try_send(struct rt_try *t, struct nrf_h2_conn *c)
 
 		h[n].value.p = ep->authority;
 		h[n++].value.len = ep->authority_len;
-		if (plen + r->path.len > w->path_cap)
-			return NRF_ETOOBIG;
-		memcpy(w->path, ep->prefix, plen);
-		memcpy(w->path + plen, r->path.p, r->path.len);
 		h[n].name = nrf_slice_str(":path");
-		h[n].value.p = w->path;
-		h[n++].value.len = plen + r->path.len;
+		if (plen == 0) {
+			/* nrf_h2_request() copies the list: the request's own
+			 * :path will do (issue 19: two memcpy() calls) */
+			h[n++].value = r->path;
+		} else {
+			if (plen + r->path.len > w->path_cap)
+				return NRF_ETOOBIG;
+			nrf_copy(w->path, ep->prefix, plen);
+			nrf_copy(w->path + plen, r->path.p, r->path.len);
+			h[n].value.p = w->path;
+			h[n++].value.len = plen + r->path.len;
+		}
 	}
 	for (i = 0; i < r->n_hdrs; i++) {
 		const struct nrf_h2_hdr *f = &r->hdrs[i];
@@ -521,10 +536,18 @@ try_send(struct rt_try *t, struct nrf_h2_conn *c)
 		h[n].value.p = w->via_member;
 		h[n++].value.len = w->via_member_len;
 		if (x->max_hops > 0) {
-			/* TS 29.500 §6.10.10: one hop less; nghttp2 copies it. */
-			snprintf(hops, sizeof(hops), "%d", (int)x->max_hops - 1);
+			/* TS 29.500 §6.10.10: one hop less; h2 copies it.
+			 * Digits by hand, as in respond_problem(). */
+			char *p = hops + sizeof(hops);
+			uint32_t v = (uint32_t)x->max_hops - 1;
+
+			do {
+				*--p = (char)('0' + v % 10);
+				v /= 10;
+			} while (v != 0);
 			h[n].name = nrf_slice_str("3gpp-sbi-max-forward-hops");
-			h[n++].value = nrf_slice_str(hops);
+			h[n].value.p = p;
+			h[n++].value.len = (size_t)(hops + sizeof(hops) - p);
 		}
 	}
 	t->ps = nrf_h2_request(c, h, n, &r->body, t, &err);
@@ -1228,7 +1251,8 @@ front_on_close(struct nrf_h2_stream *st, uint32_t code, int err)
 	try_abort(&x->t);
 	rt_timer_cancel(&w->timers, &x->rtimer);
 	nrf_h2_msg_release(w->h2, &x->req);
-	nrf_h2_msg_release(w->h2, &x->local);
+	if (x->have_local) /* the only way into x->local (local_complete()) */
+		nrf_h2_msg_release(w->h2, &x->local);
 	snap_ref(w, x->snap, -1);
 	st->user = NULL;
 	xact_put(w, x);

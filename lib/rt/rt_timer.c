@@ -184,8 +184,8 @@ rt_timer_arm(struct rt_timers *ts, struct rt_timer *t, uint32_t ms)
 	return rt_timer_arm_at(ts, t, rt_timers_now(ts) + (uint64_t)ms * 1000000ull);
 }
 
-int
-rt_timer_arm_lane(struct rt_timers *ts, struct rt_timer *t, uint32_t ms)
+static __attribute__((noinline)) int
+arm_lane_slow(struct rt_timers *ts, struct rt_timer *t, uint32_t ms)
 {
 	uint64_t at = rt_timers_now(ts) + (uint64_t)ms * 1000000ull;
 
@@ -194,6 +194,43 @@ rt_timer_arm_lane(struct rt_timers *ts, struct rt_timer *t, uint32_t ms)
 	if (lane_append(ts, t, ms))
 		return 0;
 	return rt_timer_arm_at(ts, t, at);
+}
+
+/*
+ * The usual case first, calling nothing (so saving no registers): a
+ * disarmed timer, the loop's clock already read this iteration, a lane of
+ * that duration in use whose latest deadline is not after this one. The
+ * rest (clock to read, timer to cancel, a lane to open, a clock that went
+ * back) takes arm_lane_slow(), which decides as lane_append() always did
+ * (issue 19: two arms per forwarded request, ~50 instructions each).
+ */
+int
+rt_timer_arm_lane(struct rt_timers *ts, struct rt_timer *t, uint32_t ms)
+{
+	uint64_t at;
+	unsigned int i;
+
+	if (NRF_UNLIKELY(t->idx != 0 || !ts->kept || ts->now == 0))
+		return arm_lane_slow(ts, t, ms);
+	at = ts->now + (uint64_t)ms * 1000000ull;
+	for (i = 0; i < RT_TIMER_LANES; i++) {
+		struct rt_timer_lane *l = &ts->lanes[i];
+
+		if (l->n != 0 && l->ms == ms) {
+			if (NRF_UNLIKELY(l->tail->at > at))
+				break;
+			t->at = at;
+			t->prev = l->tail;
+			t->next = NULL;
+			l->tail->next = t;
+			l->tail = t;
+			l->n++;
+			t->lane = (uint8_t)i;
+			t->idx = RT_TIMER_IN_LANE;
+			return 0;
+		}
+	}
+	return arm_lane_slow(ts, t, ms);
 }
 
 /* The earliest armed timer (NULL: none), its deadline in @p at. */

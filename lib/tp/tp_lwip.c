@@ -33,9 +33,12 @@
  * checksums per netif) and Debian's liblwip. With the own build received
  * frames are read in place (a pbuf_custom over the mbuf, given back when
  * the pbuf is freed) up to a quarter of the mbuf pool, then copied into
- * PBUF_POOL pbufs; lwIP leaves out the checksums the port offloads. With
- * Debian's, every frame is copied into a PBUF_RAM pbuf and every checksum
- * is lwIP's.
+ * PBUF_POOL pbufs; lwIP leaves out the checksums the port offloads, and
+ * those the port does not are computed here, on the whole frame, instead of
+ * by lwIP (IPv4 header and TCP checks in rx_frame(), the TCP checksum in
+ * link_out(); decision 0044): one pass over contiguous bytes where lwIP
+ * walks a pbuf chain per checksum. With Debian's, every frame is copied
+ * into a PBUF_RAM pbuf and every checksum is lwIP's.
  *
  * Loopback traffic is impossible here on purpose: lwIP's netif loopback
  * path (Debian's build; ours has none) hands packets to the tcpip thread
@@ -60,6 +63,9 @@
 #include "lwip/tcp.h"
 #include "lwip/timeouts.h"
 #include "netif/ethernet.h"
+#ifdef NRF_LWIP_OWN
+#include "nrf_lwip_hooks.h"
+#endif
 
 #include "nrf_common.h"
 #include "nrf_err.h"
@@ -140,6 +146,14 @@ struct nrf_tp_loop {
 	void *wake_ctx;
 };
 
+/* Checksums done by the transport instead of lwIP: own build only (it has
+ * per-netif checksum control and nrf_lwip_ip4_*_csum*()). */
+#if defined(NRF_LWIP_OWN) && LWIP_CHECKSUM_CTRL_PER_NETIF
+#define TP_SW_CSUM 1
+#else
+#define TP_SW_CSUM 0
+#endif
+
 #ifdef NRF_LWIP_OWN
 /* A received frame lwIP reads in place: a custom pbuf over the mbuf's data
  * (decision 0010). */
@@ -154,6 +168,9 @@ static struct {
 	struct netif netif;
 	bool up;
 	bool tx_offload;         /* the port fills checksums lwIP leaves out */
+	bool sw_rx_ip;           /* rx_frame() checks IPv4 header checksums */
+	bool sw_rx_tcp;          /* rx_frame() checks TCP checksums */
+	bool sw_tx_tcp;          /* link_out() fills TCP checksums */
 #ifdef NRF_LWIP_OWN
 	struct rx_ref *refs;     /* hold_max of them */
 	struct rx_ref *ref_free;
@@ -185,6 +202,21 @@ nrf_tp_lw_tx_release(void *cookie)
  * retransmission within the same iteration, which sends the same frame
  * twice. Chained frames are copied.
  */
+/* An IPv4 frame of @p len bytes at @p f: its TCP checksum, where neither
+ * lwIP nor the port computes it. */
+static inline void
+tx_csum(uint8_t *f, uint16_t len)
+{
+#if TP_SW_CSUM
+	if (lw.sw_tx_tcp && len >= ETH_HLEN + 40 && f[12] == ETHTYPE_IPV4_HI &&
+		f[13] == ETHTYPE_IPV4_LO)
+		nrf_lwip_ip4_tcp_csum_fill(f + ETH_HLEN, (u16_t)(len - ETH_HLEN));
+#else
+	(void)f;
+	(void)len;
+#endif
+}
+
 static err_t
 link_out(struct netif *nif, struct pbuf *p)
 {
@@ -192,6 +224,9 @@ link_out(struct netif *nif, struct pbuf *p)
 
 	(void)nif;
 	if (p->next == NULL && nrf_tp_dp_tx_lends()) {
+		/* The checksum goes into lwIP's segment, where lwIP itself
+		 * would write it (it rewrites the field on a retransmission). */
+		tx_csum(p->payload, p->len);
 		pbuf_ref(p);
 		if (nrf_tp_dp_tx_lend(p->payload, p->len, p) == 0) {
 			if (lw.tx_offload)
@@ -204,30 +239,36 @@ link_out(struct netif *nif, struct pbuf *p)
 	if (d == NULL)
 		return ERR_MEM;
 	(void)pbuf_copy_partial(p, d, p->tot_len, 0);
+	tx_csum(d, p->tot_len);
 	if (lw.tx_offload)
 		nrf_tp_dp_tx_offload();
 	return ERR_OK;
 }
 
-#if LWIP_CHECKSUM_CTRL_PER_NETIF
-/* Checksums lwIP computes and checks itself: all but those the port does.
- * ICMP always in software (no device offloads it). */
+#if TP_SW_CSUM
+/*
+ * Who computes which checksum. The port: those it offloads (decision
+ * 0010). The rest of IPv4 and TCP: this file, on whole frames (rx_frame(),
+ * link_out(); decision 0044), never lwIP, whose per-pbuf-chain checksum
+ * costs some 50 instructions a call more; lwIP keeps the IPv4 header
+ * checksum it writes (inline from the fields, LWIP_INLINE_IP_CHKSUM) and
+ * ICMP (no device offloads it).
+ */
 static void
 netif_checksums(struct netif *nif)
 {
 	unsigned int ol = nrf_tp_dp_csum_offloads();
 	u16_t fl = NETIF_CHECKSUM_ENABLE_ALL;
 
+	fl &= (u16_t)~(NETIF_CHECKSUM_GEN_TCP | NETIF_CHECKSUM_CHECK_IP |
+		NETIF_CHECKSUM_CHECK_TCP);
 	if (ol & NRF_TP_DP_CSUM_TX_IP)
 		fl &= (u16_t)~NETIF_CHECKSUM_GEN_IP;
-	if (ol & NRF_TP_DP_CSUM_TX_TCP)
-		fl &= (u16_t)~NETIF_CHECKSUM_GEN_TCP;
-	if (ol & NRF_TP_DP_CSUM_RX_IP)
-		fl &= (u16_t)~NETIF_CHECKSUM_CHECK_IP;
-	if (ol & NRF_TP_DP_CSUM_RX_TCP)
-		fl &= (u16_t)~NETIF_CHECKSUM_CHECK_TCP;
 	NETIF_SET_CHECKSUM_CTRL(nif, fl);
 	lw.tx_offload = (ol & (NRF_TP_DP_CSUM_TX_IP | NRF_TP_DP_CSUM_TX_TCP)) != 0;
+	lw.sw_tx_tcp = !(ol & NRF_TP_DP_CSUM_TX_TCP);
+	lw.sw_rx_ip = !(ol & NRF_TP_DP_CSUM_RX_IP);
+	lw.sw_rx_tcp = !(ol & NRF_TP_DP_CSUM_RX_TCP);
 }
 #else
 /* Debian's liblwip: checksums always in software, the port's offloads
@@ -360,6 +401,13 @@ rx_frame(void *arg, void *data, uint16_t len, void *frame)
 		memcpy(&src, f + ETH_HLEN + 12, 4);
 		if (bad_source(src))
 			return NRF_TP_DP_RX_DROP;
+#if TP_SW_CSUM
+		/* Before tw_reuse(): a forged SYN must not end a TIME_WAIT. */
+		if ((lw.sw_rx_ip || lw.sw_rx_tcp) &&
+			!nrf_lwip_ip4_rx_csum_ok(f + ETH_HLEN, (u16_t)(len - ETH_HLEN),
+				lw.sw_rx_ip, lw.sw_rx_tcp))
+			return NRF_TP_DP_RX_DROP;
+#endif
 		tw_reuse(f + ETH_HLEN, (uint16_t)(len - ETH_HLEN), src);
 	} else if (f[12] != ETHTYPE_ARP_HI || f[13] != ETHTYPE_ARP_LO) {
 		return NRF_TP_DP_RX_DROP; /* IPv6, VLAN, ...: nothing here speaks them */

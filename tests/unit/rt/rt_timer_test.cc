@@ -260,3 +260,33 @@ TEST(RtTimer, LaneTimerRearmedFromItsCallback)
 	EXPECT_EQ(a.t.idx, 0u);
 	rt_timers_fini(&ts);
 }
+
+/* A clock that went back (the kept time of an earlier iteration set by
+ * hand): a deadline before the lane's latest goes to the heap, so the lane
+ * stays sorted, and both fire in deadline order. rt_timer_arm_lane()'s
+ * fast path and its slow path decide alike. */
+TEST(RtTimer, DeadlineBeforeTheLanesLatestGoesToTheHeap)
+{
+	Heap h;
+	Tm a{{}, 1}, b{{}, 2}, c{{}, 3};
+
+	h.ts.kept = true;
+	rt_timer_init(&a.t, record);
+	rt_timer_init(&b.t, record);
+	rt_timer_init(&c.t, record);
+	h.ts.now = 50000000;
+	ASSERT_EQ(rt_timer_arm_lane(&h.ts, &a.t, 5), 0);
+	EXPECT_EQ(a.t.idx, RT_TIMER_IN_LANE);
+	h.ts.now = 1000; /* back */
+	ASSERT_EQ(rt_timer_arm_lane(&h.ts, &b.t, 5), 0);
+	EXPECT_NE(b.t.idx, 0u);
+	EXPECT_NE(b.t.idx, RT_TIMER_IN_LANE);
+	h.ts.now = 60000000; /* on again: the lane takes it */
+	ASSERT_EQ(rt_timer_arm_lane(&h.ts, &c.t, 5), 0);
+	EXPECT_EQ(c.t.idx, RT_TIMER_IN_LANE);
+	/* armed again while armed: cancelled first (slow path) */
+	ASSERT_EQ(rt_timer_arm_lane(&h.ts, &a.t, 5), 0);
+	EXPECT_EQ(a.t.idx, RT_TIMER_IN_LANE);
+	rt_timers_run(&h.ts, UINT64_MAX);
+	EXPECT_EQ(h.fired.ids, (std::vector<int>{2, 3, 1}));
+}

@@ -3,7 +3,10 @@
 #ifndef NRF_LWIP_HOOKS_H
 #define NRF_LWIP_HOOKS_H
 
+#include <string.h>
+
 #include "lwip/arch.h"
+#include "lwip/def.h"
 #include "lwip/ip_addr.h"
 
 /*
@@ -13,5 +16,108 @@
  */
 u32_t nrf_lwip_tcp_isn(const ip_addr_t *local_ip, u16_t local_port,
 	const ip_addr_t *remote_ip, u16_t remote_port);
+
+/*
+ * IPv4/TCP checksums of whole packets, for the transport (tp_lwip.c) when
+ * it checks and fills them in place of lwIP (decision 0044): one pass over
+ * a contiguous packet, without lwIP's walk over a pbuf chain and its
+ * per-call folding. Inline: the transport calls them once per frame.
+ * Pure functions of the bytes; any thread.
+ */
+
+/* 64-bit partial sum of memory-order 16-bit words, folded to 16 bits. */
+static inline u16_t
+nrf_lwip_fold64(u64_t s)
+{
+	s = (s & 0xffffffffu) + (s >> 32);
+	s = (s & 0xffffffffu) + (s >> 32);
+	s = (s & 0xffffu) + (s >> 16);
+	s = (s & 0xffffu) + (s >> 16);
+	return (u16_t)s;
+}
+
+/* The words of an IPv4 header of @p ihl bytes (20..60, a multiple of 4). */
+static inline u64_t
+nrf_lwip_ip4_hdr_sum(const u8_t *ip, unsigned int ihl)
+{
+	u32_t w[5];
+	u64_t s;
+	unsigned int i;
+
+	memcpy(w, ip, 20);
+	s = (u64_t)w[0] + w[1] + w[2] + w[3] + w[4];
+	for (i = 20; i < ihl; i += 4) {
+		memcpy(w, ip + i, 4);
+		s += w[0];
+	}
+	return s;
+}
+
+/* The pseudo header of the TCP segment (@p tcp_len bytes) of IPv4 packet
+ * @p ip: its addresses as they lie in memory, protocol and length in
+ * network order, like every other word of the sum. */
+static inline u64_t
+nrf_lwip_tcp_pseudo_sum(const u8_t *ip, unsigned int tcp_len)
+{
+	u32_t a, b;
+
+	memcpy(&a, ip + 12, 4);
+	memcpy(&b, ip + 16, 4);
+	return (u64_t)a + b + lwip_htons(6) + lwip_htons((u16_t)tcp_len);
+}
+
+/*
+ * @p packet: an IPv4 packet of which @p len bytes are present (a frame
+ * after its Ethernet header). Returns 0 when a checksum asked for is wrong:
+ * the header's (@p check_ip), or the TCP segment's with its pseudo header
+ * (@p check_tcp; the segment's length is the header's total length minus
+ * the header). Returns 1 otherwise, also for what it cannot check and
+ * lwIP drops anyway (not IPv4, truncated, inconsistent lengths,
+ * fragments: lwIP does not reassemble).
+ */
+static inline int
+nrf_lwip_ip4_rx_csum_ok(const void *packet, u16_t len, int check_ip, int check_tcp)
+{
+	const u8_t *ip = (const u8_t *)packet;
+	unsigned int ihl, tot;
+
+	if (len < 20 || (ip[0] >> 4) != 4)
+		return 1;
+	ihl = (ip[0] & 0x0fu) * 4u;
+	if (ihl < 20 || ihl > len)
+		return 1;
+	if (check_ip && nrf_lwip_fold64(nrf_lwip_ip4_hdr_sum(ip, ihl)) != 0xffff)
+		return 0;
+	tot = (unsigned int)ip[2] << 8 | ip[3];
+	if (!check_tcp || ip[9] != 6 || (ip[6] & 0x3fu) != 0 || ip[7] != 0 ||
+		tot < ihl + 20 || tot > len)
+		return 1;
+	return nrf_lwip_fold64(nrf_lwip_tcp_pseudo_sum(ip, tot - ihl) +
+		LWIP_CHKSUM(ip + ihl, (int)(tot - ihl))) == 0xffff;
+}
+
+/*
+ * Writes the TCP checksum of IPv4/TCP packet @p packet (@p len bytes
+ * present). Anything else (not IPv4 or TCP, a fragment, lengths that do
+ * not fit) is left as it is.
+ */
+static inline void
+nrf_lwip_ip4_tcp_csum_fill(void *packet, u16_t len)
+{
+	u8_t *ip = (u8_t *)packet;
+	unsigned int ihl, tot;
+	u16_t c;
+
+	if (len < 40 || (ip[0] >> 4) != 4 || ip[9] != 6)
+		return;
+	ihl = (ip[0] & 0x0fu) * 4u;
+	tot = (unsigned int)ip[2] << 8 | ip[3];
+	if (ihl < 20 || tot < ihl + 20 || tot > len || (ip[6] & 0x3fu) != 0 || ip[7] != 0)
+		return;
+	memset(ip + ihl + 16, 0, 2);
+	c = (u16_t)~nrf_lwip_fold64(nrf_lwip_tcp_pseudo_sum(ip, tot - ihl) +
+		LWIP_CHKSUM(ip + ihl, (int)(tot - ihl)));
+	memcpy(ip + ihl + 16, &c, 2);
+}
 
 #endif /* NRF_LWIP_HOOKS_H */

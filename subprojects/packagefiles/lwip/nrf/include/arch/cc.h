@@ -22,7 +22,8 @@
 #define LWIP_RAND() ((u32_t)rand())
 
 /*
- * Assertions never abort a production build (NDEBUG, buildtype=release):
+ * Assertions, where compiled in (NRF_LWIP_ASSERTS, meson -Dlwip_asserts;
+ * lwipopts.h), never abort a production build (NDEBUG, buildtype=release):
  * they are logged (rate-limited) and counted, and lwIP goes on as its own
  * error handling allows. Other builds (the tests) abort, so a broken
  * invariant is found where it happens.
