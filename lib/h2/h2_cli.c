@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Peer (client) connections: nrfwd's own HTTP/2 client framing
- * (decision 0039). Front connections keep nghttp2's server session.
+ * (decision 0039). Front connections: h2_srv.c (decision 0046).
  *
  * Why not nghttp2 here: a forwarded request paid nghttp2's full client
  * session on this leg (stream objects, priority tree, frame queue, its

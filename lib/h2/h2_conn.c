@@ -678,11 +678,7 @@ nrf_h2_ctx_create(const struct nrf_tp_ops *tp, struct nrf_tp_loop *loop,
 	nrf_list_init(&ctx->rq);
 	nrf_list_init(&ctx->dead);
 	nrf_list_init(&ctx->lingering);
-	{
-		const char *e = getenv("NRFWD_OWN_FRONT"); /* WIP switch */
-
-		ctx->own_front = e != NULL && e[0] == '1';
-	}
+	ctx->own_front = !lim->nghttp2_front;
 	ctx->cb_server = make_callbacks();
 	if (ctx->cb_server == NULL || nghttp2_option_new(&ctx->opt_server) != 0)
 		goto nomem;

@@ -177,7 +177,7 @@ void h2_cli_hb_free(struct nrf_h2_stream *st);
 
 /*
  * h2_srv.c: a front (server) connection's HTTP/2, nrfwd's own framing
- * (decision 0043's plan; work in progress, not wired in yet).
+ * (decision 0046); nghttp2's server session with lim.nghttp2_front.
  */
 struct h2_srv {
 	nghttp2_hd_inflater *infl;
@@ -262,7 +262,7 @@ struct nrf_h2_conn {
 	struct nrf_h2_ctx *ctx;
 	nghttp2_session *sess;   /* front only */
 	struct h2_cli *cli;      /* peer only */
-	struct h2_srv *srv;      /* front, own framing (not wired in yet) */
+	struct h2_srv *srv;      /* front, own framing (else sess) */
 	struct nrf_tp_conn *tc;
 	const struct nrf_h2_cbs *cbs;
 	void *user;
@@ -342,7 +342,7 @@ struct nrf_h2_ctx {
 	struct nrf_h2_limits lim;
 	nghttp2_session_callbacks *cb_server;
 	nghttp2_option *opt_server;
-	bool own_front; /* WIP: front connections on h2_srv.c (NRFWD_OWN_FRONT=1) */
+	bool own_front; /* front connections on h2_srv.c (!lim.nghttp2_front) */
 	struct h2_mem mem;
 
 	struct h2_pool chunks;

@@ -1,20 +1,30 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * Front (server) connections: nrfwd's own HTTP/2 server framing.
+ * Front (server) connections: nrfwd's own HTTP/2 server framing (decision
+ * 0046). nghttp2's server session stays available as a fallback
+ * (runtime.http2Front "nghttp2", h2_conn.c).
  *
- * WORK IN PROGRESS (decision 0043's plan, branch s7-own-front-wip): built,
- * not yet wired into h2_conn.c; front connections still run nghttp2's server
- * session. What is here: the input side (preface, the frame reader, SETTINGS,
- * HEADERS/CONTINUATION through nghttp2's HPACK inflater with the field rules
- * of h2_check.c, DATA with flow control, RST_STREAM, PING, GOAWAY,
- * WINDOW_UPDATE, PRIORITY) following nghttp2 1.52's server session as
- * test_h2_conformance.py pins it, and the output side (control frames,
- * response HEADERS encoded without a dynamic table, DATA under the client's
- * windows). What is missing before it can replace nghttp2 on the front: the
- * wiring (conn_flush/conn_read/teardown, nrf_h2_respond*(), nrf_h2_append(),
- * nrf_h2_end(), nrf_h2_reset(), shutdown and refuse), h2_guard.c's verdicts
- * applied here instead of through nghttp2, h2_tmo.c's getters, the header
- * flood rule (header_flood() in h2_conn.c), and every suite passing.
+ * Why: after the upstream leg left nghttp2 (decision 0039), nghttp2's
+ * server session was half of a forwarded request's user-space instructions
+ * (8 462 of 16 907): stream objects, the outbound item queue and its
+ * scheduler, an HPACK encoder that hashes every answer field. What a front
+ * needs is smaller: requests come in through nghttp2's public HPACK
+ * inflater (nghttp2_hd_inflate_hd2(): Huffman and the dynamic table stay
+ * nghttp2's), the HTTP rules are h2_check.c's (as with nghttp2, which ran
+ * without its own: no_http_messaging), answers go out as one HEADERS frame
+ * encoded straight into the output queue (HPACK without a dynamic table:
+ * :status fully indexed where the static table has it, literal names, raw
+ * values) and DATA framed from the stream's body under the client's
+ * windows, straight into the connection's output buffer.
+ *
+ * The behaviour the owner and the client see is that of the nghttp2 server
+ * session it replaces, as test_h2_conformance.py, test_hostile.py,
+ * test_limits.py and test_timeouts.py pin it (they run against both):
+ * h2_guard.c's frame-header pass in front of it unchanged
+ * (h2_guard_recv_srv()), header floods answered 431 then
+ * GOAWAY(ENHANCE_YOUR_CALM), stream resets limited as Debian's nghttp2
+ * limits them (CVE-2023-44487), at most 1 000 unwritten PING/SETTINGS
+ * acknowledgements.
  *
  * The rules, as nghttp2 1.52 applies them on a server session with
  * no_closed_streams, no_http_messaging, no_auto_window_update and
@@ -808,9 +818,6 @@ on_settings(struct nrf_h2_conn *c, uint8_t flags, uint32_t sid, const uint8_t *p
 static int
 on_ping(struct nrf_h2_conn *c, uint8_t flags, uint32_t sid, const uint8_t *p, size_t len)
 {
-	uint64_t token = 0;
-	unsigned int i;
-
 	if (sid != 0)
 		return conn_error(c, NRF_H2_PROTOCOL_ERROR, "PING: stream_id != 0");
 	if (len != 8)
@@ -821,8 +828,6 @@ on_ping(struct nrf_h2_conn *c, uint8_t flags, uint32_t sid, const uint8_t *p, si
 		oq_frame(c, FT_PING, FL_ACK, 0, p, 8);
 		return 0;
 	}
-	(void)token;
-	(void)i;
 	h2_conn_ping_ack(c, p);
 	return 0;
 }

@@ -219,6 +219,10 @@ struct nrf_h2_limits {
 	 *  (nrf_h2_consume()), so the most an answer holds in memory; charged
 	 *  whole to the budget for every open peer stream. */
 	uint32_t peer_stream_window;
+	/** Front connections on nghttp2's server session instead of nrfwd's
+	 *  own HTTP/2 server (lib/h2/h2_srv.c, decision 0046): the same
+	 *  behaviour, kept as a fallback (runtime.http2Front "nghttp2"). */
+	bool nghttp2_front;
 };
 
 /**
