@@ -52,8 +52,9 @@ TEST(Copy, ReadsNoByteOutsideTheSource)
 			src[i] = (char)('a' + i % 26);
 		nrf_copy(dst.data(), src.data(), n);
 		// An empty vector's data() may be NULL: memcmp() must not see it.
-		if (n > 0)
+		if (n > 0) {
 			ASSERT_EQ(0, std::memcmp(dst.data(), src.data(), n));
+		}
 		ASSERT_EQ('x', dst[n]);
 	}
 }
