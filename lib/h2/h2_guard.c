@@ -345,7 +345,11 @@ h2_guard_recv(struct nrf_h2_conn *c, const uint8_t *in, size_t len)
 	return (ssize_t)len;
 }
 
-/* h2_guard_recv() for front connections on h2_srv.c (work in progress). */
+/*
+ * h2_guard_recv() for front connections on nrfwd's own server (h2_srv.c,
+ * decision 0046): the same verdicts, applied there. Returns 0, or
+ * h2_srv_recv()'s NRF_EPARSE / NRF_EPROTO.
+ */
 int
 h2_guard_recv_srv(struct nrf_h2_conn *c, const uint8_t *in, size_t len)
 {
