@@ -106,8 +106,8 @@ is_head(struct nrf_slice method)
 	return method.len == 4 && memcmp(method.p, "HEAD", 4) == 0;
 }
 
-static void
-deliver(struct nrf_h2_conn *c, struct nrf_h2_stream *st, int err)
+void
+h2_conn_deliver(struct nrf_h2_conn *c, struct nrf_h2_stream *st, int err)
 {
 	if (st->flags & NRF_H2_SF_DELIVERED)
 		return;
@@ -119,8 +119,8 @@ deliver(struct nrf_h2_conn *c, struct nrf_h2_stream *st, int err)
 }
 
 /* Front: once headers are in, check what this proxy can handle. */
-static int
-check_request_head(struct nrf_h2_conn *c, struct nrf_h2_stream *st)
+int
+h2_conn_check_head(struct nrf_h2_conn *c, struct nrf_h2_stream *st)
 {
 	const struct nrf_h2_msg *m = &st->msg;
 
@@ -212,7 +212,7 @@ header_flood(struct nrf_h2_conn *c, struct nrf_h2_stream *st)
 							   NRF_H2_SF_RESET))) {
 		st->flags |= NRF_H2_SF_HDR_OVER;
 		c->calm_id = st->id;
-		deliver(c, st, NRF_ETOOBIG);
+		h2_conn_deliver(c, st, NRF_ETOOBIG);
 	}
 	if (st == NULL || st->hdr_phase != 0 || !(st->flags & NRF_H2_SF_RESPONDED) ||
 		(st->flags & NRF_H2_SF_OUT_DONE) || (c->fl & CF_WBLOCK))
@@ -321,19 +321,19 @@ server_frame_recv(struct nrf_h2_conn *c, const nghttp2_frame *frame)
 		return;
 	}
 	if (frame->hd.type == NGHTTP2_HEADERS && st->hdr_phase == 0) {
-		int err = check_request_head(c, st);
+		int err = h2_conn_check_head(c, st);
 
 		st->hdr_phase = 1;
 		if (is_head(st->msg.method))
 			st->flags |= NRF_H2_SF_HEAD;
 		if (err != 0) {
-			deliver(c, st, err);
+			h2_conn_deliver(c, st, err);
 			return;
 		}
 	}
 	if (end) {
 		st->flags |= NRF_H2_SF_END;
-		deliver(c, st, 0);
+		h2_conn_deliver(c, st, 0);
 	}
 }
 
@@ -461,10 +461,10 @@ front_data(struct nrf_h2_conn *c, struct nrf_h2_stream *st, int32_t id, const ui
 	}
 	if (!(st->flags & (NRF_H2_SF_REJECTED | NRF_H2_SF_RESPONDED))) {
 		if (st->msg.body.len + len > c->ctx->lim.max_body_bytes) {
-			deliver(c, st, NRF_ETOOBIG);
+			h2_conn_deliver(c, st, NRF_ETOOBIG);
 		} else if (h2_over_budget(c->ctx)) {
 			st->flags |= NRF_H2_SF_BUSY;
-			deliver(c, st, NRF_EFULL);
+			h2_conn_deliver(c, st, NRF_EFULL);
 		} else {
 			if (nrf_h2_body_append(c->ctx, &st->msg.body, data, len) != 0) {
 				nghttp2_session_consume(sess, id, len);

@@ -381,22 +381,7 @@ h2_guard_recv_srv(struct nrf_h2_conn *c, const uint8_t *in, size_t len)
 				st->flags |= NRF_H2_SF_MALFORMED;
 				h2_srv_reset(c, st, v.code);
 			} else {
-				uint8_t b[13];
-
-				b[0] = 0;
-				b[1] = 0;
-				b[2] = 4;
-				b[3] = 0x3;
-				b[4] = 0;
-				b[5] = (uint8_t)(v.sid >> 24);
-				b[6] = (uint8_t)(v.sid >> 16);
-				b[7] = (uint8_t)(v.sid >> 8);
-				b[8] = (uint8_t)v.sid;
-				b[9] = (uint8_t)(v.code >> 24);
-				b[10] = (uint8_t)(v.code >> 16);
-				b[11] = (uint8_t)(v.code >> 8);
-				b[12] = (uint8_t)v.code;
-				h2_srv_raw(c, b, sizeof(b));
+				h2_srv_rst(c, v.sid, v.code);
 			}
 		}
 	}

@@ -249,10 +249,15 @@ void h2_srv_reset(struct nrf_h2_conn *c, struct nrf_h2_stream *st, uint32_t code
 int h2_srv_headers(struct nrf_h2_conn *c, struct nrf_h2_stream *st, int status,
 	const struct nrf_h2_hdr *hdrs, size_t n_hdrs, bool end);
 void h2_srv_resume(struct nrf_h2_conn *c, struct nrf_h2_stream *st);
-void h2_srv_raw(struct nrf_h2_conn *c, const uint8_t *f, size_t len);
+void h2_srv_rst(struct nrf_h2_conn *c, uint32_t sid, uint32_t code);
 
 /* h2_conn.c, for h2_cli.c and h2_srv.c */
 void h2_conn_fail(struct nrf_h2_conn *c, int err);
+/* Front (both servers): the request of @p st to its owner (on_request),
+ * once; and what this proxy can handle of a complete request head (0 or
+ * the NRF_E* the owner answers with: 503, 431, 400, 413). */
+void h2_conn_deliver(struct nrf_h2_conn *c, struct nrf_h2_stream *st, int err);
+int h2_conn_check_head(struct nrf_h2_conn *c, struct nrf_h2_stream *st);
 /* A PING ACK on a front connection (the drain's, or the owner's token). */
 void h2_conn_ping_ack(struct nrf_h2_conn *c, const uint8_t d[8]);
 struct nrf_h2_stream *h2_srv_stream(struct nrf_h2_conn *c, uint32_t sid);

@@ -45,80 +45,20 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "h2_frame.h"
 #include "h2_int.h"
 #include "nrf_err.h"
 #include "nrf_log.h"
 
 #define MOD "h2"
 
-enum {
-	FT_DATA = 0x0,
-	FT_HEADERS = 0x1,
-	FT_PRIORITY = 0x2,
-	FT_RST_STREAM = 0x3,
-	FT_SETTINGS = 0x4,
-	FT_PUSH_PROMISE = 0x5,
-	FT_PING = 0x6,
-	FT_GOAWAY = 0x7,
-	FT_WINDOW_UPDATE = 0x8,
-	FT_CONTINUATION = 0x9,
-};
-
-#define FL_END_STREAM 0x01u
-#define FL_ACK 0x01u
-#define FL_END_HEADERS 0x04u
-#define FL_PADDED 0x08u
-#define FL_PRIORITY 0x20u
 
 #define FRAME_MAX 16384u
-#define WIN_MAX 0x7fffffffu
-#define WIN_DEFAULT 65535u
 /* PING and SETTINGS ACKs queued unwritten before the client counts as
  * flooding (nghttp2's max_outbound_ack). */
 #define MAX_ACKS 1000u
 
 static const uint8_t magic[24] = "PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n";
-
-/* ------------------------------------------------------------------------ */
-/* Bytes                                                                     */
-
-static inline void
-put24(uint8_t *p, uint32_t v)
-{
-	p[0] = (uint8_t)(v >> 16);
-	p[1] = (uint8_t)(v >> 8);
-	p[2] = (uint8_t)v;
-}
-
-static inline void
-put32(uint8_t *p, uint32_t v)
-{
-	p[0] = (uint8_t)(v >> 24);
-	p[1] = (uint8_t)(v >> 16);
-	p[2] = (uint8_t)(v >> 8);
-	p[3] = (uint8_t)v;
-}
-
-static inline uint32_t
-get32(const uint8_t *p)
-{
-	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
-}
-
-static inline uint32_t
-frame_len(const uint8_t *f)
-{
-	return (uint32_t)f[0] << 16 | (uint32_t)f[1] << 8 | f[2];
-}
-
-static inline void
-frame_hd(uint8_t *p, uint32_t len, uint8_t type, uint8_t flags, uint32_t sid)
-{
-	put24(p, len);
-	p[3] = type;
-	p[4] = flags;
-	put32(p + 5, sid);
-}
 
 /* ------------------------------------------------------------------------ */
 /* Output queue: control frames and response HEADERS, in order               */
@@ -304,18 +244,6 @@ conn_error(struct nrf_h2_conn *c, uint32_t code, const char *why)
 /* Input: header blocks                                                      */
 
 static void
-deliver(struct nrf_h2_conn *c, struct nrf_h2_stream *st, int err)
-{
-	if (st->flags & NRF_H2_SF_DELIVERED)
-		return;
-	st->flags |= NRF_H2_SF_DELIVERED;
-	if (err != 0)
-		st->flags |= NRF_H2_SF_REJECTED;
-	if (c->cbs->on_request != NULL)
-		c->cbs->on_request(st, err);
-}
-
-static void
 malformed(struct nrf_h2_conn *c, struct nrf_h2_stream *st)
 {
 	st->flags |= NRF_H2_SF_MALFORMED;
@@ -361,7 +289,7 @@ flood(struct nrf_h2_conn *c, struct nrf_h2_stream *st)
 		st->flags |= NRF_H2_SF_HDR_OVER;
 		c->calm_id = st->id;
 		st->hdr_phase = 1;
-		deliver(c, st, NRF_ETOOBIG);
+		h2_conn_deliver(c, st, NRF_ETOOBIG);
 	}
 	if (st == NULL || c->calm_id != st->id || (st->flags & NRF_H2_SF_OUT_DONE) ||
 		(c->fl & CF_WBLOCK))
@@ -431,23 +359,6 @@ inflate(struct nrf_h2_conn *c, const uint8_t *in, size_t len, bool final)
 	}
 }
 
-/* Front: once headers are in, what this proxy can handle. */
-static int
-check_request_head(struct nrf_h2_conn *c, struct nrf_h2_stream *st)
-{
-	const struct nrf_h2_msg *m = &st->msg;
-
-	if (st->flags & NRF_H2_SF_BUSY)
-		return NRF_EFULL;
-	if (st->flags & NRF_H2_SF_HDR_OVER)
-		return NRF_ETOOBIG;
-	if (m->path.len == 0 || m->method.len == 0 || nrf_slice_eq(m->method, "CONNECT"))
-		return NRF_EPARSE;
-	if (st->chk.clen > 0 && (uint64_t)st->chk.clen > c->ctx->lim.max_body_bytes)
-		return NRF_ETOOBIG;
-	return 0;
-}
-
 /* END_STREAM received: closed once the answer is out too. */
 static void
 end_recv(struct nrf_h2_conn *c, struct nrf_h2_stream *st)
@@ -479,13 +390,13 @@ block_end(struct nrf_h2_conn *c)
 		return;
 	}
 	if (st->hdr_phase == 0) {
-		int err = check_request_head(c, st);
+		int err = h2_conn_check_head(c, st);
 
 		st->hdr_phase = 1;
 		if (st->msg.method.len == 4 && memcmp(st->msg.method.p, "HEAD", 4) == 0)
 			st->flags |= NRF_H2_SF_HEAD;
 		if (err != 0) {
-			deliver(c, st, err);
+			h2_conn_deliver(c, st, err);
 			if (end)
 				end_recv(c, st);
 			return;
@@ -493,7 +404,7 @@ block_end(struct nrf_h2_conn *c)
 	}
 	if (end) {
 		st->flags |= NRF_H2_SF_END;
-		deliver(c, st, 0);
+		h2_conn_deliver(c, st, 0);
 		end_recv(c, st);
 	}
 }
@@ -709,11 +620,11 @@ on_data(struct nrf_h2_conn *c, uint8_t flags, uint32_t sid, const uint8_t *p, si
 	} else if (!(st->flags & (NRF_H2_SF_REJECTED | NRF_H2_SF_RESPONDED))) {
 		if (st->msg.body.len + dlen > c->ctx->lim.max_body_bytes) {
 			conn_consumed(c, (uint32_t)dlen);
-			deliver(c, st, NRF_ETOOBIG);
+			h2_conn_deliver(c, st, NRF_ETOOBIG);
 		} else if (h2_over_budget(c->ctx)) {
 			conn_consumed(c, (uint32_t)dlen);
 			st->flags |= NRF_H2_SF_BUSY;
-			deliver(c, st, NRF_EFULL);
+			h2_conn_deliver(c, st, NRF_EFULL);
 		} else if (dlen > 0 && nrf_h2_body_append(c->ctx, &st->msg.body, d, dlen) != 0) {
 			conn_consumed(c, (uint32_t)dlen);
 			h2_srv_reset(c, st, NRF_H2_INTERNAL_ERROR);
@@ -735,7 +646,7 @@ on_data(struct nrf_h2_conn *c, uint8_t flags, uint32_t sid, const uint8_t *p, si
 	if (end) {
 		st->flags |= NRF_H2_SF_END;
 		if (!(st->flags & NRF_H2_SF_MALFORMED))
-			deliver(c, st, 0);
+			h2_conn_deliver(c, st, 0);
 		end_recv(c, st);
 	}
 	return 0;
@@ -1209,33 +1120,6 @@ h2_srv_want_read(const struct nrf_h2_conn *c)
 /* ------------------------------------------------------------------------ */
 /* Responses: HPACK without a dynamic table                                  */
 
-static inline uint8_t *
-hp_int(uint8_t *p, uint8_t first, unsigned int prefix, size_t v)
-{
-	size_t max = ((size_t)1 << prefix) - 1;
-
-	if (v < max) {
-		*p++ = (uint8_t)(first | v);
-		return p;
-	}
-	*p++ = (uint8_t)(first | max);
-	v -= max;
-	while (v >= 128) {
-		*p++ = (uint8_t)(0x80 | (v & 0x7f));
-		v >>= 7;
-	}
-	*p++ = (uint8_t)v;
-	return p;
-}
-
-static inline uint8_t *
-hp_str(uint8_t *p, const char *s, size_t len)
-{
-	p = hp_int(p, 0, 7, len);
-	memcpy(p, s, len);
-	return p + len;
-}
-
 /* :status fully indexed where the static table has it (RFC 7541 App. A). */
 static uint8_t *
 hp_status(uint8_t *p, int status)
@@ -1476,17 +1360,10 @@ h2_srv_last_proc(const struct nrf_h2_conn *c)
 	return c->srv->last_proc;
 }
 
-/* Bytes of a whole frame queued as they are (h2_guard_recv_srv()). */
+/* RST_STREAM(@p code) on a stream this side no longer tracks
+ * (h2_guard_recv_srv()). */
 void
-h2_srv_raw(struct nrf_h2_conn *c, const uint8_t *f, size_t len)
+h2_srv_rst(struct nrf_h2_conn *c, uint32_t sid, uint32_t code)
 {
-	uint8_t *p = oq_reserve(c, len);
-
-	if (p == NULL) {
-		h2_conn_fail(c, NRF_ENOMEM);
-		return;
-	}
-	memcpy(p, f, len);
-	c->srv->oq_len += (uint32_t)len;
-	h2_mark_dirty(c);
+	oq_rst(c, sid, code);
 }
