@@ -77,6 +77,7 @@ dpdk_settings(const struct nrf_cfg *cfg, const struct nrfwd_tp_opts *o,
 	c->tx_desc = (uint16_t)d->tx_descriptors;
 	c->mbufs = d->mbufs;
 	c->mbuf_cache = d->mbuf_cache;
+	c->mtu = d->mtu;
 	c->burst = (uint16_t)d->burst;
 	c->idle_spin = d->idle_spin;
 	c->idle_sleep_us = d->idle_sleep_us;

@@ -30,7 +30,7 @@ time goes, by component.
 Writes the section between <!-- begin dpdk --> / <!-- end dpdk --> of
 docs/benchmarks.md. Not part of the tests. Needs root. Usage:
   python3 bench/e2e/dpdk_bench.py [--build-dir build] [--requests 100000]
-      [--rounds 5] [--clients 8] [--streams 32] [--dpdk-opt KEY=JSON]... [--no-perf]
+      [--rounds 5] [--clients 8] [--streams 32] [--dpdk-opt KEY=JSON]... [--no-perf] [--mtu 1500]
       [--no-write] [--alt-build DIR] [--hugepages] [--rps] [--warmup S]
 Every measured run follows --warmup S seconds (default 2) of the same load
 on the same process, not counted: each round measures the steady state.
@@ -143,6 +143,11 @@ class Bench:
         # and go with the other users' tests.
         self.mem = D.eal_memory() if getattr(args, "hugepages", False) else ["--no-huge", "--no-shconf"]
 
+    def jumbo(self):
+        """--mtu above 1500: the veth pair, the kernel proxies and the DPDK
+        port (runtime.dpdk.mtu, af_packet framesz) all on jumbo frames."""
+        return getattr(self.args, "mtu", 1500) > 1500
+
     # ---- topology ---------------------------------------------------------
     def setup(self):
         for ns in (self.ns_c, self.ns_p):
@@ -165,6 +170,10 @@ class Bench:
             # the receiver's IP/TCP input in the sender's context.
             for ns, dev, mask in ((self.ns_c, self.dev_c, "1"), (self.ns_p, self.dev_p, "2")):
                 D.sh("sh", "-c", f"echo {mask} > /sys/class/net/{dev}/queues/rx-0/rps_cpus", ns=ns)
+        mtu = getattr(self.args, "mtu", 1500)
+        if mtu != 1500:
+            D.sh("ip", "link", "set", self.dev_c, "mtu", str(mtu), ns=self.ns_c)
+            D.sh("ip", "link", "set", self.dev_p, "mtu", str(mtu), ns=self.ns_p)
         D.sh("ip", "addr", "add", CLIENT_IP + "/24", "dev", self.dev_c, ns=self.ns_c)
         D.sh("ip", "addr", "add", KERN_IP + "/24", "dev", self.dev_p, ns=self.ns_p)
         for ns, dev in ((self.ns_c, self.dev_c), (self.ns_p, self.dev_p)):
@@ -230,6 +239,8 @@ class Bench:
         if dpdk:
             cfg["runtime"]["transport"] = "dpdk"
             cfg["runtime"]["dpdk"] = {"ipv4Address": DPDK_IP, "prefixLength": 24}
+            if self.jumbo():
+                cfg["runtime"]["dpdk"]["mtu"] = self.args.mtu
             for kv in getattr(self.args, "dpdk_opt", None) or []:
                 k, v = kv.split("=", 1)
                 cfg["runtime"]["dpdk"][k] = json.loads(v)
@@ -275,7 +286,9 @@ backend be
         prefix = f"{self.tag}d{n}"
         self.prefixes.append(prefix)
         eal = ["--no-pci", "--no-telemetry", "-l", "0,1", f"--file-prefix={prefix}"] + self.mem + [
-            f"--vdev=net_af_packet0,iface={self.dev_p},qpairs=1,qdisc_bypass=1"]
+            f"--vdev=net_af_packet0,iface={self.dev_p},qpairs=1,qdisc_bypass=1"
+            + (",framesz=9216,blocksz=36864" if self.jumbo() else "")] + (
+            ["-m", "512"] if self.jumbo() and "--no-huge" in self.mem else [])
         cmd = [f"{build or self.build}/app/nrfwd/nrfwd"] + eal + [
             "--", "--config", self.nrfwd_cfg(True), "--log-level", "info"]
         if callgrind:
@@ -329,10 +342,10 @@ backend be
 
     def dpdk_counters(self):
         """busy cycles, requests, TSC Hz, TX-call cycles, frames rx, frames tx,
-        RX-call cycles (of busy iterations)."""
+        RX-call cycles (of busy iterations), busy iterations."""
         r = subprocess.run(["ip", "netns", "exec", self.ns_p, "curl", "-s",
                             f"http://127.0.0.1:{MGMT_PORT}/metrics"], capture_output=True, text=True)
-        busy = req = hz = tx = frx = ftx = rx = allc = 0.0
+        busy = req = hz = tx = frx = ftx = rx = allc = bit = 0.0
         for line in r.stdout.splitlines():
             v = line.split()[-1] if line and not line.startswith("#") else "0"
             if line.startswith('nrfwd_dpdk_cycles_total{') and 'kind="busy"' in line:
@@ -343,6 +356,8 @@ backend be
                 rx = float(v)
             elif line.startswith('nrfwd_dpdk_cycles_total{') and 'kind="all"' in line:
                 allc = float(v)
+            elif line.startswith('nrfwd_dpdk_iterations_total{') and 'kind="busy"' in line:
+                bit = float(v)
             elif line.startswith('nrfwd_dpdk_frames_total{') and 'dir="rx"' in line:
                 frx = float(v)
             elif line.startswith('nrfwd_dpdk_frames_total{') and 'dir="tx"' in line:
@@ -351,7 +366,7 @@ backend be
                 req += float(v)
             elif line.startswith("nrfwd_dpdk_tsc_hz "):
                 hz = float(v)
-        return busy, req, hz, tx, frx, ftx, rx, allc
+        return busy, req, hz, tx, frx, ftx, rx, allc, bit
 
     # ---- one measured run --------------------------------------------------
     def h2load(self, ip, port, n, logfile):
@@ -422,6 +437,7 @@ backend be
             res["tx_share"] = (d1[3] - d0[3]) / max(d1[0] - d0[0], 1)
             res["frames_rx"] = (d1[4] - d0[4]) / nreq
             res["frames_tx"] = (d1[5] - d0[5]) / nreq
+            res["busy_iter"] = (d1[8] - d0[8]) / nreq
             # The device's own cost, kernel side included: the cycles inside
             # rte_eth_tx_burst() and (busy iterations) rte_eth_rx_burst().
             # What is left is the DPDK path's own cost (decision 0035).
@@ -444,7 +460,9 @@ backend be
               f"{res.get('failed')} errored {res.get('errored')}, proxy {res['proxy'] * 1e6:.1f} us/req"
               + (f" ({res['busy_cycles']:.0f} busy cycles, own {res['own'] * 1e6:.2f} us/req "
                  f"(CPU {res['own_cpu'] * 1e6:.2f}, ran {res['ran'] * 100:.0f} %): "
-                 f"device TX {res['dev_tx'] * 1e6:.2f}, RX {res['dev_rx'] * 1e6:.2f})" if dpdk else "")
+                 f"device TX {res['dev_tx'] * 1e6:.2f}, RX {res['dev_rx'] * 1e6:.2f}; frames/req "
+                 f"rx {res['frames_rx']:.2f} tx {res['frames_tx']:.2f}, busy iterations/req "
+                 f"{res['busy_iter']:.2f})" if dpdk else "")
               + f", core1 {res['core1'] * 1e6:.1f} us/req, machine {res['machine'] * 1e6:.1f} us/req"
               f" (measured {res['secs']:.1f} s after {res['warm']} requests / {res['warm_s']:.1f} s "
               "of warm-up)",
@@ -651,11 +669,12 @@ def run_own(args, b):
                         f"{fmt(med(n, 'dev_tx'))} | {fmt(med(n, 'dev_rx'))} | {fmt(med(n, 'own'))} | "
                         f"{fmt(med(n, 'ran', 100), '{:.0f}')} | **{fmt(med(n, 'own_cpu'))}** | "
                         f"{fmt(med(n, 'user_cpu'))} | {fmt(med(n, 'proc_cpu'))} | "
-                        f"**{fmt(ratios[n], '{:.2f}')}** | {bad} |")
+                        f"**{fmt(ratios[n], '{:.2f}')}** | {med(n, 'frames_rx', 1)[0]:.2f} + "
+                        f"{med(n, 'frames_tx', 1)[0]:.2f} | {bad} |")
         else:
             rows.append(f"| {n} | {fmt(med(n, 'rps', 1), '{:,.0f}')} | — | — | — | — | — | "
                         f"**{fmt(k)}** (utime+stime) | {fmt(med(n, 'user_cpu'))} | "
-                        f"{fmt(med(n, 'proc_cpu'))} | — | {bad} |")
+                        f"{fmt(med(n, 'proc_cpu'))} | — | — | {bad} |")
     ptable = []
     if perf:
         uc = {n: user_components(p) for n, p in perf.items()}
@@ -696,7 +715,9 @@ def run_own(args, b):
         f"-c {args.clients} -m {args.streams} -t 1` on core 0 with the upstream nrfstub; the proxy on "
         f"core 1; {args.rounds} rounds, the systems interleaved in each, each measured run after "
         f"{args.warmup:g} s of the same load (warm-up, not counted; measured runs lasted "
-        f"{min(secs):.1f}..{max(secs):.1f} s); medians (min..max).",
+        f"{min(secs):.1f}..{max(secs):.1f} s); medians (min..max). Link MTU {args.mtu}"
+        + (f" (veth pair, kernel nrfwd and DPDK port: `runtime.dpdk.mtu` {args.mtu}, af_packet "
+           "`framesz=9216,blocksz=36864`)." if b.jumbo() else "."),
         "",
         "**own** = DPDK busy cycles per forwarded request minus the cycles inside `rte_eth_tx_burst()` "
         "and (of busy iterations) `rte_eth_rx_burst()`, i.e. everything the device costs, its kernel "
@@ -707,8 +728,8 @@ def run_own(args, b):
         "",
         "| system | req/s | busy µs / req | device TX µs / req | device RX µs / req | own (TSC) µs / req | "
         "worker ran % | own CPU µs / req | user CPU µs / req | process CPU µs / req | own CPU / kernel | "
-        "failed+errored |",
-        "|---|---|---|---|---|---|---|---|---|---|---|---|",
+        "DPDK frames / req (rx + tx) | failed+errored |",
+        "|---|---|---|---|---|---|---|---|---|---|---|---|---|",
         *rows,
         "",
         *itable,
@@ -717,7 +738,8 @@ def run_own(args, b):
     ])
     print(text)
     if not args.no_write:
-        write_section(os.path.join(ROOT, "docs", "benchmarks.md"), "dpdk-own", text)
+        write_section(os.path.join(ROOT, "docs", "benchmarks.md"),
+                      "dpdk-own" if not b.jumbo() else f"dpdk-own-mtu{args.mtu}", text)
     return 0
 
 
@@ -731,6 +753,9 @@ def main():
                     help="seconds of load (batches of %d requests) before every measured run, "
                     "so that each round measures the steady state" % WARM_BATCH)
     ap.add_argument("--rounds", type=int, default=5)
+    ap.add_argument("--mtu", type=int, default=1500,
+                    help="MTU of the veth pair and of the DPDK port (runtime.dpdk.mtu), 1500..9000: "
+                         "jumbo frames for every system of the run")
     ap.add_argument("--clients", type=int, default=8)
     ap.add_argument("--streams", type=int, default=32)
     ap.add_argument("--dpdk-opt", action="append", metavar="KEY=JSON",

@@ -684,6 +684,9 @@ check_dpdk(struct load_ctx *c)
 		cfg_problem_at(c, "/runtime/dpdk/mbufs", "out of range: %u mbufs cannot fill %u RX + "
 			"%u TX descriptors, two bursts of %u and a cache of %u", d->mbufs,
 			d->rx_descriptors, d->tx_descriptors, d->burst, d->mbuf_cache);
+	if (d->mtu != 0 && d->mtu < 576)
+		cfg_problem_at(c, "/runtime/dpdk/mtu", "out of range: %u; 0 (the device's MTU, at "
+			"most 1500) or 576..9000", d->mtu);
 	if (d->idle_sleep_max_us < d->idle_sleep_us)
 		cfg_problem_at(c, "/runtime/dpdk/idleSleepMaxUs", "out of range: %u is below "
 			"idleSleepUs %u", d->idle_sleep_max_us, d->idle_sleep_us);

@@ -217,6 +217,8 @@ struct nrf_cfg_dpdk {
 	uint32_t tx_descriptors;     /**< txDescriptors 64..16384, default 1024 */
 	uint32_t mbufs;              /**< mbufs 1023..1048575, default 8191 */
 	uint32_t mbuf_cache;         /**< mbufCache 0..512, default 256 */
+	uint16_t mtu;                /**< mtu 0 (the device's, at most 1500) or
+				      * 576..9000 (jumbo frames), default 0 */
 	uint32_t burst;              /**< burst 1..64, default 32 */
 	uint32_t idle_spin;          /**< idleSpin 0..1000000, default 512 */
 	uint32_t idle_sleep_us;      /**< idleSleepUs 0..100000 (0: pure poll), default 100 */

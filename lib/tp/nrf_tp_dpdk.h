@@ -120,6 +120,20 @@ struct nrf_tp_dpdk_conf {
 	/** Mbufs in the packet pool (default 8191) and per-lcore cache (256). */
 	uint32_t mbufs;
 	uint32_t mbuf_cache;
+	/** IP MTU of the port, 0 or 576..9000 (default 0). 0: the device's MTU,
+	 *  at most 1500, as DPDK reports it (1500 unless something set it).
+	 *  Above 1500 (jumbo frames): the packet pool's buffers are sized for a
+	 *  whole frame (data room RTE_PKTMBUF_HEADROOM + the MTU plus 22 bytes
+	 *  of link header, rounded up to 1 KiB: 9216 for 9000), the MTU is set
+	 *  on the device (rte_eth_dev_set_mtu()), and lwIP sends and announces
+	 *  segments of up to MTU - 40 bytes. A device that refuses the MTU is
+	 *  an error (NRF_EINVAL), except net_af_packet, which DPDK 22.11 says
+	 *  stops at 1500 while it passes whatever its kernel interface and
+	 *  its framesz devarg allow: accepted when the interface's MTU is at
+	 *  least @c mtu (framesz must then hold a frame: at least mtu + 46,
+	 *  and at most the data room above; e.g. framesz=9216,blocksz=36864
+	 *  for 9000). Every host on the link must use the same MTU. */
+	uint16_t mtu;
 	/** Frames per RX burst and per TX batch, 1..64 (default 32). */
 	uint16_t burst;
 	/** Empty iterations spun with rte_pause() before sleeping (default 512). */

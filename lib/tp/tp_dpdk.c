@@ -11,6 +11,7 @@
  * so what a worker sees (offloads, MTU, address) is what the primary set.
  */
 #include <errno.h>
+#include <net/if.h>
 #include <stdio.h>
 #include <sys/prctl.h>
 #include <stdlib.h>
@@ -44,6 +45,9 @@
 #define TX_RETRIES 3
 #define ETH_MIN_FRAME 60
 #define STD_MTU 1500
+#define MIN_MTU 576
+#define MAX_MTU 9000 /* lwIP's TCP_MSS is 8960 (lwipopts.h) */
+#define LINK_HDR 22  /* Ethernet header, one VLAN tag, FCS */
 #define EPHEMERAL_FIRST 49152u
 
 /* Accounting slot of one lcore; the last slot takes threads without one. */
@@ -132,6 +136,11 @@ check_conf(const struct nrf_tp_dpdk_conf *c)
 		}
 	} else if (c->gateway.family != 0) {
 		NRF_LOG(ERR, MOD, "DPDK port gateway must be IPv4");
+		return NRF_EINVAL;
+	}
+	if (c->mtu != 0 && (c->mtu < MIN_MTU || c->mtu > MAX_MTU)) {
+		NRF_LOG(ERR, MOD, "DPDK port MTU %u: must be 0 (the device's) or %u..%u", c->mtu,
+			MIN_MTU, MAX_MTU);
 		return NRF_EINVAL;
 	}
 	if (c->burst < 1 || c->burst > BURST_MAX || c->rx_desc == 0 || c->tx_desc == 0) {
@@ -356,6 +365,100 @@ csum_name(unsigned int bits)
 	return "tcp";
 }
 
+/* Data room of the pool's buffers: DPDK's default (2048 bytes of data)
+ * up to a 1500-byte MTU, else a whole frame of the configured MTU rounded
+ * up to 1 KiB (jumbo frames in one buffer: lwIP reads RX frames in place
+ * and lends TX frames as one piece, decisions 0010 and 0036). */
+static uint16_t
+pool_room(const struct nrf_tp_dpdk_conf *c)
+{
+	if (c->mtu <= STD_MTU)
+		return RTE_MBUF_DEFAULT_BUF_SIZE;
+	return (uint16_t)(RTE_PKTMBUF_HEADROOM + RTE_ALIGN_CEIL(c->mtu + LINK_HDR, 1024));
+}
+
+/* The kernel interface's MTU of a net_af_packet port (0: unknown). */
+static unsigned int
+kernel_mtu(const struct rte_eth_dev_info *info)
+{
+	char name[IF_NAMESIZE], path[64 + IF_NAMESIZE];
+	unsigned int mtu = 0;
+	FILE *f;
+
+	if (info->if_index == 0 || if_indextoname(info->if_index, name) == NULL)
+		return 0;
+	snprintf(path, sizeof(path), "/sys/class/net/%s/mtu", name);
+	f = fopen(path, "re");
+	if (f == NULL)
+		return 0;
+	if (fscanf(f, "%u", &mtu) != 1)
+		mtu = 0;
+	fclose(f);
+	return mtu;
+}
+
+/*
+ * runtime.dpdk.mtu on the port (the owner, before the pool is made): the
+ * device's maximum allows it, or, for net_af_packet, its kernel interface
+ * already has it (DPDK 22.11's af_packet reports a 1518-byte maximum frame
+ * and refuses rte_eth_dev_set_mtu() above 1500, while it carries frames up
+ * to its framesz; the interface's MTU is the operator's: ip link).
+ * @return 0, or NRF_EINVAL (logged).
+ */
+static unsigned int
+max_mtu(const struct rte_eth_dev_info *info)
+{
+	/* As rte_eth_dev_set_mtu() checks it: the MTU plus the link overhead
+	 * (the driver's, else Ethernet header and CRC) within max_rx_pktlen. */
+	uint32_t over = info->max_mtu != UINT16_MAX && info->max_rx_pktlen > info->max_mtu ?
+		info->max_rx_pktlen - info->max_mtu : RTE_ETHER_HDR_LEN + RTE_ETHER_CRC_LEN;
+
+	return info->max_rx_pktlen > over ? NRF_MIN(info->max_mtu, info->max_rx_pktlen - over) : 0;
+}
+
+static int
+mtu_usable(const struct nrf_tp_dpdk_conf *c, const struct rte_eth_dev_info *info,
+	const char *drv)
+{
+	unsigned int kmtu;
+
+	if (c->mtu == 0 || (c->mtu >= info->min_mtu && c->mtu <= max_mtu(info)))
+		return 0;
+	if (strcmp(drv, "net_af_packet") != 0) {
+		NRF_LOG(ERR, MOD, "DPDK port %u (%s) cannot take MTU %u (it allows %u..%u)",
+			pt.port, drv, c->mtu, info->min_mtu, max_mtu(info));
+		return NRF_EINVAL;
+	}
+	kmtu = kernel_mtu(info);
+	if (kmtu < c->mtu) {
+		NRF_LOG(ERR, MOD, "DPDK port %u (%s): MTU %u needs the interface's MTU at least "
+			"as large (it is %u: ip link set <iface> mtu %u) and a framesz devarg that "
+			"holds the frames", pt.port, drv, c->mtu, kmtu, c->mtu);
+		return NRF_EINVAL;
+	}
+	NRF_LOG(INFO, MOD, "DPDK port %u (%s): MTU %u as its interface's (%u); its framesz "
+		"must hold %u-byte frames", pt.port, drv, c->mtu, kmtu, c->mtu + 14);
+	return 0;
+}
+
+/* The configured MTU on the device (after configure), where the device
+ * takes it (mtu_usable() accepted af_packet's interface instead). */
+static int
+port_mtu(const struct nrf_tp_dpdk_conf *c, const struct rte_eth_dev_info *info, const char *drv)
+{
+	int rc;
+
+	if (c->mtu == 0 || c->mtu > max_mtu(info))
+		return 0;
+	rc = rte_eth_dev_set_mtu(pt.port, c->mtu);
+	if (rc != 0) {
+		NRF_LOG(ERR, MOD, "DPDK port %u (%s) refuses MTU %u: %s", pt.port, drv, c->mtu,
+			rte_strerror(-rc));
+		return NRF_EINVAL;
+	}
+	return 0;
+}
+
 /* The port's owner (single process, primary): packet pool, queues (one
  * pair per worker), offloads, start. */
 static int
@@ -366,12 +469,16 @@ port_configure(const struct nrf_tp_dpdk_conf *c, const struct rte_eth_dev_info *
 	uint16_t q;
 	int rc;
 
-	pt.pool = rte_pktmbuf_pool_create(POOL_NAME, c->mbufs, c->mbuf_cache, 0,
-		RTE_MBUF_DEFAULT_BUF_SIZE, socket);
+	uint16_t room = pool_room(c);
+
+	rc = mtu_usable(c, info, drv);
+	if (rc != 0)
+		return rc;
+	pt.pool = rte_pktmbuf_pool_create(POOL_NAME, c->mbufs, c->mbuf_cache, 0, room, socket);
 	if (pt.pool == NULL) {
 		NRF_LOG(ERR, MOD, "cannot create the packet pool (%u mbufs of %u bytes): %s; "
 			"reserve more hugepages, raise -m/--socket-mem or lower the pool size",
-			c->mbufs, (unsigned int)RTE_MBUF_DEFAULT_BUF_SIZE, rte_strerror(rte_errno));
+			c->mbufs, (unsigned int)room, rte_strerror(rte_errno));
 		return NRF_ENOMEM;
 	}
 	memset(&pc, 0, sizeof(pc));
@@ -403,8 +510,15 @@ port_configure(const struct nrf_tp_dpdk_conf *c, const struct rte_eth_dev_info *
 			(RTE_ETH_RSS_IP | RTE_ETH_RSS_TCP | RTE_ETH_RSS_UDP);
 	}
 	rc = rte_eth_dev_configure(pt.port, pt.nq, pt.nq, &pc);
-	if (rc == 0)
+	if (rc == 0) {
+		int mrc = port_mtu(c, info, drv);
+
+		if (mrc != 0) {
+			(void)rte_eth_dev_close(pt.port);
+			return mrc;
+		}
 		rc = rte_eth_dev_adjust_nb_rx_tx_desc(pt.port, rxd, txd);
+	}
 	for (q = 0; rc == 0 && q < pt.nq; q++) {
 		rc = rte_eth_rx_queue_setup(pt.port, q, *rxd, (unsigned int)socket, NULL, pt.pool);
 		if (rc == 0)
@@ -553,8 +667,12 @@ port_open(const struct nrf_tp_dpdk_conf *c, bool vdev)
 		return NRF_EIO;
 	}
 	rte_ether_format_addr(macs, sizeof(macs), &mac);
-	if (rte_eth_dev_get_mtu(pt.port, &mtu) != 0 || mtu > STD_MTU)
-		mtu = STD_MTU; /* lwIP's TCP_MSS is built for 1500 */
+	/* Set on the device by the owner (port_mtu()); a worker takes the same
+	 * configuration, and the primary's pool was sized for it. */
+	if (c->mtu != 0)
+		mtu = c->mtu;
+	else if (rte_eth_dev_get_mtu(pt.port, &mtu) != 0 || mtu > STD_MTU)
+		mtu = STD_MTU; /* the device's: beyond 1500 only when configured */
 	if (pt.port_owner) {
 		if (mtu < 576) {
 			NRF_LOG(ERR, MOD, "DPDK port %u (%s): MTU %u too small", pt.port, drv, mtu);

@@ -139,11 +139,19 @@ class Host:
         self.dpdk = None  # the veth of the DPDK port (Fabric.dpdk_dev())
 
 
+# af_packet ring frames for jumbo fabrics: a 9000-byte MTU frame plus the
+# ring's headers fits 9216 bytes, which is also the pool's data room for
+# runtime.dpdk.mtu 9000; a block (page multiple) holds four.
+JUMBO_FRAMESZ = (9216, 36864)
+
 class Fabric:
     """One bridge, hosts joined to it, processes in them; all removed by cleanup()."""
 
-    def __init__(self, tag='t', build_dir=None, subnet=SUBNET):
+    def __init__(self, tag='t', build_dir=None, subnet=SUBNET, mtu=1500):
+        """@mtu: of the bridge and every link; above 1500 a DPDK nrfwd on
+        af_packet gets runtime.dpdk.mtu and a framesz that holds a frame."""
         H.BUILD_DIR = build_dir or H.BUILD_DIR
+        self.mtu = mtu
         self.build = H.BUILD_DIR
         self.id = '%d%s' % (os.getpid() % 100000, tag)
         self.subnet = subnet
@@ -162,6 +170,8 @@ class Fabric:
         # A fixed address: a bridge otherwise takes the lowest of its ports'.
         sh('ip', 'link', 'add', self.br, 'address', '02:00:00:00:00:01', 'type', 'bridge',
            ns=self.fab)
+        if mtu != 1500:
+            sh('ip', 'link', 'set', self.br, 'mtu', str(mtu), ns=self.fab)
         sh('ip', 'link', 'set', self.br, 'up', ns=self.fab)
 
     # ---- namespaces and links ---------------------------------------------
@@ -174,23 +184,29 @@ class Fabric:
         sh('ip', 'link', 'set', 'lo', 'up', ns=name)
         return name
 
-    def _veth(self, ns):
-        """A veth pair: one end in @ns (returned), the other on the bridge."""
+    def _veth(self, ns, mtu=None):
+        """A veth pair: one end in @ns (returned), the other on the bridge;
+        @mtu of the end in @ns (default the fabric's)."""
         self.n_if += 1
         a, b = 'n%s%di' % (self.id, self.n_if), 'n%s%db' % (self.id, self.n_if)
         sh('ip', 'link', 'add', a, 'netns', ns, 'type', 'veth', 'peer', 'name', b,
            'netns', self.fab)
+        if self.mtu != 1500:
+            sh('ip', 'link', 'set', b, 'mtu', str(self.mtu), ns=self.fab)
+        if (mtu or self.mtu) != 1500:
+            sh('ip', 'link', 'set', a, 'mtu', str(mtu or self.mtu), ns=ns)
         sh('ip', 'link', 'set', b, 'master', self.br, 'up', ns=self.fab)
         sh('ethtool', '-K', b, 'gro', 'off', ns=self.fab, check=False)
         return a
 
-    def host(self, key, ip=None):
+    def host(self, key, ip=None, mtu=None):
         """Namespace @key with a kernel veth on the fabric (full checksums,
-        MTU-sized frames: lwIP checks checksums in software)."""
+        MTU-sized frames: lwIP checks checksums in software); @mtu of its
+        link (default the fabric's)."""
         self.n_host += 1
         ns = self._netns(key)
         ip = ip or '%s.%d' % (self.subnet, 10 + self.n_host)
-        dev = self._veth(ns)
+        dev = self._veth(ns, mtu)
         sh('ethtool', '-K', dev, 'tx', 'off', 'tso', 'off', 'gso', 'off', ns=ns)
         sh('ip', 'addr', 'add', ip + '/24', 'dev', dev, ns=ns)
         sh('ip', 'link', 'set', dev, 'up', ns=ns)
@@ -241,6 +257,8 @@ class Fabric:
         self.prefixes.append(prefix)
         args = ['--no-pci', '--no-telemetry'] + self.mem + ['--file-prefix=' + prefix,
                                                             '--vdev=' + vdev]
+        if self.mtu > 1500 and '--no-huge' in self.mem:
+            args += ['-m', '512']  # 8191 mbufs of 9 KB
         if self.two:
             args += ['-l', '0,1']
             # Spread the data-path lcores of several processes over both CPUs.
@@ -287,6 +305,9 @@ class Fabric:
                 vdev = 'net_tap0,iface=%s' % tap
             else:
                 vdev = 'net_af_packet0,iface=%s,qpairs=1,qdisc_bypass=1' % self.dpdk_dev(host)
+                if self.mtu > 1500:
+                    vdev += ',framesz=%d,blocksz=%d' % JUMBO_FRAMESZ
+                    rt['dpdk'].setdefault('mtu', self.mtu)
             eal = self.eal(name, vdev, main_lcore)
         cmd = self.wrap([H.binary('nrfwd')] + list(eal) + ['--'] +
                         cfg_args(cfg, path) + ['--log-level', os.environ.get('NRFWD_LOG_LEVEL', log_level)] + list(extra),
@@ -449,12 +470,13 @@ class Runner:
         print('ok   %-52s (%.2f s)' % (name, time.monotonic() - t0), flush=True)
         return True
 
-    def part(self, name, fn, fabric_tag, build_dir):
-        """Run @fn(fabric) on a fabric of its own, removed afterwards."""
+    def part(self, name, fn, fabric_tag, build_dir, fabric_kw=None):
+        """Run @fn(fabric) on a fabric of its own (Fabric(**@fabric_kw)),
+        removed afterwards."""
         fab = None
         ok = False
         try:
-            fab = Fabric(fabric_tag, build_dir)
+            fab = Fabric(fabric_tag, build_dir, **(fabric_kw or {}))
             n = len(self.failed)
             fn(fab)
             ok = len(self.failed) == n
@@ -502,8 +524,8 @@ def test_main(argv, parts, needs=()):
     signal.signal(signal.SIGTERM, on_term)
     r = Runner()
     print('EAL memory: %s' % ' '.join(eal_memory()), flush=True)
-    for name, fn, tag in parts:
-        r.part(name, lambda fab, fn=fn: fn(fab, r), tag, H.BUILD_DIR)
+    for name, fn, tag, *kw in parts:
+        r.part(name, lambda fab, fn=fn: fn(fab, r), tag, H.BUILD_DIR, kw[0] if kw else None)
     return r.done()
 
 

@@ -65,6 +65,7 @@ TEST(CfgDpdk, LoadsEveryPortSetting)
 	d = With(d, "/runtime/dpdk/txDescriptors", "512");
 	d = With(d, "/runtime/dpdk/mbufs", "16383");
 	d = With(d, "/runtime/dpdk/mbufCache", "128");
+	d = With(d, "/runtime/dpdk/mtu", "9000");
 	d = With(d, "/runtime/dpdk/burst", "64");
 	d = With(d, "/runtime/dpdk/idleSpin", "0");
 	d = With(d, "/runtime/dpdk/idleSleepUs", "0");
@@ -89,6 +90,21 @@ TEST(CfgDpdk, LoadsEveryPortSetting)
 	EXPECT_EQ(p.idle_sleep_max_us, 0u);
 	EXPECT_EQ(p.arp_probe_ms, 0u);
 	EXPECT_EQ(p.link_wait_ms, 100u);
+	EXPECT_EQ(p.mtu, 9000u);
+}
+
+TEST(CfgDpdk, MtuIsTheDevicesOrFrom576To9000)
+{
+	EXPECT_EQ(Load(Dpdk()).cfg->rt.dpdk.mtu, 0u);
+	for (const char *ok : {"0", "576", "1500", "9000"}) {
+		Loaded l = Load(With(Dpdk(), "/runtime/dpdk/mtu", ok));
+		EXPECT_NE(l.cfg, nullptr) << ok << "\n" << l.Dump();
+	}
+	for (const char *bad : {"1", "575", "9001", "-1", "65536"}) {
+		Loaded l = Load(With(Dpdk(), "/runtime/dpdk/mtu", bad));
+		EXPECT_EQ(l.cfg, nullptr) << bad;
+		EXPECT_TRUE(l.Has("/runtime/dpdk/mtu", "out of range")) << bad << "\n" << l.Dump();
+	}
 }
 
 TEST(CfgDpdk, NullPortIdMeansTheOnlyPort)
@@ -287,6 +303,7 @@ TEST(CfgDpdk, EqualSeesEveryPortDifference)
 		{"/runtime/dpdk/txDescriptors", "512"},
 		{"/runtime/dpdk/mbufs", "4095"},
 		{"/runtime/dpdk/mbufCache", "64"},
+		{"/runtime/dpdk/mtu", "9000"},
 		{"/runtime/dpdk/burst", "16"},
 		{"/runtime/dpdk/idleSpin", "1"},
 		{"/runtime/dpdk/idleSleepUs", "50"},

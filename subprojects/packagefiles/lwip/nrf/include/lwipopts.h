@@ -6,7 +6,8 @@
  * per netif so the DPDK port's offloads can take them over.
  *
  * Sizes follow nrfwd's limits: runtime.maxConnections (default 10000) plus
- * peer connections and TIME_WAIT, MSS 1460 on a 1500-byte MTU.
+ * peer connections and TIME_WAIT; segments of up to MTU - 40 bytes: 1460 on
+ * a 1500-byte MTU, 8960 with runtime.dpdk.mtu 9000 (decision 0048).
  */
 #ifndef NRF_LWIPOPTS_H
 #define NRF_LWIPOPTS_H
@@ -84,13 +85,17 @@
 
 /* ---- TCP ------------------------------------------------------------- */
 #define LWIP_TCP 1
-#define TCP_MSS 1460
+/* The largest segment, for a 9000-byte MTU: lwIP sends and announces
+ * (SYN MSS option) min(TCP_MSS, netif MTU - 40) (TCP_CALCULATE_EFF_SEND_MSS),
+ * so a 1500-byte port keeps 1460. Queue lengths below count 1460-byte
+ * segments, the smallest a full send buffer is made of. */
+#define TCP_MSS 8960
 #define LWIP_WND_SCALE 1
 #define TCP_RCV_SCALE 3
 #define TCP_WND (256 * 1024)
 #define TCP_SND_BUF (256 * 1024)
-#define TCP_SND_QUEUELEN (2 * TCP_SND_BUF / TCP_MSS + 8)
-#define TCP_SNDLOWAT (32 * 1024)        /* lwIP: at most 0xffff - 4 * MSS */
+#define TCP_SND_QUEUELEN (2 * TCP_SND_BUF / 1460 + 8)
+#define TCP_SNDLOWAT (24 * 1024)        /* lwIP: at most 0xffff - 4 * TCP_MSS */
 #define TCP_SNDQUEUELOWAT (TCP_SND_QUEUELEN / 2)
 #define TCP_WND_UPDATE_THRESHOLD (TCP_WND / 4)
 #define TCP_OVERSIZE TCP_MSS
