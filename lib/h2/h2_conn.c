@@ -995,9 +995,13 @@ static void
 conn_read(struct nrf_h2_conn *c)
 {
 	const struct nrf_tp_ops *tp = c->ctx->tp;
-	int i;
+	/* Bytes per transport event before the connection yields to others:
+	 * READ_BUDGET full reads, counted in bytes where the transport hands
+	 * out one received segment at a time (read_ref()). */
+	size_t budget = (size_t)READ_BUDGET * RBUF_SIZE;
 
-	for (i = 0; i < READ_BUDGET; i++) {
+	while (budget > 0) {
+		const uint8_t *in = c->ctx->rbuf;
 		ssize_t n, rv;
 
 		if (c->fl & CF_DEAD)
@@ -1008,17 +1012,22 @@ conn_read(struct nrf_h2_conn *c)
 			c->fl |= CF_RPAUSED;
 			return;
 		}
-		n = tp->read(c->tc, c->ctx->rbuf, sizeof(c->ctx->rbuf));
+		if (tp->read_ref != NULL)
+			n = tp->read_ref(c->tc, (const void **)&in);
+		else
+			n = tp->read(c->tc, c->ctx->rbuf, sizeof(c->ctx->rbuf));
 		if (n == NRF_EAGAIN)
 			return;
 		if (n < 0) {
 			conn_fail(c, (c->fl & CF_LINGER) ? 0 : n == NRF_ECLOSED ? NRF_ECLOSED : NRF_EIO);
 			return;
 		}
+		budget -= tp->read_ref != NULL ? NRF_MIN((size_t)n, budget) : NRF_MIN(budget,
+			(size_t)RBUF_SIZE);
 		if (c->fl & CF_RSTOP)
 			continue; /* dropped: the connection ends once written */
 		if (!c->server) {
-			int rc = h2_cli_recv(c, c->ctx->rbuf, (size_t)n);
+			int rc = h2_cli_recv(c, in, (size_t)n);
 
 			mark_dirty(c);
 			if (rc != 0) {
@@ -1031,7 +1040,7 @@ conn_read(struct nrf_h2_conn *c)
 			continue;
 		}
 		if (c->srv != NULL) {
-			int rc = h2_guard_recv_srv(c, c->ctx->rbuf, (size_t)n);
+			int rc = h2_guard_recv_srv(c, in, (size_t)n);
 
 			mark_dirty(c);
 			if (rc == NRF_EPARSE) {
@@ -1048,7 +1057,7 @@ conn_read(struct nrf_h2_conn *c)
 			}
 			continue;
 		}
-		rv = h2_guard_recv(c, c->ctx->rbuf, (size_t)n);
+		rv = h2_guard_recv(c, in, (size_t)n);
 		mark_dirty(c);
 		if (rv < 0) {
 			recv_failed(c, rv);

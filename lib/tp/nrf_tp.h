@@ -147,6 +147,16 @@ struct nrf_tp_ops {
 
 	/** Read up to @p cap bytes: > 0 bytes, NRF_EAGAIN, NRF_ECLOSED, NRF_EIO. */
 	ssize_t (*read)(struct nrf_tp_conn *c, void *buf, size_t cap);
+	/**
+	 * Optional (NULL: use read()). Read without a copy: @p *data points at
+	 * the next received bytes where the transport keeps them (the DPDK
+	 * back-end: the frame lwIP took in place), @return how many (> 0, one
+	 * piece of what was received, as much as the caller may take at once),
+	 * or what read() returns instead of bytes. The bytes are consumed by
+	 * the call and stay valid, unchanged, until the next read(), read_ref()
+	 * or close() of @p c; the caller must not keep pointers into them.
+	 */
+	ssize_t (*read_ref)(struct nrf_tp_conn *c, const void **data);
 	/** Write: bytes taken (> 0, maybe fewer than offered), NRF_EAGAIN, NRF_EIO. */
 	ssize_t (*writev)(struct nrf_tp_conn *c, const struct iovec *iov, int iovcnt);
 	/**

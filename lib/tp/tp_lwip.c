@@ -109,6 +109,8 @@ struct nrf_tp_conn {
 	STAILQ_ENTRY(nrf_tp_conn) acq;
 	struct pbuf *rx_head;         /* received, not yet read (own list: ->next) */
 	struct pbuf *rx_tail;
+	struct pbuf *rx_lent;         /* its bytes returned by read_ref(): freed
+				       * by the next read/read_ref/close */
 	uint16_t rx_off;              /* bytes of rx_head already read */
 	uint8_t state;
 	uint8_t eof;
@@ -750,8 +752,18 @@ conn_detach(struct nrf_tp_conn *c)
 }
 
 static void
+rx_lent_free(struct nrf_tp_conn *c)
+{
+	if (c->rx_lent != NULL) {
+		pbuf_free(c->rx_lent);
+		c->rx_lent = NULL;
+	}
+}
+
+static void
 rx_free(struct nrf_tp_conn *c)
 {
+	rx_lent_free(c);
 	while (c->rx_head != NULL) {
 		struct pbuf *p = c->rx_head;
 
@@ -1087,12 +1099,65 @@ lw_set_handler(struct nrf_tp_conn *c, nrf_tp_event_fn fn, void *ctx)
 	src_queue(c->loop, &c->s);
 }
 
+/* What read() and read_ref() return when no byte is there. */
+static ssize_t
+read_none(const struct nrf_tp_conn *c)
+{
+	if (c->err != 0)
+		return c->err;
+	if (c->eof)
+		return NRF_ECLOSED;
+	return NRF_EAGAIN;
+}
+
+/* Open the window by what the reader took, at the end of the iteration
+ * (flush_owed()) or with the next write. */
+static void
+took(struct nrf_tp_conn *c, size_t n)
+{
+	if (c->pcb != NULL) {
+		c->recved += (uint32_t)n;
+		owe(c);
+	}
+}
+
+/* The next received segment's bytes in place (zero-copy RX, decision
+ * 0010: the mbuf's data under a custom pbuf): no copy into the reader's
+ * buffer (decision 0048). The pbuf is kept until the next call. */
+static ssize_t
+lw_read_ref(struct nrf_tp_conn *c, const void **data)
+{
+	struct pbuf *p;
+	size_t k;
+
+	rx_lent_free(c);
+	while ((p = c->rx_head) != NULL) {
+		c->rx_head = p->next;
+		if (c->rx_head == NULL)
+			c->rx_tail = NULL;
+		p->next = NULL;
+		k = (size_t)(p->len - c->rx_off);
+		if (k == 0) { /* an empty pbuf of a chain */
+			pbuf_free(p);
+			c->rx_off = 0;
+			continue;
+		}
+		*data = (const uint8_t *)p->payload + c->rx_off;
+		c->rx_off = 0;
+		c->rx_lent = p;
+		took(c, k);
+		return (ssize_t)k;
+	}
+	return read_none(c);
+}
+
 static ssize_t
 lw_read(struct nrf_tp_conn *c, void *buf, size_t cap)
 {
 	uint8_t *out = buf;
 	size_t n = 0;
 
+	rx_lent_free(c);
 	while (n < cap && c->rx_head != NULL) {
 		struct pbuf *p = c->rx_head;
 		size_t k = NRF_MIN((size_t)(p->len - c->rx_off), cap - n);
@@ -1110,19 +1175,10 @@ lw_read(struct nrf_tp_conn *c, void *buf, size_t cap)
 		}
 	}
 	if (n > 0) {
-		/* Open the window by what the reader took, at the end of the
-		 * iteration (flush_owed()) or with the next write. */
-		if (c->pcb != NULL) {
-			c->recved += (uint32_t)n;
-			owe(c);
-		}
+		took(c, n);
 		return (ssize_t)n;
 	}
-	if (c->err != 0)
-		return c->err;
-	if (c->eof)
-		return NRF_ECLOSED;
-	return NRF_EAGAIN;
+	return read_none(c);
 }
 
 static ssize_t
@@ -1236,6 +1292,7 @@ static const struct nrf_tp_ops lw_ops = {
 	.connect_result = lw_connect_result,
 	.set_handler = lw_set_handler,
 	.read = lw_read,
+	.read_ref = lw_read_ref,
 	.writev = lw_writev,
 	.close = lw_close,
 	.peer_name = lw_peer_name,
