@@ -1021,12 +1021,71 @@ early_check(struct nrf_h2_conn *c, const uint8_t *f)
 	window_broken(c, st, flen);
 }
 
+/* A piece of the DATA frame data_begin() started: the frame's flags go with
+ * its last piece, so the pieces are the frame as on_data() sees it. */
+static int
+data_piece(struct nrf_h2_conn *c, const uint8_t *p, size_t len)
+{
+	struct h2_cli *k = c->cli;
+	int rc;
+
+	k->d_left -= (uint32_t)len;
+	rc = on_data(c, k->d_left == 0 ? k->d_flags : 0, k->d_sid, p, len);
+	if (!nrf_list_empty(&k->cq))
+		close_pending(c);
+	return rc;
+}
+
+/*
+ * The header and the first @p have bytes of a DATA frame cut by the end
+ * of a read (@p f): its payload goes to the stream as it arrives instead
+ * of waiting, copied, in the frame buffer. Read in place (the DPDK
+ * transport's segments, decision 0048) most answers are cut so. Only a
+ * frame whose every rule on_data() applies can be told now: unpadded, on
+ * an open stream somebody relays, within both windows at its full length
+ * (as nghttp2 checks at the frame header); anything else is buffered and
+ * handled whole, as before. @return true when taken.
+ */
+static bool
+data_begin(struct nrf_h2_conn *c, const uint8_t *f, size_t have, int *rc)
+{
+	struct h2_cli *k = c->cli;
+	uint32_t sid = get32(f + 5) & WIN_MAX, flen = frame_len(f);
+	struct nrf_h2_stream *st;
+
+	if (f[3] != FT_DATA || (f[4] & FL_PADDED) || !k->settings_seen || k->hb_sid != 0 ||
+		sid == 0 || (sid & 1) == 0 || sid >= k->next_id ||
+		(uint64_t)k->rx_open + flen > k->win)
+		return false;
+	st = lookup(c, sid);
+	if (st == NULL || unsent(st) || st->user == NULL || !(st->cs & H2C_OPENED) ||
+		(st->cs & (H2C_RST | H2C_CLOSING | H2C_END_RECV)) ||
+		(st->flags & NRF_H2_SF_MALFORMED) ||
+		(uint64_t)st->rx_open + flen > c->ctx->lim.peer_stream_window)
+		return false;
+	k->d_left = flen;
+	k->d_sid = sid;
+	k->d_flags = f[4];
+	*rc = have > 0 ? data_piece(c, f + 9, have) : 0;
+	return true;
+}
+
 int
 h2_cli_recv(struct nrf_h2_conn *c, const uint8_t *in, size_t len)
 {
 	struct h2_cli *k = c->cli;
 	int rc;
 
+	if (k->d_left > 0) {
+		/* The rest of a DATA frame data_begin() took. */
+		size_t take = NRF_MIN(len, (size_t)k->d_left);
+
+		rc = data_piece(c, in, take);
+		if (rc != 0 || (c->fl & CF_DEAD) || k->d_left > 0)
+			return rc;
+		in += take;
+		len -= take;
+	}
 	if (k->ib_len > 0) {
 		/* Complete the frame an earlier read began. */
 		size_t take, need;
@@ -1076,6 +1135,8 @@ h2_cli_recv(struct nrf_h2_conn *c, const uint8_t *in, size_t len)
 	if (len > 0) {
 		if (len >= 9 && frame_len(in) > H2C_FRAME_MAX)
 			return conn_error(c, NRF_H2_FRAME_SIZE_ERROR, "frame over 16384 bytes");
+		if (len >= 9 && data_begin(c, in, len - 9, &rc))
+			return rc;
 		if (k->ib == NULL) {
 			k->ib = malloc(9 + H2C_FRAME_MAX);
 			if (k->ib == NULL) {

@@ -106,6 +106,11 @@ struct h2_cli {
 	uint8_t *ib;
 	uint32_t ib_len;
 	bool ib_seen;       /* its frame header went through early_check() */
+	/* A DATA frame whose payload is delivered as it arrives (data_begin()):
+	 * bytes still to come, its stream and flags. */
+	uint32_t d_left;
+	uint32_t d_sid;
+	uint8_t d_flags;
 	struct nrf_list sq; /* streams with HEADERS or body left to send, in id order */
 	struct nrf_list cq; /* streams to close after the frame at hand */
 	struct nrf_h2_stream *slot[H2C_SLOTS]; /* by (id >> 1) % H2C_SLOTS */
