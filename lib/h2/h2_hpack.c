@@ -10,7 +10,7 @@
  * decoded only once all its bytes are there (a field cut at a frame
  * boundary is kept and completed by the next frame), raw strings are handed
  * out where they lie in the frame, Huffman strings are decoded a code at a
- * time through a table indexed by the next 11 bits, and the dynamic
+ * time (mostly two) through a table indexed by the next 12 bits, and the dynamic
  * table's bytes live in one buffer that never moves an entry.
  *
  * The rules are nghttp2 1.52's, which the integration tests pinned with
@@ -95,19 +95,23 @@ static const uint8_t huff_len[257] = {
 };
 
 #define EOS 256u
-#define HUFF_BITS 11u
+#define HUFF_BITS 12u
 #define HUFF_MAXLEN 30u
 
-/* Codes of up to HUFF_BITS bits by the next HUFF_BITS bits of input
- * (len 0: a longer code). */
+/*
+ * By the next HUFF_BITS bits of input: the n (1 or 2) symbols whose codes
+ * they hold whole (printable ASCII is 5 to 8 bits a symbol, often two),
+ * and the bits they take, len (255: the first code is longer than
+ * HUFF_BITS, n 0).
+ */
 struct huff_fast {
-	uint8_t sym;
-	uint8_t len;
+	uint8_t s0, s1;
+	uint8_t len, n;
 };
 
 static struct huff_fast huff_fast[1u << HUFF_BITS];
 /* The code is canonical (codes of a length consecutive, symbols in order
- * within a length; checked when the tables are built): longer codes are
+ * within a length; the unit tests decode every symbol): longer codes are
  * found by length, from the first code of each length. */
 static uint32_t huff_first[HUFF_MAXLEN + 1];
 static uint16_t huff_count[HUFF_MAXLEN + 1];
@@ -115,10 +119,30 @@ static uint16_t huff_off[HUFF_MAXLEN + 1];
 static uint16_t huff_sorted[257];
 static pthread_once_t huff_once = PTHREAD_ONCE_INIT;
 
+/* The symbol whose code starts the @p bits-bit value @p v, if its code
+ * is at most @p bits long: its length, else 0 (canonical decoding, with
+ * huff_first, huff_count and huff_off set). */
+static unsigned int
+huff_first_sym(uint32_t v, unsigned int bits, unsigned int *sym)
+{
+	unsigned int len;
+
+	for (len = 1; len <= bits; len++) {
+		uint32_t k = (v >> (bits - len)) - huff_first[len];
+
+		if (k < huff_count[len]) {
+			*sym = huff_sorted[huff_off[len] + k];
+			return len;
+		}
+	}
+	return 0;
+}
+
 static void
 huff_build(void)
 {
 	unsigned int len, s, k = 0;
+	uint32_t i;
 
 	for (len = 1; len <= HUFF_MAXLEN; len++) {
 		huff_off[len] = (uint16_t)k;
@@ -131,16 +155,25 @@ huff_build(void)
 			huff_count[len]++;
 		}
 	}
-	for (s = 0; s < EOS; s++) {
-		uint32_t lo, n, i;
+	for (i = 0; i < (1u << HUFF_BITS); i++) {
+		struct huff_fast *h = &huff_fast[i];
+		unsigned int s0, s1, l1, l;
 
-		if (huff_len[s] > HUFF_BITS)
+		l1 = huff_first_sym(i, HUFF_BITS, &s0);
+		if (l1 == 0) {
+			h->len = 255;
 			continue;
-		lo = huff_code[s] << (HUFF_BITS - huff_len[s]);
-		n = 1u << (HUFF_BITS - huff_len[s]);
-		for (i = 0; i < n; i++) {
-			huff_fast[lo + i].sym = (uint8_t)s;
-			huff_fast[lo + i].len = huff_len[s];
+		}
+		h->s0 = (uint8_t)s0;
+		h->len = (uint8_t)l1;
+		h->n = 1;
+		if (l1 == HUFF_BITS)
+			continue;
+		l = huff_first_sym(i & ((1u << (HUFF_BITS - l1)) - 1), HUFF_BITS - l1, &s1);
+		if (l != 0) {
+			h->s1 = (uint8_t)s1;
+			h->len = (uint8_t)(l1 + l);
+			h->n = 2;
 		}
 	}
 }
@@ -155,10 +188,11 @@ be64(const uint8_t *p)
 }
 
 /*
- * Decode @p n Huffman-coded bytes at @p s into @p out (room for n * 8 / 5
- * bytes). The bits are kept left-aligned in a 64-bit word refilled 8 bytes
- * at a time (the bytes it takes are those whose bits fit whole; the next
- * refill ORs the same bits again).
+ * Decode @p n Huffman-coded bytes at @p s into @p out (room for
+ * n * 8 / 5 + 1 bytes: two are stored even when one symbol is decoded).
+ * The bits are kept left-aligned in a 64-bit word refilled 8 bytes at a
+ * time (the bytes it takes are those whose bits fit whole; the next refill
+ * ORs the same bits again).
  */
 static long
 huff_decode(const uint8_t *s, size_t n, uint8_t *out)
@@ -171,25 +205,37 @@ huff_decode(const uint8_t *s, size_t n, uint8_t *out)
 	for (;;) {
 		struct huff_fast h;
 
-		if (e - s >= 8) {
-			acc |= be64(s) >> nb;
-			s += (63 - nb) >> 3;
-			nb |= 56;
-		} else {
-			while (nb <= 56 && s < e) {
-				acc |= (uint64_t)*s++ << (56 - nb);
-				nb += 8;
+		if (nb < HUFF_MAXLEN) {
+			if (e - s >= 8) {
+				acc |= be64(s) >> nb;
+				s += (63 - nb) >> 3;
+				nb |= 56;
+			} else {
+				while (nb <= 56 && s < e) {
+					acc |= (uint64_t)*s++ << (56 - nb);
+					nb += 8;
+				}
+				if (nb == 0)
+					break;
 			}
-			if (nb == 0)
-				break;
 		}
 		h = huff_fast[acc >> (64 - HUFF_BITS)];
-		if (h.len != 0) {
-			if (h.len > nb)
-				goto pad;
-			*o++ = h.sym;
+		if (h.len <= nb) {
+			memcpy(o, &h.s0, 2);
+			o += h.n;
 			acc <<= h.len;
 			nb -= h.len;
+			continue;
+		}
+		if (h.n != 0) {
+			/* The end: perhaps the first fits alone. */
+			unsigned int l1 = huff_len[h.s0];
+
+			if (l1 > nb)
+				goto pad;
+			*o++ = h.s0;
+			acc <<= l1;
+			nb -= l1;
 			continue;
 		}
 		{
