@@ -344,7 +344,7 @@ on_field(void *arg, const struct h2_hpack_field *f)
 {
 	struct fld_arg *a = arg;
 
-	a->rc = field(a->c, f, 0);
+	a->rc = field(a->c, f, f->known); /* H2_HPACK_STATIC_* = H2_KNOWN_* */
 	return a->rc != 0;
 }
 

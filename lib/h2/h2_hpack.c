@@ -392,7 +392,7 @@ evict_to(struct h2_hpack *d, uint32_t max)
  */
 static int
 insert(struct h2_hpack *d, const uint8_t *name, size_t nl, const uint8_t *value, size_t vl,
-	struct h2_hpack_field *f)
+	unsigned int sname, struct h2_hpack_field *f)
 {
 	uint32_t need = 32u + (uint32_t)nl + (uint32_t)vl;
 	uint32_t len = (uint32_t)(nl + vl), off, cap = 2 * d->limit;
@@ -427,18 +427,27 @@ insert(struct h2_hpack *d, const uint8_t *name, size_t nl, const uint8_t *value,
 	e->off = (uint16_t)off;
 	e->nl = (uint16_t)nl;
 	e->vl = (uint16_t)vl;
+	e->sname = (uint8_t)sname;
 	d->n++;
 	d->size += need;
 	d->hi = off + len;
-	f->name = d->tb + off;
+	if (sname == 0) /* else: f->name stays the static table's */
+		f->name = d->tb + off;
 	f->value = d->tb + off + nl;
 	return 0;
 }
 
-/* Entry @p idx (1-based, static then dynamic) into @p f. */
+/*
+ * Entry @p idx (1-based, static then dynamic) into @p f, with what of it
+ * is static (f->known) and the static entry its name is (*@p sname, 0:
+ * none). A dynamic entry named from the static table hands out the static
+ * table's name, as nghttp2's inflater did (its rcbuf is the static one).
+ */
 static inline int
-lookup(const struct h2_hpack *d, uint32_t idx, struct h2_hpack_field *f)
+lookup(const struct h2_hpack *d, uint32_t idx, struct h2_hpack_field *f, unsigned int *sname)
 {
+	const struct h2_hpack_ent *e;
+
 	if (idx - 1 < 61u) {
 		const struct st_ent *s = &stab[idx - 1];
 
@@ -446,18 +455,19 @@ lookup(const struct h2_hpack *d, uint32_t idx, struct h2_hpack_field *f)
 		f->namelen = s->nl;
 		f->value = (const uint8_t *)s->value;
 		f->valuelen = s->vl;
+		f->known = H2_HPACK_STATIC_NAME | H2_HPACK_STATIC_VALUE;
+		*sname = idx;
 		return 0;
 	}
 	if (idx == 0 || idx - 62 >= d->n)
 		return H2_HPACK_EINDEX;
-	{
-		const struct h2_hpack_ent *e = &d->ent[(d->head - (idx - 62)) & ENT_MASK];
-
-		f->name = d->tb + e->off;
-		f->namelen = e->nl;
-		f->value = d->tb + e->off + e->nl;
-		f->valuelen = e->vl;
-	}
+	e = &d->ent[(d->head - (idx - 62)) & ENT_MASK];
+	f->name = e->sname != 0 ? (const uint8_t *)stab[e->sname - 1].name : d->tb + e->off;
+	f->namelen = e->nl;
+	f->value = d->tb + e->off + e->nl;
+	f->valuelen = e->vl;
+	f->known = e->sname != 0 ? H2_HPACK_STATIC_NAME : 0;
+	*sname = e->sname;
 	return 0;
 }
 
@@ -568,6 +578,7 @@ one(struct h2_hpack *d, const uint8_t *p, size_t n, size_t *used, size_t *need,
 	struct h2_hpack_field f;
 	struct str ns = { NULL, 0, false }, vs;
 	uint32_t idx;
+	unsigned int sname = 0;
 	uint8_t b = *p;
 	bool inc = false, nname;
 	int rc;
@@ -577,7 +588,7 @@ one(struct h2_hpack *d, const uint8_t *p, size_t n, size_t *used, size_t *need,
 		rc = get_int(&q, e, 7, UINT32_MAX >> 1, H2_HPACK_EINDEX, &idx);
 		if (rc != 0)
 			goto cut;
-		rc = lookup(d, idx, &f);
+		rc = lookup(d, idx, &f, &sname);
 		if (rc != 0)
 			return rc;
 		d->fields = true;
@@ -610,10 +621,12 @@ one(struct h2_hpack *d, const uint8_t *p, size_t n, size_t *used, size_t *need,
 		rc = get_str(&q, e, p, &ns, need);
 		if (rc != 0)
 			return rc;
+		f.known = 0;
 	} else {
-		rc = lookup(d, idx, &f);
+		rc = lookup(d, idx, &f, &sname);
 		if (rc != 0)
 			return rc;
+		f.known &= H2_HPACK_STATIC_NAME;
 	}
 	rc = get_str(&q, e, p, &vs, need);
 	if (rc != 0)
@@ -653,7 +666,7 @@ one(struct h2_hpack *d, const uint8_t *p, size_t n, size_t *used, size_t *need,
 		}
 	}
 	if (inc) {
-		rc = insert(d, f.name, f.namelen, f.value, f.valuelen, &f);
+		rc = insert(d, f.name, f.namelen, f.value, f.valuelen, sname, &f);
 		if (rc != 0)
 			return rc;
 	}

@@ -59,13 +59,22 @@ enum {
 	H2_HPACK_ENOMEM = -8,   /* scratch or table memory could not be had */
 };
 
-/* A decoded field; its bytes stay valid until the callback returns. */
+/* h2_hpack_field.known: bytes of the static table (RFC 7541 Appendix A),
+ * constant data that stays valid for the life of the process; its names
+ * are valid field names, its values valid for their names. (The same bits
+ * as h2_int.h's H2_KNOWN_*, what nghttp2_rcbuf_is_static() told.) */
+#define H2_HPACK_STATIC_NAME 0x1u
+#define H2_HPACK_STATIC_VALUE 0x2u
+
+/* A decoded field; its bytes stay valid until the callback returns (for
+ * ever when @p known says they are the static table's). */
 struct h2_hpack_field {
 	const uint8_t *name;
 	const uint8_t *value;
 	size_t namelen;
 	size_t valuelen;
-	bool never; /* literal never indexed (RFC 7541 §6.2.3) */
+	uint8_t known; /* H2_HPACK_STATIC_*: the name, or both, static */
+	bool never;    /* literal never indexed (RFC 7541 §6.2.3) */
 };
 
 /*
@@ -79,6 +88,7 @@ struct h2_hpack_ent {
 	uint16_t off;  /* of its name in tb; its value follows */
 	uint16_t nl;
 	uint16_t vl;
+	uint8_t sname; /* its name is static entry sname's (0: not static) */
 };
 
 struct h2_hpack {

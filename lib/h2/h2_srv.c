@@ -314,18 +314,23 @@ field(struct nrf_h2_conn *c, const struct h2_hpack_field *nv)
 	if (st == NULL || (st->flags & NRF_H2_SF_MALFORMED))
 		return 0;
 	rc = h2_check_field(&st->chk, nv->name, nv->namelen, nv->value, nv->valuelen,
-		st->hdr_phase != 0, 0);
+		st->hdr_phase != 0, nv->known);
 	if (rc != H2_CHK_OK) {
 		st->flags |= NRF_H2_SF_MALFORMED;
 		return 0;
 	}
 	if (st->hdr_phase != 0 || (st->flags & (NRF_H2_SF_HDR_OVER | NRF_H2_SF_BUSY)))
 		return 0;
-	if (h2_msg_store(c->ctx, &st->msg, nv->name, nv->namelen, nv->value, nv->valuelen, 0) !=
-		0)
+	if (h2_msg_store(c->ctx, &st->msg, nv->name, nv->namelen, nv->value, nv->valuelen,
+		    nv->known) != 0)
 		st->flags |= NRF_H2_SF_HDR_OVER; /* answered 431 */
 	return 0;
 }
+
+/* Static-table bytes (the decoder's known) are what h2_check_field() and
+ * h2_msg_store() take as known: checked already, constant, not copied. */
+_Static_assert(H2_HPACK_STATIC_NAME == H2_KNOWN_NAME && H2_HPACK_STATIC_VALUE == H2_KNOWN_VALUE,
+	"h2_hpack.h's static bits are h2_int.h's known bits");
 
 /* The connection and what its field() returned, through the decoder. */
 struct fld_arg {

@@ -51,6 +51,8 @@ struct Dec {
 	Mem m;
 	struct h2_hpack d;
 	Fields out;
+	std::vector<unsigned int> known;
+	std::vector<bool> never;
 	int stop_at = -1; /* callback returns 7 at this field */
 
 	explicit Dec(uint32_t limit = H2_HPACK_TABLE_MAX)
@@ -68,6 +70,8 @@ struct Dec {
 
 		x->out.emplace_back(std::string((const char *)f->name, f->namelen),
 			std::string((const char *)f->value, f->valuelen));
+		x->known.push_back(f->known);
+		x->never.push_back(f->never);
 		if ((int)x->out.size() - 1 == x->stop_at)
 			return 7;
 		return 0;
@@ -448,6 +452,29 @@ TEST(H2Hpack, EvictsOldestFirstAndIndexesNewestFirst)
 	EXPECT_EQ(x.out, (Fields{ { "k9", std::string(10, 'j') }, { "k8", std::string(10, 'i') },
 				 { "k7", std::string(10, 'h') }, { "k6", std::string(10, 'g') } }));
 	EXPECT_EQ(x.feed(hex("c2")), H2_HPACK_EINDEX);
+}
+
+/* What comes from the static table is said so (h2_check and h2_msg_store
+ * then skip its checks and keep a pointer to it): a static entry (name and
+ * value), a literal named from it, and a dynamic entry whose name came
+ * from it, however many entries down; nothing else. */
+TEST(H2Hpack, StaticBytesAreMarkedKnown)
+{
+	const unsigned int N = H2_HPACK_STATIC_NAME, V = H2_HPACK_STATIC_VALUE;
+	Dec x;
+
+	/* 82: :method GET; 44 (:path) literal with indexing; 7e: dynamic 62
+	 * (:path) again with a new value; 40 new name "a"; be, bf, c0: the
+	 * three dynamic entries; 1f 2a: via (60) never indexed */
+	ASSERT_EQ(x.feed(hex("8244022f61") + hex("7e022f62") + hex("4001610162") +
+			  hex("bebfc0") + hex("1f2d0178")),
+		0);
+	EXPECT_EQ(x.out, (Fields{ { ":method", "GET" }, { ":path", "/a" }, { ":path", "/b" },
+				 { "a", "b" }, { "a", "b" }, { ":path", "/b" }, { ":path", "/a" },
+				 { "via", "x" } }));
+	EXPECT_EQ(x.known, (std::vector<unsigned int>{ N | V, N, N, 0, 0, N, N, N }));
+	EXPECT_EQ(x.never, (std::vector<bool>{ false, false, false, false, false, false, false,
+				   true }));
 }
 
 TEST(H2Hpack, CallbackStopsDecodingAndLeavesItUnusable)
