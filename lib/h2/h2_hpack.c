@@ -379,24 +379,66 @@ evict_to(struct h2_hpack *d, uint32_t max)
 		evict_one(d);
 }
 
+#define TB_MIN 512u
+
 /*
- * Insert @p name / @p value as the newest entry; on return @p f holds the
- * field as emitted (the table's copy, or the arguments when it is larger
- * than the table: the table is then emptied, RFC 7541 §4.4).
+ * The table's bytes in a buffer twice as large (TB_MIN at first), at least
+ * @p want bytes, at most twice the limit: the live entries copied to its start, oldest first, so the
+ * bytes are not wrapped any more. The old buffer is returned in *@p old,
+ * to be freed once the caller has read what it needs from it (the new
+ * entry's name may lie there).
+ */
+static int
+tb_grow(struct h2_hpack *d, uint32_t want, uint8_t **old)
+{
+	uint32_t cap = d->tb_cap == 0 ? TB_MIN : 2 * d->tb_cap, i, at = 0;
+	uint8_t *b;
+
+	while (cap < want)
+		cap *= 2;
+	if (cap > 2 * d->limit)
+		cap = 2 * d->limit;
+	b = d->mem->malloc(cap, d->mem->mem_user_data);
+	if (b == NULL)
+		return H2_HPACK_ENOMEM;
+	for (i = d->n; i-- > 0;) { /* oldest first */
+		struct h2_hpack_ent *e = &d->ent[(d->head - i) & ENT_MASK];
+		uint32_t l = (uint32_t)e->nl + e->vl;
+
+		memcpy(b + at, d->tb + e->off, l);
+		e->off = (uint16_t)at;
+		at += l;
+	}
+	*old = d->tb;
+	d->tb = b;
+	d->tb_cap = cap;
+	d->hi = at;
+	d->wend = 0;
+	return 0;
+}
+
+/*
+ * Insert @p name / @p value as the newest entry (its name the static
+ * table's entry @p sname, 0: none); on return @p f holds the field as
+ * emitted (the table's copy, or the arguments when it is larger than the
+ * table: the table is then emptied, RFC 7541 §4.4).
  *
  * Placement: after the newest entry, or at the start of the buffer when it
- * does not fit there (the buffer being twice the limit, the room before
- * the oldest entry is then large enough: decision 0047). Evicted bytes
- * are not touched until overwritten, so a name taken from an entry this
- * insertion evicts is still read right (memmove: it may overlap).
+ * does not fit there and the oldest entry leaves room before it, else the
+ * buffer grows (from TB_MIN bytes; at twice the limit it never has to:
+ * decision 0047). Evicted bytes are not touched until overwritten, so a
+ * name taken from an entry this insertion evicts is still read right
+ * (memmove: it may overlap).
  */
 static int
 insert(struct h2_hpack *d, const uint8_t *name, size_t nl, const uint8_t *value, size_t vl,
 	unsigned int sname, struct h2_hpack_field *f)
 {
 	uint32_t need = 32u + (uint32_t)nl + (uint32_t)vl;
-	uint32_t len = (uint32_t)(nl + vl), off, cap = 2 * d->limit;
+	uint32_t len = (uint32_t)(nl + vl), off;
 	struct h2_hpack_ent *e;
+	uint8_t *old = NULL;
+	int rc;
 
 	f->name = name;
 	f->namelen = nl;
@@ -407,21 +449,27 @@ insert(struct h2_hpack *d, const uint8_t *name, size_t nl, const uint8_t *value,
 		return 0;
 	}
 	evict_to(d, d->max - need);
-	if (d->tb == NULL) {
-		d->tb = d->mem->malloc(cap, d->mem->mem_user_data);
-		if (d->tb == NULL)
-			return H2_HPACK_ENOMEM;
-	}
 	if (d->n == 0) {
-		off = 0;
-	} else if (d->wend == 0 && d->hi + len > cap) {
+		d->hi = 0;
+		d->wend = 0;
+	}
+	if (d->tb != NULL && d->wend == 0 && d->hi + len <= d->tb_cap) {
+		off = d->hi;
+	} else if (d->n != 0 && d->wend == 0 && len <= oldest(d)->off) {
 		d->wend = d->hi;
 		off = 0;
+	} else if (d->wend != 0 && d->hi + len <= oldest(d)->off) {
+		off = d->hi;
 	} else {
+		rc = tb_grow(d, d->size - (32u * d->n) + len, &old);
+		if (rc != 0)
+			return rc;
 		off = d->hi;
 	}
 	memmove(d->tb + off, name, nl);
 	memcpy(d->tb + off + nl, value, vl);
+	if (old != NULL)
+		d->mem->free(old, d->mem->mem_user_data);
 	d->head = (d->head + 1) & ENT_MASK;
 	e = &d->ent[d->head];
 	e->off = (uint16_t)off;

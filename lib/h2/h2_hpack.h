@@ -27,8 +27,8 @@
  *
  * Memory: through the nghttp2_mem given at init (the worker's h2_mem pool,
  * so it is accounted as HTTP/2 memory). No allocation per field: the
- * dynamic table's bytes (2 x H2_HPACK_TABLE_MAX) are allocated at the first
- * insertion; Huffman-coded strings decode into a per-decoder scratch buffer
+ * dynamic table's bytes are allocated at the first insertion (512 bytes,
+ * doubled when entries no longer fit, at most 2 x H2_HPACK_TABLE_MAX); Huffman-coded strings decode into a per-decoder scratch buffer
  * and a field cut at a frame boundary is kept in a per-decoder tail buffer,
  * both grown on demand (bounded by H2_HPACK_STR_MAX) and given back at the
  * end of a block when they grew past H2_HPACK_KEEP bytes.
@@ -101,7 +101,8 @@ struct h2_hpack {
 	uint32_t size;     /* RFC 7541 §4.1 size of the entries */
 	uint32_t max;      /* current maximum (size updates) */
 	uint32_t limit;    /* SETTINGS_HEADER_TABLE_SIZE: at most this */
-	uint8_t *tb;       /* 2 x limit bytes, NULL until the first insertion */
+	uint8_t *tb;       /* NULL until the first insertion */
+	uint32_t tb_cap;   /* its bytes: 512, doubled as needed up to 2 x limit */
 	uint32_t hi;       /* end of the newest entry's bytes */
 	uint32_t wend;     /* 0, or where the bytes above the wrap end */
 	/* Huffman-decoded strings of the field at hand. */

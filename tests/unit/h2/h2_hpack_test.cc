@@ -105,6 +105,24 @@ hex(const char *h)
 	return s;
 }
 
+/* An HPACK raw string literal (7-bit prefix length, RFC 7541 §5.1). */
+std::string
+str_lit(const std::string &v)
+{
+	std::string s;
+	size_t n = v.size();
+
+	if (n < 127) {
+		s.push_back((char)n);
+	} else {
+		s.push_back((char)0x7f);
+		for (n -= 127; n >= 128; n >>= 7)
+			s.push_back((char)(0x80 | (n & 0x7f)));
+		s.push_back((char)n);
+	}
+	return s + v;
+}
+
 struct Step {
 	const char *hex;
 	Fields fields;
@@ -475,6 +493,38 @@ TEST(H2Hpack, StaticBytesAreMarkedKnown)
 	EXPECT_EQ(x.known, (std::vector<unsigned int>{ N | V, N, N, 0, 0, N, N, N }));
 	EXPECT_EQ(x.never, (std::vector<bool>{ false, false, false, false, false, false, false,
 				   true }));
+}
+
+/* The table's bytes start at 512 and double only when live entries need
+ * it; entries survive each move, wrapped or not. */
+TEST(H2Hpack, TableBytesGrowFromSmallAndKeepTheEntries)
+{
+	Dec x;
+	Fields want;
+
+	ASSERT_EQ(x.feed(hex(kC3[0])), 0);
+	EXPECT_EQ(x.d.tb_cap, 512u);
+	want = x.table();
+	for (int i = 0; i < 60; i++) {
+		std::string n = "n" + std::to_string(i);
+		std::string v(20 + (i * 37) % 300, (char)('a' + i % 26));
+		std::string b = hex("40") + std::string(1, (char)n.size()) + n + str_lit(v);
+
+		ASSERT_EQ(x.feed(b), 0) << i;
+		want.insert(want.begin(), Field{ n, v });
+		uint32_t size = 0;
+		size_t k;
+		for (k = 0; k < want.size(); k++) {
+			if (size + 32 + want[k].first.size() + want[k].second.size() > 4096)
+				break;
+			size += 32 + (uint32_t)(want[k].first.size() + want[k].second.size());
+		}
+		want.resize(k);
+		ASSERT_EQ(x.table(), want) << i;
+		ASSERT_EQ(x.d.size, size);
+		ASSERT_LE(x.d.tb_cap, 8192u);
+	}
+	EXPECT_GE(x.d.tb_cap, 2048u); /* it grew */
 }
 
 TEST(H2Hpack, CallbackStopsDecodingAndLeavesItUnusable)
