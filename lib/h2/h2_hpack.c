@@ -822,6 +822,24 @@ h2_hpack_decode(struct h2_hpack *d, const uint8_t *in, size_t len, bool final,
 		len -= used;
 	}
 	while (len != 0) {
+		if ((in[0] & 0x80) && in[0] != 0x80 && in[0] != 0xff) {
+			/* An indexed field of a one-byte index, the usual field
+			 * of a repeated request or answer: no call to one(). */
+			struct h2_hpack_field f;
+			unsigned int sname;
+
+			rc = lookup(d, in[0] & 0x7fu, &f, &sname);
+			if (rc != 0)
+				goto fail;
+			f.never = false;
+			d->fields = true;
+			in++;
+			len--;
+			cb = fn(arg, &f);
+			if (cb != 0)
+				goto stop;
+			continue;
+		}
 		rc = one(d, in, len, &used, &need, fn, arg, &cb);
 		if (rc == NEED_MORE) {
 			rc = tl_add(d, in, len);
