@@ -4,14 +4,15 @@
  *
  * Why not nghttp2's inflater any more: callgrind put it at 3 419 of a
  * forwarded request's 11 740 user-space instructions (issue 19), half of
- * it a bit-by-bit-state Huffman decoder for :path and the rest per-field
- * work: a reference-counted buffer per name and value, a state machine
- * re-entered per call. What a proxy's decoder needs is less: a field is
- * decoded only once all its bytes are there (a field cut at a frame
- * boundary is kept and completed by the next frame), raw strings are handed
- * out where they lie in the frame, Huffman strings are decoded a code at a
- * time (mostly two) through a table indexed by the next 12 bits, and the dynamic
- * table's bytes live in one buffer that never moves an entry.
+ * it Huffman-decoding the client's :path (a state table, a nibble at a
+ * time) and the rest per-field work: a reference-counted buffer per name
+ * and value, a state machine re-entered per call. What a proxy's decoder
+ * needs is less: a field is decoded only once all its bytes are there (a
+ * field cut at a frame boundary is kept and completed by the next frame),
+ * raw strings are handed out where they lie in the frame, Huffman strings
+ * are decoded one or two symbols at a time through a table indexed by the
+ * next 12 bits, and the dynamic table's bytes stay where they were written
+ * while they live (unless the buffer grows).
  *
  * The rules are nghttp2 1.52's, which the integration tests pinned with
  * it: table at most 4 096 bytes (we never send SETTINGS_HEADER_TABLE_SIZE),
