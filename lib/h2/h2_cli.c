@@ -296,8 +296,9 @@ bc_add(struct h2_cli *k, const struct h2_hpack_field *nv)
 	return true;
 }
 
-/* One field of an answer header block. @p known: H2_KNOWN_* (a replayed
- * field whose bytes were checked when it was first decoded). */
+/* One field of an answer header block. @p known: H2_KNOWN_* (bytes of
+ * HPACK's static table, or a replayed field whose bytes were checked when
+ * it was first decoded). */
 static int
 field(struct nrf_h2_conn *c, const struct h2_hpack_field *nv, unsigned int known)
 {
