@@ -10,9 +10,9 @@
  * requests go out as one HEADERS frame encoded straight into the
  * connection's output queue (HPACK without a dynamic table: literal values,
  * static-table names; RFC 7541 §6.2.2/§6.2.3), request bodies as DATA under
- * the peer's windows, and answers come back through nghttp2's own HPACK
- * inflater (nghttp2_hd_inflate_hd2(): Huffman and the dynamic table are
- * where decoding needs care). The HTTP rules of answers are h2_check.c's,
+ * the peer's windows, and answers come back through nrfwd's own HPACK
+ * decoder (h2_hpack.c, decision 0047; nghttp2's public inflater until
+ * then). The HTTP rules of answers are h2_check.c's,
  * as before (decision 0034).
  *
  * The semantics the owner sees are those of the nghttp2 client session this
@@ -277,7 +277,7 @@ conn_error(struct nrf_h2_conn *c, uint32_t code, const char *why)
 /* Keep a decoded field with the block being recorded; false: it does not
  * fit (the block is not cached). */
 static bool
-bc_add(struct h2_cli *k, const nghttp2_nv *nv)
+bc_add(struct h2_cli *k, const struct h2_hpack_field *nv)
 {
 	uint32_t u = k->bc_used;
 
@@ -296,10 +296,11 @@ bc_add(struct h2_cli *k, const nghttp2_nv *nv)
 	return true;
 }
 
-/* One field of an answer header block. @p known: H2_KNOWN_* (a replayed
- * field whose bytes were checked when it was first decoded). */
+/* One field of an answer header block. @p known: H2_KNOWN_* (bytes of
+ * HPACK's static table, or a replayed field whose bytes were checked when
+ * it was first decoded). */
 static int
-field(struct nrf_h2_conn *c, const nghttp2_nv *nv, unsigned int known)
+field(struct nrf_h2_conn *c, const struct h2_hpack_field *nv, unsigned int known)
 {
 	struct h2_cli *k = c->cli;
 	struct nrf_h2_stream *st = k->hb_st;
@@ -333,33 +334,32 @@ field(struct nrf_h2_conn *c, const nghttp2_nv *nv, unsigned int known)
 	return 0;
 }
 
+/* The connection and what its field() returned, through the decoder. */
+struct fld_arg {
+	struct nrf_h2_conn *c;
+	int rc;
+};
+
+static int
+on_field(void *arg, const struct h2_hpack_field *f)
+{
+	struct fld_arg *a = arg;
+
+	a->rc = field(a->c, f, f->known); /* H2_HPACK_STATIC_* = H2_KNOWN_* */
+	return a->rc != 0;
+}
+
 static int
 inflate(struct nrf_h2_conn *c, const uint8_t *in, size_t len, bool final)
 {
-	struct h2_cli *k = c->cli;
+	struct fld_arg a = { c, 0 };
+	int rv = h2_hpack_decode(&c->cli->hp, in, len, final, on_field, &a);
 
-	for (;;) {
-		nghttp2_nv nv;
-		int fl = 0;
-		ssize_t rv = nghttp2_hd_inflate_hd2(k->infl, &nv, &fl, in, len, final);
-
-		if (rv < 0)
-			return conn_error(c, NRF_H2_COMPRESSION_ERROR, nghttp2_strerror((int)rv));
-		in += rv;
-		len -= (size_t)rv;
-		if (fl & NGHTTP2_HD_INFLATE_EMIT) {
-			int rc = field(c, &nv, 0);
-
-			if (rc != 0)
-				return rc;
-		}
-		if (fl & NGHTTP2_HD_INFLATE_FINAL) {
-			nghttp2_hd_inflate_end_headers(k->infl);
-			return 0;
-		}
-		if (!(fl & NGHTTP2_HD_INFLATE_EMIT) && len == 0)
-			return 0;
-	}
+	if (rv > 0)
+		return a.rc;
+	if (rv < 0)
+		return conn_error(c, NRF_H2_COMPRESSION_ERROR, h2_hpack_strerror(rv));
+	return 0;
 }
 
 /* The end of a header block: the HTTP rules, then the owner is told. */
@@ -424,7 +424,7 @@ block_end(struct nrf_h2_conn *c)
  * is: only indexed fields and literals "without indexing" or "never
  * indexed" (RFC 7541 §6.1, §6.2.2, §6.2.3), read without decoding a string.
  * A literal "with incremental indexing", a table size update or bytes
- * that do not parse: false (the inflater then decodes, or refuses, it).
+ * that do not parse: false (the decoder then decodes, or refuses, it).
  */
 static bool
 skip_int(const uint8_t **pp, const uint8_t *e, unsigned int prefix, uint64_t *out)
@@ -478,7 +478,7 @@ keeps_table(const uint8_t *p, size_t len)
 }
 
 /*
- * The cached block again: its fields without the inflater. A stream whose
+ * The cached block again: its fields without the decoder. A stream whose
  * answer checks are where the recorded one's were at the start of the
  * block (the usual case: a first header block, fresh checks) ends where
  * that one ended, so only the fields are stored; any other runs every
@@ -515,14 +515,14 @@ block_replay(struct nrf_h2_conn *c)
 		return 0;
 	}
 	for (i = 0; i < k->bc_n; i++) {
-		nghttp2_nv nv;
+		struct h2_hpack_field nv;
 		int rc;
 
 		nv.name = k->bc_data + k->bc_f[i].n;
 		nv.namelen = k->bc_f[i].nl;
 		nv.value = k->bc_data + k->bc_f[i].v;
 		nv.valuelen = k->bc_f[i].vl;
-		nv.flags = 0;
+		nv.never = false;
 		rc = field(c, &nv, H2_KNOWN_NAME | H2_KNOWN_VALUE);
 		if (rc != 0)
 			return rc;
@@ -1306,8 +1306,7 @@ h2_cli_start(struct nrf_h2_conn *c)
 	k->r_init_win = WIN_DEFAULT;
 	k->r_max_frame = 16384;
 	k->swin = WIN_DEFAULT;
-	if (nghttp2_hd_inflate_new2(&k->infl, &ctx->mem.mem) != 0)
-		return NRF_ENOMEM;
+	h2_hpack_init(&k->hp, &ctx->mem.mem, H2_HPACK_TABLE_MAX);
 	/* Preface, SETTINGS (no push, the header list limit, the stream
 	 * window of answers), the connection window. */
 	p = oq_reserve(c, sizeof(preface) + 9 + 18 + 13);
@@ -1345,8 +1344,7 @@ h2_cli_free(struct nrf_h2_conn *c)
 
 	if (k == NULL)
 		return;
-	if (k->infl != NULL)
-		nghttp2_hd_inflate_del(k->infl);
+	h2_hpack_fini(&k->hp);
 	if (k->oq != NULL)
 		h2_acct_add(c->ctx, NRF_H2_MEM_HTTP2, -(int64_t)k->oq_cap);
 	if (k->ib != NULL)

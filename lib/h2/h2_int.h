@@ -10,6 +10,7 @@
 #include <nghttp2/nghttp2.h>
 
 #include "h2_guard.h"
+#include "h2_hpack.h"
 #include "nrf_common.h"
 #include "nrf_h2.h"
 #include "nrf_list.h"
@@ -97,7 +98,7 @@ enum conn_state {
 #define H2C_BC_BYTES 1024u
 
 struct h2_cli {
-	nghttp2_hd_inflater *infl;
+	struct h2_hpack hp; /* HPACK decoder (decision 0047) */
 	/* Frames queued in order (preface, SETTINGS, HEADERS, RST_STREAM,
 	 * WINDOW_UPDATE, PING, GOAWAY); DATA is framed by h2_cli_fill(). */
 	uint8_t *oq;
@@ -131,7 +132,7 @@ struct h2_cli {
 	 * The last answer header block that left the HPACK table as it was
 	 * (only indexed fields and literals not indexed), decoded: the same
 	 * bytes decode to the same fields while the table does not change
-	 * (gen), so they are replayed without the inflater (block_replay()).
+	 * (gen), so they are replayed without the decoder (block_replay()).
 	 */
 	uint32_t gen;       /* bumped by every block that may change the table */
 	uint32_t bc_gen;    /* gen the cached block was decoded at */
@@ -185,7 +186,7 @@ void h2_cli_hb_free(struct nrf_h2_stream *st);
  * (decision 0046); nghttp2's server session with lim.nghttp2_front.
  */
 struct h2_srv {
-	nghttp2_hd_inflater *infl;
+	struct h2_hpack hp; /* HPACK decoder (decision 0047) */
 	/* Control frames and answer HEADERS in order; DATA is framed by
 	 * h2_srv_fill() after them. */
 	uint8_t *oq;

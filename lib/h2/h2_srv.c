@@ -8,9 +8,9 @@
  * server session was half of a forwarded request's user-space instructions
  * (8 462 of 16 907): stream objects, the outbound item queue and its
  * scheduler, an HPACK encoder that hashes every answer field. What a front
- * needs is smaller: requests come in through nghttp2's public HPACK
- * inflater (nghttp2_hd_inflate_hd2(): Huffman and the dynamic table stay
- * nghttp2's), the HTTP rules are h2_check.c's (as with nghttp2, which ran
+ * needs is smaller: requests come in through nrfwd's own HPACK decoder
+ * (h2_hpack.c, decision 0047; nghttp2's public inflater until then), the
+ * HTTP rules are h2_check.c's (as with nghttp2, which ran
  * without its own: no_http_messaging), answers go out as one HEADERS frame
  * encoded straight into the output queue (HPACK without a dynamic table:
  * :status fully indexed where the static table has it, literal names, raw
@@ -298,7 +298,7 @@ flood(struct nrf_h2_conn *c, struct nrf_h2_stream *st)
 }
 
 static int
-field(struct nrf_h2_conn *c, const nghttp2_nv *nv)
+field(struct nrf_h2_conn *c, const struct h2_hpack_field *nv)
 {
 	struct h2_srv *s = c->srv;
 	struct nrf_h2_stream *st = s->hb_st;
@@ -314,49 +314,54 @@ field(struct nrf_h2_conn *c, const nghttp2_nv *nv)
 	if (st == NULL || (st->flags & NRF_H2_SF_MALFORMED))
 		return 0;
 	rc = h2_check_field(&st->chk, nv->name, nv->namelen, nv->value, nv->valuelen,
-		st->hdr_phase != 0, 0);
+		st->hdr_phase != 0, nv->known);
 	if (rc != H2_CHK_OK) {
 		st->flags |= NRF_H2_SF_MALFORMED;
 		return 0;
 	}
 	if (st->hdr_phase != 0 || (st->flags & (NRF_H2_SF_HDR_OVER | NRF_H2_SF_BUSY)))
 		return 0;
-	if (h2_msg_store(c->ctx, &st->msg, nv->name, nv->namelen, nv->value, nv->valuelen, 0) !=
-		0)
+	if (h2_msg_store(c->ctx, &st->msg, nv->name, nv->namelen, nv->value, nv->valuelen,
+		    nv->known) != 0)
 		st->flags |= NRF_H2_SF_HDR_OVER; /* answered 431 */
 	return 0;
+}
+
+/* Static-table bytes (the decoder's known) are what h2_check_field() and
+ * h2_msg_store() take as known: checked already, constant, not copied. */
+_Static_assert(H2_HPACK_STATIC_NAME == H2_KNOWN_NAME && H2_HPACK_STATIC_VALUE == H2_KNOWN_VALUE,
+	"h2_hpack.h's static bits are h2_int.h's known bits");
+
+/* The connection and what its field() returned, through the decoder. */
+struct fld_arg {
+	struct nrf_h2_conn *c;
+	int rc;
+};
+
+static int
+on_field(void *arg, const struct h2_hpack_field *f)
+{
+	struct fld_arg *a = arg;
+
+	a->rc = field(a->c, f);
+	return a->rc != 0;
 }
 
 static int
 inflate(struct nrf_h2_conn *c, const uint8_t *in, size_t len, bool final)
 {
 	struct h2_srv *s = c->srv;
+	struct fld_arg a = { c, 0 };
+	int rv = h2_hpack_decode(&s->hp, in, len, final, on_field, &a);
 
-	for (;;) {
-		nghttp2_nv nv;
-		int fl = 0;
-		ssize_t rv = nghttp2_hd_inflate_hd2(s->infl, &nv, &fl, in, len, final);
-
-		if (rv < 0) {
-			if (s->hb_st != NULL && !(s->hb_st->cs & HS_CLOSING))
-				h2_srv_reset(c, s->hb_st, NRF_H2_COMPRESSION_ERROR);
-			return conn_error(c, NRF_H2_COMPRESSION_ERROR, nghttp2_strerror((int)rv));
-		}
-		in += rv;
-		len -= (size_t)rv;
-		if (fl & NGHTTP2_HD_INFLATE_EMIT) {
-			int rc = field(c, &nv);
-
-			if (rc != 0)
-				return rc;
-		}
-		if (fl & NGHTTP2_HD_INFLATE_FINAL) {
-			nghttp2_hd_inflate_end_headers(s->infl);
-			return 0;
-		}
-		if (!(fl & NGHTTP2_HD_INFLATE_EMIT) && len == 0)
-			return 0;
+	if (rv > 0)
+		return a.rc;
+	if (rv < 0) {
+		if (s->hb_st != NULL && !(s->hb_st->cs & HS_CLOSING))
+			h2_srv_reset(c, s->hb_st, NRF_H2_COMPRESSION_ERROR);
+		return conn_error(c, NRF_H2_COMPRESSION_ERROR, h2_hpack_strerror(rv));
 	}
+	return 0;
 }
 
 /* END_STREAM received: closed once the answer is out too. */
@@ -1255,8 +1260,7 @@ h2_srv_start(struct nrf_h2_conn *c)
 	s->r_max_frame = 16384;
 	s->swin = WIN_DEFAULT;
 	s->max_streams = ctx->lim.max_concurrent_streams;
-	if (nghttp2_hd_inflate_new2(&s->infl, &ctx->mem.mem) != 0)
-		return NRF_ENOMEM;
+	h2_hpack_init(&s->hp, &ctx->mem.mem, H2_HPACK_TABLE_MAX);
 	/* SETTINGS: MAX_CONCURRENT_STREAMS, NO_RFC7540_PRIORITIES,
 	 * MAX_HEADER_LIST_SIZE, INITIAL_WINDOW_SIZE; then the connection
 	 * window (front_data()'s rule: it holds a whole body and more). */
@@ -1299,8 +1303,7 @@ h2_srv_free(struct nrf_h2_conn *c)
 
 	if (s == NULL)
 		return;
-	if (s->infl != NULL)
-		nghttp2_hd_inflate_del(s->infl);
+	h2_hpack_fini(&s->hp);
 	if (s->oq != NULL)
 		h2_acct_add(c->ctx, NRF_H2_MEM_HTTP2, -(int64_t)s->oq_cap);
 	if (s->ib != NULL)

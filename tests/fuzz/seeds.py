@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: BSD-3-Clause
-"""Write the seed corpora of fuzz_front and fuzz_peer (tests/fuzz/corpus/).
+"""Write the seed corpora of fuzz_front, fuzz_peer and fuzz_hpack (tests/fuzz/corpus/).
 
 Seeds are small, valid scenes the fuzzer mutates from: a client's requests
 (fuzz_front) and an upstream's answers (fuzz_peer), framed with Debian's
@@ -413,6 +413,41 @@ def peer_seeds():
     return s
 
 
+def hpack_seeds():
+    """fuzz_hpack: byte 0 (frame piece size - 1; 255 whole blocks), then
+    blocks with a 2-byte length each (layout at the top of fuzz_hpack.c)."""
+    def blocks(b0, *bl):
+        return bytes([b0]) + b''.join(len(b).to_bytes(2, 'big') + b for b in bl)
+
+    h = bytes.fromhex
+    c3 = [h('828684410f7777772e6578616d706c652e636f6d'), h('828684be58086e6f2d6361636865'),
+          h('828785bf400a637573746f6d2d6b65790c637573746f6d2d76616c7565')]
+    c4 = [h('828684418cf1e3c2e5f23a6ba0ab90f4ff'), h('828684be5886a8eb10649cbf'),
+          h('828785bf408825a849e95ba97d7f8925a849e95bb8e8b4bf')]
+    c6 = [h('488264025885aec3771a4b6196d07abe941054d444a8200595040b8166e082a62d1bff6e919d29a'
+            'd171863c78f0b97c8e9ae82ae43d3'), h('4883640effc1c0bf')]
+    enc = hpack.Encoder()
+    req = [(':method', 'GET'), (':path', DISC), (':scheme', 'http'),
+           (':authority', 'nrf-1.example.org:8080'), ('user-agent', 'h2load nghttp2/1.52.0'),
+           ('via', '2.0 nrf-x.seg9.example.com:8080, 2.0 nrf-y.seg8.example.com:8080')]
+    r1 = enc.encode(req)
+    r2 = enc.encode(req + [('x-big', 'v' * 3000)])
+    r3 = enc.encode(req, huffman=False)
+    s = {}
+    s['rfc_c3'] = blocks(255, *c3)
+    s['rfc_c4_pieces_of_3'] = blocks(2, *c4)
+    s['rfc_c6_byte_by_byte'] = blocks(0, *c6)
+    s['requests'] = blocks(255, r1, r2, r3)
+    s['requests_pieces_of_7'] = blocks(6, r1, r2, r3)
+    s['size_updates'] = blocks(255, h('3fe11f') + c3[0], h('203fe11f82'), h('8220'))
+    s['eos'] = blocks(255, h('0f1084ffffffff'))
+    s['bad_padding'] = blocks(255, h('0f108100'), h('0f1081ff'))
+    s['bad_index'] = blocks(255, h('be'), h('80'))
+    s['truncated'] = blocks(3, h('400361'))
+    s['long_string'] = blocks(255, h('007f828004'))
+    return s
+
+
 def write(name, seeds):
     d = os.path.join(HERE, 'corpus', name)
     os.makedirs(d, exist_ok=True)
@@ -428,3 +463,4 @@ def write(name, seeds):
 if __name__ == '__main__':
     write('front', front_seeds())
     write('peer', peer_seeds())
+    write('hpack', hpack_seeds())
