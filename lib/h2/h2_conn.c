@@ -1012,18 +1012,21 @@ conn_read(struct nrf_h2_conn *c)
 			c->fl |= CF_RPAUSED;
 			return;
 		}
-		if (tp->read_ref != NULL)
-			n = tp->read_ref(c->tc, (const void **)&in);
-		else
+		n = tp->read_ref != NULL ? tp->read_ref(c->tc, (const void **)&in) : 0;
+		if (n == 0) {
+			in = c->ctx->rbuf;
 			n = tp->read(c->tc, c->ctx->rbuf, sizeof(c->ctx->rbuf));
+			if (n > 0)
+				budget -= NRF_MIN(budget, (size_t)RBUF_SIZE);
+		} else if (n > 0) {
+			budget -= NRF_MIN(budget, (size_t)n);
+		}
 		if (n == NRF_EAGAIN)
 			return;
 		if (n < 0) {
 			conn_fail(c, (c->fl & CF_LINGER) ? 0 : n == NRF_ECLOSED ? NRF_ECLOSED : NRF_EIO);
 			return;
 		}
-		budget -= tp->read_ref != NULL ? NRF_MIN((size_t)n, budget) : NRF_MIN(budget,
-			(size_t)RBUF_SIZE);
 		if (c->fl & CF_RSTOP)
 			continue; /* dropped: the connection ends once written */
 		if (!c->server) {

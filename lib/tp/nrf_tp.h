@@ -152,9 +152,11 @@ struct nrf_tp_ops {
 	 * the next received bytes where the transport keeps them (the DPDK
 	 * back-end: the frame lwIP took in place), @return how many (> 0, one
 	 * piece of what was received, as much as the caller may take at once),
-	 * or what read() returns instead of bytes. The bytes are consumed by
-	 * the call and stay valid, unchanged, until the next read(), read_ref()
-	 * or close() of @p c; the caller must not keep pointers into them.
+	 * 0 when this connection cannot be read in place (a TLS connection:
+	 * nothing was consumed, use read()), or what read() returns instead of
+	 * bytes. The bytes are consumed by the call and stay valid, unchanged,
+	 * until the next read(), read_ref() or close() of @p c; the caller must
+	 * not keep pointers into them.
 	 */
 	ssize_t (*read_ref)(struct nrf_tp_conn *c, const void **data);
 	/** Write: bytes taken (> 0, maybe fewer than offered), NRF_EAGAIN, NRF_EIO. */

@@ -860,6 +860,18 @@ tls_set_handler(struct nrf_tp_conn *tc, nrf_tp_event_fn fn, void *ctx)
 	c->arg = ctx;
 }
 
+/* In place only through a cleartext connection of a transport that reads
+ * in place (the DPDK back-end); 0 otherwise: the caller reads. */
+static ssize_t
+tls_read_ref(struct nrf_tp_conn *tc, const void **data)
+{
+	struct tls_conn *c = TC(tc);
+
+	if (c->ssl == NULL && c->lp->in->read_ref != NULL)
+		return c->lp->in->read_ref(c->ic, data);
+	return 0;
+}
+
 static ssize_t
 tls_read(struct nrf_tp_conn *tc, void *buf, size_t cap)
 {
@@ -970,6 +982,7 @@ static const struct nrf_tp_ops tls_ops = {
 	.connect_result = tls_connect_result,
 	.set_handler = tls_set_handler,
 	.read = tls_read,
+	.read_ref = tls_read_ref,
 	.writev = tls_writev,
 	.close = tls_close,
 	.peer_name = tls_peer_name,
