@@ -60,7 +60,8 @@
  *   reset or unanswered connect (lwIP gives up after its SYN retries, about
  *   a minute) ends with NRF_TP_EV_ERR and connect_result() == NRF_EIO.
  * - read(): after a reset, data already received is returned first, then
- *   NRF_EIO.
+ *   NRF_EIO. read_ref() returns one received segment in place (the mbuf's
+ *   data under lwIP's pbuf), kept until the next read of the connection.
  * - writev(): copies (lwIP TCP_WRITE_FLAG_COPY) as much as lwIP's send
  *   buffer takes (64 KiB, at most 180 queued segments); NRF_EAGAIN when
  *   none fits, then NRF_TP_EV_OUT once the peer acknowledged data.
