@@ -397,14 +397,7 @@ kernel_mtu(const struct rte_eth_dev_info *info)
 	return mtu;
 }
 
-/*
- * runtime.dpdk.mtu on the port (the owner, before the pool is made): the
- * device's maximum allows it, or, for net_af_packet, its kernel interface
- * already has it (DPDK 22.11's af_packet reports a 1518-byte maximum frame
- * and refuses rte_eth_dev_set_mtu() above 1500, while it carries frames up
- * to its framesz; the interface's MTU is the operator's: ip link).
- * @return 0, or NRF_EINVAL (logged).
- */
+/* The largest MTU the device takes. */
 static unsigned int
 max_mtu(const struct rte_eth_dev_info *info)
 {
@@ -416,6 +409,14 @@ max_mtu(const struct rte_eth_dev_info *info)
 	return info->max_rx_pktlen > over ? NRF_MIN(info->max_mtu, info->max_rx_pktlen - over) : 0;
 }
 
+/*
+ * runtime.dpdk.mtu on the port (the owner, before the pool is made): the
+ * device's maximum allows it, or, for net_af_packet, its kernel interface
+ * already has it (DPDK 22.11's af_packet reports a 1518-byte maximum frame
+ * and refuses rte_eth_dev_set_mtu() above 1500, while it carries frames up
+ * to its framesz; the interface's MTU is the operator's: ip link).
+ * @return 0, or NRF_EINVAL (logged).
+ */
 static int
 mtu_usable(const struct nrf_tp_dpdk_conf *c, const struct rte_eth_dev_info *info,
 	const char *drv)
@@ -466,10 +467,8 @@ port_configure(const struct nrf_tp_dpdk_conf *c, const struct rte_eth_dev_info *
 	const char *drv, int socket, uint16_t *rxd, uint16_t *txd)
 {
 	struct rte_eth_conf pc;
-	uint16_t q;
+	uint16_t q, room = pool_room(c);
 	int rc;
-
-	uint16_t room = pool_room(c);
 
 	rc = mtu_usable(c, info, drv);
 	if (rc != 0)
