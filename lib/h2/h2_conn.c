@@ -829,9 +829,23 @@ conn_done(struct nrf_h2_conn *c)
 		conn_fail(c, 0);
 		return;
 	}
+	/* Nothing is written after the GOAWAY: streams still open (a
+	 * connection error ends them with it) end for their owners now, as
+	 * at teardown, not when the lingering does. */
+	for (struct nrf_list *l = c->streams.next; l != &c->streams; l = l->next) {
+		struct nrf_h2_stream *st = nrf_container_of(l, struct nrf_h2_stream, link);
+
+		if (st->user != NULL && c->cbs->on_close != NULL)
+			c->cbs->on_close(st, NRF_H2_INTERNAL_ERROR, NRF_ECLOSED);
+		st->user = NULL;
+	}
 	c->fl |= CF_LINGER | CF_RSTOP;
 	c->linger_until = nrf_now_ns() + LINGER_NS;
 	nrf_list_add_tail(&c->ctx->lingering, &c->lng);
+	/* The client sees the end right after the GOAWAY; its close ends
+	 * the lingering at once (conn_read()). */
+	if (c->ctx->tp->shutdown_write != NULL)
+		c->ctx->tp->shutdown_write(c->tc);
 	mark_read(c);
 }
 
@@ -1052,8 +1066,12 @@ conn_read(struct nrf_h2_conn *c)
 				return;
 			}
 			if (rc != 0) {
-				/* GOAWAY queued: written, then closed (the rest of
-				 * the input is ignored by h2_srv.c) */
+				/* GOAWAY queued: written, then closed. The rest of
+				 * the input is read and dropped until then, and
+				 * while the connection lingers (conn_done()): left
+				 * unread, it would turn the close into a reset the
+				 * client may see before the GOAWAY. */
+				c->fl |= CF_RSTOP;
 				if (c->fl & CF_WBLOCK)
 					conn_fail(c, NRF_EPROTO);
 				return;

@@ -167,6 +167,15 @@ struct nrf_tp_ops {
 	 * its own handler.
 	 */
 	void (*close)(struct nrf_tp_conn *c);
+	/**
+	 * Optional (NULL: nothing is sent). End this side's output after what
+	 * was written (a TCP FIN; on TLS a close_notify first) while reading
+	 * goes on: a server that ends a connection its client is still
+	 * writing on reads and drops the rest, and the client sees the end
+	 * right after the last frame instead of a reset. Best effort, never
+	 * blocks; nothing may be written afterwards; close() still frees @p c.
+	 */
+	void (*shutdown_write)(struct nrf_tp_conn *c);
 	/** Address of the other end ("a.b.c.d:port") for logs. */
 	void (*peer_name)(struct nrf_tp_conn *c, char *buf, size_t cap);
 };

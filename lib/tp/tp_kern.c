@@ -455,6 +455,12 @@ kern_read(struct nrf_tp_conn *c, void *buf, size_t cap)
 	return errno_to_nrf(errno);
 }
 
+static void
+kern_shutdown_write(struct nrf_tp_conn *c)
+{
+	(void)shutdown(c->s.fd, SHUT_WR); /* ENOTCONN: gone already, close() follows */
+}
+
 static ssize_t
 kern_writev(struct nrf_tp_conn *c, const struct iovec *iov, int iovcnt)
 {
@@ -514,6 +520,7 @@ static const struct nrf_tp_ops kern_ops = {
 	.read = kern_read,
 	.writev = kern_writev,
 	.close = kern_close,
+	.shutdown_write = kern_shutdown_write,
 	.peer_name = kern_peer_name,
 };
 

@@ -1271,6 +1271,20 @@ lw_close(struct nrf_tp_conn *c)
 	free(c);
 }
 
+/* The FIN goes after the queued data (tcp_shutdown() outputs it); lwIP
+ * keeps taking data in FIN_WAIT_1/2, so reading goes on. No memory for
+ * the FIN: nothing is sent, lw_close() tries again. */
+static void
+lw_shutdown_write(struct nrf_tp_conn *c)
+{
+	struct tcp_pcb *pcb = c->pcb;
+
+	if (pcb == NULL || (pcb->state != ESTABLISHED && pcb->state != CLOSE_WAIT))
+		return;
+	apply_recved(c, pcb);
+	(void)tcp_shutdown(pcb, 0, 1);
+}
+
 static void
 lw_peer_name(struct nrf_tp_conn *c, char *buf, size_t cap)
 {
@@ -1295,6 +1309,7 @@ static const struct nrf_tp_ops lw_ops = {
 	.read_ref = lw_read_ref,
 	.writev = lw_writev,
 	.close = lw_close,
+	.shutdown_write = lw_shutdown_write,
 	.peer_name = lw_peer_name,
 };
 

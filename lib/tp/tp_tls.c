@@ -953,6 +953,25 @@ tls_close(struct nrf_tp_conn *tc)
 	conn_free(c);
 }
 
+/* close_notify (one attempt, as in tls_close()), then the inner
+ * transport's FIN; SSL_read() goes on until the client's close_notify. */
+static void
+tls_shutdown_write(struct nrf_tp_conn *tc)
+{
+	struct tls_conn *c = TC(tc);
+
+	if (c->ssl != NULL) {
+		if (c->state != S_OPEN)
+			return;
+		if (SSL_shutdown(c->ssl) < 0) {
+			ERR_clear_error();
+			return;
+		}
+	}
+	if (c->lp->in->shutdown_write != NULL)
+		c->lp->in->shutdown_write(c->ic);
+}
+
 static void
 tls_peer_name(struct nrf_tp_conn *tc, char *buf, size_t cap)
 {
@@ -985,6 +1004,7 @@ static const struct nrf_tp_ops tls_ops = {
 	.read_ref = tls_read_ref,
 	.writev = tls_writev,
 	.close = tls_close,
+	.shutdown_write = tls_shutdown_write,
 	.peer_name = tls_peer_name,
 };
 

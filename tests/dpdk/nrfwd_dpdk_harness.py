@@ -376,8 +376,16 @@ class Fabric:
         """Start several nrfwd at once (their EAL start-ups overlap), then
         wait for each: @specs are (host, cfg, kwargs) triples."""
         procs = [self.start_nrfwd(h, cfg, wait=False, **kw) for h, cfg, kw in specs]
+        taps = [getattr(p, 'tap', None) is not None for p in procs]
         for p in procs:
             self.ready(p, timeout)
+        # A tap port joins the bridge only once nrfwd listens: the first
+        # connect to its local NRF may time out before (its ARP request
+        # went nowhere), and requests sent before the next probe would
+        # find the local NRF down. Wait for it to be up.
+        for (_, cfg, _), p, tap in zip(specs, procs, taps):
+            if tap and cfg.get('runtime', {}).get('localNrf', {}).get('address'):
+                self.wait_line(p, r'local NRF \S+ up', timeout)
         return procs
 
     @staticmethod
