@@ -16,6 +16,7 @@ Exit status: 0 passed, 1 failed, 77 skipped (no root / namespaces).
 
 import json
 import os
+import socket
 import struct
 import sys
 import time
@@ -58,6 +59,48 @@ def client(scenario, host, port):
                        T.request_block('GET', T.PROFILE + T.ID_BIG)))
         c.read(lambda r: r.find(T.RST_STREAM, 1), timeout=5)
         out['status'] = c.status(1)
+    elif scenario == 'flood':
+        # A CONTINUATION flood: GOAWAY(ENHANCE_YOUR_CALM). The client goes
+        # on sending after it (it has not read it yet); how the connection
+        # ends: 'eof' (FIN, the input drained) or 'reset'.
+        c = T.Raw(port, host=host)
+        c.handshake()
+        cont = 9  # CONTINUATION
+        c.send(T.frame(T.HEADERS, 0x1, 1, T.request_block('GET', T.PROFILE + T.ID_AMF1)) +
+               b''.join(T.frame(cont, 0, 1) for _ in range(1000)))
+        buf, end, t_ga = b'', None, None
+        deadline = time.monotonic() + 5
+        while end is None and time.monotonic() < deadline:
+            c.s.settimeout(max(0.01, deadline - time.monotonic()))
+            try:
+                d = c.s.recv(65536)
+            except socket.timeout:
+                break
+            except ConnectionResetError:
+                end = 'reset'
+                break
+            if not d:
+                end = 'eof'
+                break
+            buf += d
+            while t_ga is None and len(buf) >= 9:
+                ln = struct.unpack('>I', b'\0' + buf[:3])[0]
+                if len(buf) < 9 + ln:
+                    break
+                if buf[3] == T.GOAWAY:
+                    t_ga = time.monotonic()
+                    out['goaway'] = list(struct.unpack('>II', buf[9:17]))
+                    try:
+                        c.send(b''.join(T.frame(cont, 0, 1) for _ in range(100)))
+                    except OSError:
+                        pass
+                buf = buf[9 + ln:]
+        out['end'] = end
+        if end is not None and t_ga is not None:
+            out['end_after_goaway_s'] = time.monotonic() - t_ga
+        c.close()
+        print(json.dumps(out))
+        return
     else:
         raise SystemExit('unknown scenario ' + scenario)
     rst = c.find(T.RST_STREAM, 1)
@@ -133,6 +176,17 @@ def timeouts(fab, r):
             time.sleep(0.1)
         D.expect_eq(left, 0, 'streams still open at the local NRF')
 
+    def flood():
+        # GOAWAY, then at once the end (lwIP's FIN after it: lingering
+        # with the write side shut), not a reset, though the client
+        # went on sending after the GOAWAY
+        o = run_client(fab, c, 'flood', fwd)
+        D.expect_eq(o.get('goaway'), [1, 0xb], 'GOAWAY(last 1, ENHANCE_YOUR_CALM)')
+        D.expect_eq(o.get('end'), 'eof', 'how the connection ended')
+        D.expect(o.get('end_after_goaway_s', 9) < 0.2,
+                 'the end %s s after the GOAWAY: not before the lingering ran out' %
+                 o.get('end_after_goaway_s'))
+
     def served():
         st, _, body = fab.curl(c, fwd.url(T.PROFILE + T.ID_AMF1))
         D.expect_eq(st, 200, 'status (%s)' % body[:200])
@@ -145,6 +199,7 @@ def timeouts(fab, r):
     r.check('dpdk timeouts: preface only, idleMs', idle)
     r.check('dpdk timeouts: body never arrives, 408', body)
     r.check('dpdk timeouts: reader takes nothing, RST + upstream', stall)
+    r.check('dpdk: CONTINUATION flood, GOAWAY then FIN', flood)
     r.check('dpdk timeouts: still serving', served)
 
 

@@ -488,6 +488,26 @@ class TimeoutsTls(unittest.TestCase):
         self.assertEqual(c.goaway()[:2], (1, NO_ERROR))
         c.close()
 
+    def test_tls_connection_error_ends_with_goaway_then_close_notify(self):
+        # A CONTINUATION flood over TLS: GOAWAY(ENHANCE_YOUR_CALM), then
+        # close_notify and FIN at once (the write side shut while the
+        # input is drained), though the client goes on sending
+        c = Raw(self.nrfwd.port, tls=True)
+        c.handshake()
+        c.send(frame(HEADERS, END_STREAM, 1, request_block('GET', PROFILE + ID_AMF1)) +
+               b''.join(frame(9, 0, 1) for _ in range(1000)))  # CONTINUATION
+        self.assertTrue(c.read(lambda r: r.find(GOAWAY)))
+        t0 = time.monotonic()
+        try:
+            c.send(b''.join(frame(9, 0, 1) for _ in range(100)))
+        except OSError:
+            pass
+        c.read(lambda r: r.closed, timeout=3)
+        self.assertTrue(c.closed)
+        self.assertLess(c.t_closed - t0, 0.2)  # lingering: 0.5 s
+        self.assertEqual(c.goaway()[:2], (1, 0xb))
+        c.close()
+
 
 if __name__ == '__main__':
     H.parse_args(sys.argv)
