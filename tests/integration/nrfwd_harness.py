@@ -42,6 +42,7 @@ import http.client
 import json
 import os
 import re
+import shutil
 import signal
 import socket
 import subprocess
@@ -243,6 +244,7 @@ class Harness:
 
     def _log(self, name):
         self._n += 1
+        os.makedirs(self.tmpdir, exist_ok=True)  # again after a cleanup()
         return os.path.join(self.tmpdir, '%02d-%s.log' % (self._n, name))
 
     def _spawn(self, name, cmd, port, host='127.0.0.1'):
@@ -287,6 +289,7 @@ class Harness:
             with open(path) as f:
                 config = json.load(f)
         else:
+            os.makedirs(self.tmpdir, exist_ok=True)  # again after a cleanup()
             path = os.path.join(self.tmpdir, '%s-%d.json' % (name, self._n + 1))
             with open(path, 'w') as f:
                 json.dump(config, f, indent=2)
@@ -326,6 +329,10 @@ class Harness:
             if dump:
                 sys.stderr.write('---- %s (pid %d) log ----\n%s\n' % (p.name, p.pid, p.log()))
         self.procs = []
+        # The logs and configurations go too, unless they were asked for
+        # (NRFWD_TEST_LOGS dumps them; NRFWD_KEEP_TMP keeps the folder).
+        if not dump and not os.environ.get('NRFWD_KEEP_TMP'):
+            shutil.rmtree(self.tmpdir, ignore_errors=True)
 
 
 def curl(url, method='GET', headers=(), data=None, timeout=10.0, http2=True, prefix=()):
