@@ -750,3 +750,110 @@ TEST_F(H2Loop, ARefusedConnectionGetsGoawayAndNoStreamIsDelivered)
 	nrf_h2_conn_close(prev, NRF_ECLOSED);
 }
 
+
+namespace {
+
+/* An upstream that writes raw bytes: the test decides where reads end. */
+struct RawUpstream {
+	const nrf_tp_ops *tp = nullptr;
+	nrf_tp_listener *lst = nullptr;
+	nrf_tp_conn *c = nullptr;
+	std::string in; /* what the client sent */
+
+	void Write(const std::string &s)
+	{
+		iovec iov = {const_cast<char *>(s.data()), s.size()};
+		ASSERT_EQ(tp->writev(c, &iov, 1), (ssize_t)s.size());
+	}
+};
+
+void
+raw_upstream_event(void *arg, unsigned)
+{
+	RawUpstream *r = static_cast<RawUpstream *>(arg);
+	char buf[4096];
+	ssize_t n;
+
+	while ((n = r->tp->read(r->c, buf, sizeof(buf))) > 0)
+		r->in.append(buf, (size_t)n);
+}
+
+void
+raw_upstream_accept(void *arg, unsigned)
+{
+	RawUpstream *r = static_cast<RawUpstream *>(arg);
+	int err;
+	nrf_tp_conn *c = r->tp->accept(r->lst, &err);
+
+	if (c == nullptr)
+		return;
+	r->c = c;
+	r->tp->set_handler(c, raw_upstream_event, r);
+}
+
+std::string
+raw_frame(uint8_t type, uint8_t flags, uint32_t sid, size_t len)
+{
+	std::string h(9, '\0');
+	h[0] = (char)(len >> 16);
+	h[1] = (char)(len >> 8);
+	h[2] = (char)len;
+	h[3] = (char)type;
+	h[4] = (char)flags;
+	h[5] = (char)(sid >> 24);
+	h[6] = (char)(sid >> 16);
+	h[7] = (char)(sid >> 8);
+	h[8] = (char)sid;
+	return h;
+}
+
+} // namespace
+
+/* Decision 0048: a DATA frame of an answer cut by the end of a read goes to
+ * its stream as it arrives, not once the whole frame is in. */
+TEST_F(H2Loop, AnAnswerDataFrameCutByAReadReachesTheStreamPieceByPiece)
+{
+	RawUpstream up;
+	int err;
+	nrf_tp_addr a, ua;
+
+	up.tp = f_.tp;
+	nrf_tp_addr_parse("127.0.0.1", 0, &a);
+	up.lst = f_.tp->listen(f_.loop, &a, 4, raw_upstream_accept, &up, &err);
+	ASSERT_NE(up.lst, nullptr);
+	f_.tp->listener_addr(up.lst, &ua);
+	nrf_h2_conn *prev = f_.client;
+	f_.ready = false;
+	f_.client = nrf_h2_conn_client(f_.ctx, &ua, &client_cbs, &f_, &err);
+	ASSERT_NE(f_.client, nullptr);
+	ASSERT_TRUE(Run([&] { return up.c != nullptr && up.in.size() >= 24 + 9; }));
+	up.Write(raw_frame(4, 0, 0, 0) + raw_frame(4, 1, 0, 0)); /* SETTINGS, ACK */
+	ASSERT_TRUE(Run([&] { return f_.ready; }));
+	Request("GET", "/x");
+	/* the request's HEADERS (stream 1) after the client's preface */
+	ASSERT_TRUE(Run([&] {
+		for (size_t o = 24; o + 9 <= up.in.size();) {
+			size_t len = (uint8_t)up.in[o] << 16 | (uint8_t)up.in[o + 1] << 8 |
+				(uint8_t)up.in[o + 2];
+			if (up.in[o + 3] == 1)
+				return true;
+			o += 9 + len;
+		}
+		return false;
+	}));
+	/* :status 200 (static index 8), then 4 000 of a 10 000-byte DATA frame */
+	up.Write(raw_frame(1, 4, 1, 1) + std::string(1, '\x88') + raw_frame(0, 1, 1, 10000) +
+		std::string(4000, 'a'));
+	ASSERT_TRUE(Run([&] { return f_.got.body.size() == 4000; }))
+		<< "got " << f_.got.body.size() << " bytes of the cut frame";
+	EXPECT_EQ(f_.got.status, 200);
+	EXPECT_FALSE(f_.got.end);
+	up.Write(std::string(6000, 'b'));
+	ASSERT_TRUE(Run([&] { return f_.got.end; }));
+	EXPECT_EQ(f_.got.body, std::string(4000, 'a') + std::string(6000, 'b'));
+	nrf_h2_conn_close(f_.client, NRF_ECLOSED);
+	ASSERT_TRUE(Run([&] { return f_.client == nullptr; }));
+	f_.client = prev;
+	f_.tp->close(up.c);
+	f_.tp->listener_close(up.lst);
+}
