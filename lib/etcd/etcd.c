@@ -37,6 +37,8 @@ struct nrf_etcd {
 	char *token;             /* etcd auth token, when authenticated */
 	uint32_t timeout_ms, connect_ms;
 	char err[320];
+	char cerr[CURL_ERROR_SIZE]; /* curl's detail of the last failure */
+	char why[CURL_ERROR_SIZE];       /* curl_why()'s text */
 };
 
 /* ------------------------------------------------------------------------ */
@@ -406,6 +408,21 @@ sink_write(char *data, size_t size, size_t nmemb, void *arg)
 }
 
 /* Options common to every request on endpoint @p i. */
+/* Why a transfer failed: curl's own detail when it gave one (TLS: "SSL
+ * certificate problem: unable to get local issuer certificate", "...alert
+ * bad certificate"), after the name of its error code, which the detail
+ * does not always repeat. */
+static const char *
+curl_why(struct nrf_etcd *e, CURLcode cc)
+{
+	const char *what = curl_easy_strerror(cc);
+
+	if (e->cerr[0] == '\0' || strcmp(e->cerr, what) == 0)
+		return what;
+	snprintf(e->why, sizeof(e->why), "%s (%.200s)", what, e->cerr);
+	return e->why;
+}
+
 static struct curl_slist *
 setup(struct nrf_etcd *e, unsigned int i, const char *path, const char *body,
 	char *url, size_t url_cap)
@@ -414,6 +431,8 @@ setup(struct nrf_etcd *e, unsigned int i, const char *path, const char *body,
 	char auth[1024];
 
 	curl_easy_reset(e->h);
+	e->cerr[0] = '\0';
+	curl_easy_setopt(e->h, CURLOPT_ERRORBUFFER, e->cerr);
 	snprintf(url, url_cap, "%s%s", e->ep[i], path);
 	curl_easy_setopt(e->h, CURLOPT_URL, url);
 	curl_easy_setopt(e->h, CURLOPT_POST, 1L);
@@ -475,7 +494,7 @@ call(struct nrf_etcd *e, const char *path, const char *body, json_t **out, bool 
 		cc = curl_easy_perform(e->h);
 		curl_slist_free_all(hdrs);
 		if (cc != CURLE_OK) {
-			snprintf(e->err, sizeof(e->err), "%s: %s", e->ep[i], curl_easy_strerror(cc));
+			snprintf(e->err, sizeof(e->err), "%s: %s", e->ep[i], curl_why(e, cc));
 			free(s.p);
 			rc = s.over ? NRF_ETOOBIG : NRF_EIO;
 			continue;
@@ -917,7 +936,7 @@ nrf_etcd_watch(struct nrf_etcd *e, const char *key, int64_t start_rev,
 			return NRF_ETIMEDOUT;
 		}
 		snprintf(e->err, sizeof(e->err), "%s: watch %s (HTTP %ld)", e->ep[i],
-			cc != CURLE_OK ? curl_easy_strerror(cc) : "stream ended", status);
+			cc != CURLE_OK ? curl_why(e, cc) : "stream ended", status);
 		if (w.created) {
 			/* The stream had worked on this endpoint: the caller resumes
 			 * from the revision it saw last (maybe elsewhere). */

@@ -21,6 +21,7 @@ import json
 import os
 import shutil
 import signal
+import ssl
 import subprocess
 import time
 import urllib.error
@@ -37,28 +38,52 @@ def _b64(s):
     return base64.b64encode(s).decode()
 
 
-def call(url, path, body, timeout=2.0):
+def call(url, path, body, timeout=2.0, ctx=None):
     """POST @body (dict) to the gateway; the answer as a dict (raises on
-    transport errors and on non-200 answers)."""
+    transport errors and on non-200 answers). @ctx: the SSL context of an
+    https:// member."""
     req = urllib.request.Request(url + path, data=json.dumps(body).encode(),
                                  headers={'Content-Type': 'application/json'})
-    with urllib.request.urlopen(req, timeout=timeout) as r:
+    with urllib.request.urlopen(req, timeout=timeout, context=ctx) as r:
         return json.loads(r.read().decode())
 
 
-def put(url, key, value, timeout=2.0):
+def put(url, key, value, timeout=2.0, ctx=None):
     """Put @key = @value; returns the new revision."""
-    ans = call(url, '/v3/kv/put', {'key': _b64(key), 'value': _b64(value)}, timeout)
+    ans = call(url, '/v3/kv/put', {'key': _b64(key), 'value': _b64(value)}, timeout, ctx)
     return int(ans['header']['revision'])
 
 
-def get(url, key, prefix=False, timeout=2.0):
+def make_tls(d, host='127.0.0.1'):
+    """A CA, a server certificate for @host and a client certificate, all
+    ECDSA P-256, in folder @d: {'ca', 'cert', 'key', 'client_cert',
+    'client_key'} (paths)."""
+    def run(*a):
+        subprocess.run(['openssl'] + list(a), cwd=d, check=True, capture_output=True,
+                       stdin=subprocess.DEVNULL)
+    run('req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256', '-nodes',
+        '-keyout', 'ca.key', '-out', 'ca.pem', '-days', '2', '-subj', '/CN=test etcd CA')
+    for name, cn, ext in (('server', host, 'subjectAltName=IP:%s\nextendedKeyUsage=serverAuth,clientAuth'
+                           % host),
+                          ('client', 'nrfwd', 'extendedKeyUsage=clientAuth')):
+        run('req', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256', '-nodes',
+            '-keyout', name + '.key', '-out', name + '.csr', '-subj', '/CN=' + cn)
+        with open(os.path.join(d, name + '.ext'), 'w') as f:
+            f.write(ext + '\n')
+        run('x509', '-req', '-in', name + '.csr', '-CA', 'ca.pem', '-CAkey', 'ca.key',
+            '-CAcreateserial', '-out', name + '.pem', '-days', '2', '-extfile', name + '.ext')
+    j = lambda n: os.path.join(d, n)  # noqa: E731
+    return {'ca': j('ca.pem'), 'cert': j('server.pem'), 'key': j('server.key'),
+            'client_cert': j('client.pem'), 'client_key': j('client.key')}
+
+
+def get(url, key, prefix=False, timeout=2.0, ctx=None):
     """[(key, value, mod_revision)] of @key (or every key under it)."""
     body = {'key': _b64(key)}
     if prefix:
         end = key[:-1] + chr(ord(key[-1]) + 1)
         body['range_end'] = _b64(end)
-    ans = call(url, '/v3/kv/range', body, timeout)
+    ans = call(url, '/v3/kv/range', body, timeout, ctx)
     out = []
     for kv in ans.get('kvs', []):
         out.append((base64.b64decode(kv['key']).decode(),
@@ -72,8 +97,15 @@ def delete(url, key, timeout=2.0):
 
 
 class EtcdCluster:
-    def __init__(self, harness, members=3, name='etcd'):
+    def __init__(self, harness, members=3, name='etcd', tls=None):
+        """@tls: make_tls()'s files: clients on https:// with client
+        certificates required (peers stay on http://)."""
         self.h = harness
+        self.tls = tls
+        self.ctx = None
+        if tls is not None:
+            self.ctx = ssl.create_default_context(cafile=tls['ca'])
+            self.ctx.load_cert_chain(tls['client_cert'], tls['client_key'])
         self.n = members
         self.name = name
         self.token = '%s-%d-%d' % (name, os.getpid(), int(time.time() * 1000))
@@ -90,10 +122,14 @@ class EtcdCluster:
         return ','.join(self.url(i) for i in range(self.n))
 
     def url(self, i):
-        return 'http://127.0.0.1:%d' % self.client[i]
+        return '%s://127.0.0.1:%d' % ('https' if self.tls else 'http', self.client[i])
 
     def _cmd(self, i):
-        return [ETCD, '--name', 'm%d' % i, '--data-dir', self.dirs[i],
+        tls = []
+        if self.tls is not None:
+            tls = ['--cert-file', self.tls['cert'], '--key-file', self.tls['key'],
+                   '--trusted-ca-file', self.tls['ca'], '--client-cert-auth']
+        return [ETCD, '--name', 'm%d' % i, '--data-dir', self.dirs[i]] + tls + [
                 '--listen-client-urls', self.url(i),
                 '--advertise-client-urls', self.url(i),
                 '--listen-peer-urls', 'http://127.0.0.1:%d' % self.peer[i],
@@ -121,7 +157,8 @@ class EtcdCluster:
         while todo and time.monotonic() < deadline:
             i = todo[0]
             try:
-                put(self.url(i), '/health-probe/%s' % self.token, 'x', timeout=1.0)
+                put(self.url(i), '/health-probe/%s' % self.token, 'x', timeout=1.0,
+                    ctx=self.ctx)
                 todo.pop(0)
             except (OSError, urllib.error.URLError, ValueError):
                 if not self.procs[i].alive():
