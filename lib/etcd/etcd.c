@@ -38,7 +38,7 @@ struct nrf_etcd {
 	uint32_t timeout_ms, connect_ms;
 	char err[320];
 	char cerr[CURL_ERROR_SIZE]; /* curl's detail of the last failure */
-	char why[CURL_ERROR_SIZE];       /* curl_why()'s text */
+	char why[CURL_ERROR_SIZE];  /* curl_why()'s text */
 };
 
 /* ------------------------------------------------------------------------ */
@@ -407,7 +407,6 @@ sink_write(char *data, size_t size, size_t nmemb, void *arg)
 	return n;
 }
 
-/* Options common to every request on endpoint @p i. */
 /* Why a transfer failed: curl's own detail when it gave one (TLS: "SSL
  * certificate problem: unable to get local issuer certificate", "...alert
  * bad certificate"), after the name of its error code, which the detail
@@ -423,6 +422,7 @@ curl_why(struct nrf_etcd *e, CURLcode cc)
 	return e->why;
 }
 
+/* Options common to every request on endpoint @p i. */
 static struct curl_slist *
 setup(struct nrf_etcd *e, unsigned int i, const char *path, const char *body,
 	char *url, size_t url_cap)

@@ -10,6 +10,9 @@ and a small client of etcd's JSON gateway (standard library only).
     E.put(c.url(0), '/nrfwd/x/config', text); E.get(c.url(0), key)
     c.kill(0); c.restart(0); c.kill_all(); c.restart_all()
     c.cleanup()                           # processes (by pid) and data dirs
+    t = E.make_tls(h.tmpdir)              # a test CA, server and client certificates
+    c = E.EtcdCluster(h, members=1, tls=t)  # https:// clients, certificates required
+    E.put(c.url(0), key, text, ctx=c.ctx)
 
 Every member gets free ports, its own data dir under the harness' temp dir
 and a unique cluster token; the processes are registered with the harness,
