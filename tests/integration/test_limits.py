@@ -92,12 +92,12 @@ class Raw:
     """One raw HTTP/2 client connection (frames in, frames out); it
     acknowledges the server's SETTINGS when it reads them (frames())."""
 
-    def __init__(self, port, rcvbuf=None):
+    def __init__(self, port, rcvbuf=None, host='127.0.0.1'):
         self.s = socket.socket()
         if rcvbuf:
             self.s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, rcvbuf)
         self.s.settimeout(5)
-        self.s.connect(('127.0.0.1', port))
+        self.s.connect((host, port))
         self.enc = hpack.Encoder()
         self.dec = hpack.Decoder()
         self.buf = b''
