@@ -47,6 +47,10 @@ instructions per forwarded request by object and by function, this build and
 --alt-build adds a second DPDK nrfwd from another build directory to every
 round (e.g. one configured with -Dlwip=system: Debian's liblwip against the
 own lwIP build of decision 0010), with its own perf run.
+--device memif (decision 0050): the DPDK nrfwd's port is net_memif to
+bench/dpdk_l2bridge (built with DPDK), which joins it to the veth on core 0,
+so that no kernel work for the device runs on the nrfwd's core; with --own,
+--device af_packet,memif measures both as systems of the same rounds.
 """
 import argparse
 import json
@@ -208,6 +212,8 @@ class Bench:
                 p.wait()
         if p in self.procs:
             self.procs.remove(p)
+        if getattr(p, "bridge", None):
+            self.stop(p.bridge)
 
     def cleanup(self):
         for p in list(self.procs):
@@ -282,13 +288,35 @@ backend be
         return self.spawn("haproxy", self.ns_p, ["taskset", "-c", "1", "haproxy", "-f", cfg, "-db"],
                           wait_port=HAP_PORT, ip=KERN_IP)
 
-    def start_dpdk_nrfwd(self, n, build=None, callgrind=None):
+    def af_packet_vdev(self):
+        return (f"--vdev=net_af_packet0,iface={self.dev_p},qpairs=1,qdisc_bypass=1"
+                + (",framesz=9216,blocksz=36864" if self.jumbo() else ""))
+
+    def start_bridge(self, n, build):
+        """--device memif (decision 0050): dpdk_l2bridge joins a memif
+        port (server end; the DPDK nrfwd is the client) and an af_packet
+        port on the proxy's veth end, on core 0 with h2load and the
+        upstream. The veth's kernel side then runs in the bridge, not in
+        the nrfwd's device calls. @return (process, the nrfwd's vdev)."""
+        prefix = f"{self.tag}b{n}"
+        self.prefixes.append(prefix)
+        sock = os.path.join(self.tmp, f"memif{n}.sock")
+        memif = f"net_memif0,socket={sock},socket-abstract=no,id=0"
+        bridge = self.spawn(f"bridge-{n}", self.ns_p, [
+            f"{build}/bench/dpdk_l2bridge", "--no-pci", "--no-telemetry", "-l", "0",
+            f"--file-prefix={prefix}", "--no-huge", "--no-shconf", "-m", "128",
+            f"--vdev={memif},role=server", self.af_packet_vdev()],
+            wait_line=r"dpdk_l2bridge: forwarding")
+        return bridge, f"--vdev={memif},role=client"
+
+    def start_dpdk_nrfwd(self, n, build=None, callgrind=None, device=None):
         prefix = f"{self.tag}d{n}"
         self.prefixes.append(prefix)
+        bridge, vdev = None, self.af_packet_vdev()
+        if (device or self.args.devices[0]) == "memif":
+            bridge, vdev = self.start_bridge(n, build or self.build)
         eal = ["--no-pci", "--no-telemetry", "-l", "0,1", f"--file-prefix={prefix}"] + self.mem + [
-            f"--vdev=net_af_packet0,iface={self.dev_p},qpairs=1,qdisc_bypass=1"
-            + (",framesz=9216,blocksz=36864" if self.jumbo() else "")] + (
-            ["-m", "512"] if self.jumbo() and "--no-huge" in self.mem else [])
+            vdev] + (["-m", "512"] if self.jumbo() and "--no-huge" in self.mem else [])
         cmd = [f"{build or self.build}/app/nrfwd/nrfwd"] + eal + [
             "--", "--config", self.nrfwd_cfg(True), "--log-level", "info"]
         if callgrind:
@@ -297,17 +325,24 @@ backend be
         if shutil.which("unshare"):
             cmd = ["unshare", "--mount", "--propagation", "private", "sh", "-c",
                    'mount -t tmpfs none /sys/bus/pci/devices && exec "$0" "$@"'] + cmd
-        return self.spawn(f"nrfwd-dpdk-{n}", self.ns_p, cmd, wait_line=r"nrfwd management on",
-                          wait_s=180 if callgrind else 20)
+        try:
+            p = self.spawn(f"nrfwd-dpdk-{n}", self.ns_p, cmd, wait_line=r"nrfwd management on",
+                           wait_s=180 if callgrind else 20)
+        except Exception:
+            if bridge:
+                self.stop(bridge)
+            raise
+        p.bridge = bridge
+        return p
 
-    def icount(self, n, build, requests):
+    def icount(self, n, build, requests, device=None):
         """Instructions per forwarded request of the DPDK nrfwd of @build,
         counted by callgrind (exact, unlike CPU time here): instrumentation
         on after a warm-up, @requests requests, a dump. The whole process is
         counted: the worker (its idle polling included, which is little
         under valgrind's slowness) and the control thread."""
         out = os.path.join(self.tmp, f"cg.{n}")
-        p = self.start_dpdk_nrfwd(200 + n, build, callgrind=out)
+        p = self.start_dpdk_nrfwd(200 + n, build, callgrind=out, device=device)
         try:
             log = os.path.join(self.tmp, "lat.log")
             self.h2load(DPDK_IP, NRFWD_PORT, 2000, log)
@@ -462,7 +497,8 @@ backend be
                  f"(CPU {res['own_cpu'] * 1e6:.2f}, ran {res['ran'] * 100:.0f} %): "
                  f"device TX {res['dev_tx'] * 1e6:.2f}, RX {res['dev_rx'] * 1e6:.2f}; frames/req "
                  f"rx {res['frames_rx']:.2f} tx {res['frames_tx']:.2f}, busy iterations/req "
-                 f"{res['busy_iter']:.2f})" if dpdk else "")
+                 f"{res['busy_iter']:.2f})" if dpdk else
+                 f" (user {res['user_cpu'] * 1e6:.2f})")
               + f", core1 {res['core1'] * 1e6:.1f} us/req, machine {res['machine'] * 1e6:.1f} us/req"
               f" (measured {res['secs']:.1f} s after {res['warm']} requests / {res['warm_s']:.1f} s "
               "of warm-up)",
@@ -615,9 +651,17 @@ def run_own(args, b):
     each round; with --alt-build a second DPDK build (before/after)."""
     build = os.path.abspath(args.build_dir)
     alt = os.path.abspath(args.alt_build) if args.alt_build else None
-    names = ["nrfwd on DPDK (this build)", "nrfwd on kernel sockets"]
+    devs = args.devices
+    tag = (lambda d: f", {d}") if len(devs) > 1 else (lambda d: "")
+    names = [f"nrfwd on DPDK (this build{tag(devs[0])})", "nrfwd on kernel sockets"]
+    dpdk_systems = [(names[0], build, devs[0])]
+    for d in devs[1:]:
+        names.append(f"nrfwd on DPDK (this build{tag(d)})")
+        dpdk_systems.append((names[-1], build, d))
     if alt:
-        names.append("nrfwd on DPDK (--alt-build)")
+        for d in devs:
+            names.append(f"nrfwd on DPDK (--alt-build{tag(d)})")
+            dpdk_systems.append((names[-1], alt, d))
     results = {n: [] for n in names}
     perf = {}
     icounts = {}
@@ -628,11 +672,11 @@ def run_own(args, b):
         kern = b.start_kernel_nrfwd()
         for rnd in range(args.rounds):
             print(f"round {rnd + 1}/{args.rounds}", flush=True)
-            order = [(names[0], build)] + ([(names[2], alt)] if alt else [])
+            order = list(dpdk_systems)
             if rnd % 2:
                 order.reverse()
-            for i, (n, bd) in enumerate(order):
-                dp = b.start_dpdk_nrfwd(rnd * 2 + i + (100 if bd == alt else 0), bd)
+            for i, (n, bd, dev) in enumerate(order):
+                dp = b.start_dpdk_nrfwd(rnd * 10 + i + (100 if bd == alt else 0), bd, device=dev)
                 try:
                     results[n].append(b.measure(n, DPDK_IP, NRFWD_PORT, dp.pid, True))
                     if rnd == 0 and do_perf:
@@ -642,8 +686,8 @@ def run_own(args, b):
                 if i == 0:
                     results[names[1]].append(b.measure(names[1], KERN_IP, NRFWD_PORT, kern.pid, False))
         if args.callgrind and shutil.which("valgrind"):
-            for i, (n, bd) in enumerate([(names[0], build)] + ([(names[2], alt)] if alt else [])):
-                icounts[n] = b.icount(i, bd, args.callgrind)
+            for i, (n, bd, dev) in enumerate(dpdk_systems):
+                icounts[n] = b.icount(i, bd, args.callgrind, device=dev)
                 print(f"  {n}: {icounts[n][0]:,.0f} instructions per request (callgrind)", flush=True)
     finally:
         b.cleanup()
@@ -675,6 +719,20 @@ def run_own(args, b):
             rows.append(f"| {n} | {fmt(med(n, 'rps', 1), '{:,.0f}')} | — | — | — | — | — | "
                         f"**{fmt(k)}** (utime+stime) | {fmt(med(n, 'user_cpu'))} | "
                         f"{fmt(med(n, 'proc_cpu'))} | — | — | {bad} |")
+    # Decision 0050: the DPDK worker does at least the user-space work the
+    # kernel nrfwd does (HTTP/2 both legs, HPACK, Via, forwarding: the same
+    # code), so own CPU / kernel >= user / (user + system) of the kernel
+    # nrfwd, whatever the transport costs. Per round, as the ratio.
+    floor = [x["user_cpu"] / x["proxy"] for x in results[names[1]] if x.get("proxy")]
+    floor_line = []
+    if floor:
+        f3 = (statistics.median(floor), min(floor), max(floor))
+        floor_line = ["", f"**The floor of own CPU / kernel**: the kernel nrfwd's user CPU / its "
+                      f"utime+stime, per round: **{fmt(f3, '{:.2f}')}**. A DPDK worker runs the same "
+                      "user-space code (HTTP/2 both legs, HPACK, Via scan, forwarding: the same "
+                      "instructions) plus lwIP and its glue, so at the same cost per instruction its "
+                      "own CPU / kernel cannot fall below this even with a transport that cost "
+                      "nothing (decision 0050)."]
     ptable = []
     if perf:
         uc = {n: user_components(p) for n, p in perf.items()}
@@ -718,6 +776,12 @@ def run_own(args, b):
         f"{min(secs):.1f}..{max(secs):.1f} s); medians (min..max). Link MTU {args.mtu}"
         + (f" (veth pair, kernel nrfwd and DPDK port: `runtime.dpdk.mtu` {args.mtu}, af_packet "
            "`framesz=9216,blocksz=36864`)." if b.jumbo() else "."),
+        *([] if "memif" not in devs else [
+            "", "**memif** (decision 0050): the DPDK nrfwd's port is `net_memif` (client end) to "
+            "`bench/dpdk_l2bridge` on core 0, which joins it to the veth with `net_af_packet`: the "
+            "veth's kernel side runs in the bridge's process on core 0, none of it on the nrfwd's "
+            "core; the device calls are then the memif copies. **af_packet**: the port is "
+            "`net_af_packet` on the veth itself, whose kernel side runs inside the TX call on core 1."]),
         "",
         "**own** = DPDK busy cycles per forwarded request minus the cycles inside `rte_eth_tx_burst()` "
         "and (of busy iterations) `rte_eth_rx_burst()`, i.e. everything the device costs, its kernel "
@@ -731,6 +795,7 @@ def run_own(args, b):
         "DPDK frames / req (rx + tx) | failed+errored |",
         "|---|---|---|---|---|---|---|---|---|---|---|---|---|",
         *rows,
+        *floor_line,
         "",
         *itable,
         *ptable,
@@ -756,6 +821,11 @@ def main():
     ap.add_argument("--mtu", type=int, default=1500,
                     help="MTU of the veth pair and of the DPDK port (runtime.dpdk.mtu), 1500..9000: "
                          "jumbo frames for every system of the run")
+    ap.add_argument("--device", default="af_packet", metavar="af_packet|memif[,...]",
+                    help="the DPDK nrfwd's port: net_af_packet on the veth (default), or "
+                    "net_memif to dpdk_l2bridge, which joins it to the veth on core 0: a port "
+                    "with no kernel side on the nrfwd's core (decision 0050); with --own a "
+                    "comma list measures each as a system of its own in every round")
     ap.add_argument("--clients", type=int, default=8)
     ap.add_argument("--streams", type=int, default=32)
     ap.add_argument("--dpdk-opt", action="append", metavar="KEY=JSON",
@@ -783,6 +853,13 @@ def main():
     ap.add_argument("--no-perf", action="store_true")
     ap.add_argument("--no-write", action="store_true")
     args = ap.parse_args()
+    args.devices = [d for d in args.device.split(",") if d]
+    if not args.devices or any(d not in ("af_packet", "memif") for d in args.devices) or (
+            len(args.devices) > 1 and not args.own):
+        ap.error("--device: af_packet or memif; a comma list only with --own")
+    if "memif" in args.devices and not os.path.exists(
+            os.path.join(os.path.abspath(args.build_dir), "bench", "dpdk_l2bridge")):
+        ap.error("--device memif: bench/dpdk_l2bridge is not built in " + args.build_dir)
     if args.requests is None:
         args.requests = 300000 if args.own else 100000
     reason = D.cannot_run(os.path.abspath(args.build_dir))
@@ -874,6 +951,20 @@ def main():
     dp_pc = med(names[0], "proc_cpu")[0]
     ratio_pc = dp_pc / k_proxy if k_proxy else float("inf")
 
+    # Decision 0050: the DPDK worker does at least the user-space work the
+    # kernel nrfwd does (HTTP/2 both legs, HPACK, Via, forwarding: the same
+    # code), so own CPU / kernel >= user / (user + system) of the kernel
+    # nrfwd, whatever the transport costs. Per round, as the ratio.
+    floor = [x["user_cpu"] / x["proxy"] for x in results[names[1]] if x.get("proxy")]
+    floor_line = []
+    if floor:
+        f3 = (statistics.median(floor), min(floor), max(floor))
+        floor_line = ["", f"**The floor of own CPU / kernel**: the kernel nrfwd's user CPU / its "
+                      f"utime+stime, per round: **{fmt(f3, '{:.2f}')}**. A DPDK worker runs the same "
+                      "user-space code (HTTP/2 both legs, HPACK, Via scan, forwarding: the same "
+                      "instructions) plus lwIP and its glue, so at the same cost per instruction its "
+                      "own CPU / kernel cannot fall below this even with a transport that cost "
+                      "nothing (decision 0050)."]
     ptable = []
     if perf:
         comps = {n: components(p) for n, p in perf.items()}
