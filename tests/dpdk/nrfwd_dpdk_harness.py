@@ -286,8 +286,10 @@ class Fabric:
                     hugetlbfs=None):
         """nrfwd on a DPDK port in @host: @cfg (dict) is written to a file;
         its runtime.listen[0] port is the one served. The port address is
-        @ip or dpdk_ip(@host). @pmd: 'af_packet' (a veth on the fabric) or
-        'tap' (moved onto the bridge once nrfwd runs). With @wait, returns
+        @ip or dpdk_ip(@host). @pmd: 'af_packet' (a veth on the fabric),
+        'tap' (moved onto the bridge once nrfwd runs) or 'memif' (the client
+        end of a net_memif whose server end is bench/dpdk_l2bridge, started
+        here, which joins it to a veth on the fabric). With @wait, returns
         once "nrfwd listening on" was logged (raises with the log if it
         exits first). @eal replaces the EAL arguments (start-up tests)."""
         ip = ip or self.dpdk_ip(host)
@@ -303,6 +305,8 @@ class Fabric:
                 self.n_if += 1
                 tap = 'n%s%dt' % (self.id, self.n_if)
                 vdev = 'net_tap0,iface=%s' % tap
+            elif pmd == 'memif':
+                vdev = self.start_memif_bridge(host, name)
             else:
                 vdev = 'net_af_packet0,iface=%s,qpairs=1,qdisc_bypass=1' % self.dpdk_dev(host)
                 if self.mtu > 1500:
@@ -319,6 +323,23 @@ class Fabric:
         if wait:
             self.ready(proc, timeout)
         return proc
+
+    def start_memif_bridge(self, host, name):
+        """bench/dpdk_l2bridge in @host between a net_memif server end and
+        net_af_packet on the host's DPDK veth (frames pass unchanged both
+        ways). @return the vdev of the memif's client end, for nrfwd."""
+        sock = os.path.join(self.tmpdir, 'memif-%s.sock' % name)
+        memif = 'net_memif0,socket=%s,socket-abstract=no,id=0' % sock
+        prefix = 'nfd%sbr%s' % (self.id, re.sub(r'[^a-zA-Z0-9]', '', name))
+        self.prefixes.append(prefix)
+        cmd = self.wrap([os.path.join(self.build, 'bench', 'dpdk_l2bridge'), '--no-pci',
+                         '--no-telemetry', '--no-huge', '--no-shconf', '-m', '128', '-l', '0',
+                         '--file-prefix=' + prefix, '--vdev=%s,role=server' % memif,
+                         '--vdev=net_af_packet0,iface=%s,qpairs=1,qdisc_bypass=1'
+                         % self.dpdk_dev(host)])
+        bridge = self._spawn('bridge-' + name, host, cmd, None, None)
+        self.wait_line(bridge, r'dpdk_l2bridge: forwarding')
+        return memif + ',role=client'
 
     def ready(self, proc, timeout=20.0):
         """Wait until nrfwd @proc listens; a tap port then joins the bridge
