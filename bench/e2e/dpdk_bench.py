@@ -951,20 +951,6 @@ def main():
     dp_pc = med(names[0], "proc_cpu")[0]
     ratio_pc = dp_pc / k_proxy if k_proxy else float("inf")
 
-    # Decision 0050: the DPDK worker does at least the user-space work the
-    # kernel nrfwd does (HTTP/2 both legs, HPACK, Via, forwarding: the same
-    # code), so own CPU / kernel >= user / (user + system) of the kernel
-    # nrfwd, whatever the transport costs. Per round, as the ratio.
-    floor = [x["user_cpu"] / x["proxy"] for x in results[names[1]] if x.get("proxy")]
-    floor_line = []
-    if floor:
-        f3 = (statistics.median(floor), min(floor), max(floor))
-        floor_line = ["", f"**The floor of own CPU / kernel**: the kernel nrfwd's user CPU / its "
-                      f"utime+stime, per round: **{fmt(f3, '{:.2f}')}**. A DPDK worker runs the same "
-                      "user-space code (HTTP/2 both legs, HPACK, Via scan, forwarding: the same "
-                      "instructions) plus lwIP and its glue, so at the same cost per instruction its "
-                      "own CPU / kernel cannot fall below this even with a transport that cost "
-                      "nothing (decision 0050)."]
     ptable = []
     if perf:
         comps = {n: components(p) for n, p in perf.items()}
