@@ -44,73 +44,6 @@ static const uint8_t preface[24] = "PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n";
 /* ------------------------------------------------------------------------ */
 /* Output queue                                                              */
 
-/* Room for @p n more bytes at the end of the queue; NULL: no memory. */
-static uint8_t *
-oq_reserve(struct nrf_h2_conn *c, size_t n)
-{
-	struct h2_cli *k = c->cli;
-	size_t cap;
-	uint8_t *q;
-
-	if (k->oq_len + n <= k->oq_cap)
-		return k->oq + k->oq_len;
-	if (k->oq_off > 0) {
-		memmove(k->oq, k->oq + k->oq_off, k->oq_len - k->oq_off);
-		k->oq_len -= k->oq_off;
-		k->oq_off = 0;
-		if (k->oq_len + n <= k->oq_cap)
-			return k->oq + k->oq_len;
-	}
-	cap = k->oq_cap != 0 ? k->oq_cap : 4096;
-	while (cap < k->oq_len + n)
-		cap *= 2;
-	if (cap > UINT32_MAX / 2)
-		return NULL;
-	q = realloc(k->oq, cap);
-	if (q == NULL)
-		return NULL;
-	h2_acct_add(c->ctx, NRF_H2_MEM_HTTP2, (int64_t)cap - (int64_t)k->oq_cap);
-	k->oq = q;
-	k->oq_cap = (uint32_t)cap;
-	return k->oq + k->oq_len;
-}
-
-/* A control frame; false: no memory (the connection fails). */
-static bool
-oq_frame(struct nrf_h2_conn *c, uint8_t type, uint8_t flags, uint32_t sid,
-	const void *payload, size_t len)
-{
-	uint8_t *p = oq_reserve(c, 9 + len);
-
-	if (p == NULL) {
-		h2_conn_fail(c, NRF_ENOMEM);
-		return false;
-	}
-	frame_hd(p, (uint32_t)len, type, flags, sid);
-	if (len > 0)
-		memcpy(p + 9, payload, len);
-	c->cli->oq_len += (uint32_t)(9 + len);
-	h2_mark_dirty(c);
-	return true;
-}
-
-static void
-oq_window_update(struct nrf_h2_conn *c, uint32_t sid, uint32_t inc)
-{
-	uint8_t b[4];
-
-	put32(b, inc & WIN_MAX);
-	oq_frame(c, FT_WINDOW_UPDATE, 0, sid, b, 4);
-}
-
-static void
-oq_rst(struct nrf_h2_conn *c, uint32_t sid, uint32_t code)
-{
-	uint8_t b[4];
-
-	put32(b, code);
-	oq_frame(c, FT_RST_STREAM, 0, sid, b, 4);
-}
 
 /* ------------------------------------------------------------------------ */
 /* Streams                                                                   */
@@ -118,19 +51,7 @@ oq_rst(struct nrf_h2_conn *c, uint32_t sid, uint32_t code)
 static inline struct nrf_h2_stream *
 lookup(struct nrf_h2_conn *c, uint32_t sid)
 {
-	struct h2_cli *k = c->cli;
-	struct nrf_h2_stream *st = k->slot[(sid >> 1) % H2C_SLOTS];
-	struct nrf_list *l;
-
-	if (st != NULL && (uint32_t)st->id == sid)
-		return st;
-	/* Slot taken by a newer stream: an old one still open. */
-	NRF_LIST_FOREACH(l, &c->streams) {
-		st = nrf_container_of(l, struct nrf_h2_stream, link);
-		if ((uint32_t)st->id == sid)
-			return st;
-	}
-	return NULL;
+	return h2_slot_find(c, c->cli->slot, sid);
 }
 
 /*
@@ -225,7 +146,7 @@ h2_cli_reset(struct nrf_h2_conn *c, struct nrf_h2_stream *st, uint32_t code)
 	if (st->cs & H2C_HDRS)
 		h2_cli_hb_free(st);
 	else
-		oq_rst(c, (uint32_t)st->id, code);
+		h2_oq_rst(c, (uint32_t)st->id, code);
 	close_due(c, st, code);
 }
 
@@ -266,7 +187,7 @@ conn_error(struct nrf_h2_conn *c, uint32_t code, const char *why)
 		put32(b, 0); /* this side processes no stream the peer opens */
 		put32(b + 4, code);
 		/* written, if at all, by the teardown's last flush */
-		oq_frame(c, FT_GOAWAY, 0, 0, b, 8);
+		h2_oq_frame(c, FT_GOAWAY, 0, 0, b, 8);
 	}
 	return NRF_EPROTO;
 }
@@ -652,7 +573,7 @@ stream_credit(struct nrf_h2_conn *c, struct nrf_h2_stream *st, uint32_t n)
 		return;
 	}
 	if (st->rx_due >= c->ctx->lim.peer_stream_window / 2) {
-		oq_window_update(c, (uint32_t)st->id, st->rx_due);
+		h2_oq_window_update(c, (uint32_t)st->id, st->rx_due);
 		st->rx_open -= NRF_MIN(st->rx_open, st->rx_due);
 		st->rx_due = 0;
 	}
@@ -700,7 +621,7 @@ on_data(struct nrf_h2_conn *c, uint8_t flags, uint32_t sid, const uint8_t *p, si
 			"DATA beyond the connection window");
 	k->rx_open += (uint32_t)len;
 	if (k->rx_open >= k->win / 2) {
-		oq_window_update(c, 0, k->rx_open);
+		h2_oq_window_update(c, 0, k->rx_open);
 		k->rx_open = 0;
 	}
 	if (flags & FL_PADDED) {
@@ -826,7 +747,7 @@ on_settings(struct nrf_h2_conn *c, uint8_t flags, uint32_t sid, const uint8_t *p
 			break; /* table size (no dynamic table here), list size, others */
 		}
 	}
-	oq_frame(c, FT_SETTINGS, FL_ACK, 0, NULL, 0);
+	h2_oq_frame(c, FT_SETTINGS, FL_ACK, 0, NULL, 0);
 	return 0;
 }
 
@@ -841,7 +762,7 @@ on_ping(struct nrf_h2_conn *c, uint8_t flags, uint32_t sid, const uint8_t *p, si
 	if (sid != 0)
 		return conn_error(c, NRF_H2_PROTOCOL_ERROR, "PING on a stream");
 	if (!(flags & FL_ACK)) {
-		oq_frame(c, FT_PING, FL_ACK, 0, p, 8);
+		h2_oq_frame(c, FT_PING, FL_ACK, 0, p, 8);
 		return 0;
 	}
 	for (i = 0; i < 8; i++)
@@ -1213,21 +1134,10 @@ h2_cli_fill(struct nrf_h2_conn *c, uint8_t *dst, size_t cap)
 
 	if (!nrf_list_empty(&k->cq))
 		close_pending(c);
-	if (k->oq_off < k->oq_len) {
-		size_t n = NRF_MIN(cap, (size_t)(k->oq_len - k->oq_off));
-
-		memcpy(dst, k->oq + k->oq_off, n);
-		k->oq_off += (uint32_t)n;
-		out = n;
-		if (k->oq_off < k->oq_len)
+	if (h2_oq_pending(c)) {
+		out = h2_oq_take(c, dst, cap);
+		if (h2_oq_pending(c))
 			return out; /* frames stay in order */
-		k->oq_off = k->oq_len = 0;
-		if (k->oq_cap > 64 * 1024) {
-			h2_acct_add(c->ctx, NRF_H2_MEM_HTTP2, -(int64_t)k->oq_cap);
-			free(k->oq);
-			k->oq = NULL;
-			k->oq_cap = 0;
-		}
 	}
 	/* Streams in id order: HEADERS (never one before an older stream's),
 	 * then what the windows let out of a request body. */
@@ -1272,7 +1182,7 @@ h2_cli_want_write(const struct nrf_h2_conn *c)
 {
 	const struct h2_cli *k = c->cli;
 
-	return k->oq_off < k->oq_len || !nrf_list_empty(&k->cq) || !nrf_list_empty(&k->sq);
+	return h2_oq_pending(c) || !nrf_list_empty(&k->cq) || !nrf_list_empty(&k->sq);
 }
 
 bool
@@ -1281,7 +1191,7 @@ h2_cli_done(const struct nrf_h2_conn *c)
 	const struct h2_cli *k = c->cli;
 
 	return ((c->fl & CF_GOAWAY_RECV) || k->goaway_sent) && c->n_streams == 0 &&
-		k->oq_off == k->oq_len;
+		!h2_oq_pending(c);
 }
 
 /* ------------------------------------------------------------------------ */
@@ -1309,7 +1219,7 @@ h2_cli_start(struct nrf_h2_conn *c)
 	h2_hpack_init(&k->hp, &ctx->mem.mem, H2_HPACK_TABLE_MAX);
 	/* Preface, SETTINGS (no push, the header list limit, the stream
 	 * window of answers), the connection window. */
-	p = oq_reserve(c, sizeof(preface) + 9 + 18 + 13);
+	p = h2_oq_reserve(c, sizeof(preface) + 9 + 18 + 13);
 	if (p == NULL)
 		return NRF_ENOMEM;
 	memcpy(p, preface, sizeof(preface));
@@ -1325,14 +1235,14 @@ h2_cli_start(struct nrf_h2_conn *c)
 	p[12] = 0;
 	p[13] = 0x4;
 	put32(p + 14, ctx->lim.peer_stream_window);
-	k->oq_len = sizeof(preface) + 9 + 18;
+	c->oq.len = sizeof(preface) + 9 + 18;
 	win = NRF_MIN(ctx->lim.conn_window, WIN_MAX);
 	k->win = NRF_MAX(win, WIN_DEFAULT);
 	if (k->win > WIN_DEFAULT) {
-		p = k->oq + k->oq_len;
+		p = c->oq.buf + c->oq.len;
 		frame_hd(p, 4, FT_WINDOW_UPDATE, 0, 0);
 		put32(p + 9, k->win - WIN_DEFAULT);
-		k->oq_len += 13;
+		c->oq.len += 13;
 	}
 	return 0;
 }
@@ -1345,11 +1255,9 @@ h2_cli_free(struct nrf_h2_conn *c)
 	if (k == NULL)
 		return;
 	h2_hpack_fini(&k->hp);
-	if (k->oq != NULL)
-		h2_acct_add(c->ctx, NRF_H2_MEM_HTTP2, -(int64_t)k->oq_cap);
+	h2_oq_fini(c);
 	if (k->ib != NULL)
 		h2_acct_add(c->ctx, NRF_H2_MEM_HTTP2, -(int64_t)(9 + H2C_FRAME_MAX));
-	free(k->oq);
 	free(k->ib);
 	h2_acct_add(c->ctx, NRF_H2_MEM_HTTP2, -(int64_t)sizeof(*k));
 	free(k);
@@ -1366,7 +1274,7 @@ h2_cli_goaway(struct nrf_h2_conn *c, uint32_t code, const char *why)
 	if (k->goaway_sent)
 		return;
 	k->goaway_sent = true;
-	p = oq_reserve(c, 17 + wl);
+	p = h2_oq_reserve(c, 17 + wl);
 	if (p == NULL) {
 		h2_conn_fail(c, NRF_ENOMEM);
 		return;
@@ -1376,14 +1284,14 @@ h2_cli_goaway(struct nrf_h2_conn *c, uint32_t code, const char *why)
 	put32(p + 13, code);
 	if (wl > 0)
 		memcpy(p + 17, why, wl);
-	k->oq_len += (uint32_t)(17 + wl);
+	c->oq.len += (uint32_t)(17 + wl);
 	h2_mark_dirty(c);
 }
 
 int
 h2_cli_ping(struct nrf_h2_conn *c, const uint8_t data[8])
 {
-	return oq_frame(c, FT_PING, 0, 0, data, 8) ? 0 : NRF_ENOMEM;
+	return h2_oq_frame(c, FT_PING, 0, 0, data, 8) ? 0 : NRF_ENOMEM;
 }
 
 uint32_t

@@ -90,6 +90,17 @@ enum conn_state {
 #define LINGER_NS (500ull * 1000 * 1000)
 
 /*
+ * The output queue of nrfwd's own HTTP/2 client and server (h2_oq.c):
+ * whole frames, written in order ahead of the DATA that h2_cli_fill() and
+ * h2_srv_fill() frame from stream bodies. Bytes [off, len) of buf are
+ * queued; cap bytes are allocated (0: none).
+ */
+struct h2_oq {
+	uint8_t *buf;
+	uint32_t len, off, cap;
+};
+
+/*
  * h2_cli.c: a peer (client) connection's HTTP/2, nrfwd's own framing
  * (decision 0039). Front connections keep nghttp2's server session.
  */
@@ -99,10 +110,6 @@ enum conn_state {
 
 struct h2_cli {
 	struct h2_hpack hp; /* HPACK decoder (decision 0047) */
-	/* Frames queued in order (preface, SETTINGS, HEADERS, RST_STREAM,
-	 * WINDOW_UPDATE, PING, GOAWAY); DATA is framed by h2_cli_fill(). */
-	uint8_t *oq;
-	uint32_t oq_len, oq_off, oq_cap;
 	/* A frame begun in an earlier read (up to 9 + H2C_FRAME_MAX bytes). */
 	uint8_t *ib;
 	uint32_t ib_len;
@@ -187,11 +194,7 @@ void h2_cli_hb_free(struct nrf_h2_stream *st);
  */
 struct h2_srv {
 	struct h2_hpack hp; /* HPACK decoder (decision 0047) */
-	/* Control frames and answer HEADERS in order; DATA is framed by
-	 * h2_srv_fill() after them. */
-	uint8_t *oq;
-	uint32_t oq_len, oq_off, oq_cap;
-	uint32_t oq_acks;   /* PING/SETTINGS ACKs queued, not yet written */
+	uint32_t oq_acks;   /* PING/SETTINGS ACKs queued (c->oq), not yet written */
 	uint8_t *ib;        /* a frame begun in an earlier read */
 	uint32_t ib_len;
 	struct nrf_list sq; /* streams with answer DATA to frame */
@@ -257,6 +260,23 @@ int h2_srv_headers(struct nrf_h2_conn *c, struct nrf_h2_stream *st, int status,
 void h2_srv_resume(struct nrf_h2_conn *c, struct nrf_h2_stream *st);
 void h2_srv_rst(struct nrf_h2_conn *c, uint32_t sid, uint32_t code);
 
+/*
+ * h2_oq.c, for h2_cli.c and h2_srv.c: @p c's output queue (c->oq).
+ * h2_oq_reserve(): room for @p n more bytes at its end (the caller writes
+ * them, then adds them to c->oq.len); NULL: no memory. h2_oq_frame(): a
+ * frame with @p len bytes of @p payload queued; false: no memory, and the
+ * connection failed (h2_conn_fail(NRF_ENOMEM)). h2_oq_take(): up to @p cap
+ * queued bytes copied to @p dst and dequeued; an emptied queue gives back
+ * a buffer grown past 64 KiB. h2_oq_fini(): the buffer freed.
+ */
+uint8_t *h2_oq_reserve(struct nrf_h2_conn *c, size_t n);
+bool h2_oq_frame(struct nrf_h2_conn *c, uint8_t type, uint8_t flags, uint32_t sid,
+	const void *payload, size_t len);
+void h2_oq_window_update(struct nrf_h2_conn *c, uint32_t sid, uint32_t inc);
+void h2_oq_rst(struct nrf_h2_conn *c, uint32_t sid, uint32_t code);
+size_t h2_oq_take(struct nrf_h2_conn *c, uint8_t *dst, size_t cap);
+void h2_oq_fini(struct nrf_h2_conn *c);
+
 /* h2_conn.c, for h2_cli.c and h2_srv.c */
 void h2_conn_fail(struct nrf_h2_conn *c, int err);
 /* Front (both servers): the request of @p st to its owner (on_request),
@@ -294,6 +314,10 @@ struct nrf_h2_conn {
 	struct nrf_list dead;  /* ctx->dead: teardown pending */
 	struct nrf_list lng;   /* ctx->lingering (CF_LINGER) */
 	uint64_t linger_until;
+	/* Own client and server: frames queued in order (the client's
+	 * preface, SETTINGS, HEADERS, RST_STREAM, WINDOW_UPDATE, PING,
+	 * GOAWAY), written before any DATA. */
+	struct h2_oq oq;
 	uint8_t *obuf;
 	uint32_t olen;
 	uint32_t ooff;
@@ -413,6 +437,34 @@ h2_mark_dirty(struct nrf_h2_conn *c)
 {
 	if (!(c->fl & CF_DEAD) && !nrf_list_linked(&c->dirty))
 		nrf_list_add_tail(&c->ctx->dirty, &c->dirty);
+}
+
+/* Queued frames not yet taken. */
+static inline bool
+h2_oq_pending(const struct nrf_h2_conn *c)
+{
+	return c->oq.off < c->oq.len;
+}
+
+/*
+ * The open stream @p sid of @p c: @p slot's entry (own client and server
+ * keep the newest stream of each (id >> 1) % H2C_SLOTS there), else, when a
+ * newer stream took the slot, found on c->streams. NULL: none.
+ */
+static inline struct nrf_h2_stream *
+h2_slot_find(struct nrf_h2_conn *c, struct nrf_h2_stream *const *slot, uint32_t sid)
+{
+	struct nrf_h2_stream *st = slot[(sid >> 1) % H2C_SLOTS];
+	struct nrf_list *l;
+
+	if (st != NULL && (uint32_t)st->id == sid)
+		return st;
+	NRF_LIST_FOREACH(l, &c->streams) {
+		st = nrf_container_of(l, struct nrf_h2_stream, link);
+		if ((uint32_t)st->id == sid)
+			return st;
+	}
+	return NULL;
 }
 
 /* h2_check.c: HTTP semantics of front requests (nghttp2 1.52's rules,

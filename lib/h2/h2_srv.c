@@ -63,71 +63,6 @@ static const uint8_t magic[24] = "PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n";
 /* ------------------------------------------------------------------------ */
 /* Output queue: control frames and response HEADERS, in order               */
 
-static uint8_t *
-oq_reserve(struct nrf_h2_conn *c, size_t n)
-{
-	struct h2_srv *s = c->srv;
-	size_t cap;
-	uint8_t *q;
-
-	if (s->oq_len + n <= s->oq_cap)
-		return s->oq + s->oq_len;
-	if (s->oq_off > 0) {
-		memmove(s->oq, s->oq + s->oq_off, s->oq_len - s->oq_off);
-		s->oq_len -= s->oq_off;
-		s->oq_off = 0;
-		if (s->oq_len + n <= s->oq_cap)
-			return s->oq + s->oq_len;
-	}
-	cap = s->oq_cap != 0 ? s->oq_cap : 4096;
-	while (cap < s->oq_len + n)
-		cap *= 2;
-	if (cap > UINT32_MAX / 2)
-		return NULL;
-	q = realloc(s->oq, cap);
-	if (q == NULL)
-		return NULL;
-	h2_acct_add(c->ctx, NRF_H2_MEM_HTTP2, (int64_t)cap - (int64_t)s->oq_cap);
-	s->oq = q;
-	s->oq_cap = (uint32_t)cap;
-	return s->oq + s->oq_len;
-}
-
-static bool
-oq_frame(struct nrf_h2_conn *c, uint8_t type, uint8_t flags, uint32_t sid,
-	const void *payload, size_t len)
-{
-	uint8_t *p = oq_reserve(c, 9 + len);
-
-	if (p == NULL) {
-		h2_conn_fail(c, NRF_ENOMEM);
-		return false;
-	}
-	frame_hd(p, (uint32_t)len, type, flags, sid);
-	if (len > 0)
-		memcpy(p + 9, payload, len);
-	c->srv->oq_len += (uint32_t)(9 + len);
-	h2_mark_dirty(c);
-	return true;
-}
-
-static void
-oq_window_update(struct nrf_h2_conn *c, uint32_t sid, uint32_t inc)
-{
-	uint8_t b[4];
-
-	put32(b, inc & WIN_MAX);
-	oq_frame(c, FT_WINDOW_UPDATE, 0, sid, b, 4);
-}
-
-static void
-oq_rst(struct nrf_h2_conn *c, uint32_t sid, uint32_t code)
-{
-	uint8_t b[4];
-
-	put32(b, code);
-	oq_frame(c, FT_RST_STREAM, 0, sid, b, 4);
-}
 
 /* ------------------------------------------------------------------------ */
 /* Streams                                                                   */
@@ -137,17 +72,7 @@ static inline void calm_check(struct nrf_h2_conn *c, const struct nrf_h2_stream 
 static inline struct nrf_h2_stream *
 lookup(struct nrf_h2_conn *c, uint32_t sid)
 {
-	struct nrf_h2_stream *st = c->srv->slot[(sid >> 1) % H2C_SLOTS];
-	struct nrf_list *l;
-
-	if (st != NULL && (uint32_t)st->id == sid)
-		return st;
-	NRF_LIST_FOREACH(l, &c->streams) {
-		st = nrf_container_of(l, struct nrf_h2_stream, link);
-		if ((uint32_t)st->id == sid)
-			return st;
-	}
-	return NULL;
+	return h2_slot_find(c, c->srv->slot, sid);
 }
 
 struct nrf_h2_stream *
@@ -188,7 +113,7 @@ stream_close(struct nrf_h2_conn *c, struct nrf_h2_stream *st)
 		s->rx_done += st->rx_held;
 		st->rx_held = 0;
 		if (s->rx_done >= s->win / 2) {
-			oq_window_update(c, 0, s->rx_done);
+			h2_oq_window_update(c, 0, s->rx_done);
 			s->rx_done = 0;
 		}
 	}
@@ -220,7 +145,7 @@ h2_srv_reset(struct nrf_h2_conn *c, struct nrf_h2_stream *st, uint32_t code)
 	if (st->cs & HS_CLOSING)
 		return;
 	st->cs |= HS_CLOSING;
-	oq_rst(c, (uint32_t)st->id, code);
+	h2_oq_rst(c, (uint32_t)st->id, code);
 	close_due(c, st, code);
 }
 
@@ -445,13 +370,13 @@ open_stream(struct nrf_h2_conn *c, uint32_t sid, uint32_t dep, int *rc)
 		return NULL;
 	}
 	if (s->n_in >= s->max_streams) {
-		oq_rst(c, sid, NRF_H2_REFUSED_STREAM);
+		h2_oq_rst(c, sid, NRF_H2_REFUSED_STREAM);
 		return NULL;
 	}
 	st = h2_stream_get(c->ctx, false);
 	if (st == NULL) {
 		/* Not processed at all: the client may send it again. */
-		oq_rst(c, sid, NRF_H2_REFUSED_STREAM);
+		h2_oq_rst(c, sid, NRF_H2_REFUSED_STREAM);
 		return NULL;
 	}
 	if (h2_over_budget(c->ctx))
@@ -554,7 +479,7 @@ conn_consumed(struct nrf_h2_conn *c, uint32_t n)
 	s->rx_recv -= NRF_MIN(s->rx_recv, n);
 	s->rx_done += n;
 	if (s->rx_done >= s->win / 2) {
-		oq_window_update(c, 0, s->rx_done);
+		h2_oq_window_update(c, 0, s->rx_done);
 		s->rx_done = 0;
 	}
 }
@@ -566,7 +491,7 @@ stream_consumed(struct nrf_h2_conn *c, struct nrf_h2_stream *st, uint32_t n)
 	st->rx_open -= NRF_MIN(st->rx_open, n);
 	st->rx_due += n;
 	if (!(st->cs & (HS_RD | HS_CLOSING)) && st->rx_due >= c->ctx->lim.stream_window / 2) {
-		oq_window_update(c, (uint32_t)st->id, st->rx_due);
+		h2_oq_window_update(c, (uint32_t)st->id, st->rx_due);
 		st->rx_due = 0;
 	}
 }
@@ -727,7 +652,7 @@ on_settings(struct nrf_h2_conn *c, uint8_t flags, uint32_t sid, const uint8_t *p
 	if (++s->oq_acks > MAX_ACKS)
 		return conn_error(c, NRF_H2_ENHANCE_YOUR_CALM, "too many ACKs queued");
 	h2_tmo_settings(c, flags);
-	oq_frame(c, FT_SETTINGS, FL_ACK, 0, NULL, 0);
+	h2_oq_frame(c, FT_SETTINGS, FL_ACK, 0, NULL, 0);
 	return 0;
 }
 
@@ -741,7 +666,7 @@ on_ping(struct nrf_h2_conn *c, uint8_t flags, uint32_t sid, const uint8_t *p, si
 	if (!(flags & FL_ACK)) {
 		if (++c->srv->oq_acks > MAX_ACKS)
 			return conn_error(c, NRF_H2_ENHANCE_YOUR_CALM, "too many ACKs queued");
-		oq_frame(c, FT_PING, FL_ACK, 0, p, 8);
+		h2_oq_frame(c, FT_PING, FL_ACK, 0, p, 8);
 		return 0;
 	}
 	h2_conn_ping_ack(c, p);
@@ -1066,25 +991,14 @@ h2_srv_fill(struct nrf_h2_conn *c, uint8_t *dst, size_t cap)
 
 	if (!nrf_list_empty(&s->cq))
 		close_pending(c);
-	if (s->oq_off < s->oq_len) {
-		size_t n = NRF_MIN(cap, (size_t)(s->oq_len - s->oq_off));
-
-		memcpy(dst, s->oq + s->oq_off, n);
-		s->oq_off += (uint32_t)n;
-		out = n;
-		if (s->oq_off < s->oq_len)
+	if (h2_oq_pending(c)) {
+		out = h2_oq_take(c, dst, cap);
+		if (h2_oq_pending(c))
 			return out; /* frames stay in order */
-		s->oq_off = s->oq_len = 0;
 		s->oq_acks = 0;
 		if (s->goaway & GA_TERM) {
 			s->goaway |= GA_TERM_SENT;
 			return out; /* nothing after a terminating GOAWAY */
-		}
-		if (s->oq_cap > 64 * 1024) {
-			h2_acct_add(c->ctx, NRF_H2_MEM_HTTP2, -(int64_t)s->oq_cap);
-			free(s->oq);
-			s->oq = NULL;
-			s->oq_cap = 0;
 		}
 	}
 	if (s->goaway & GA_TERM)
@@ -1106,7 +1020,7 @@ h2_srv_want_write(const struct nrf_h2_conn *c)
 
 	if (s->goaway & GA_TERM_SENT)
 		return false;
-	return s->oq_off < s->oq_len || !nrf_list_empty(&s->cq) ||
+	return h2_oq_pending(c) || !nrf_list_empty(&s->cq) ||
 		(!nrf_list_empty(&s->sq) && s->swin > 0);
 }
 
@@ -1180,7 +1094,7 @@ h2_srv_headers(struct nrf_h2_conn *c, struct nrf_h2_stream *st, int status,
 	for (i = 0; i < n_hdrs; i++)
 		bound += hdrs[i].name.len + hdrs[i].value.len + 16;
 	nframes = bound / maxf + 1;
-	base = oq_reserve(c, bound + 9 * nframes);
+	base = h2_oq_reserve(c, bound + 9 * nframes);
 	if (base == NULL)
 		return NRF_ENOMEM;
 	p = base + 9;
@@ -1197,7 +1111,7 @@ h2_srv_headers(struct nrf_h2_conn *c, struct nrf_h2_stream *st, int status,
 	if (blen <= maxf) {
 		frame_hd(base, (uint32_t)blen, FT_HEADERS,
 			(uint8_t)(FL_END_HEADERS | (end ? FL_END_STREAM : 0)), (uint32_t)st->id);
-		s->oq_len += (uint32_t)(9 + blen);
+		c->oq.len += (uint32_t)(9 + blen);
 	} else {
 		nframes = (blen + maxf - 1) / maxf;
 		for (f = nframes - 1; f > 0; f--) {
@@ -1210,7 +1124,7 @@ h2_srv_headers(struct nrf_h2_conn *c, struct nrf_h2_stream *st, int status,
 		}
 		frame_hd(base, (uint32_t)maxf, FT_HEADERS, end ? FL_END_STREAM : 0,
 			(uint32_t)st->id);
-		s->oq_len += (uint32_t)(blen + 9 * nframes);
+		c->oq.len += (uint32_t)(blen + 9 * nframes);
 	}
 	st->cs |= HS_HDRS;
 	if (end) {
@@ -1264,7 +1178,7 @@ h2_srv_start(struct nrf_h2_conn *c)
 	/* SETTINGS: MAX_CONCURRENT_STREAMS, NO_RFC7540_PRIORITIES,
 	 * MAX_HEADER_LIST_SIZE, INITIAL_WINDOW_SIZE; then the connection
 	 * window (front_data()'s rule: it holds a whole body and more). */
-	p = oq_reserve(c, 9 + 24 + 13);
+	p = h2_oq_reserve(c, 9 + 24 + 13);
 	if (p == NULL)
 		return NRF_ENOMEM;
 	frame_hd(p, 24, FT_SETTINGS, 0, 0);
@@ -1281,16 +1195,16 @@ h2_srv_start(struct nrf_h2_conn *c)
 	p[18] = 0;
 	p[19] = 0x4;
 	put32(p + 20, ctx->lim.stream_window);
-	s->oq_len = 9 + 24;
+	c->oq.len = 9 + 24;
 	win = (uint32_t)NRF_MIN(NRF_MAX((uint64_t)ctx->lim.conn_window,
 					(uint64_t)ctx->lim.max_body_bytes + ctx->lim.stream_window),
 		(uint64_t)WIN_MAX);
 	s->win = NRF_MAX(win, WIN_DEFAULT);
 	if (s->win > WIN_DEFAULT) {
-		p = s->oq + s->oq_len;
+		p = c->oq.buf + c->oq.len;
 		frame_hd(p, 4, FT_WINDOW_UPDATE, 0, 0);
 		put32(p + 9, s->win - WIN_DEFAULT);
-		s->oq_len += 13;
+		c->oq.len += 13;
 	}
 	s->phase = SP_PREFACE;
 	return 0;
@@ -1304,11 +1218,9 @@ h2_srv_free(struct nrf_h2_conn *c)
 	if (s == NULL)
 		return;
 	h2_hpack_fini(&s->hp);
-	if (s->oq != NULL)
-		h2_acct_add(c->ctx, NRF_H2_MEM_HTTP2, -(int64_t)s->oq_cap);
+	h2_oq_fini(c);
 	if (s->ib != NULL)
 		h2_acct_add(c->ctx, NRF_H2_MEM_HTTP2, -(int64_t)(9 + FRAME_MAX));
-	free(s->oq);
 	free(s->ib);
 	h2_acct_add(c->ctx, NRF_H2_MEM_HTTP2, -(int64_t)sizeof(*s));
 	free(s);
@@ -1331,7 +1243,7 @@ h2_srv_goaway(struct nrf_h2_conn *c, uint32_t last, uint32_t code, const char *w
 
 	if (s->goaway & GA_TERM)
 		return;
-	p = oq_reserve(c, 17 + wl);
+	p = h2_oq_reserve(c, 17 + wl);
 	if (p == NULL) {
 		h2_conn_fail(c, NRF_ENOMEM);
 		return;
@@ -1341,7 +1253,7 @@ h2_srv_goaway(struct nrf_h2_conn *c, uint32_t last, uint32_t code, const char *w
 	put32(p + 13, code);
 	if (wl > 0)
 		memcpy(p + 17, why, wl);
-	s->oq_len += (uint32_t)(17 + wl);
+	c->oq.len += (uint32_t)(17 + wl);
 	if (last == WIN_MAX && !term) {
 		s->goaway |= GA_NOTICE;
 	} else {
@@ -1354,7 +1266,7 @@ h2_srv_goaway(struct nrf_h2_conn *c, uint32_t last, uint32_t code, const char *w
 int
 h2_srv_ping(struct nrf_h2_conn *c, const uint8_t data[8])
 {
-	return oq_frame(c, FT_PING, 0, 0, data, 8) ? 0 : NRF_ENOMEM;
+	return h2_oq_frame(c, FT_PING, 0, 0, data, 8) ? 0 : NRF_ENOMEM;
 }
 
 uint32_t
@@ -1368,5 +1280,5 @@ h2_srv_last_proc(const struct nrf_h2_conn *c)
 void
 h2_srv_rst(struct nrf_h2_conn *c, uint32_t sid, uint32_t code)
 {
-	oq_rst(c, sid, code);
+	h2_oq_rst(c, sid, code);
 }
