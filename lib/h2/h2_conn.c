@@ -308,15 +308,7 @@ server_frame_recv(struct nrf_h2_conn *c, const nghttp2_frame *frame)
 	st = frame_stream(c, frame->hd.stream_id);
 	if (st == NULL)
 		return;
-	/* The HTTP rules at the end of a header block and at END_STREAM,
-	 * in nghttp2's order. */
-	if (!(st->flags & NRF_H2_SF_MALFORMED) && frame->hd.type == NGHTTP2_HEADERS) {
-		if (st->hdr_phase == 0 ? h2_check_head(&st->chk) != H2_CHK_OK : !end)
-			st->flags |= NRF_H2_SF_MALFORMED; /* trailers need END_STREAM */
-	}
-	if (!(st->flags & NRF_H2_SF_MALFORMED) && end && h2_check_end(&st->chk) != H2_CHK_OK)
-		st->flags |= NRF_H2_SF_MALFORMED;
-	if (st->flags & NRF_H2_SF_MALFORMED) {
+	if (h2_req_malformed(st, frame->hd.type == NGHTTP2_HEADERS, end)) {
 		malformed(c, st);
 		return;
 	}

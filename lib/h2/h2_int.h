@@ -284,6 +284,7 @@ void h2_conn_fail(struct nrf_h2_conn *c, int err);
  * the NRF_E* the owner answers with: 503, 431, 400, 413). */
 void h2_conn_deliver(struct nrf_h2_conn *c, struct nrf_h2_stream *st, int err);
 int h2_conn_check_head(struct nrf_h2_conn *c, struct nrf_h2_stream *st);
+
 /* A PING ACK on a front connection (the drain's, or the owner's token). */
 void h2_conn_ping_ack(struct nrf_h2_conn *c, const uint8_t d[8]);
 struct nrf_h2_stream *h2_srv_stream(struct nrf_h2_conn *c, uint32_t sid);
@@ -507,6 +508,25 @@ int h2_check_head(const struct nrf_h2_reqchk *rc);
 int h2_check_data(struct nrf_h2_reqchk *rc, size_t n);
 /* END_STREAM: body length = content-length. */
 int h2_check_end(const struct nrf_h2_reqchk *rc);
+
+/*
+ * Both fronts (h2_srv.c, and h2_conn.c's nghttp2 session): the HTTP rules
+ * of a request at the end of a header block (@p headers) and at END_STREAM
+ * (@p end), in nghttp2's order: the request head, trailers only with
+ * END_STREAM, then the end of the message. True: @p st is (now) malformed
+ * (NRF_H2_SF_MALFORMED).
+ */
+static inline bool
+h2_req_malformed(struct nrf_h2_stream *st, bool headers, bool end)
+{
+	if (!(st->flags & NRF_H2_SF_MALFORMED) && headers) {
+		if (st->hdr_phase == 0 ? h2_check_head(&st->chk) != H2_CHK_OK : !end)
+			st->flags |= NRF_H2_SF_MALFORMED; /* trailers need END_STREAM */
+	}
+	if (!(st->flags & NRF_H2_SF_MALFORMED) && end && h2_check_end(&st->chk) != H2_CHK_OK)
+		st->flags |= NRF_H2_SF_MALFORMED;
+	return (st->flags & NRF_H2_SF_MALFORMED) != 0;
+}
 
 /*
  * h2_check.c: HTTP semantics of answers on peer (client) streams, which

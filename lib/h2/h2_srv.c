@@ -309,13 +309,7 @@ block_end(struct nrf_h2_conn *c)
 	s->hb_st = NULL;
 	if (st == NULL || (st->cs & HS_CLOSING))
 		return;
-	if (!(st->flags & NRF_H2_SF_MALFORMED)) {
-		if (st->hdr_phase == 0 ? h2_check_head(&st->chk) != H2_CHK_OK : !end)
-			st->flags |= NRF_H2_SF_MALFORMED; /* trailers need END_STREAM */
-	}
-	if (!(st->flags & NRF_H2_SF_MALFORMED) && end && h2_check_end(&st->chk) != H2_CHK_OK)
-		st->flags |= NRF_H2_SF_MALFORMED;
-	if (st->flags & NRF_H2_SF_MALFORMED) {
+	if (h2_req_malformed(st, true, end)) {
 		malformed(c, st);
 		return;
 	}
