@@ -61,10 +61,6 @@
 static const uint8_t magic[24] = "PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n";
 
 /* ------------------------------------------------------------------------ */
-/* Output queue: control frames and response HEADERS, in order               */
-
-
-/* ------------------------------------------------------------------------ */
 /* Streams                                                                   */
 
 static inline void calm_check(struct nrf_h2_conn *c, const struct nrf_h2_stream *st);
