@@ -230,8 +230,14 @@ rt_worker_main(void *arg)
 		uint64_t now;
 		int timeout;
 
-		if (s != w->snap)
+		if (s != w->snap) {
 			worker_switch(w, s);
+			/* The old view goes now if no request holds it (its
+			 * removed peers' connections close, "no longer
+			 * configured"), not after the next wait, which may last
+			 * until the next timer. */
+			rt_views_gc(w);
+		}
 		atomic_store_explicit(&w->seen_gen, w->snap->gen, memory_order_release);
 		if (!w->draining && atomic_load_explicit(&w->stop, memory_order_acquire))
 			drain_begin(w);
