@@ -60,6 +60,9 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from benchlib import cpu_seconds_ns, free_port, wait_port, write_section  # noqa: E402
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(
+    os.path.abspath(__file__)))), "tests", "integration"))
+from h2frames import PREFACE, frame, hpack_int, lit  # noqa: E402 (raw frames: the tests' one copy)
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 SELF_HOST, SELF_PORT = "nrf-soak.seg1.example.com", 18600
@@ -158,31 +161,6 @@ def stub_fault(port, doc):
 # --------------------------------------------------------------------------
 # Hostile clients (raw HTTP/2, stdlib only: literal HPACK fields, no table)
 
-PREFACE = b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n"
-
-
-def frame(ftype, flags, sid, payload=b""):
-    return struct.pack(">I", len(payload))[1:] + bytes([ftype, flags]) + struct.pack(">I", sid) + payload
-
-
-def hint(v, prefix, first=0):
-    mx = (1 << prefix) - 1
-    if v < mx:
-        return bytes([first | v])
-    out = [first | mx]
-    v -= mx
-    while v >= 128:
-        out.append((v & 127) | 128)
-        v >>= 7
-    out.append(v)
-    return bytes(out)
-
-
-def lit(n, v):
-    n, v = n.encode(), v.encode()
-    return b"\x00" + hint(len(n), 7) + n + hint(len(v), 7) + v
-
-
 def req(method, path, extra=()):
     return (lit(":method", method) + lit(":scheme", "http") + lit(":authority", "soak.test") +
             lit(":path", path) + b"".join(lit(k, v) for k, v in extra))
@@ -230,7 +208,7 @@ def hostile_burst(port, hold=15.0):
                                                           ("content-length", "1000")])) +
                 frame(0, 0, 2 * i + 1, b'{"nfStatu') for i in range(5)))
             held.append(s)
-    bomb = (b"\x40" + hint(6, 7) + b"x-bomb" + hint(4000, 7) + b"b" * 4000 + b"\xbe" * 12000)
+    bomb = (b"\x40" + hpack_int(6, 7) + b"x-bomb" + hpack_int(4000, 7) + b"b" * 4000 + b"\xbe" * 12000)
     for _ in range(2):  # HPACK bomb
         s = conn()
         if s:

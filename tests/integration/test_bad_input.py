@@ -20,35 +20,11 @@ import unittest
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import nrfwd_harness as H  # noqa: E402
 
-PREFACE = b'PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n'
-DATA, HEADERS, RST_STREAM, SETTINGS, PING, GOAWAY, WINDOW_UPDATE = 0, 1, 3, 4, 6, 7, 8
-END_STREAM, END_HEADERS, ACK = 0x1, 0x4, 0x1
-PROTOCOL_ERROR, REFUSED_STREAM, FRAME_SIZE_ERROR, COMPRESSION_ERROR = 0x1, 0x7, 0x6, 0x9
+from h2frames import (  # noqa: E402,F401 (frame numbers and raw frames: one copy)
+    ACK, COMPRESSION_ERROR, DATA, END_HEADERS, END_STREAM, FRAME_SIZE_ERROR, GOAWAY, HEADERS,
+    PING, PREFACE, PROTOCOL_ERROR, REFUSED_STREAM, RST_STREAM, SETTINGS, WINDOW_UPDATE, frame,
+    hpack_int, hpack_str)
 DISC = '/nnrf-disc/v1/nf-instances?target-nf-type=AMF&requester-nf-type=SMF'
-
-
-def frame(ftype, flags, sid, payload=b''):
-    return struct.pack('>I', len(payload))[1:] + bytes([ftype, flags]) + struct.pack('>I', sid) + payload
-
-
-def hpack_str(b):
-    if isinstance(b, str):
-        b = b.encode('latin-1')
-    assert len(b) < 127 or True
-    return hpack_int(len(b), 7, 0) + b
-
-
-def hpack_int(v, prefix, first):
-    mx = (1 << prefix) - 1
-    if v < mx:
-        return bytes([first | v])
-    out = [first | mx]
-    v -= mx
-    while v >= 128:
-        out.append((v & 127) | 128)
-        v >>= 7
-    out.append(v)
-    return bytes(out)
 
 
 def header_block(path=DISC, authority='nrf-a.test', extra=()):

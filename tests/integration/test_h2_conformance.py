@@ -41,16 +41,12 @@ except ImportError:  # python3 may be an interpreter without Debian's packages
     import hpack  # noqa: E402
     import hyperframe.frame as hf  # noqa: E402
 
-PREFACE = b'PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n'
+from h2frames import (  # noqa: E402,F401 (frame numbers: one copy)
+    ACK, CANCEL, COMPRESSION_ERROR, CONTINUATION, DATA, END_HEADERS, END_STREAM,
+    FLOW_CONTROL_ERROR, FRAME_NAMES, FRAME_SIZE_ERROR, GOAWAY, HEADERS, INTERNAL_ERROR, NO_ERROR,
+    PADDED, PING, PREFACE, PRIORITY, PRIORITY_FLAG, PROTOCOL_ERROR, PUSH_PROMISE, REFUSED_STREAM,
+    RST_STREAM, SETTINGS, SETTINGS_TIMEOUT, STREAM_CLOSED, WINDOW_UPDATE, error_code)
 
-DATA, HEADERS, PRIORITY, RST_STREAM, SETTINGS, PUSH_PROMISE, PING, GOAWAY, \
-    WINDOW_UPDATE, CONTINUATION = range(10)
-FRAME_NAMES = ['DATA', 'HEADERS', 'PRIORITY', 'RST_STREAM', 'SETTINGS', 'PUSH_PROMISE',
-               'PING', 'GOAWAY', 'WINDOW_UPDATE', 'CONTINUATION']
-END_STREAM, ACK, END_HEADERS, PADDED, PRIORITY_FLAG = 0x1, 0x1, 0x4, 0x8, 0x20
-
-NO_ERROR, PROTOCOL_ERROR, INTERNAL_ERROR, FLOW_CONTROL_ERROR, SETTINGS_TIMEOUT, \
-    STREAM_CLOSED, FRAME_SIZE_ERROR, REFUSED_STREAM, CANCEL, COMPRESSION_ERROR = range(10)
 ERROR_NAMES = ['NO_ERROR', 'PROTOCOL_ERROR', 'INTERNAL_ERROR', 'FLOW_CONTROL_ERROR',
                'SETTINGS_TIMEOUT', 'STREAM_CLOSED', 'FRAME_SIZE_ERROR', 'REFUSED_STREAM',
                'CANCEL', 'COMPRESSION_ERROR']
@@ -167,11 +163,7 @@ class Frame:
     @property
     def code(self):
         """Error code of RST_STREAM / GOAWAY."""
-        if self.type == RST_STREAM:
-            return struct.unpack('>I', self.payload[:4])[0]
-        if self.type == GOAWAY:
-            return struct.unpack('>I', self.payload[4:8])[0]
-        return None
+        return error_code(self.type, self.payload)
 
     def __repr__(self):
         name = FRAME_NAMES[self.type] if self.type < len(FRAME_NAMES) else 'type %d' % self.type

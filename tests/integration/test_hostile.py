@@ -86,16 +86,14 @@ LIMITS = {'maxConnections': 2000, 'maxConcurrentStreams': 128, 'maxHeaderBytes':
 SLACK = 1.5
 
 SELF = 'nrf-a.test'
-PREFACE = b'PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n'
-DATA, HEADERS, PRIORITY, RST_STREAM, SETTINGS, PUSH_PROMISE, PING, GOAWAY, \
-    WINDOW_UPDATE, CONTINUATION = range(10)
-END_STREAM, ACK, END_HEADERS, PADDED, PRIORITY_FLAG = 0x1, 0x1, 0x4, 0x8, 0x20
-NO_ERROR, PROTOCOL_ERROR, INTERNAL_ERROR, FLOW_CONTROL_ERROR, SETTINGS_TIMEOUT, \
-    STREAM_CLOSED, FRAME_SIZE_ERROR, REFUSED_STREAM, CANCEL, COMPRESSION_ERROR, \
-    CONNECT_ERROR, ENHANCE_YOUR_CALM = range(12)
-FRAME_NAMES = ['DATA', 'HEADERS', 'PRIORITY', 'RST_STREAM', 'SETTINGS', 'PUSH_PROMISE',
-               'PING', 'GOAWAY', 'WINDOW_UPDATE', 'CONTINUATION']
-S_MAX_CONCURRENT_STREAMS, S_INITIAL_WINDOW_SIZE = 0x3, 0x4
+# The frame numbers and raw-frame helpers: one copy, h2frames.py.
+from h2frames import (  # noqa: E402,F401
+    ACK, CANCEL, COMPRESSION_ERROR, CONNECT_ERROR, CONTINUATION, DATA, END_HEADERS, END_STREAM,
+    ENHANCE_YOUR_CALM, FLOW_CONTROL_ERROR, FRAME_NAMES, FRAME_SIZE_ERROR, GOAWAY, HEADERS,
+    INTERNAL_ERROR, NO_ERROR, PADDED, PING, PREFACE, PRIORITY, PRIORITY_FLAG, PROTOCOL_ERROR,
+    PUSH_PROMISE, REFUSED_STREAM, RST_STREAM, SETTINGS, SETTINGS_TIMEOUT, STREAM_CLOSED,
+    S_INITIAL_WINDOW_SIZE, S_MAX_CONCURRENT_STREAMS, WINDOW_UPDATE, error_code, frame, hpack_int,
+    lit)
 
 ID_AMF1 = '5a1f0b6e-6f0a-4c1e-9a01-0000000a0001'  # only at the local stub
 ID_UDM1 = '7c3d9e20-1b2a-4f5e-8d02-0000000e0001'  # only at nrf-e
@@ -107,9 +105,6 @@ BIG_BYTES = 1000000
 
 # ---------------------------------------------------------------------------
 # Frames and HPACK by hand (malformed ones too)
-
-# frame(), hpack_int(), lit(): the raw-frame helpers of h2up.py (one copy)
-from h2up import frame, hpack_int, lit  # noqa: E402
 
 
 def request_block(method, path, extra=()):
@@ -135,11 +130,7 @@ class Frame:
 
     @property
     def code(self):
-        if self.type == RST_STREAM:
-            return struct.unpack('>I', self.payload[:4])[0]
-        if self.type == GOAWAY:
-            return struct.unpack('>I', self.payload[4:8])[0]
-        return None
+        return error_code(self.type, self.payload)
 
     def __repr__(self):
         name = FRAME_NAMES[self.type] if self.type < len(FRAME_NAMES) else str(self.type)

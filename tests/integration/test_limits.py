@@ -44,22 +44,15 @@ import h2.config  # noqa: E402
 import h2.connection  # noqa: E402
 import h2.events  # noqa: E402
 
-PREFACE = b'PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n'
-DATA, HEADERS, RST_STREAM, SETTINGS, PING, GOAWAY, WINDOW_UPDATE, CONTINUATION = \
-    0, 1, 3, 4, 6, 7, 8, 9
-END_STREAM, END_HEADERS, ACK = 0x1, 0x4, 0x1
-NO_ERROR, ENHANCE_YOUR_CALM = 0x0, 0xb
-SETTINGS_INITIAL_WINDOW_SIZE = 4
+from h2frames import (  # noqa: E402 (frame numbers and raw frames: one copy)
+    ACK, CONTINUATION, DATA, END_HEADERS, END_STREAM, ENHANCE_YOUR_CALM, GOAWAY, HEADERS,
+    NO_ERROR, PREFACE, RST_STREAM, SETTINGS, WINDOW_UPDATE, frame, hpack_int)
+from h2frames import S_INITIAL_WINDOW_SIZE as SETTINGS_INITIAL_WINDOW_SIZE  # noqa: E402
 SELF = 'nrf-a.test'
 BIG = '/nnrf-disc/v1/nf-instances?target-nf-type=AMF'      # ~1 MB with BIG_PROFILES
 DISC = '/nnrf-disc/v1/nf-instances?target-nf-type=SMF'     # ~1.3 KB
 BIG_PROFILES = 760                                          # extra AMF profiles
 MIB = 1 << 20
-
-
-def frame(ftype, flags, sid, payload=b''):
-    return (struct.pack('>I', len(payload))[1:] + bytes([ftype, flags]) +
-            struct.pack('>I', sid) + payload)
 
 
 def request_fields(path, extra=()):
@@ -552,19 +545,6 @@ class Headers(unittest.TestCase):
                 break
             time.sleep(0.1)
         self.assertEqual(st, 200)
-
-
-def hpack_int(v, prefix, first=0):
-    mx = (1 << prefix) - 1
-    if v < mx:
-        return bytes([first | v])
-    out = [first | mx]
-    v -= mx
-    while v >= 128:
-        out.append((v & 127) | 128)
-        v >>= 7
-    out.append(v)
-    return bytes(out)
 
 
 class FlowControl(unittest.TestCase):

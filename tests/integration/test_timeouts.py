@@ -32,10 +32,9 @@ except ImportError:  # a pyenv python3 without Debian's packages
     import hpack  # noqa: E402
 
 SELF = 'nrf-a.test'
-PREFACE = b'PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n'
-DATA, HEADERS, RST_STREAM, SETTINGS, PING, GOAWAY, WINDOW_UPDATE = 0, 1, 3, 4, 6, 7, 8
-END_STREAM, END_HEADERS, ACK = 0x1, 0x4, 0x1
-NO_ERROR, SETTINGS_TIMEOUT, CANCEL = 0x0, 0x4, 0x8
+from h2frames import (  # noqa: E402,F401 (frame numbers and raw frames: one copy)
+    ACK, CANCEL, DATA, END_HEADERS, END_STREAM, GOAWAY, HEADERS, NO_ERROR, PING, PREFACE,
+    RST_STREAM, SETTINGS, SETTINGS_TIMEOUT, WINDOW_UPDATE, frame)
 ID_AMF1 = '5a1f0b6e-6f0a-4c1e-9a01-0000000a0001'  # only at the local stub
 ID_UDM1 = '7c3d9e20-1b2a-4f5e-8d02-0000000e0001'  # only at peer stub "e"
 ID_BIG = '5a1f0b6e-6f0a-4c1e-9a01-00000000b16b'   # a 2 MB profile, local stub
@@ -45,11 +44,6 @@ PROFILE = '/nnrf-nfm/v1/nf-instances/'
 TMO = {'handshakeMs': 300, 'requestHeaderMs': 300, 'requestBodyMs': 500,
        'idleMs': 400, 'stalledReaderMs': 500, 'upstreamIdleMs': 400}
 SLACK = 1.5  # seconds beyond a timeout within which it must have acted
-
-
-def frame(ftype, flags, sid, payload=b''):
-    return struct.pack('>I', len(payload))[1:] + bytes([ftype, flags]) + \
-        struct.pack('>I', sid) + payload
 
 
 def request_block(method, path, extra=()):
