@@ -20,6 +20,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -38,6 +39,9 @@
 #define MP_MAX_PEERS 128          /* upstream counters a slot carries */
 #define MP_CFG_MAX (2u << 20)     /* largest configuration document */
 #define MP_TICK_MS 20u            /* agent period */
+/* A worker's descriptor of the primary's document (cfg_fd) and its path. */
+#define MP_CFG_FD 3
+#define MP_CFG_ARG "/proc/self/fd/3"
 #define MP_STALE_NS (2000ull * 1000000ull) /* a slot older than this: down */
 #define MP_CTL_LCORE_TOP 127u     /* workers' control lcores count down from here */
 #define MP_MAX_ARGS 64
@@ -91,6 +95,9 @@ struct nrfwd_mp {
 	struct mp_shm *shm;
 	unsigned int n;
 	bool stopping;
+	/* The primary's document when it started, the workers' --config
+	 * (MP_CFG_ARG); -1: they read the primary's --config file. */
+	int cfg_fd;
 	struct mp_child w[NRF_DP_MAX_WORKERS];
 };
 
@@ -309,6 +316,60 @@ passed_on(const char *a)
 	return o != NULL && (o->flags & NRF_DP_EAL_F_WORKER) != 0;
 }
 
+/*
+ * The document a worker starts from: the primary's own, whatever its
+ * source. The primary's --config file alone may not load: with the fleet's
+ * etcd source it holds runtime only (docs/fleet.md). An anonymous memory
+ * file, inherited as MP_CFG_FD: nothing is left on disk, and a worker
+ * restarted later reads the same bytes, then takes the running document
+ * from the shared memory when its generation differs
+ * (nrfwd_mp_worker_attach()). -1 when it cannot be made: the workers read
+ * the file, as before.
+ */
+static int
+cfg_memfd(const struct nrf_cfg *cfg)
+{
+	int err = 0, fd = -1;
+	char *text = nrf_cfg_emit(cfg, NRF_CFG_ALL, 0, &err);
+	const char *why = NULL;
+	size_t len, off = 0;
+
+	if (text == NULL) {
+		NRF_LOG(WARN, MOD, "cannot hand the configuration to the workers in memory (%s): "
+			"they read the --config file", nrf_strerror(err));
+		return -1;
+	}
+	len = strlen(text);
+	fd = memfd_create("nrfwd-config", MFD_CLOEXEC);
+	if (fd < 0)
+		why = strerror(errno);
+	while (fd >= 0 && off < len) {
+		ssize_t w = write(fd, text + off, len - off);
+
+		if (w <= 0) {
+			why = w < 0 ? strerror(errno) : "short write";
+			close(fd);
+			fd = -1;
+		} else {
+			off += (size_t)w;
+		}
+	}
+	free(text);
+	if (fd < 0)
+		NRF_LOG(WARN, MOD, "cannot hand the configuration to the workers in memory (%s): "
+			"they read the --config file", why);
+	return fd;
+}
+
+/* A primary that did not start: its memory file, then itself. */
+static void
+mp_discard(struct nrfwd_mp *mp)
+{
+	if (mp->cfg_fd >= 0)
+		close(mp->cfg_fd);
+	free(mp);
+}
+
 static int
 child_args(struct nrfwd_mp *mp, unsigned int k, unsigned int lcore, unsigned int ctl,
 	const char *main_cpus, const char *prefix, const struct nrfwd_mp_params *p)
@@ -347,7 +408,7 @@ child_args(struct nrfwd_mp *mp, unsigned int k, unsigned int lcore, unsigned int
 	if (!sc.pci_limited)
 		ARG("--pci-nic"); /* the primary was started with it */
 	ARG("--config");
-	ARG(p->config_path);
+	ARG(mp->cfg_fd >= 0 ? MP_CFG_ARG : p->config_path);
 	ARG("--mp-worker");
 	ARG(c->index);
 	if (p->log_level != NULL) {
@@ -372,6 +433,7 @@ nrfwd_mp_primary_create(const struct nrfwd_mp_params *p, const struct nrf_cfg *c
 	mp = calloc(1, sizeof(*mp));
 	if (mp == NULL)
 		return NULL;
+	mp->cfg_fd = -1;
 	mp->n = nrf_tp_dpdk_queues();
 	if (mp->n > nl || mp->n == 0) {
 		NRF_LOG(ERR, MOD, "%u worker processes need as many worker lcores in the EAL core "
@@ -399,6 +461,7 @@ nrfwd_mp_primary_create(const struct nrfwd_mp_params *p, const struct nrf_cfg *c
 		return NULL;
 	}
 	snprintf(prefix, sizeof(prefix), "--file-prefix=%s", fp);
+	mp->cfg_fd = cfg_memfd(cfg);
 	for (k = 0; k < mp->n; k++) {
 		unsigned int ctl = MP_CTL_LCORE_TOP - k, j;
 
@@ -406,13 +469,13 @@ nrfwd_mp_primary_create(const struct nrfwd_mp_params *p, const struct nrf_cfg *c
 			if (lcores[j] == ctl || main_lc == ctl) {
 				NRF_LOG(ERR, MOD, "lcore %u is kept for worker %u's control thread: use "
 					"lcore ids below %u", ctl, k, MP_CTL_LCORE_TOP - mp->n + 1);
-				free(mp);
+				mp_discard(mp);
 				return NULL;
 			}
 		}
 		if (child_args(mp, k, lcores[k], ctl, main_cpus, prefix, p) != 0) {
 			NRF_LOG(ERR, MOD, "worker %u: command line too long", k);
-			free(mp);
+			mp_discard(mp);
 			return NULL;
 		}
 	}
@@ -420,7 +483,7 @@ nrfwd_mp_primary_create(const struct nrfwd_mp_params *p, const struct nrf_cfg *c
 	if (mp->shm == NULL) {
 		NRF_LOG(ERR, MOD, "cannot reserve %zu bytes of shared memory for the workers: %s "
 			"(reserve more hugepages)", sizeof(struct mp_shm), nrf_strerror(err));
-		free(mp);
+		mp_discard(mp);
 		return NULL;
 	}
 	mp->shm->n_workers = mp->n;
@@ -460,8 +523,16 @@ spawn(struct nrfwd_mp *mp, unsigned int k)
 			_exit(70);
 		sigemptyset(&none);
 		sigprocmask(SIG_SETMASK, &none, NULL);
-		/* Not the primary's sockets, hugepage and tap descriptors. */
-		(void)close_range(3, ~0u, 0);
+		/* The document as MP_CFG_FD, across exec; not the primary's
+		 * sockets, hugepage and tap descriptors. */
+		if (mp->cfg_fd >= 0) {
+			if (mp->cfg_fd == MP_CFG_FD ? fcntl(MP_CFG_FD, F_SETFD, 0) != 0
+						 : dup2(mp->cfg_fd, MP_CFG_FD) != MP_CFG_FD)
+				_exit(72);
+			(void)close_range(MP_CFG_FD + 1, ~0u, 0);
+		} else {
+			(void)close_range(3, ~0u, 0);
+		}
 		execv(c->argv[0], c->argv);
 		_exit(71);
 	}
@@ -607,6 +678,8 @@ nrfwd_mp_free(struct nrfwd_mp *mp)
 		return;
 	for (k = 0; k < mp->n; k++)
 		free(mp->w[k].argv[2]); /* the strdup'd --file-prefix */
+	if (mp->cfg_fd >= 0)
+		close(mp->cfg_fd);
 	free(mp); /* the memzone goes with the EAL */
 }
 

@@ -336,6 +336,95 @@ def mp(fab, r):
     r.check('mp: SIGTERM stops primary and workers', clean_stop)
 
 
+def mp_etcd(fab, r):
+    """The fleet's configuration source with worker processes: the primary
+    takes the shared groups from etcd (docs/fleet.md; its file holds
+    runtime only), both workers run etcd's document from the start and
+    follow a change written to etcd, and so does a restarted worker."""
+    a, c = fab.host('a'), fab.host('c')
+    local = fab.start_stub(a, 'local-a', 'stub-profiles-empty.json', extra=['--no-record'])
+    # One etcd member on the NRF host's own loopback (its namespace).
+    etcd_url, key = 'http://127.0.0.1:2379', '/nrfwd/dpdk-mp/config'
+    fab._spawn('etcd', a, ['etcd', '--name', 'm0', '--data-dir',
+                           os.path.join(fab.tmpdir, 'etcd.data'),
+                           '--listen-client-urls', etcd_url, '--advertise-client-urls', etcd_url,
+                           '--listen-peer-urls', 'http://127.0.0.1:2380',
+                           '--initial-advertise-peer-urls', 'http://127.0.0.1:2380',
+                           '--initial-cluster', 'm0=http://127.0.0.1:2380',
+                           '--initial-cluster-state', 'new', '--log-level', 'warn',
+                           '--logger', 'zap'], 2379, '127.0.0.1')
+    cfg = D.config(SELF, PORT, local=local)
+    cfg['runtime']['management'] = {'address': '127.0.0.1', 'port': MGMT}
+    shared = {k: cfg.pop(k) for k in list(cfg) if k != 'runtime'}
+    shared['generalOptions']['aliases'] = ['nrf-a-etcd.test:%d' % PORT]
+    ctl = [D.H.binary('nrfwd-ctl')]
+    etcd = ['--etcd', etcd_url, '--config-key', key]
+
+    def store(verb, doc):
+        path = os.path.join(fab.tmpdir, 'shared-%s.json' % verb)
+        with open(path, 'w') as f:
+            json.dump(doc, f)
+        t0 = time.monotonic()
+        while True:  # until etcd has a leader
+            r_ = fab.run(a, ctl + [verb, 'all', path] + etcd, timeout=20)
+            if r_.returncode == 0:
+                return
+            D.expect(time.monotonic() - t0 < 20, 'nrfwd-ctl %s: %s' % (
+                verb, (r_.stdout + r_.stderr).decode('utf-8', 'replace')[-500:]))
+            time.sleep(0.2)
+
+    store('put', shared)
+    fwd = fab.start_nrfwd_mp(a, cfg, workers=2, name='nrfwd-a',
+                             extra=['--config-etcd', etcd_url, '--config-key', key])
+    url = 'http://%s:%d%s' % (fwd.dpdk_ip, PORT, DISC)
+
+    def loops(alias, n=8):
+        # Fresh connections land on either worker (RSS over two queues).
+        for i in range(n):
+            st, _, body = fab.curl(c, url, headers=['via: 2.0 %s:%d' % (alias, PORT)])
+            D.expect_eq(st, 508, '%s is own identity #%d (%s)' % (alias, i, body[:200]))
+
+    def workers_on(gen_min):
+        t0 = time.monotonic()
+        while True:
+            m = metrics(fab, a)
+            gens = [m.get('nrfwd_worker_config_generation{worker="%d"}' % k) for k in (0, 1)]
+            if gens[0] == gens[1] == m['nrfwd_config_generation'] >= gen_min:
+                return m
+            D.expect(time.monotonic() - t0 < 3.0, 'worker generations %r, primary %r' %
+                     (gens, m['nrfwd_config_generation']))
+            time.sleep(0.05)
+
+    def from_the_start():
+        workers_on(1)
+        loops('nrf-a-etcd.test')
+
+    def change_in_etcd():
+        gen0 = metrics(fab, a)['nrfwd_config_generation']
+        shared['generalOptions']['aliases'].append('nrf-a-later.test:%d' % PORT)
+        store('put', shared)
+        workers_on(gen0 + 1)
+        loops('nrf-a-later.test')
+
+    def restarted_worker():
+        victim = worker_pids(fwd)[0]
+        os.kill(victim, signal.SIGKILL)
+        fab.wait_line(fwd, r'worker \d \(pid %d\) died: signal 9' % victim, 5)
+        t0 = time.monotonic()
+        while True:
+            m = metrics(fab, a)
+            if [m.get('nrfwd_worker_up{worker="%d"}' % k) for k in (0, 1)] == [1.0, 1.0]:
+                break
+            D.expect(time.monotonic() - t0 < 15, 'worker not back')
+            time.sleep(0.1)
+        workers_on(1)
+        loops('nrf-a-later.test')
+
+    r.check('mp etcd: both workers run the document in etcd from the start', from_the_start)
+    r.check('mp etcd: a change written to etcd reaches both workers', change_in_etcd)
+    r.check('mp etcd: a restarted worker runs the current document', restarted_worker)
+
+
 def refusals(fab, r):
     a = fab.host('a')
     cfg = D.config(SELF, PORT)
@@ -368,5 +457,6 @@ def refusals(fab, r):
 if __name__ == '__main__':
     sys.exit(D.test_main(sys.argv[1:], [
         ('mp', mp, 'm'),
+        ('mp etcd', mp_etcd, 'x'),
         ('mp refusals', refusals, 'r'),
     ], needs=('h2load',)))
