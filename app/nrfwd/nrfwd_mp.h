@@ -45,7 +45,8 @@ struct nrfwd_mp_params {
 	const char *exe;          /* this program (/proc/self/exe) */
 	int eal_argc;             /* the primary's EAL arguments (argv[0] included) */
 	char **eal_argv;
-	const char *config_path;  /* --config, passed on */
+	const char *config_path;  /* --config: the workers' only when the primary's
+				   * document cannot be handed over in memory */
 	const char *log_level;    /* --log-level, passed on (NULL: default) */
 };
 
@@ -54,7 +55,10 @@ struct nrfwd_mp_params {
  * @p cfg (generation @p gen) as the running document, and prepare the
  * workers' command lines (one per worker lcore; the worker's control thread
  * gets an lcore id of its own counted down from the top, on the main
- * lcore's CPUs). Logs and returns NULL on failure.
+ * lcore's CPUs). Workers start from @p cfg itself, handed over in an
+ * inherited memory file (--config /proc/self/fd/3, decision 0051): the
+ * primary's file alone may not load (etcd's source: runtime only). Logs and
+ * returns NULL on failure.
  */
 struct nrfwd_mp *nrfwd_mp_primary_create(const struct nrfwd_mp_params *p,
 	const struct nrf_cfg *cfg, uint64_t gen);
