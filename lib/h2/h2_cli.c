@@ -39,8 +39,6 @@
  * so it is the protocol's default. */
 #define H2C_FRAME_MAX 16384u
 
-static const uint8_t preface[24] = "PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n";
-
 /* ------------------------------------------------------------------------ */
 /* Streams                                                                   */
 
@@ -1215,11 +1213,11 @@ h2_cli_start(struct nrf_h2_conn *c)
 	h2_hpack_init(&k->hp, &ctx->mem.mem, H2_HPACK_TABLE_MAX);
 	/* Preface, SETTINGS (no push, the header list limit, the stream
 	 * window of answers), the connection window. */
-	p = h2_oq_reserve(c, sizeof(preface) + 9 + 18 + 13);
+	p = h2_oq_reserve(c, H2_PREFACE_LEN + 9 + 18 + 13);
 	if (p == NULL)
 		return NRF_ENOMEM;
-	memcpy(p, preface, sizeof(preface));
-	p += sizeof(preface);
+	memcpy(p, H2_PREFACE, H2_PREFACE_LEN);
+	p += H2_PREFACE_LEN;
 	frame_hd(p, 18, FT_SETTINGS, 0, 0);
 	p += 9;
 	p[0] = 0;
@@ -1231,7 +1229,7 @@ h2_cli_start(struct nrf_h2_conn *c)
 	p[12] = 0;
 	p[13] = 0x4;
 	put32(p + 14, ctx->lim.peer_stream_window);
-	c->oq.len = sizeof(preface) + 9 + 18;
+	c->oq.len = H2_PREFACE_LEN + 9 + 18;
 	win = NRF_MIN(ctx->lim.conn_window, WIN_MAX);
 	k->win = NRF_MAX(win, WIN_DEFAULT);
 	if (k->win > WIN_DEFAULT) {

@@ -31,6 +31,10 @@ enum {
 #define FL_PADDED 0x08u
 #define FL_PRIORITY 0x20u
 
+/* The client connection preface (RFC 9113 §3.4), without a NUL. */
+#define H2_PREFACE "PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n"
+#define H2_PREFACE_LEN 24u
+
 #define WIN_MAX 0x7fffffffu
 #define WIN_DEFAULT 65535u
 

@@ -58,8 +58,6 @@
  * flooding (nghttp2's max_outbound_ack). */
 #define MAX_ACKS 1000u
 
-static const uint8_t magic[24] = "PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n";
-
 /* ------------------------------------------------------------------------ */
 /* Streams                                                                   */
 
@@ -847,14 +845,14 @@ h2_srv_recv(struct nrf_h2_conn *c, const uint8_t *in, size_t len)
 	if (s->phase == SP_IGNORE)
 		return 0;
 	if (s->phase == SP_PREFACE) {
-		size_t k = NRF_MIN(len, sizeof(magic) - s->pre);
+		size_t k = NRF_MIN(len, H2_PREFACE_LEN - s->pre);
 
-		if (memcmp(in, magic + s->pre, k) != 0)
+		if (memcmp(in, &H2_PREFACE[s->pre], k) != 0)
 			return NRF_EPARSE; /* not HTTP/2: closed without GOAWAY */
 		s->pre += (uint8_t)k;
 		in += k;
 		len -= k;
-		if (s->pre < sizeof(magic))
+		if (s->pre < H2_PREFACE_LEN)
 			return 0;
 		s->phase = SP_SETTINGS;
 	}
