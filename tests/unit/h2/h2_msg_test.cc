@@ -4,45 +4,19 @@
 
 #include <string>
 
+#include "h2_ctx_fixture.h"
 #include "nrf_err.h"
-#include "nrf_tp.h"
-extern "C" {
-#include "h2_int.h"
-}
 
 namespace {
 
-class H2Msg : public ::testing::Test {
+class H2Msg : public H2CtxTest {
 protected:
-	void SetUp() override
-	{
-		int err;
-		nrf_h2_limits lim = {};
-
-		tp_ = nrf_tp_kern_ops();
-		loop_ = tp_->loop_create(&err);
-		ASSERT_NE(loop_, nullptr);
-		lim.max_header_bytes = 1024;
-		lim.max_body_bytes = 1 << 20;
-		lim.max_concurrent_streams = 8;
-		ctx_ = nrf_h2_ctx_create(tp_, loop_, &lim, &err);
-		ASSERT_NE(ctx_, nullptr);
-	}
-	void TearDown() override
-	{
-		nrf_h2_ctx_free(ctx_);
-		tp_->loop_free(loop_);
-	}
 	int Store(nrf_h2_msg *m, const std::string &n, const std::string &v)
 	{
 		return h2_msg_store(ctx_, m, (const uint8_t *)n.data(), n.size(),
 			(const uint8_t *)v.data(), v.size(), 0);
 	}
 	static std::string S(nrf_slice s) { return std::string(s.p ? s.p : "", s.len); }
-
-	const nrf_tp_ops *tp_ = nullptr;
-	nrf_tp_loop *loop_ = nullptr;
-	nrf_h2_ctx *ctx_ = nullptr;
 };
 
 } // namespace

@@ -7,30 +7,19 @@
 #include <string>
 #include <vector>
 
+#include "h2_ctx_fixture.h"
 #include "nrf_err.h"
-#include "nrf_tp.h"
 extern "C" {
 #include "h2_frame.h"
-#include "h2_int.h"
 }
 
 namespace {
 
-class H2Oq : public ::testing::Test {
+class H2Oq : public H2CtxTest {
 protected:
 	void SetUp() override
 	{
-		int err;
-		nrf_h2_limits lim = {};
-
-		tp_ = nrf_tp_kern_ops();
-		loop_ = tp_->loop_create(&err);
-		ASSERT_NE(loop_, nullptr);
-		lim.max_header_bytes = 1024;
-		lim.max_body_bytes = 1 << 20;
-		lim.max_concurrent_streams = 8;
-		ctx_ = nrf_h2_ctx_create(tp_, loop_, &lim, &err);
-		ASSERT_NE(ctx_, nullptr);
+		H2CtxTest::SetUp();
 		c_.ctx = ctx_;
 		http2_0_ = Http2();
 	}
@@ -43,8 +32,7 @@ protected:
 		 * list: off it before the context goes. */
 		if (nrf_list_linked(&c_.dirty))
 			nrf_list_del(&c_.dirty);
-		nrf_h2_ctx_free(ctx_);
-		tp_->loop_free(loop_);
+		H2CtxTest::TearDown();
 	}
 	uint64_t Http2() const
 	{
@@ -76,9 +64,6 @@ protected:
 		c_.oq.len += (uint32_t)s.size();
 	}
 
-	const nrf_tp_ops *tp_ = nullptr;
-	nrf_tp_loop *loop_ = nullptr;
-	nrf_h2_ctx *ctx_ = nullptr;
 	nrf_h2_conn c_ = {};
 	uint64_t http2_0_ = 0;
 };
