@@ -680,6 +680,18 @@ rt_peer_on_response(struct nrf_h2_stream *ps)
 	const struct nrf_cfg *cfg = x->snap->cfg;
 	int status = ps->msg.status;
 
+	/* A status nrfwd cannot give its client is a malformed answer: lib/h2
+	 * keeps nghttp2's rules, which take "000".."099" as a final answer,
+	 * but RFC 9110 §15 has no status below 100 and nrf_h2_respond()
+	 * refuses one. The stream is reset and the try fails (on_close), as
+	 * for any answer lib/h2 finds malformed; the client gets the next
+	 * candidate's answer or the failure rule's, never a reset. */
+	if (NRF_UNLIKELY(status < 100)) {
+		NRF_LOG_RL(WARN, MOD, "worker %u: %s answered status %d: malformed", x->w->id,
+			t->wt.pool->ep.name, status);
+		nrf_h2_reset(ps, NRF_H2_PROTOCOL_ERROR);
+		return;
+	}
 	rt_count_status(t->wt.pool, status);
 	rt_count_answer_latency(t->wt.pool, rt_now(x->w) - t->started_ns);
 	if (!t->local) {
