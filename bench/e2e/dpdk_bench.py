@@ -289,7 +289,7 @@ backend be
                           wait_port=HAP_PORT, ip=KERN_IP)
 
     def af_packet_vdev(self):
-        return (f"--vdev=net_af_packet0,iface={self.dev_p},qpairs=1,qdisc_bypass=1"
+        return (f"net_af_packet0,iface={self.dev_p},qpairs=1,qdisc_bypass=1"
                 + (",framesz=9216,blocksz=36864" if self.jumbo() else ""))
 
     def start_bridge(self, n, build):
@@ -300,14 +300,10 @@ backend be
         the nrfwd's device calls. @return (process, the nrfwd's vdev)."""
         prefix = f"{self.tag}b{n}"
         self.prefixes.append(prefix)
-        sock = os.path.join(self.tmp, f"memif{n}.sock")
-        memif = f"net_memif0,socket={sock},socket-abstract=no,id=0"
-        bridge = self.spawn(f"bridge-{n}", self.ns_p, [
-            f"{build}/bench/dpdk_l2bridge", "--no-pci", "--no-telemetry", "-l", "0",
-            f"--file-prefix={prefix}", "--no-huge", "--no-shconf", "-m", "128",
-            f"--vdev={memif},role=server", self.af_packet_vdev()],
-            wait_line=r"dpdk_l2bridge: forwarding")
-        return bridge, f"--vdev={memif},role=client"
+        cmd, client = D.memif_bridge(build, prefix, os.path.join(self.tmp, f"memif{n}.sock"),
+                                     self.af_packet_vdev())
+        bridge = self.spawn(f"bridge-{n}", self.ns_p, cmd, wait_line=r"dpdk_l2bridge: forwarding")
+        return bridge, client
 
     def start_dpdk_nrfwd(self, n, build=None, callgrind=None, device=None):
         prefix = f"{self.tag}d{n}"
@@ -316,7 +312,7 @@ backend be
         if (device or self.args.devices[0]) == "memif":
             bridge, vdev = self.start_bridge(n, build or self.build)
         eal = ["--no-pci", "--no-telemetry", "-l", "0,1", f"--file-prefix={prefix}"] + self.mem + [
-            vdev] + (["-m", "512"] if self.jumbo() and "--no-huge" in self.mem else [])
+            "--vdev=" + vdev] + (["-m", "512"] if self.jumbo() and "--no-huge" in self.mem else [])
         cmd = [f"{build or self.build}/app/nrfwd/nrfwd"] + eal + [
             "--", "--config", self.nrfwd_cfg(True), "--log-level", "info"]
         if callgrind:

@@ -328,18 +328,15 @@ class Fabric:
         """bench/dpdk_l2bridge in @host between a net_memif server end and
         net_af_packet on the host's DPDK veth (frames pass unchanged both
         ways). @return the vdev of the memif's client end, for nrfwd."""
-        sock = os.path.join(self.tmpdir, 'memif-%s.sock' % name)
-        memif = 'net_memif0,socket=%s,socket-abstract=no,id=0' % sock
         prefix = 'nfd%sbr%s' % (self.id, re.sub(r'[^a-zA-Z0-9]', '', name))
         self.prefixes.append(prefix)
-        cmd = self.wrap([os.path.join(self.build, 'bench', 'dpdk_l2bridge'), '--no-pci',
-                         '--no-telemetry', '--no-huge', '--no-shconf', '-m', '128', '-l', '0',
-                         '--file-prefix=' + prefix, '--vdev=%s,role=server' % memif,
-                         '--vdev=net_af_packet0,iface=%s,qpairs=1,qdisc_bypass=1'
-                         % self.dpdk_dev(host)])
-        bridge = self._spawn('bridge-' + name, host, cmd, None, None)
+        cmd, client = memif_bridge(self.build, prefix,
+                                   os.path.join(self.tmpdir, 'memif-%s.sock' % name),
+                                   'net_af_packet0,iface=%s,qpairs=1,qdisc_bypass=1'
+                                   % self.dpdk_dev(host))
+        bridge = self._spawn('bridge-' + name, host, self.wrap(cmd), None, None)
         self.wait_line(bridge, r'dpdk_l2bridge: forwarding')
-        return memif + ',role=client'
+        return client
 
     def ready(self, proc, timeout=20.0):
         """Wait until nrfwd @proc listens; a tap port then joins the bridge
@@ -561,6 +558,19 @@ def test_main(argv, parts, needs=()):
 def parse_h2load(out, rc=0):
     """h2load_out.parse() (tests/integration): one parser for tests and benchmarks."""
     return h2load_out.parse(out, rc)
+
+
+def memif_bridge(build, prefix, sock, af_packet_vdev):
+    """bench/dpdk_l2bridge between the server end of a net_memif (socket
+    file @sock) and the net_af_packet port @af_packet_vdev (a vdev string),
+    EAL file prefix @prefix, on lcore 0 without hugepages: (its command,
+    the vdev of the memif's client end for nrfwd). Used by the tests
+    (pmd='memif') and by bench/e2e/dpdk_bench.py --device memif."""
+    memif = 'net_memif0,socket=%s,socket-abstract=no,id=0' % sock
+    cmd = [os.path.join(build, 'bench', 'dpdk_l2bridge'), '--no-pci', '--no-telemetry',
+           '--no-huge', '--no-shconf', '-m', '128', '-l', '0', '--file-prefix=' + prefix,
+           '--vdev=%s,role=server' % memif, '--vdev=' + af_packet_vdev]
+    return cmd, memif + ',role=client'
 
 
 def cfg_args(cfg, path):
