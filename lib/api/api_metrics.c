@@ -500,7 +500,7 @@ api_metrics_render(struct api_buf *b, const struct api_metrics_in *in)
 		st->reroutes);
 	scalar(b, "nrfwd_retries_total", "counter",
 		"Upstream streams lost with their connection (or refused) before an answer and "
-		"sent again once on a fresh connection.", st->retries);
+		"sent again once, apart from the other streams lost with it.", st->retries);
 	scalar(b, "nrfwd_request_timeouts_total", "counter",
 		"Requests ended by runtime.timeouts.requestMs.", st->request_timeouts);
 	scalar(b, "nrfwd_client_resets_total", "counter",
@@ -527,6 +527,12 @@ api_metrics_render(struct api_buf *b, const struct api_metrics_in *in)
 		"Connections opened to upstreams (local NRF and peers).", st->peer_connects);
 	scalar(b, "nrfwd_peer_connect_failures_total", "counter",
 		"Connections to upstreams that failed or timed out.", st->peer_connect_failures);
+	scalar(b, "nrfwd_peer_connections_lost_total", "counter",
+		"Upstream connections that went away while they carried streams.",
+		st->peer_conns_lost);
+	scalar(b, "nrfwd_queue_shed_total", "counter",
+		"Requests shed (NRF_Forwarding_Overload) because they waited in a queue toward "
+		"an upstream past runtime.limits.queueTargetMs.", st->queue_shed);
 	memory(b, st);
 	workers(b, in);
 	if (in->dp != NULL)

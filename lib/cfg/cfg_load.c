@@ -810,8 +810,10 @@ static const struct {
 		"The request passed through too many NRFs."},
 	[NRF_COND_NOT_REACHABLE] = {504, "TARGET_NF_NOT_REACHABLE",
 		"No NRF could be reached to serve the request."},
+	/* Retry-After 1: a shed request waited past queueTargetMs (a tenth
+	 * of a second by default); a second is a fair pause for a client. */
 	[NRF_COND_OVERLOAD] = {503, "NF_CONGESTION",
-		"The NRF is too busy to forward the request."},
+		"The NRF is too busy to forward the request.", "1"},
 	/* Retry-After 1: health probes bring an upstream back within about a
 	 * second of its return (runtime.health). */
 	[NRF_COND_LOCAL_UNAVAILABLE] = {503, "NF_SERVICE_FAILURE",

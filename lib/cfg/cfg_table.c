@@ -260,8 +260,14 @@ static const struct field limit_fields[] = {
 		.min = 1024, .max = 1048576, .def = 16384, RESTART_ONLY},
 	{FLD("maxBodyBytes", F_U32, struct nrf_cfg_runtime, max_body_bytes),
 		.min = 0, .max = 1073741824, .def = 1048576, RESTART_ONLY},
+	/* A memory bound far above a burst: requests are shed by their
+	 * waiting time (queueTargetMs), not by a count (decision 0053). */
 	{FLD("peerQueueDepth", F_U32, struct nrf_cfg_runtime, peer_queue_depth),
-		.min = 1, .max = 1048576, .def = 1024, LIVE},
+		.min = 1, .max = 1048576, .def = 65536, LIVE},
+	{FLD("queueTargetMs", F_U32, struct nrf_cfg_runtime, queue_target_ms),
+		.min = 1, .max = 600000, .def = 100, LIVE},
+	{FLD("queueIntervalMs", F_U32, struct nrf_cfg_runtime, queue_interval_ms),
+		.min = 0, .max = 600000, .def = 100, LIVE},
 	/* Bytes (u32: up to 4 GiB - 1); decision 0018. */
 	{FLD("maxBufferedBytes", F_U32, struct nrf_cfg_runtime, max_buffered_bytes),
 		.min = 4194304, .max = 4294967295LL, .def = 1073741824, LIVE},
@@ -278,6 +284,10 @@ static const struct field health_fields[] = {
 		.min = 10, .max = 600000, .def = 500},
 	{FLD("probeTimeoutMs", F_U32, struct nrf_cfg_runtime, probe_timeout_ms),
 		.min = 10, .max = 60000, .def = 500},
+	/* decision 0052: one connection that dies serving never holds an
+	 * upstream down; this many failed tries in a row do. */
+	{FLD("consecutiveFailures", F_U32, struct nrf_cfg_runtime, consecutive_failures),
+		.min = 1, .max = 1000, .def = 5},
 	{NULL},
 };
 

@@ -304,7 +304,13 @@ struct nrf_cfg_runtime {
 	uint32_t max_concurrent_streams;  /**< default 128 */
 	uint32_t max_header_bytes;        /**< default 16384 */
 	uint32_t max_body_bytes;          /**< default 1048576 */
-	uint32_t peer_queue_depth;        /**< default 1024 */
+	uint32_t peer_queue_depth;        /**< default 65536: a memory bound only */
+	uint32_t queue_target_ms;         /**< queueTargetMs, default 100: a try
+					   *   that waits in a queue toward its
+					   *   upstream longer than this, while
+					   *   that queue has stood above it for
+					   *   queue_interval_ms, is shed */
+	uint32_t queue_interval_ms;       /**< queueIntervalMs, default 100 */
 	uint32_t max_buffered_bytes;      /**< default 1073741824: memory budget
 					   *   of the data path (all workers) */
 	/* runtime.health (docs/failures.md "Health"): how a held-down
@@ -314,6 +320,10 @@ struct nrf_cfg_runtime {
 	uint32_t probe_interval_max_ms;   /**< probeIntervalMaxMs: the interval
 					   *   doubles per failed probe up to
 					   *   this, default 500 */
+	uint32_t consecutive_failures;    /**< consecutiveFailures: failed tries
+					   *   in a row (a connection that died
+					   *   serving counts once) that hold an
+					   *   upstream down, default 5 */
 	uint32_t probe_timeout_ms;        /**< probeTimeoutMs: connect + PING ACK
 					   *   of a probe; PING ACK of any new
 					   *   connection, default 500 */

@@ -441,6 +441,10 @@ struct nrf_rt_stats {
 	uint64_t answer_violations;
 	uint64_t peer_connects;
 	uint64_t peer_connect_failures;
+	uint64_t peer_conns_lost;     /**< upstream connections that went away
+				       *   while they carried streams */
+	uint64_t queue_shed;          /**< tries shed by their waiting time in a
+				       *   queue (runtime.limits.queueTargetMs) */
 	uint64_t snapshot_switches;   /**< snapshots picked up by workers */
 	/** Timeouts of runtime.timeouts that ended something, by reason. */
 	uint64_t timeouts[NRF_RT_TMO_COUNT];

@@ -88,6 +88,7 @@ struct rt_worker;
 /* Pools                                                                     */
 
 struct rt_pool;
+struct rt_pconn;
 struct rt_xact;
 
 /*
@@ -95,18 +96,23 @@ struct rt_xact;
  * rt_proxy.c meet here and nowhere else (rt_pool.c never sees a struct
  * rt_try or a transaction).
  *
- * The owner (rt_proxy.c) embeds one in each try and sets @force before
- * rt_pool_submit(); the pool sets @pool, links @qlink and sets @queued
- * while the waiter is in its queue. The pool calls back exactly
- * one of two functions for a waiter it took (submitted, or later taken out
- * of its queue):
+ * The owner (rt_proxy.c) embeds one in each try and sets @force and
+ * @isolate before rt_pool_submit(); the pool sets @pool, links @qlink and
+ * sets @queued while the waiter is in one of its queues. The pool calls
+ * back exactly one of two functions for a waiter it took (submitted, or
+ * later taken out of its queue):
  *   rt_waiter_send(wt, conn)  open the request's stream on @conn (a
  *                             connection with room); 0 or < 0;
  *   rt_waiter_failed(wt, ..)  the pool cannot serve it (connect failed,
- *                             probe failed, shutting down).
+ *                             probe failed, shutting down, or shed:
+ *                             NRF_RT_FAIL_OVERLOAD when it waited in the
+ *                             queue past runtime.limits.queueTargetMs,
+ *                             see rt_pool_submit()).
  * Both are called on the worker thread, with @queued already false. The
  * owner takes a queued waiter back with rt_pool_dequeue() (abort,
- * timeout); after that the pool never calls back for it.
+ * timeout); after that the pool never calls back for it. Once a stream
+ * sent for the waiter is gone (closed or cancelled), the owner calls
+ * rt_pool_sent_done() before it submits the waiter again.
  */
 struct rt_waiter {
 	struct rt_pool *pool;    /* set by rt_pool_submit() */
@@ -114,6 +120,15 @@ struct rt_waiter {
 	bool queued;             /* in @pool's queue (written by the pool) */
 	bool force;              /* owner: held down, tried anyway as a last
 				  * resort (see rt_pool_submit()) */
+	bool isolate;            /* owner: a stream lost with its connection,
+				  * sent again: only on a connection that
+				  * carries no other such stream */
+	bool isolated;           /* pool: sent under @isolate (counted on
+				  * its connection until rt_pool_sent_done()) */
+	struct rt_pconn *pc;     /* pool: the connection it was last sent on
+				  * (valid while its stream is) */
+	uint64_t pc_id;          /* pool: that connection's id (per worker) */
+	uint64_t enq_ns;         /* pool: when it was queued (rt_now()) */
 };
 
 /* Implemented by the owner of waiters (rt_proxy.c), called by pools. */
@@ -122,6 +137,8 @@ void rt_waiter_failed(struct rt_waiter *wt, enum nrf_rt_fail reason, const char 
 
 struct rt_pconn {
 	struct rt_pool *pool;
+	uint64_t id;             /* per worker, from 1: tells connections apart
+				  * after they are gone (struct rt_waiter.pc_id) */
 	struct nrf_h2_conn *h2;
 	bool ready;              /* connected */
 	bool alive;              /* its first PING was answered: the upstream's
@@ -129,6 +146,8 @@ struct rt_pconn {
 	bool probe;              /* opened while the pool was held down */
 	uint32_t streams;        /* streams sent on it and not gone yet
 				  * (counted in its pool's rt_pstats.inflight) */
+	uint32_t isolated;       /* of them, lost streams sent again
+				  * (struct rt_waiter.isolate): at most one */
 	uint64_t opened;         /* nrf_now_ns() at open */
 	struct rt_timer ctimer;  /* connect timeout, then PING ACK timeout */
 	struct nrf_list link;    /* in pool->conns, newest first */
@@ -190,7 +209,13 @@ struct rt_pool {
 	struct nrf_list conns;   /* struct rt_pconn.link */
 	uint32_t n_conns;
 	struct nrf_list queue;   /* struct rt_waiter.qlink, FIFO */
-	uint32_t qlen;
+	struct nrf_list rqueue;  /* lost streams to send again (isolate), FIFO */
+	uint32_t qlen;           /* in both queues */
+	uint64_t above_since;    /* rt_now() since the oldest waiter has waited
+				  * past queueTargetMs without a break; 0: not */
+	struct rt_timer shed;    /* next look at the queues' heads (shedding) */
+	uint32_t consec;         /* consecutive failed tries (connections that
+				  * died serving count once): health */
 	bool down;               /* held down: probed until a PING is answered */
 	bool probing;            /* counted in stats->probing (probe_sync()) */
 	bool ever_up;
@@ -219,6 +244,21 @@ struct rt_view {
 int rt_pool_submit(struct rt_pool *p, struct rt_waiter *wt);
 /* Take a queued waiter out of its pool's queue (no-op when not queued). */
 void rt_pool_dequeue(struct rt_waiter *wt);
+/* The stream last sent for @p wt is gone (closed or cancelled): its
+ * connection may take another lost stream. No-op unless it was sent under
+ * isolation. */
+void rt_pool_sent_done(struct rt_waiter *wt);
+/* Health (docs/failures.md "Health"): a try of @p wt's pool failed for
+ * @p why on a stream that was sent (a per-try timeout or a reset; a lost
+ * connection is counted once by the pool itself), or got an answer. After
+ * runtime.health.consecutiveFailures failures in a row the upstream is
+ * held down and probed. */
+void rt_pool_try_failed(struct rt_pool *p, enum nrf_rt_fail why);
+static inline void
+rt_pool_try_answered(struct rt_pool *p)
+{
+	p->consec = 0;
+}
 /* Before the h2 context closes its connections (worker exit). */
 void rt_pool_fini(struct rt_pool *p);
 /* Keep the local NRF's pool of the current view connected: open one
@@ -291,7 +331,9 @@ struct rt_try {
 	bool need_body;          /* 200 NFDiscover: decide on the body */
 	bool hold;               /* peer answer kept whole before it is relayed */
 	bool eof_sent;           /* relay: front body ended */
-	bool retried;            /* sent again once after its stream was lost */
+	bool retried;            /* sent again once after it was refused */
+	bool lost;               /* lost with its connection once, sent again
+				  * apart (wt.isolate); a second loss fails it */
 	uint64_t started_ns;     /* nrf_now_ns() when the try started */
 	struct rt_timer timer;   /* per-try timeout */
 	struct rt_timer due;     /* relay an answer too big to hold (0 ms:
@@ -427,6 +469,7 @@ struct rt_worker {
 	struct rt_view *old_views; /* of older snapshots still in use */
 	struct nrf_list all_pools; /* every pool (rt_pool.all), also retired ones */
 	uint64_t view_seq;         /* views built (pool claim marks) */
+	uint64_t pconn_seq;        /* pool connections opened (struct rt_pconn.id) */
 	uint64_t down[NRF_CFG_MAX_PEERS / 64]; /* by current peer index */
 
 	/* upstream counters: chunks published with release, count too */

@@ -3,15 +3,30 @@
  * Per-worker, per-peer connection pools (the local NRF has one too).
  *
  * A pool keeps up to NRF_RT_POOL_CONNS HTTP/2 connections and honours each
- * one's SETTINGS_MAX_CONCURRENT_STREAMS; tries beyond that wait in a bounded
- * FIFO (runtime.limits.peerQueueDepth), and a full FIFO is the overload
- * signal. Connections are opened on demand.
+ * one's SETTINGS_MAX_CONCURRENT_STREAMS; tries beyond that wait in a FIFO.
+ * A try is shed (rt_waiter_failed(.., NRF_RT_FAIL_OVERLOAD, ..)) by its
+ * waiting time, CoDel-like: once the oldest waiter has waited longer than
+ * runtime.limits.queueTargetMs without a break for queueIntervalMs (a
+ * standing queue, not a burst that drains), every waiter past the target
+ * goes; runtime.limits.peerQueueDepth is only a memory bound (decision
+ * 0053). Connections are opened on demand.
+ *
+ * Isolation (decision 0052): streams lost with their connection come back
+ * (the owner sets struct rt_waiter.isolate) into a queue of their own and
+ * go out again each on a connection that carries no other such stream, so
+ * a request whose answer kills connections takes down at most the one it
+ * is on, and a stream on two dead connections is not sent again (the
+ * owner's rule).
  *
  * Health: a connection proves its upstream up only when its first PING is
  * answered (a TCP connect alone does not: a server may accept and never
- * speak HTTP/2). A connection that fails to connect, times out, or closes
- * before that answer, when it was the pool's last, holds the upstream down
- * (health bitset: nrf_fwd_decide() puts it last; tries fail at once unless
+ * speak HTTP/2). A connection that fails to connect (or its TLS handshake),
+ * or whose PING goes unanswered (timeout or close) while it carries no
+ * stream, when it was the pool's last, holds the upstream down; so do
+ * runtime.health.consecutiveFailures failed tries in a row (a connection
+ * that died serving counts once, an answer starts the count again). One
+ * connection that closes while serving streams never does (health bitset:
+ * nrf_fwd_decide() puts it last; tries fail at once unless
  * forced). A held-down upstream is probed in the background on its own
  * timer, with or without traffic: connect + PING within
  * runtime.health.probeTimeoutMs, first after probeIntervalMs, the interval
@@ -88,12 +103,29 @@ pools_count(struct rt_pool *p, int d)
 	__atomic_store_n(&(p)->stats->field, (p)->stats->field + (uint32_t)(d), \
 		__ATOMIC_RELAXED)
 
+/* A connection of @p p whose PING is not answered yet, opened while the
+ * pool was held down: the probe (a pool held down by consecutive failures
+ * may keep other, live connections that finish their streams). */
+static bool
+probe_underway(const struct rt_pool *p)
+{
+	const struct nrf_list *l;
+
+	NRF_LIST_FOREACH(l, &p->conns) {
+		const struct rt_pconn *pc = nrf_container_of(l, struct rt_pconn, link);
+
+		if (pc->probe && !pc->alive)
+			return true;
+	}
+	return false;
+}
+
 /* "probing" (GET /peers): held down with a probe connection under way.
  * Re-evaluated where either changes (connection open/close, down/up). */
 static void
 probe_sync(struct rt_pool *p)
 {
-	bool now = !p->retired && p->down && p->n_conns > 0;
+	bool now = !p->retired && p->down && probe_underway(p);
 
 	if (now != p->probing) {
 		p->probing = now;
@@ -110,8 +142,10 @@ pool_hold_end(struct rt_timer *t, void *arg)
 	struct rt_worker *w = arg;
 	struct rt_pool *p = nrf_container_of(t, struct rt_pool, hold);
 
-	if (w->exiting || p->retired || p->n_conns > 0)
+	if (w->exiting || p->retired || probe_underway(p))
 		return;
+	if (!p->down && p->n_conns > 0)
+		return; /* the local NRF's delayed reconnect: connected meanwhile */
 	pconn_open(p, true); /* failure at once: mark_down() re-arms the timer */
 }
 
@@ -164,16 +198,17 @@ conn_has_room(const struct rt_pconn *pc)
 		nrf_h2_conn_streams(pc->h2) < nrf_h2_conn_remote_max_streams(pc->h2);
 }
 
+/* A connection with room for @p t: for a lost stream sent again
+ * (t->isolate), one that carries no other such stream. */
 static struct rt_pconn *
-pick(struct rt_pool *p)
+pick(struct rt_pool *p, const struct rt_waiter *t)
 {
 	struct rt_pconn *pc;
-
 	struct nrf_list *l;
 
 	NRF_LIST_FOREACH(l, &p->conns) {
 		pc = nrf_container_of(l, struct rt_pconn, link);
-		if (conn_has_room(pc))
+		if (conn_has_room(pc) && (!t->isolate || pc->isolated == 0))
 			return pc;
 	}
 	return NULL;
@@ -185,28 +220,69 @@ static int
 send_on(struct rt_pconn *pc, struct rt_waiter *t)
 {
 	struct rt_pool *p = pc->pool;
-	int rc = rt_waiter_send(t, pc->h2);
+	int rc;
 
+	t->pc = pc;
+	t->pc_id = pc->id;
+	rc = rt_waiter_send(t, pc->h2);
 	if (rc == 0) {
 		pc->streams++;
 		PS_GAUGE(p, inflight, 1);
+		if (NRF_UNLIKELY(t->isolate)) {
+			pc->isolated++;
+			t->isolated = true;
+		}
 	}
 	return rc;
 }
 
-static struct rt_waiter *
-queue_first(struct rt_pool *p)
+void
+rt_pool_sent_done(struct rt_waiter *t)
 {
-	return nrf_container_of(p->queue.next, struct rt_waiter, qlink);
+	if (!t->isolated)
+		return;
+	t->isolated = false;
+	t->pc->isolated--;
 }
+
+static struct rt_waiter *
+queue_first(struct nrf_list *q)
+{
+	return nrf_list_empty(q) ? NULL : nrf_container_of(q->next, struct rt_waiter, qlink);
+}
+
+/* The waiter that has waited longest, of both queues (NULL: none). */
+static struct rt_waiter *
+oldest(struct rt_pool *p)
+{
+	struct rt_waiter *a = queue_first(&p->queue), *b = queue_first(&p->rqueue);
+
+	if (a == NULL || (b != NULL && b->enq_ns < a->enq_ns))
+		return b;
+	return a;
+}
+
+static uint64_t
+target_ns(const struct rt_pool *p)
+{
+	const struct nrf_cfg_runtime *rc = &p->w->snap->cfg->rt;
+
+	/* never past a request's own requestMs: its timer answers first */
+	return (uint64_t)NRF_MIN(rc->queue_target_ms, rc->request_ms) * 1000000ull;
+}
+
+static void shed_arm(struct rt_pool *p);
 
 static void
 enqueue(struct rt_pool *p, struct rt_waiter *t)
 {
-	nrf_list_add_tail(&p->queue, &t->qlink);
+	nrf_list_add_tail(t->isolate ? &p->rqueue : &p->queue, &t->qlink);
 	p->qlen++;
 	PS_GAUGE(p, queued, 1);
 	t->queued = true;
+	t->enq_ns = rt_now(p->w);
+	if (p->shed.idx == 0)
+		shed_arm(p);
 }
 
 void
@@ -220,30 +296,105 @@ rt_pool_dequeue(struct rt_waiter *t)
 	p->qlen--;
 	PS_GAUGE(p, queued, -1);
 	t->queued = false;
+	if (p->qlen == 0) {
+		p->above_since = 0;
+		if (p->shed.idx != 0)
+			rt_timer_cancel(&p->w->timers, &p->shed);
+	}
 }
 
 /* Fail every queued try (the pool cannot serve them). */
 static void
 fail_queue(struct rt_pool *p, enum nrf_rt_fail reason, const char *why)
 {
-	while (!nrf_list_empty(&p->queue)) {
-		struct rt_waiter *t = queue_first(p);
+	struct rt_waiter *t;
 
+	while ((t = oldest(p)) != NULL) {
 		rt_pool_dequeue(t);
 		rt_waiter_failed(t, reason, why);
 	}
+}
+
+/*
+ * Admission by waiting time (decision 0053), CoDel's rule with a target of
+ * queueTargetMs: a queue whose oldest waiter stays past the target for
+ * queueIntervalMs is a standing queue (the upstream serves less than is
+ * offered), and then every waiter past the target is shed; a burst that
+ * drains within the interval is served whole. The clock is the loop's
+ * (rt_now()). Shed waiters are failed with NRF_RT_FAIL_OVERLOAD, their
+ * owner answers NRF_Forwarding_Overload. Called on the shed timer and
+ * before a queue is served. @return true when something was shed.
+ */
+static bool
+shed(struct rt_pool *p)
+{
+	uint64_t now = rt_now(p->w), target = target_ns(p);
+	uint64_t interval = (uint64_t)p->w->snap->cfg->rt.queue_interval_ms * 1000000ull;
+	struct rt_waiter *t;
+	bool any = false;
+
+	while ((t = oldest(p)) != NULL) {
+		if (now - t->enq_ns < target) {
+			p->above_since = 0;
+			break;
+		}
+		if (p->above_since == 0)
+			p->above_since = t->enq_ns + target;
+		if (now - p->above_since < interval)
+			break;
+		rt_pool_dequeue(t);
+		RT_STAT(p->w, queue_shed, 1);
+		rt_waiter_failed(t, NRF_RT_FAIL_OVERLOAD, "waited past runtime.limits.queueTargetMs");
+		any = true;
+	}
+	return any;
+}
+
+static void
+shed_tick(struct rt_timer *tm, void *arg)
+{
+	struct rt_pool *p = nrf_container_of(tm, struct rt_pool, shed);
+
+	(void)arg;
+	shed(p);
+	if (p->qlen > 0)
+		shed_arm(p);
+}
+
+/* The shed timer at the next moment shed() may act on the oldest waiter. */
+static void
+shed_arm(struct rt_pool *p)
+{
+	const struct rt_waiter *t = oldest(p);
+	uint64_t now = rt_now(p->w), at;
+
+	if (t == NULL)
+		return;
+	at = t->enq_ns + target_ns(p);
+	if (p->above_since != 0)
+		at = NRF_MAX(at, p->above_since +
+			(uint64_t)p->w->snap->cfg->rt.queue_interval_ms * 1000000ull);
+	rt_timer_arm(&p->w->timers, &p->shed,
+		at > now ? (uint32_t)((at - now + 999999ull) / 1000000ull) : 0);
 }
 
 static void
 dispatch(struct rt_pool *p)
 {
 	struct rt_pconn *pc;
+	struct rt_waiter *t;
 
 	if (p->down)
 		return; /* forced tries wait for the probe's PING ACK */
-	while (!nrf_list_empty(&p->queue) && (pc = pick(p)) != NULL) {
-		struct rt_waiter *t = queue_first(p);
-
+	if (p->qlen > 0 && p->above_since != 0)
+		shed(p);
+	/* lost streams first: they have waited longest for their answer */
+	while ((t = queue_first(&p->rqueue)) != NULL && (pc = pick(p, t)) != NULL) {
+		rt_pool_dequeue(t);
+		if (send_on(pc, t) != 0)
+			rt_waiter_failed(t, NRF_RT_FAIL_OTHER, "submit failed");
+	}
+	while ((t = queue_first(&p->queue)) != NULL && (pc = pick(p, t)) != NULL) {
 		rt_pool_dequeue(t);
 		if (send_on(pc, t) != 0)
 			rt_waiter_failed(t, NRF_RT_FAIL_OTHER, "submit failed");
@@ -273,6 +424,7 @@ pconn_open(struct rt_pool *p, bool probe)
 	if (pc == NULL)
 		return NRF_ENOMEM;
 	pc->pool = p;
+	pc->id = ++w->pconn_seq;
 	pc->probe = probe;
 	pc->opened = nrf_now_ns();
 	rt_timer_init(&pc->ctimer, connect_timeout);
@@ -284,7 +436,7 @@ pconn_open(struct rt_pool *p, bool probe)
 	if (pc->h2 == NULL) {
 		free(pc);
 		RT_STAT(w, peer_connect_failures, 1);
-		if (p->n_conns == 0)
+		if (p->n_conns == 0 || probe)
 			mark_down(p, err);
 		return err;
 	}
@@ -300,13 +452,16 @@ pconn_open(struct rt_pool *p, bool probe)
 	return 0;
 }
 
-/* Open one more connection when tries wait and no connect is under way. */
+/* Open one more connection when tries wait and no connect is under way:
+ * up to NRF_RT_POOL_CONNS usable ones, and for lost streams waiting to go
+ * again, one more while none of the usable ones is free of such a stream
+ * (NRF_RT_POOL_CONNS more at most). */
 static int
 maybe_open(struct rt_pool *p)
 {
 	struct rt_pconn *pc;
 	struct nrf_list *l;
-	uint32_t usable = 0;
+	uint32_t usable = 0, free_iso = 0;
 
 	if (p->down)
 		return 0; /* the probe under way is the only connection */
@@ -314,12 +469,41 @@ maybe_open(struct rt_pool *p)
 		pc = nrf_container_of(l, struct rt_pconn, link);
 		if (!pc->ready)
 			return 0; /* one connect at a time */
-		if (nrf_h2_conn_usable(pc->h2))
+		if (nrf_h2_conn_usable(pc->h2)) {
 			usable++;
+			free_iso += pc->isolated == 0;
+		}
 	}
-	if (usable >= NRF_RT_POOL_CONNS || p->n_conns >= 2 * NRF_RT_POOL_CONNS)
+	if (p->n_conns >= 3 * NRF_RT_POOL_CONNS)
+		return 0;
+	if (usable >= NRF_RT_POOL_CONNS &&
+		(nrf_list_empty(&p->rqueue) || free_iso > 0 || usable >= 2 * NRF_RT_POOL_CONNS))
 		return 0;
 	return pconn_open(p, false);
+}
+
+/* Held down by failed tries in a row while tries wait: probe now, not at
+ * the end of the interval, so that they are sent or failed by its PING. */
+static void
+probe_for_queue(struct rt_pool *p)
+{
+	if (p->qlen > 0 && !probe_underway(p))
+		pconn_open(p, true);
+}
+
+void
+rt_pool_try_failed(struct rt_pool *p, enum nrf_rt_fail why)
+{
+	const struct nrf_cfg_runtime *rc = &p->w->snap->cfg->rt;
+
+	(void)why;
+	if (++p->consec < rc->consecutive_failures || p->down || p->retired)
+		return;
+	NRF_LOG_RL(WARN, MOD, "worker %u: %s %s: %u failed tries in a row "
+		"(runtime.health.consecutiveFailures)", p->w->id, pool_kind(p), p->ep.name,
+		p->consec);
+	mark_down(p, NRF_EIO);
+	probe_for_queue(p);
 }
 
 int
@@ -334,14 +518,15 @@ rt_pool_submit(struct rt_pool *p, struct rt_waiter *t)
 		return NRF_ENOENT;
 	if (p->ep.tls && p->ep.tlsc == NULL)
 		return NRF_EINVAL;
-	if (w->exiting || (p->down && !t->force))
+	if (w->exiting || (p->down && !t->force && !t->isolate))
 		return NRF_EAGAIN;
 	if (p->down) {
-		/* A last resort: wait on the probe under way, or start one
-		 * now rather than at the end of the interval. */
+		/* A last resort (or a lost stream): wait on the probe under
+		 * way, or start one now rather than at the end of the
+		 * interval. */
 		if (p->qlen >= w->snap->cfg->rt.peer_queue_depth)
 			return NRF_EFULL;
-		if (p->n_conns == 0) {
+		if (!probe_underway(p)) {
 			rc = pconn_open(p, true);
 			if (rc != 0)
 				return rc;
@@ -349,8 +534,8 @@ rt_pool_submit(struct rt_pool *p, struct rt_waiter *t)
 		enqueue(p, t);
 		return 0;
 	}
-	if (nrf_list_empty(&p->queue)) {
-		pc = pick(p);
+	if (nrf_list_empty(t->isolate ? &p->rqueue : &p->queue)) {
+		pc = pick(p, t);
 		if (pc != NULL)
 			return send_on(pc, t);
 	}
@@ -393,7 +578,7 @@ peer_conn_ready(struct nrf_h2_conn *c)
 	 * that never answers it fails and takes its streams along). Held
 	 * down: forced tries wait for that answer. */
 	dispatch(p);
-	if (!nrf_list_empty(&p->queue))
+	if (p->qlen > 0)
 		maybe_open(p);
 }
 
@@ -412,7 +597,7 @@ peer_conn_ping_ack(struct nrf_h2_conn *c, uint64_t token)
 		return;
 	mark_up(p);
 	dispatch(p);
-	if (!nrf_list_empty(&p->queue))
+	if (p->qlen > 0)
 		maybe_open(p);
 }
 
@@ -421,7 +606,7 @@ peer_conn_goaway(struct nrf_h2_conn *c)
 {
 	struct rt_pconn *pc = nrf_h2_conn_user(c);
 
-	if (!nrf_list_empty(&pc->pool->queue))
+	if (pc->pool->qlen > 0)
 		maybe_open(pc->pool);
 }
 
@@ -458,6 +643,8 @@ peer_conn_close(struct nrf_h2_conn *c, int err)
 	struct rt_worker *w = p->w;
 	bool was_ready = pc->ready;
 	bool was_alive = pc->alive;
+	bool was_probe = pc->probe;
+	uint32_t streams = pc->streams; /* in flight when it went */
 	uint64_t lived_ns = nrf_now_ns() - pc->opened;
 	char why[96];
 
@@ -471,19 +658,33 @@ peer_conn_close(struct nrf_h2_conn *c, int err)
 			pool_free(p);
 		return;
 	}
-	if (!was_alive) {
+	if (!was_alive && (!was_ready || streams == 0)) {
+		/* Failed to connect, or its PING went unanswered with nothing
+		 * else in flight: the upstream is not there. A probe that fails
+		 * re-arms the next one (other, live connections of a pool held
+		 * down by failed tries in a row may still finish streams). */
 		RT_STAT(w, peer_connect_failures, 1);
-		if (p->n_conns == 0) {
+		if (p->n_conns == 0 || was_probe) {
 			mark_down(p, err != 0 ? err : NRF_ECLOSED);
 			fail_queue(p, NRF_RT_FAIL_CONNECT,
 				fail_why(was_ready, err, why, sizeof(why)));
 		}
 		return;
 	}
+	/* Died while serving streams (before or after its PING's answer):
+	 * the streams are the owner's to send again apart (decision 0052);
+	 * the upstream is held down only by failed tries in a row, of which
+	 * this connection is one. */
 	if (err != 0 && err != NRF_ECLOSED)
 		NRF_LOG_RL(WARN, MOD, "worker %u: connection to %s lost: %s", w->id, p->ep.name,
 			nrf_strerror(err));
-	if (!nrf_list_empty(&p->queue)) {
+	if (streams > 0) {
+		RT_STAT(w, peer_conns_lost, 1);
+		rt_pool_try_failed(p, NRF_RT_FAIL_CONN_LOST);
+		if (p->down)
+			return;
+	}
+	if (p->qlen > 0) {
 		if (maybe_open(p) != 0 && p->n_conns == 0)
 			fail_queue(p, NRF_RT_FAIL_CONNECT, "reconnect failed");
 		return;
@@ -520,6 +721,7 @@ rt_pool_fini(struct rt_pool *p)
 	struct nrf_list *l, *nx;
 
 	rt_timer_cancel(&p->w->timers, &p->hold);
+	rt_timer_cancel(&p->w->timers, &p->shed);
 	fail_queue(p, NRF_RT_FAIL_OTHER, "shutting down");
 	NRF_LIST_FOREACH_SAFE(l, nx, &p->conns)
 		nrf_h2_conn_close(nrf_container_of(l, struct rt_pconn, link)->h2, NRF_ECLOSED);
@@ -548,8 +750,10 @@ pool_new(struct rt_worker *w, const struct rt_ep *ep, bool local)
 	if (p->ep.tlsc != NULL)
 		nrf_tp_tls_ctx_ref(p->ep.tlsc); /* the pool may outlive the snapshot */
 	rt_timer_init(&p->hold, pool_hold_end);
+	rt_timer_init(&p->shed, shed_tick);
 	nrf_list_init(&p->conns);
 	nrf_list_init(&p->queue);
+	nrf_list_init(&p->rqueue);
 	nrf_list_add_head(&w->all_pools, &p->all);
 	return p;
 }
@@ -560,6 +764,7 @@ pool_free(struct rt_pool *p)
 	struct rt_worker *w = p->w;
 
 	rt_timer_cancel(&w->timers, &p->hold);
+	rt_timer_cancel(&w->timers, &p->shed);
 	if (!p->retired) { /* pool_retire() did this already */
 		if (p->down)
 			state_publish(p, false);

@@ -354,6 +354,8 @@ try_abort(struct rt_try *t)
 	if (t->ps != NULL) {
 		nrf_h2_cancel(t->ps);
 		t->ps = NULL;
+		if (NRF_UNLIKELY(t->wt.isolated))
+			rt_pool_sent_done(&t->wt);
 	}
 	rt_timer_cancel(&w->timers, &t->timer);
 	if (NRF_UNLIKELY(t->due.idx != 0))
@@ -369,7 +371,9 @@ try_start(struct rt_xact *x, struct rt_pool *p, bool local, bool force)
 
 	t->local = local;
 	t->wt.force = force;
+	t->wt.isolate = false;
 	t->retried = false;
+	t->lost = false;
 	t->need_body = false;
 	t->hold = false;
 	t->eof_sent = false;
@@ -404,6 +408,11 @@ try_failed(struct rt_try *t, enum nrf_rt_fail reason, const char *why)
 	nrf_fwd_ledger_fail(&x->plan, &x->lg, t->local ? -1 : (int)x->next - 1);
 	if (x->answered)
 		return;
+	if (reason == NRF_RT_FAIL_OVERLOAD) {
+		/* shed by its waiting time in the queue (decision 0053) */
+		answer_error(x, NRF_COND_OVERLOAD);
+		return;
+	}
 	if (t->local && x->plan.verdict != NRF_FWD_FORWARD) {
 		answer_final(x);
 		return;
@@ -414,11 +423,14 @@ try_failed(struct rt_try *t, enum nrf_rt_fail reason, const char *why)
 /*
  * RFC 9113 §8.7: a stream refused (REFUSED_STREAM, or above a GOAWAY's
  * last-stream-id) was not processed, and a safe method may be sent again
- * anyway. Either is sent once more, on a fresh connection to the same
- * upstream (the lost one is no longer usable), before it counts as a
- * failed try: one connection lost to a big answer must not fail every
- * other stream that was on it. @return true when the try is under way
- * again.
+ * anyway. Either is sent once more to the same upstream before it counts
+ * as a failed try: one connection lost to a big answer must not fail
+ * every other stream that was on it. A stream lost with its connection
+ * goes apart from the others lost with it (t->wt.isolate: on a connection
+ * that carries no other such stream), so the one whose answer kills
+ * connections takes down only itself the second time; a stream lost with
+ * a second connection is not sent again (decision 0052). The caller
+ * decides which case it is. @return true when the try is under way again.
  */
 static bool
 try_retry(struct rt_try *t)
@@ -427,10 +439,9 @@ try_retry(struct rt_try *t)
 	struct rt_worker *w = x->w;
 	int rc;
 
-	if (t->retried || x->answered || w->exiting)
+	if (x->answered || w->exiting)
 		return false;
 	rt_timer_cancel(&w->timers, &t->timer);
-	t->retried = true;
 	t->need_body = false;
 	t->hold = false;
 	t->eof_sent = false;
@@ -461,6 +472,8 @@ try_timeout(struct rt_timer *tm, void *arg)
 	struct rt_try *t = nrf_container_of(tm, struct rt_try, timer);
 
 	RT_STAT(w, try_timeouts, 1);
+	if (t->state == T_SENT || t->state == T_BUFFER)
+		rt_pool_try_failed(t->wt.pool, NRF_RT_FAIL_TIMEOUT); /* not a queued one */
 	try_failed(t, NRF_RT_FAIL_TIMEOUT, "per-try timeout");
 }
 
@@ -694,6 +707,7 @@ rt_peer_on_response(struct nrf_h2_stream *ps)
 	}
 	rt_count_status(t->wt.pool, status);
 	rt_count_answer_latency(t->wt.pool, rt_now(x->w) - t->started_ns);
+	rt_pool_try_answered(t->wt.pool);
 	if (!t->local) {
 		enum nrf_cfg_cond cond = NRF_COND_NOT_REACHABLE;
 
@@ -856,6 +870,8 @@ rt_peer_on_close(struct nrf_h2_stream *ps, uint32_t code, int err)
 	char why[64];
 
 	t->ps = NULL;
+	if (NRF_UNLIKELY(t->wt.isolated))
+		rt_pool_sent_done(&t->wt);
 	if (t->state == T_RELAY) {
 		rt_timer_cancel(&x->w->timers, &t->timer);
 		t->state = T_IDLE;
@@ -867,12 +883,23 @@ rt_peer_on_close(struct nrf_h2_stream *ps, uint32_t code, int err)
 		}
 		return;
 	}
-	if (((err == 0 && code == NRF_H2_REFUSED_STREAM) ||
-		    (err != 0 && method_is_safe(x->req.method))) &&
-		try_retry(t)) {
-		NRF_LOG_RL(INFO, MOD, "worker %u: stream to %s %s: sent again", x->w->id,
-			t->wt.pool->ep.name, err != 0 ? "lost with its connection" : "refused");
-		return;
+	if (err == 0 && code == NRF_H2_REFUSED_STREAM && !t->retried) {
+		t->retried = true;
+		if (try_retry(t)) {
+			NRF_LOG_RL(INFO, MOD, "worker %u: stream to %s refused: sent again",
+				x->w->id, t->wt.pool->ep.name);
+			return;
+		}
+	} else if (err != 0 && !t->lost && method_is_safe(x->req.method)) {
+		t->lost = true;
+		t->wt.isolate = true;
+		if (try_retry(t)) {
+			NRF_LOG_RL(INFO, MOD, "worker %u: stream to %s lost with its connection: "
+				"sent again apart", x->w->id, t->wt.pool->ep.name);
+			return;
+		}
+	} else if (err == 0 && code != NRF_H2_REFUSED_STREAM) {
+		rt_pool_try_failed(t->wt.pool, NRF_RT_FAIL_RESET);
 	}
 	reason = err != 0 ? NRF_RT_FAIL_CONN_LOST
 		: code == NRF_H2_REFUSED_STREAM ? NRF_RT_FAIL_REFUSED : NRF_RT_FAIL_RESET;
@@ -1065,6 +1092,18 @@ parse_max_hops(struct rt_xact *x)
 	return true;
 }
 
+/* Every upstream this request could go to is held down: its local NRF
+ * (asked only when it has one) and each candidate. */
+static bool
+all_down(const struct rt_xact *x)
+{
+	const struct rt_pool *lp = x->snap->views[x->w->id]->local;
+	uint32_t mask = x->plan.verdict == NRF_FWD_FORWARD && x->plan.n_cand > 0
+		? (1u << x->plan.n_cand) - 1u : 0u;
+
+	return NRF_UNLIKELY(lp->down) && (x->plan.cand_down & mask) == mask;
+}
+
 /* The rest of the pipeline for a request with a transaction and a plan. */
 static void
 start(struct rt_xact *x)
@@ -1110,9 +1149,11 @@ start(struct rt_xact *x)
 		return;
 	}
 	/* Local NRF first (LOCAL_ONLY, or FORWARD with a local NRF). A held
-	 * down local NRF is a failed try at once (docs/failures.md). */
+	 * down local NRF is a failed try at once (docs/failures.md), unless
+	 * every candidate is held down too: then it is tried anyway, waiting
+	 * on its probe (Envoy's panic threshold; decision 0052). */
 	x->lg.local = NRF_FWD_LOCAL_PENDING;
-	rc = try_start(x, rt_xact_local(x), true, false);
+	rc = try_start(x, rt_xact_local(x), true, all_down(x));
 	if (rc == 0)
 		return;
 	nrf_fwd_ledger_fail(&x->plan, &x->lg, -1);

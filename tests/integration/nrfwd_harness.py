@@ -209,8 +209,7 @@ def nrfwd_config(host, port=None, local=None, peers=(), growth_sets=None,
             'management': {'address': '127.0.0.1', 'port': 0},
             'timeouts': {'connectMs': 500, 'perTryMs': 1000, 'requestMs': 4000},
             'limits': {'maxConnections': 1000, 'maxConcurrentStreams': 128,
-                       'maxHeaderBytes': 16384, 'maxBodyBytes': 1048576,
-                       'peerQueueDepth': 1024},
+                       'maxHeaderBytes': 16384, 'maxBodyBytes': 1048576},
         },
     }
     if growth_sets:

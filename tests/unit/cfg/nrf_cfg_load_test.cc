@@ -104,7 +104,10 @@ TEST(CfgLoad, FillsEveryDefaultOfAMinimalDocument)
 	EXPECT_EQ(c->rt.max_concurrent_streams, 128u);
 	EXPECT_EQ(c->rt.max_header_bytes, 16384u);
 	EXPECT_EQ(c->rt.max_body_bytes, 1048576u);
-	EXPECT_EQ(c->rt.peer_queue_depth, 1024u);
+	EXPECT_EQ(c->rt.peer_queue_depth, 65536u);
+	EXPECT_EQ(c->rt.queue_target_ms, 100u);
+	EXPECT_EQ(c->rt.queue_interval_ms, 100u);
+	EXPECT_EQ(c->rt.consecutive_failures, 5u);
 	EXPECT_EQ(c->rt.max_buffered_bytes, 1073741824u);
 }
 
@@ -428,7 +431,8 @@ TEST(CfgErrors, UnconfiguredConditionsGetSpecDefaults)
 			EXPECT_STREQ(r.cause, w.cause);
 			EXPECT_STREQ(r.title, w.title);
 			EXPECT_GT(strlen(r.detail), 10u) << w.cause;
-			EXPECT_STREQ(r.retry_after, "");
+			/* a shed or refused request may come back in a second */
+			EXPECT_STREQ(r.retry_after, w.cond == NRF_COND_OVERLOAD ? "1" : "");
 			EXPECT_STREQ(r.redirect_url, "");
 		}
 	}

@@ -148,9 +148,11 @@ TEST(FwdProblem, DefaultsFollowTheSpecTable)
 			EXPECT_STREQ(json_string_value(json_object_get(j, "cause")), w.cause);
 			EXPECT_NE(json_string_value(json_object_get(j, "title")), nullptr);
 			/* Local_Unavailable: health probes bring the NRF back
-			 * within about a second. */
+			 * within about a second; Overload: a shed request may
+			 * come back in a second. */
 			EXPECT_STREQ(p->retry_after,
-				w.cond == NRF_COND_LOCAL_UNAVAILABLE ? "1" : "");
+				w.cond == NRF_COND_LOCAL_UNAVAILABLE || w.cond == NRF_COND_OVERLOAD
+					? "1" : "");
 			EXPECT_STREQ(p->location, "");
 			json_decref(j);
 		}

@@ -174,4 +174,5 @@ rtp_pool_get(struct rtp *r, bool local, struct rtp_pool_info *out)
 		nrf_container_of(p->conns.next, struct rt_pconn, link)->alive;
 	out->qlen = p->qlen;
 	out->connect_failures = p->stats->fail[NRF_RT_FAIL_CONNECT];
+	out->consec = p->consec;
 }

@@ -52,6 +52,7 @@ struct rtp_pool_info {
 	bool first_alive;        /* the first connection answered its PING */
 	uint32_t qlen;
 	uint64_t connect_failures; /* tries failed with NRF_RT_FAIL_CONNECT */
+	uint32_t consec;         /* failed tries in a row (health) */
 };
 
 /* Snapshot peer 0's pool (@p local: the local NRF's). */
