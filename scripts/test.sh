@@ -73,7 +73,7 @@ if [ "$sanitize" = 1 ]; then
 	# test_nrfstub (the stub alone; it runs instrumented in every
 	# file below), test_limits (asserts RSS bounds, which ASan's shadow
 	# and quarantine do not keep). A new file is added here when it fits.
-	asan_integration=(test_h2_conformance test_bad_input test_hostile test_faults
+	asan_integration=(test_h2_conformance test_bad_input test_hostile test_faults test_isolation
 		test_timeouts test_links test_health test_reconfig test_tls test_api
 		test_seed_topology test_nrfwd_basic test_nrfwd_ctl test_nrfwd_ctl_topo test_load
 		test_dns test_peers test_upstream_h2 test_fleet_tls)

@@ -857,7 +857,7 @@ static void
 conn_new(struct loop *lp, int fd)
 {
 	nghttp2_settings_entry iv[] = {
-		{NGHTTP2_SETTINGS_MAX_CONCURRENT_STREAMS, STUB_MAX_STREAMS},
+		{NGHTTP2_SETTINGS_MAX_CONCURRENT_STREAMS, lp->st.max_streams},
 		{NGHTTP2_SETTINGS_INITIAL_WINDOW_SIZE, STREAM_WINDOW},
 	};
 	struct epoll_event ev;
@@ -927,8 +927,10 @@ conn_read(struct loop *lp, struct conn *c)
 		rv = nghttp2_session_mem_recv(c->sess, (const uint8_t *)lp->rbuf,
 			(size_t)n);
 		if (rv >= 0 && c->kill == KILL_DROP) {
-			/* FAULT_BIGDROP: send the answers made, then close */
-			(void)conn_flush(lp, c);
+			/* FAULT_BIGDROP: send the answers made (unless mute:
+			 * nothing more, not even the PING ACK), then close */
+			if (!lp->st.fault.mute)
+				(void)conn_flush(lp, c);
 			return -1;
 		}
 		if (rv < 0) {
@@ -1088,19 +1090,21 @@ usage(FILE *f)
 	fprintf(f,
 		"usage: nrfstub --listen ADDR:PORT --profiles FILE [--name NAME]\n"
 		"               [--fault MODE[:ARG]] [--log-level LEVEL] [--no-record]\n"
-		"               [--head-body] [--link-host HOST[:PORT]]\n"
+		"               [--head-body] [--link-host HOST[:PORT]] [--max-streams N]\n"
 		"  --listen ADDR:PORT  h2c listen address: 127.0.0.1:8080, [::1]:8080\n"
 		"  --profiles FILE     {\"nfProfiles\": [...], \"accessToken\": {...}}\n"
 		"  --name NAME         sent in x-nrfstub on every answer (default nrfstub)\n"
 		"  --fault MODE[:ARG]  none, delay:MS, reset[:H2CODE], close[:1=RST],\n"
 		"                      status:CODE, garbage, blackhole, truncate[:BYTES],\n"
-		"                      drop[:BYTES], bigdrop[:SIZE[:HOLD_MS]]\n"
+		"                      drop[:BYTES], bigdrop[:SIZE[:HOLD_MS[:mute]]]\n"
 		"  --log-level LEVEL   error, warn, info (default), debug\n"
 		"  --no-record         do not record requests (GET /_stub/requests is empty)\n"
 		"  --head-body         send the body on HEAD answers too (RFC 9110 forbids\n"
 		"                      it; some servers do it: a test of clients and proxies)\n"
 		"  --link-host H[:P]   Location and _links name http://H[:P] instead of the\n"
 		"                      request's :authority (an NRF with its own apiRoot)\n"
+		"  --max-streams N     SETTINGS_MAX_CONCURRENT_STREAMS (default 1000): with a\n"
+		"                      delay fault, an NRF that serves a bounded rate\n"
 		"  -h, --help          this text\n"
 		"  -V, --version       print the version\n");
 }
@@ -1268,6 +1272,7 @@ main(int argc, char **argv)
 		{"no-record", no_argument, NULL, 'R'},
 		{"head-body", no_argument, NULL, 'B'},
 		{"link-host", required_argument, NULL, 'H'},
+		{"max-streams", required_argument, NULL, 'M'},
 		{"help", no_argument, NULL, 'h'},
 		{"version", no_argument, NULL, 'V'},
 		{NULL, 0, NULL, 0},
@@ -1287,6 +1292,7 @@ main(int argc, char **argv)
 	nrf_list_init(&lp->conns);
 	lp->st.name = "nrfstub";
 	lp->st.fault.count = -1;
+	lp->st.max_streams = STUB_MAX_STREAMS;
 	opterr = 0;
 	while ((opt = getopt_long(argc, argv, "hV", opts, NULL)) != -1) {
 		switch (opt) {
@@ -1318,6 +1324,15 @@ main(int argc, char **argv)
 		case 'H':
 			lp->st.link_host = optarg;
 			break;
+		case 'M': {
+			char *end;
+			unsigned long v = strtoul(optarg, &end, 10);
+
+			if (*optarg == '\0' || *end != '\0' || v < 1 || v > 100000)
+				usage_error("--max-streams '%s': 1..100000", optarg);
+			lp->st.max_streams = (uint32_t)v;
+			break;
+		}
 		case 'h':
 			usage(stdout);
 			free(lp);

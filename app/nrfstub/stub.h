@@ -117,6 +117,9 @@ struct fault {
 	long count;		/* requests left to fault; -1 = until changed */
 	long hold;		/* FAULT_BIGDROP: ms the other answers wait */
 	int dropped;		/* FAULT_BIGDROP: a connection was dropped */
+	int mute;		/* FAULT_BIGDROP: nothing more is written on a
+				 * dropped connection (answers made in the same
+				 * read, the PING ACK): what Open5GS does */
 	struct blob *body;	/* ProblemDetails for FAULT_STATUS */
 };
 
@@ -260,6 +263,7 @@ struct stub {
 	struct stub_stats stats;
 	int64_t now_ms;		/* wall clock at the top of the loop turn */
 	bool head_body;		/* --head-body: DATA on HEAD answers too */
+	uint32_t max_streams;	/* SETTINGS_MAX_CONCURRENT_STREAMS (--max-streams) */
 };
 
 /* Route a non-control request and set its response. */

@@ -975,6 +975,7 @@ fault_json(const struct fault *f)
 
 	if (o != NULL && f->mode == FAULT_BIGDROP) {
 		json_object_set_new(o, "hold", json_integer((json_int_t)f->hold));
+		json_object_set_new(o, "mute", json_boolean(f->mute));
 		json_object_set_new(o, "dropped", json_boolean(f->dropped));
 	}
 	return o;
@@ -984,7 +985,7 @@ static void
 ctl_fault_put(struct stub *st, struct stream *s)
 {
 	struct fault f = {0};
-	json_t *j, *jm, *ja, *jc, *jh;
+	json_t *j, *jm, *ja, *jc, *jh, *ju;
 	char err[160];
 	const char *mode;
 
@@ -993,20 +994,23 @@ ctl_fault_put(struct stub *st, struct stream *s)
 	ja = json_object_get(j, "arg");
 	jc = json_object_get(j, "count");
 	jh = json_object_get(j, "hold");
+	ju = json_object_get(j, "mute");
 	mode = json_string_value(jm);
 	if (!json_is_object(j) || mode == NULL ||
 	    (ja != NULL && !json_is_integer(ja)) ||
 	    (jc != NULL && !json_is_integer(jc)) ||
-	    (jh != NULL && !json_is_integer(jh))) {
+	    (jh != NULL && !json_is_integer(jh)) || (ju != NULL && !json_is_boolean(ju))) {
 		json_decref(j);
 		stream_problem(s, 400, "Bad Request", "INVALID_MSG_FORMAT",
 			"expected {\"mode\": string, \"arg\": integer, "
-			"\"count\": integer, \"hold\": integer}");
+			"\"count\": integer, \"hold\": integer, \"mute\": boolean}");
 		return;
 	}
 	if (fault_parse(mode, &f, err, sizeof(err)) < 0)
 		goto bad;
-	if (ja != NULL || jh != NULL) {
+	if (ja != NULL || jh != NULL || ju != NULL) {
+		if (ju != NULL)
+			f.mute = json_is_true(ju);
 		if (ja != NULL)
 			f.arg = (long)json_integer_value(ja);
 		if (jh != NULL)

@@ -279,6 +279,7 @@ fault_parse(const char *s, struct fault *f, char *err, size_t errsz)
 	f->count = -1;
 	f->hold = 0;
 	f->dropped = 0;
+	f->mute = 0;
 	f->body = NULL;
 	if (m < 0) {
 		snprintf(err, errsz, "unknown fault mode '%.*s' (none, delay, reset, "
@@ -299,6 +300,10 @@ fault_parse(const char *s, struct fault *f, char *err, size_t errsz)
 				snprintf(err, errsz, "bad hold '%s'", h);
 				return -1;
 			}
+			if (strcmp(end, ":mute") == 0) {
+				f->mute = 1;
+				end += strlen(end);
+			}
 		}
 		if (errno != 0 || end == colon + 1 || *end != '\0' || f->arg < 0) {
 			snprintf(err, errsz, "bad fault argument '%s'", colon + 1);
@@ -316,8 +321,8 @@ fault_finish(struct fault *f, char *err, size_t errsz)
 	blob_put(f->body);
 	f->body = NULL;
 	f->dropped = 0;
-	if (f->hold != 0 && f->mode != FAULT_BIGDROP) {
-		snprintf(err, errsz, "hold only applies to bigdrop");
+	if ((f->hold != 0 || f->mute != 0) && f->mode != FAULT_BIGDROP) {
+		snprintf(err, errsz, "hold and mute only apply to bigdrop");
 		return -1;
 	}
 	switch (f->mode) {

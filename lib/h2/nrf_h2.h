@@ -760,6 +760,17 @@ void nrf_h2_cancel(struct nrf_h2_stream *st);
 void nrf_h2_consume(struct nrf_h2_stream *st, size_t n);
 
 /**
+ * Front: bytes of the answer body handed over (nrf_h2_append()) and not
+ * framed yet: they wait for the client's flow-control window or for its
+ * socket to take more. Worker thread; no side effects.
+ */
+static inline size_t
+nrf_h2_pending(const struct nrf_h2_stream *st)
+{
+	return st->out.len;
+}
+
+/**
  * Peer: true when @p st's receive window is used up: the peer sends no
  * more of its answer until the owner consumes (nrf_h2_consume()). An owner
  * that holds an answer before relaying it must relay (or consume) by then.

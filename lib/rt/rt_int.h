@@ -376,6 +376,9 @@ struct rt_xact {
 	struct rt_timer rtimer;    /* request timeout */
 	uint64_t t0;               /* complete request received (ns) */
 	uint8_t outcome;           /* enum nrf_rt_outcome of the answer given */
+	bool client_bound;         /* relaying, and at the last look of the
+				    * request timer the client's window (or
+				    * socket) held the answer back */
 	struct rt_xact *next_free;
 	/* From here on not cleared by xact_take() (it clears only what comes
 	 * before req): req is moved in and rid written (rt_rid_take()) as

@@ -963,12 +963,44 @@ next_candidate(struct rt_xact *x)
 	answer_final(x);
 }
 
+/* How often a relay held back by its client looks again (request timer). */
+#define CLIENT_BOUND_RECHECK_MS 100
+
+/*
+ * The answer is being relayed and what holds it back is the client: bytes
+ * wait for its flow-control window (or socket), also after the upstream's
+ * stream ended, or the upstream's stream is stalled because the client has
+ * not taken what came before.
+ */
+static bool
+client_bound(const struct rt_xact *x)
+{
+	return nrf_h2_pending(x->front) > 0 ||
+		(x->t.state == T_RELAY && x->t.ps != NULL && nrf_h2_stalled(x->t.ps));
+}
+
 static void
 request_timeout(struct rt_timer *tm, void *arg)
 {
 	struct rt_worker *w = arg;
 	struct rt_xact *x = nrf_container_of(tm, struct rt_xact, rtimer);
 
+	/* Time blocked on the client's own flow control is the client's, not
+	 * the upstream's (decision 0052): requestMs stops counting while the
+	 * relay waits for the client, and stalledReaderMs (h2's sweep: no byte
+	 * taken at all, RST_STREAM(CANCEL)) governs it. The timer looks again
+	 * shortly; a relay that was held back at the last look gets one more,
+	 * so a client that just took a window's worth is not cut off in the
+	 * round trip before the upstream's next bytes. */
+	if (x->answered) {
+		bool now = client_bound(x);
+
+		if (now || x->client_bound) {
+			x->client_bound = now;
+			if (rt_timer_arm(&w->timers, &x->rtimer, CLIENT_BOUND_RECHECK_MS) == 0)
+				return;
+		}
+	}
 	RT_STAT(w, request_timeouts, 1);
 	NRF_LOG_RL(WARN, MOD, "worker %u: request timeout", w->id);
 	if (!x->answered && x->t.state != T_IDLE) {

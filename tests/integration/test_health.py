@@ -233,7 +233,7 @@ class TestPeer(Base):
                            {'health': {'probeIntervalMs': 100, 'probeIntervalMaxMs': 200}})
         self.assertEqual(st, 200, doc)
         self.assertEqual(doc['health'], {'probeIntervalMs': 100, 'probeIntervalMaxMs': 200,
-                                         'probeTimeoutMs': 500})
+                                         'probeTimeoutMs': 500, 'consecutiveFailures': 5})
         st, _, _ = H.curl(fwd.url(PROFILE + ID_UDM1))  # refused: held down
         self.assertEqual(st, 504)
         self.h.start_stub('nrf-e', 'stub-profiles-e.json', port=port)
