@@ -19,16 +19,24 @@ refuses + peer empty -> 503 NF_SERVICE_FAILURE; local answers 404 + peer
 down -> 504 TARGET_NF_NOT_REACHABLE. Failures are never absence, on the
 DPDK transport too.
 
+Part "isolation": a local NRF that drops its connection on one big answer
+without writing what it owed, beside h2load of small requests (all served),
+and a burst answered whole (tests/integration/test_isolation.py has the rest
+on kernel sockets).
+
 Exit status: 0 passed, 1 failed, 77 skipped (no root / namespaces).
 """
 
 import json
 import os
+import re
 import sys
+import threading
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import nrfwd_dpdk_harness as D  # noqa: E402
+H = D.H
 
 SELF = 'nrf-a.test'
 PORT = 8080
@@ -162,5 +170,60 @@ def matrix(fab, r):
     r.check('matrix: local 404, peer down: 504 TARGET_NF_NOT_REACHABLE', local404_down)
 
 
+SMALL = '/nnrf-disc/v1/nf-instances?target-nf-type=AMF&limit=1'   # ~1.3 KB
+BIG = '/nnrf-disc/v1/nf-instances?target-nf-type=AMF'             # ~30 KB
+
+
+def isolation(fab, r):
+    """docs/failures.md "Isolation": a local NRF that drops its whole
+    connection, writing nothing more, on one answer over 16 KiB (nrfstub
+    `bigdrop:16384:0:mute`, Open5GS's behaviour); small requests beside the
+    big ones are all served. A burst with 4 096 streams in flight is
+    answered whole (admission by waiting time)."""
+    n1, loc_host, c = fab.host('n1'), fab.host('l'), fab.host('c')
+    prof = H.write_big_profiles(os.path.join(fab.tmpdir, 'big.json'))
+    local = fab.start_stub(loc_host, 'local', prof, fault='bigdrop:16384:0:mute')
+    calm = fab.start_stub(loc_host, 'calm', 'stub-profiles-a.json', port=8081,
+                          extra=['--no-record'])
+    tmo = {'timeouts': {'connectMs': 300, 'perTryMs': 1000, 'requestMs': 3000}}
+    f1, = fab.start_all([(n1, D.config(SELF, PORT, local=local, **tmo), {'name': 'nrfwd-poison'})])
+
+    def poison():
+        bigs = []
+
+        def big_requests():
+            time.sleep(0.3)
+            for i in range(4):
+                bigs.append(fab.curl(c, f1.url(BIG + '&n=%d' % i)))
+                time.sleep(0.4)
+        th = threading.Thread(target=big_requests)
+        th.start()
+        g = fab.h2load(c, f1.url(SMALL), n=1, c=4, m=8, timeout=60,
+                       extra=['-D', '3', '--rps', '500'])
+        th.join()
+        total, ok = g.get('total', 0), g.get('status_2xx', 0)
+        print('  poison answers on DPDK: %d of %d small requests 200' % (ok, total), flush=True)
+        D.expect(total > 1000, 'h2load ran: %s' % g['raw'][-600:])
+        D.expect(ok >= 0.999 * total, 'small requests served: %d of %d\n%s'
+                 % (ok, total, f1.log()[-1500:]))
+        D.expect_eq([(st, json.loads(body).get('cause')) for st, _, body in bigs],
+                    [(503, 'NF_SERVICE_FAILURE')] * 4, 'big ones')
+        st, _, stats = fab.curl(loc_host, 'http://%s:%d/_stub/stats' % (local.host, local.port))
+        D.expect_eq(json.loads(stats)['faults']['bigdrop'], 8, 'each big one tried twice')
+        D.expect(not re.search(r'local NRF \S+ down', f1.log()),
+                 'one dead connection held the local NRF down:\n' + f1.log()[-1500:])
+
+    r.check('isolation: small requests beside poison answers all 200', poison)
+    f1.stop()
+    f2, = fab.start_all([(n1, D.config(SELF, PORT, local=calm), {'name': 'nrfwd-burst'})])
+
+    def burst():
+        g = fab.h2load(c, f2.url(SMALL), n=8192, c=32, m=128, timeout=120)
+        D.expect_eq(g.get('status_2xx'), 8192, 'burst answered whole: %s' % g['raw'][-600:])
+
+    r.check('isolation: a burst of 8 192 (4 096 in flight) answered whole', burst)
+
+
 if __name__ == '__main__':
-    sys.exit(D.test_main(sys.argv, [('faults', faults, 'x'), ('matrix', matrix, 'm')]))
+    sys.exit(D.test_main(sys.argv, [('faults', faults, 'x'), ('matrix', matrix, 'm'),
+                                    ('isolation', isolation, 'i')]))
