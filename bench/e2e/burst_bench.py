@@ -1,0 +1,195 @@
+#!/usr/bin/env python3
+"""A burst the upstream can absorb, through nrfwd, HAProxy 2.6 and nghttpx, in one run.
+
+h2load (core 0) sends `-n REQUESTS -c CLIENTS -m STREAMS` (by default 16 384 requests with 8 192
+streams in flight) through each proxy (core 1, one worker/thread) to one nrfstub upstream (core 0,
+recording off); nrfwd runs as deployed, with that nrfstub as its local NRF. Systems are interleaved in
+each round. Reported per system, median over the rounds (min..max): who answered what (2xx, 503,
+other, not answered), the time for the whole burst, and p50/p99 latency of the 2xx answers
+(h2load --log-file). What it shows: nrfwd sheds by waiting time (runtime.limits.queueTargetMs,
+decision 0053), not by a queue depth, so a burst that drains is answered whole.
+
+Writes the table into docs/benchmarks.md (section "burst") with the command. Not part of the tests.
+Usage: python3 bench/e2e/burst_bench.py [--build-dir build] [--rounds 3] [--requests 16384]
+           [--clients 64] [--streams 128] [--no-write]
+"""
+import argparse
+import json
+import os
+import platform
+import shlex
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from benchlib import free_port, parse_h2load, wait_port, write_section  # noqa: E402
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+PATH = "/nnrf-disc/v1/nf-instances?target-nf-type=AMF&requester-nf-type=SMF"
+SELF = "nrf-bench.seg1.example.com"
+
+
+def h2load(port, args, logfile):
+    cmd = ["taskset", "-c", "0", "h2load", "-n", str(args.requests), "-c", str(args.clients),
+           "-m", str(args.streams), "-t", "1", "--log-file", logfile,
+           f"http://127.0.0.1:{port}{PATH}"]
+    if os.path.exists(logfile):
+        os.unlink(logfile)  # h2load appends to it
+    t0 = time.monotonic()
+    out = subprocess.run(cmd, capture_output=True, text=True, timeout=300).stdout
+    took = time.monotonic() - t0
+    res = parse_h2load(out)
+    codes = {}
+    lat = []
+    with open(logfile) as f:
+        for line in f:
+            p = line.split()
+            if len(p) >= 3:
+                codes[int(p[1])] = codes.get(int(p[1]), 0) + 1
+                if 200 <= int(p[1]) < 300:
+                    lat.append(int(p[2]) / 1000.0)
+    lat.sort()
+    ok = sum(v for k, v in codes.items() if 200 <= k < 300)
+    shed = codes.get(503, 0)
+    other = sum(codes.values()) - ok - shed
+    return {"ok": ok, "503": shed, "other": other,
+            "unanswered": args.requests - sum(codes.values()),
+            "seconds": res.get("seconds", took),
+            "p50": lat[len(lat) // 2] if lat else float("nan"),
+            "p99": lat[min(len(lat) - 1, int(0.99 * len(lat)))] if lat else float("nan")}
+
+
+def med(rows, key):
+    v = [r[key] for r in rows]
+    return statistics.median(v), min(v), max(v)
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--build-dir", default="build")
+    ap.add_argument("--rounds", type=int, default=3)
+    ap.add_argument("--requests", type=int, default=16384)
+    ap.add_argument("--clients", type=int, default=64)
+    ap.add_argument("--streams", type=int, default=128)
+    ap.add_argument("--no-write", action="store_true")
+    args = ap.parse_args()
+    build = os.path.abspath(args.build_dir)
+    tmp = tempfile.mkdtemp(prefix="nrfwd-burst-")
+    procs = []
+
+    def start(cmd, core, port):
+        log = os.path.join(tmp, f"{os.path.basename(cmd[0])}-{port}.log")
+        p = subprocess.Popen(["taskset", "-c", str(core), *cmd], stdout=subprocess.DEVNULL,
+                             stderr=open(log, "w"))
+        procs.append(p)
+        try:
+            wait_port(port, p)
+        except RuntimeError as e:
+            raise RuntimeError(f"{cmd[0]}: {e}: {open(log).read()[-2000:]}") from None
+        return p
+
+    try:
+        up = free_port()
+        start([f"{build}/app/nrfstub/nrfstub", "--listen", f"127.0.0.1:{up}", "--profiles",
+               f"{ROOT}/conf/stub-profiles-a.json", "--name", "upstream", "--no-record",
+               "--log-level", "error"], 0, up)
+        systems = []
+
+        def start_nrfwd(name, limits):
+            port = free_port()
+            cfg = {"generalOptions": {"ocnrfHost": SELF, "ocnrfPort": port},
+                   "runtime": {"listen": [{"address": "127.0.0.1", "port": port}],
+                               "management": {"port": 0}, "limits": limits,
+                               "localNrf": {"address": "127.0.0.1", "port": up}}}
+            path = os.path.join(tmp, f"nrfwd-{port}.json")
+            with open(path, "w") as f:
+                json.dump(cfg, f)
+            start([f"{build}/app/nrfwd/nrfwd", "--config", path, "--workers", "1",
+                   "--log-level", "error"], 1, port)
+            systems.append((name, port))
+        start_nrfwd("nrfwd (local NRF, defaults)", {})
+        # the same build with the queue cut by a count, as before decision 0053
+        start_nrfwd("nrfwd, `peerQueueDepth` 1 024 (the former default)",
+                    {"peerQueueDepth": 1024})
+        port = free_port()
+        hcfg = os.path.join(tmp, "haproxy.cfg")
+        with open(hcfg, "w") as f:
+            f.write(f"""global
+    nbthread 1
+    log stdout format raw local0 emerg
+defaults
+    mode http
+    timeout connect 1s
+    timeout client 30s
+    timeout server 30s
+frontend fe
+    bind 127.0.0.1:{port} proto h2
+    default_backend be
+backend be
+    http-reuse always
+    server s1 127.0.0.1:{up} proto h2
+""")
+        start(["haproxy", "-f", hcfg, "-db"], 1, port)
+        systems.append(("HAProxy 2.6", port))
+        port = free_port()
+        start(["nghttpx", "--conf=/dev/null", "-n1", f"--frontend=127.0.0.1,{port};no-tls",
+               f"--backend=127.0.0.1,{up};;proto=h2", "--backend-connections-per-host=8",
+               "--no-ocsp", "--errorlog-file=/dev/null", "--accesslog-file=/dev/null"], 1, port)
+        systems.append(("nghttpx 1.52", port))
+        rows = {name: [] for name, _ in systems}
+        for rnd in range(args.rounds):
+            for name, p in systems:
+                r = h2load(p, args, os.path.join(tmp, "h2load.log"))
+                rows[name].append(r)
+                print(f"round {rnd + 1}/{args.rounds} {name}: {r['ok']} 2xx, {r['503']} 503, "
+                      f"{r['other']} other, {r['unanswered']} unanswered, {r['seconds']:.2f} s, "
+                      f"p50 {r['p50']:.0f} ms, p99 {r['p99']:.0f} ms", flush=True)
+                time.sleep(0.5)
+        cmd = "python3 bench/e2e/burst_bench.py " + " ".join(shlex.quote(a) for a in sys.argv[1:])
+        lines = [
+            "## A burst the upstream can absorb (nrfwd, HAProxy, nghttpx)",
+            "",
+            f"`{cmd.strip()}` — {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}, "
+            f"{platform.node()}, {os.cpu_count()} cores. h2load `-n {args.requests} -c {args.clients} "
+            f"-m {args.streams}` ({args.clients * args.streams} streams in flight) on core 0; each proxy "
+            f"alone on core 1 (one worker/thread); one nrfstub upstream on core 0 (nrfwd's local NRF, "
+            f"HAProxy's and nghttpx's backend). Median of {args.rounds} rounds (min..max); latency of "
+            "the 2xx answers.",
+            "",
+            "| system | 2xx | 503 | other | not answered | burst s | p50 ms | p99 ms |",
+            "|---|---|---|---|---|---|---|---|",
+        ]
+        for name, _ in systems:
+            rs = rows[name]
+            cells = []
+            for k, fmt in (("ok", "{:.0f}"), ("503", "{:.0f}"), ("other", "{:.0f}"),
+                           ("unanswered", "{:.0f}"), ("seconds", "{:.2f}"), ("p50", "{:.0f}"),
+                           ("p99", "{:.0f}")):
+                m, lo, hi = med(rs, k)
+                cells.append(fmt.format(m) + ("" if lo == hi else f" ({fmt.format(lo)}..{fmt.format(hi)})"))
+            lines.append(f"| {name} | " + " | ".join(cells) + " |")
+        lines += ["", "The second row is the same build with the queue toward the upstream cut at "
+                  "1 024 requests, the shedding by count that admission by waiting time "
+                  "(`runtime.limits.queueTargetMs`, decision 0053) replaced: the 503s it gives are "
+                  "what nrfwd answered this burst before."]
+        text = "\n".join(lines)
+        print(text)
+        if not args.no_write:
+            write_section(os.path.join(ROOT, "docs", "benchmarks.md"), "burst", text)
+    finally:
+        for p in procs:
+            p.terminate()
+        for p in procs:
+            try:
+                p.wait(timeout=5)
+            except subprocess.TimeoutExpired:
+                p.kill()
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()
