@@ -212,7 +212,7 @@ class StubCase(unittest.TestCase):
             self.assertEqual(rc, 0, 'nrfstub exit %s: %s' % (rc, s.stderr()[-2000:]))
 
     def set_fault(self, stub, mode, arg=None, count=None):
-        body = {'mode': mode}
+        body = dict(mode) if isinstance(mode, dict) else {'mode': mode}
         if arg is not None:
             body['arg'] = arg
         if count is not None:
@@ -684,7 +684,7 @@ class BigDropTest(StubCase):
         self.assertLess(len(small.body), 4096)
         self.assertEqual(self.set_fault(self.s, 'bigdrop'),
                          {'mode': 'bigdrop', 'arg': 16384, 'count': -1, 'hold': 0,
-                          'dropped': False})
+                          'mute': False, 'dropped': False})
         curl(self.s.url('/_stub/requests'), 'DELETE')
         r = curl(self.s.url(self.DISC + '&limit=1'))
         self.assertEqual((r.rc, r.status), (0, 200))
@@ -738,22 +738,57 @@ class BigDropTest(StubCase):
         self.assertEqual(curl(self.s.url(self.DISC)).status, 200)
         self.assertEqual(curl(self.s.url('/_stub/fault')).json()['mode'], 'none')
 
+    def ping_then_big(self, mute):
+        """A PING and the big request in one write: (PING ACK seen, closed)."""
+        self.assertEqual(self.set_fault(self.s, {'mode': 'bigdrop', 'mute': mute})['mute'], mute)
+        sys.path.append('/usr/lib/python3/dist-packages')  # Debian's python3-h2
+        import h2.config
+        import h2.connection
+        import h2.events
+        c = h2.connection.H2Connection(h2.config.H2Configuration(client_side=True))
+        c.initiate_connection()
+        c.ping(b'nrfstub!')
+        c.send_headers(1, [(':method', 'GET'), (':scheme', 'http'), (':authority', 'nrf'),
+                           (':path', self.DISC)], end_stream=True)
+        sk = socket.create_connection(('127.0.0.1', self.s.port), timeout=5)
+        sk.sendall(c.data_to_send())
+        acked = closed = False
+        deadline = time.monotonic() + 5
+        while time.monotonic() < deadline and not closed:
+            data = sk.recv(65536)
+            if not data:
+                closed = True
+                break
+            for ev in c.receive_data(data):
+                acked = acked or isinstance(ev, h2.events.PingAckReceived)
+        sk.close()
+        return acked, closed
+
+    def test_mute_writes_nothing_more_not_even_the_ping_ack(self):
+        self.assertEqual(self.ping_then_big(False), (True, True))
+        self.assertEqual(self.ping_then_big(True), (False, True))
+
     def test_command_line_and_bad_arguments(self):
         s = self.start(profiles=os.path.join(self.tmp, 'big.json'), name='nrf-big2',
                        extra=['--fault', 'bigdrop:20000:50'])
         self.assertEqual(curl(s.url('/_stub/fault')).json(),
                          {'mode': 'bigdrop', 'arg': 20000, 'count': -1, 'hold': 50,
-                          'dropped': False})
+                          'mute': False, 'dropped': False})
         r = curl(s.url(self.DISC + '&limit=1'))
         self.assertEqual(r.status, 200)
         self.assertGreaterEqual(r.elapsed, 0.04)
-        for arg in ('bigdrop:1:x', 'bigdrop:x', 'delay:1:2', 'bigdrop:1:-1'):
+        s2 = self.start(profiles=os.path.join(self.tmp, 'big.json'), name='nrf-big3',
+                        extra=['--fault', 'bigdrop:20000:0:mute'])
+        self.assertTrue(curl(s2.url('/_stub/fault')).json()['mute'])
+        for arg in ('bigdrop:1:x', 'bigdrop:x', 'delay:1:2', 'bigdrop:1:-1', 'bigdrop:1:0:loud',
+                    'delay:1:0:mute'):
             p = subprocess.run([stub_bin(), '--listen', '127.0.0.1:%d' % free_port(),
                                 '--profiles', conf('stub-profiles-a.json'), '--fault', arg],
                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=10)
             self.assertEqual(p.returncode, 2, arg)
         for body in ('{"mode":"delay","hold":5}', '{"mode":"bigdrop","hold":-1}',
-                     '{"mode":"bigdrop","hold":"1"}'):
+                     '{"mode":"bigdrop","hold":"1"}', '{"mode":"delay","mute":true}',
+                     '{"mode":"bigdrop","mute":1}'):
             self.assertProblem(curl(s.url('/_stub/fault'), 'PUT', body), 400)
 
 
