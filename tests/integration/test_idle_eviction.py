@@ -157,6 +157,11 @@ def idle_crowd(host, port, n, clients, url, h2load_n=1000, curls=100, curl_prefi
         closed = {i for i in closed if i < n}
         out['closed'] = sorted(closed)
         out['closed_kinds'] = {k: sum(1 for i in closed if crowd[i][0] == k) for k in KINDS}
+        # those whose handshake was not done gave way oldest first: the
+        # closed ones among them are the first ones opened
+        pending = [i for i in range(n) if crowd[i][0] != 'idle']
+        k = sum(1 for i in pending if i in closed)
+        out['oldest_first'] = set(pending[:k]) == {i for i in pending if i in closed}
         g = [goaway_of(got.get(i, b'')) for i in closed if crowd[i][0] == 'preface']
         out['preface_goaways'] = sorted({(x[0], x[1], x[2].decode('latin-1')) if x else None
                                          for x in g}, key=str)
@@ -226,6 +231,7 @@ class Crowd(unittest.TestCase):
         self.assertEqual(len(closed) + o['refills_closed'], total,
                          'crowd connections closed by nrfwd')
         self.assertEqual(o['refills_closed'], 0, 'a refill gave way before older ones')
+        self.assertTrue(o['oldest_first'], 'a newer connection gave way before an older one')
         self.assertLess(max(closed), 600, 'a connection of the newer half gave way')
         self.assertEqual(o['closed_kinds']['idle'], 0)
         # one that had sent its SETTINGS was told (GOAWAY), a bare one just closed
