@@ -83,8 +83,7 @@ const struct nrf_h2_cbs rt_evicted_cbs = {
 static bool
 make_room(struct rt_worker *w)
 {
-	enum nrf_h2_evict ev = nrf_h2_ctx_evict(w->h2, &rt_evicted_cbs,
-		"connection limit reached");
+	enum nrf_h2_evict ev = nrf_h2_ctx_evict(w->h2, &rt_evicted_cbs, "connection limit reached");
 	enum nrf_rt_evict why;
 
 	if (ev == NRF_H2_EVICT_NONE)

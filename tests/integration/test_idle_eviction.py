@@ -16,6 +16,8 @@ Usage: python3 tests/integration/test_idle_eviction.py [--build-dir BUILD] [unit
   connection is just closed, one that sent its SETTINGS gets GOAWAY), then
   the one idle the longest, which gets GOAWAY(NO_ERROR) naming the last
   stream it had processed.
+- TLS: a connection whose TLS handshake never started, or that sent no
+  preface inside TLS, is just closed; an idle one gets its GOAWAY inside TLS.
 - A connection with a stream in flight (an answer held back by nrfstub's
   delay fault, a request body still arriving) is never evicted and gets its
   answer; with every connection holding a stream, the newcomer is refused
@@ -33,6 +35,7 @@ import resource
 import selectors
 import socket
 import struct
+import subprocess
 import sys
 import time
 import unittest
@@ -370,6 +373,81 @@ class Order(unittest.TestCase):
             self.assertIsNone(x.goaway(), 'a connection with work was told to go')
         self.assertEqual(self.delta('nrfwd_connections_evicted_total', reason='idle'), 2)
         self.assertEqual(self.delta('nrfwd_connections_refused_total'), 1)
+
+
+class Tls(unittest.TestCase):
+    """maxConnections 3 on a TLS listener: the TLS handshake is part of the
+    connection's handshake."""
+
+    @classmethod
+    def setUpClass(cls):
+        cls.h = H.Harness(prefix='nrfwd-evict-tls-')
+        try:
+            d = cls.h.tmpdir
+            subprocess.run(['openssl', 'req', '-x509', '-newkey', 'ec', '-pkeyopt',
+                            'ec_paramgen_curve:P-256', '-nodes', '-keyout', 'k.pem', '-out',
+                            'c.pem', '-days', '2', '-subj', '/CN=' + SELF,
+                            '-addext', 'subjectAltName=DNS:%s,IP:127.0.0.1' % SELF],
+                           cwd=d, check=True, capture_output=True, stdin=subprocess.DEVNULL)
+            cls.local = cls.h.start_stub('local', 'stub-profiles-a.json')
+            cfg = H.nrfwd_config(SELF, local=cls.local.port, timeouts=FAR,
+                                 limits={'maxConnections': 3})
+            cfg['runtime']['listen'][0]['tls'] = True
+            cfg['runtime']['tls'] = {'certFile': os.path.join(d, 'c.pem'),
+                                     'keyFile': os.path.join(d, 'k.pem')}
+            cls.fwd = cls.h.start_nrfwd(cfg, management=True)
+        except Exception:
+            cls.h.cleanup(dump=True)
+            raise
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.h.cleanup(dump=bool(os.environ.get('NRFWD_TEST_LOGS')))
+
+    def test_tls_handshake_not_done_goes_first_bare_then_idle_gets_goaway_inside_tls(self):
+        m0 = H.metrics(self.fwd)
+        conns = []
+        try:
+            tcp = socket.create_connection(('127.0.0.1', self.fwd.port), timeout=5)
+            conns.append(tcp)                       # TLS never started
+            quiet = T.Raw(self.fwd.port, ack=False, tls=True)
+            conns.append(quiet)                     # TLS up, no preface
+            used = T.Raw(self.fwd.port, tls=True)  # served, then idle
+            conns.append(used)
+            used.handshake()
+            used.send(frame(HEADERS, END_HEADERS | END_STREAM, 1, request_block('GET', PATH)))
+            self.assertTrue(used.read(lambda r: r.find(HEADERS, 1)))
+            time.sleep(0.1)
+            for victim in ('tcp', 'quiet', 'used'):
+                n = T.Raw(self.fwd.port, tls=True)
+                conns.append(n)
+                n.handshake()
+                n.send(frame(HEADERS, END_HEADERS | END_STREAM, 1, request_block('GET', PATH)))
+                self.assertTrue(n.read(lambda r: r.find(HEADERS, 1)), victim)
+                self.assertEqual(n.status(1), 200)
+                if victim == 'tcp':
+                    tcp.settimeout(3)
+                    try:
+                        self.assertEqual(tcp.recv(4096), b'')  # no TLS, not one byte
+                    except ConnectionResetError:
+                        pass
+                elif victim == 'quiet':
+                    quiet.read(lambda r: r.closed, timeout=3)
+                    self.assertTrue(quiet.closed)
+                    self.assertIsNone(quiet.goaway())  # no preface: nothing to tell
+                else:
+                    used.read(lambda r: r.closed, timeout=3)
+                    self.assertTrue(used.closed)
+                    self.assertEqual(used.goaway()[:3], (1, NO_ERROR, WHY))
+            m = H.metrics(self.fwd)
+            for reason, n in (('handshake', 2), ('idle', 1)):
+                self.assertEqual(
+                    H.metric_value(m, 'nrfwd_connections_evicted_total', reason=reason) -
+                    H.metric_value(m0, 'nrfwd_connections_evicted_total', reason=reason), n)
+        finally:
+            for c in conns:
+                c.close()
+        self.assertTrue(self.fwd.alive())
 
 
 if __name__ == '__main__':
