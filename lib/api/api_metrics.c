@@ -518,7 +518,15 @@ api_metrics_render(struct api_buf *b, const struct api_metrics_in *in)
 	scalar(b, "nrfwd_connections_accepted_total", "counter",
 		"Front connections accepted.", st->conns_accepted);
 	scalar(b, "nrfwd_connections_refused_total", "counter",
-		"Front connections refused over runtime.limits.maxConnections.", st->conns_refused);
+		"Front connections refused at runtime.limits.maxConnections (every connection "
+		"had an open stream), or while draining.", st->conns_refused);
+	head(b, "nrfwd_connections_evicted_total", "counter",
+		"Front connections without an open stream closed at "
+		"runtime.limits.maxConnections to take a new one, by reason.");
+	for (k = 0; k < NRF_RT_EVICT_COUNT; k++)
+		api_buf_printf(b, "nrfwd_connections_evicted_total{reason=\"%s\"} %llu\n",
+			nrf_rt_evict_name((enum nrf_rt_evict)k),
+			(unsigned long long)st->conns_evicted[k]);
 	head(b, "nrfwd_connections_open", "gauge", "Front connections open.");
 	api_buf_printf(b, "nrfwd_connections_open %llu\n",
 		(unsigned long long)(st->conns_accepted >= st->conns_closed

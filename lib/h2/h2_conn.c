@@ -55,6 +55,7 @@ conn_fail(struct nrf_h2_conn *c, int err)
 	nrf_list_del(&c->dirty);
 	nrf_list_del(&c->rq);
 	nrf_list_del(&c->lng);
+	h2_ev_busy(c);
 	nrf_list_add_tail(&c->ctx->dead, &c->dead);
 }
 
@@ -83,18 +84,22 @@ frame_stream(struct nrf_h2_conn *c, int32_t id)
 	return stream_of(c->sess, id);
 }
 
+/* nghttp2's front: a stream opens (and its connection is busy). */
 static void
 stream_link(struct nrf_h2_conn *c, struct nrf_h2_stream *st)
 {
 	nrf_list_add_head(&c->streams, &st->link);
-	c->n_streams++;
+	if (c->n_streams++ == 0)
+		h2_ev_busy(c);
 }
 
+/* nghttp2's front, and every stream at teardown: a stream is gone. */
 static void
 stream_unlink(struct nrf_h2_conn *c, struct nrf_h2_stream *st)
 {
 	nrf_list_del(&st->link);
-	c->n_streams--;
+	if (--c->n_streams == 0)
+		h2_ev_idle(c);
 }
 
 /* ------------------------------------------------------------------------ */
@@ -670,6 +675,8 @@ nrf_h2_ctx_create(const struct nrf_tp_ops *tp, struct nrf_tp_loop *loop,
 	nrf_list_init(&ctx->rq);
 	nrf_list_init(&ctx->dead);
 	nrf_list_init(&ctx->lingering);
+	nrf_list_init(&ctx->ev_hs);
+	nrf_list_init(&ctx->ev_idle);
 	ctx->own_front = !lim->nghttp2_front;
 	ctx->cb_server = make_callbacks();
 	if (ctx->cb_server == NULL || nghttp2_option_new(&ctx->opt_server) != 0)
@@ -1144,6 +1151,7 @@ conn_teardown(struct nrf_h2_conn *c)
 
 	nrf_list_del(&c->dead);
 	nrf_list_del(&c->lng);
+	h2_ev_busy(c);
 	/* A GOAWAY may be queued (protocol error, timeout): one last try. */
 	if (err == 0 || err == NRF_EPROTO || err == NRF_ETIMEDOUT) {
 		int saved = c->err;
@@ -1239,6 +1247,7 @@ conn_new(struct nrf_h2_ctx *ctx, const struct nrf_h2_cbs *cbs, void *user, bool 
 	nrf_list_init(&c->rq);
 	nrf_list_init(&c->dead);
 	nrf_list_init(&c->lng);
+	nrf_list_init(&c->evl);
 	return c;
 }
 
@@ -1294,10 +1303,12 @@ conn_start(struct nrf_h2_conn *c)
 started:
 	ctx->tp->set_handler(c->tc, conn_event, c);
 	nrf_list_add_tail(&ctx->conns, &c->all);
-	if (c->server)
+	if (c->server) {
 		ctx->n_server++;
-	else
+		h2_ev_idle(c); /* handshake under way, no stream yet */
+	} else {
 		ctx->n_client++;
+	}
 	mark_dirty(c);
 	return 0;
 }
@@ -1438,6 +1449,7 @@ nrf_h2_conn_shutdown(struct nrf_h2_conn *c, bool final)
 		return;
 	}
 	c->fl |= CF_SHUTDOWN;
+	h2_ev_busy(c);
 	if (c->srv != NULL)
 		h2_srv_goaway(c, h2_srv_last_proc(c), NRF_H2_NO_ERROR, NULL, false);
 	else
@@ -1455,12 +1467,64 @@ nrf_h2_conn_refuse(struct nrf_h2_conn *c, uint32_t h2_code, const char *why)
 	 * GOAWAY written and no stream, nghttp2 wants neither to read nor to
 	 * write, so conn_flush() closes it. */
 	c->fl |= CF_RSTOP | CF_SHUTDOWN;
+	h2_ev_busy(c);
 	if (c->srv != NULL)
 		h2_srv_goaway(c, 0, h2_code, why, false);
 	else
 		nghttp2_submit_goaway(c->sess, NGHTTP2_FLAG_NONE, 0, h2_code, (const uint8_t *)why,
 			why != NULL ? strlen(why) : 0);
 	mark_dirty(c);
+}
+
+/* nrf_h2_ctx_evict() of @p c (off its list, h2_ev_ok()). */
+static void
+evict(struct nrf_h2_conn *c, const struct nrf_h2_cbs *cbs, const char *why)
+{
+	c->cbs = cbs;
+	c->fl |= CF_RSTOP;
+	if (!(c->fl & CF_PREFACE)) {
+		/* Nothing of HTTP/2 from the client yet (TLS under way, the
+		 * preface incomplete): nothing to tell it. */
+		conn_fail(c, NRF_ECLOSED);
+		return;
+	}
+	/* As nrf_h2_conn_refuse(), with the last stream processed: its input
+	 * is never fed again, so no stream can open, and with the GOAWAY
+	 * written and no stream, conn_flush() closes it. */
+	c->fl |= CF_SHUTDOWN;
+	if (c->srv != NULL)
+		h2_srv_goaway(c, h2_srv_last_proc(c), NRF_H2_NO_ERROR, why, false);
+	else
+		nghttp2_submit_goaway(c->sess, NGHTTP2_FLAG_NONE,
+			nghttp2_session_get_last_proc_stream_id(c->sess), NGHTTP2_NO_ERROR,
+			(const uint8_t *)why, why != NULL ? strlen(why) : 0);
+	mark_dirty(c);
+}
+
+enum nrf_h2_evict
+nrf_h2_ctx_evict(struct nrf_h2_ctx *ctx, const struct nrf_h2_cbs *cbs, const char *why)
+{
+	struct nrf_list *l;
+
+	while ((l = nrf_list_first(&ctx->ev_hs)) != NULL) {
+		struct nrf_h2_conn *c = nrf_container_of(l, struct nrf_h2_conn, evl);
+
+		nrf_list_del(l);
+		if (h2_ev_ok(c)) {
+			evict(c, cbs, why);
+			return NRF_H2_EVICT_HANDSHAKE;
+		}
+	}
+	while ((l = nrf_list_first(&ctx->ev_idle)) != NULL) {
+		struct nrf_h2_conn *c = nrf_container_of(l, struct nrf_h2_conn, evl);
+
+		nrf_list_del(l);
+		if (h2_ev_ok(c)) {
+			evict(c, cbs, why);
+			return NRF_H2_EVICT_IDLE;
+		}
+	}
+	return NRF_H2_EVICT_NONE;
 }
 
 void

@@ -314,6 +314,7 @@ struct nrf_h2_conn {
 	struct nrf_list rq;    /* ctx->rq: reads to continue */
 	struct nrf_list dead;  /* ctx->dead: teardown pending */
 	struct nrf_list lng;   /* ctx->lingering (CF_LINGER) */
+	struct nrf_list evl;   /* front: ctx->ev_hs or ctx->ev_idle (h2_ev_*()) */
 	uint64_t linger_until;
 	/* Own client and server: frames queued in order (the client's
 	 * preface, SETTINGS, HEADERS, RST_STREAM, WINDOW_UPDATE, PING,
@@ -399,6 +400,13 @@ struct nrf_h2_ctx {
 	struct nrf_list rq;
 	struct nrf_list dead;
 	struct nrf_list lingering; /* in deadline order */
+	/* Front connections with no open stream, still taking requests, the
+	 * oldest first (nrf_h2_ctx_evict()): handshake not done, in accept
+	 * order; handshake done, in the order they became idle. Kept by the
+	 * h2_ev_*() hooks; entries that stopped taking requests since (a
+	 * GOAWAY, a close) are dropped when the eviction meets them. */
+	struct nrf_list ev_hs;
+	struct nrf_list ev_idle;
 	uint32_t n_server;
 	uint32_t n_client;
 	uint32_t n_streams;
@@ -409,13 +417,55 @@ struct nrf_h2_ctx {
 	uint8_t rbuf[RBUF_SIZE];
 };
 
+/*
+ * Eviction lists (nrf_h2_ctx_evict()): the hooks of the front event paths.
+ * A list move when a connection goes idle <-> busy and when its handshake
+ * ends; nothing per request beyond that.
+ */
+#define H2_HS_DONE (CF_PREFACE | CF_ACKED)
+
+/* A front connection that has no open stream and still takes requests. */
+static inline bool
+h2_ev_ok(const struct nrf_h2_conn *c)
+{
+	return c->server && c->n_streams == 0 &&
+		!(c->fl & (CF_DEAD | CF_FINAL | CF_SHUTDOWN | CF_NOTICE | CF_RSTOP | CF_LINGER |
+			CF_CALM));
+}
+
+/* @p c has no open stream (new, or its last stream closed): at the tail of
+ * its list. */
+static inline void
+h2_ev_idle(struct nrf_h2_conn *c)
+{
+	if (h2_ev_ok(c) && !nrf_list_linked(&c->evl))
+		nrf_list_add_tail((c->fl & H2_HS_DONE) == H2_HS_DONE ? &c->ctx->ev_idle
+								  : &c->ctx->ev_hs, &c->evl);
+}
+
+/* @p c opened a stream (or goes away): on no list. */
+static inline void
+h2_ev_busy(struct nrf_h2_conn *c)
+{
+	nrf_list_del(&c->evl);
+}
+
 /* h2_tmo.c hooks, called by the event paths of h2_conn.c (no clock). */
 
-/* A SETTINGS frame arrived on a front connection (handshake progress). */
+/* A SETTINGS frame arrived on a front connection (handshake progress); a
+ * connection without a stream whose handshake just ended is idle from now
+ * on (h2_ev_*()). */
 static inline void
 h2_tmo_settings(struct nrf_h2_conn *c, uint8_t flags)
 {
+	uint32_t was = c->fl;
+
 	c->fl |= (flags & NGHTTP2_FLAG_ACK) ? CF_ACKED : CF_PREFACE;
+	if ((was & H2_HS_DONE) != H2_HS_DONE && (c->fl & H2_HS_DONE) == H2_HS_DONE &&
+		nrf_list_linked(&c->evl)) {
+		nrf_list_del(&c->evl);
+		h2_ev_idle(c);
+	}
 }
 
 /* Bytes of a front answer were framed: the reader takes them. */

@@ -96,7 +96,8 @@ stream_close(struct nrf_h2_conn *c, struct nrf_h2_stream *st)
 
 	nrf_list_del(&st->sq);
 	nrf_list_del(&st->link);
-	c->n_streams--;
+	if (--c->n_streams == 0)
+		h2_ev_idle(c);
 	s->n_in--;
 	if (*slot == st)
 		*slot = NULL;
@@ -374,7 +375,8 @@ open_stream(struct nrf_h2_conn *c, uint32_t sid, uint32_t dep, int *rc)
 	st->swin = s->r_init_win;
 	h2_reqchk_init(&st->chk);
 	nrf_list_add_head(&c->streams, &st->link);
-	c->n_streams++;
+	if (c->n_streams++ == 0)
+		h2_ev_busy(c);
 	s->n_in++;
 	s->slot[(sid >> 1) % H2C_SLOTS] = st;
 	s->last_proc = sid;

@@ -93,6 +93,7 @@ goaway_idle(struct nrf_h2_conn *c)
 	static const char why[] = "idle timeout";
 
 	c->fl |= CF_SHUTDOWN;
+	h2_ev_busy(c); /* leaving: not to be evicted */
 	c->tmo_idle = 0; /* from now: how long it lingers (linger()) */
 	if (!c->server) {
 		h2_cli_goaway(c, NRF_H2_NO_ERROR, why);

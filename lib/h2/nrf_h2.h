@@ -658,6 +658,49 @@ void nrf_h2_conn_shutdown(struct nrf_h2_conn *c, bool final);
  */
 void nrf_h2_conn_refuse(struct nrf_h2_conn *c, uint32_t h2_code, const char *why);
 
+/** What nrf_h2_ctx_evict() ended. */
+enum nrf_h2_evict {
+	NRF_H2_EVICT_NONE = 0,  /**< nothing: every front connection has work */
+	NRF_H2_EVICT_HANDSHAKE, /**< one whose handshake was not done */
+	NRF_H2_EVICT_IDLE,      /**< the one with no open stream for the longest */
+};
+
+/**
+ * Front: make room for one more connection by ending the oldest front
+ * connection of @p ctx that has no work (the owner's connection limit):
+ *
+ * - who: a front connection with no open stream that still takes requests
+ *   (no GOAWAY sent, not closing, not refused by nrf_h2_conn_refuse()). A
+ *   stream is open from its first HEADERS frame until it closes, so a
+ *   request still arriving, one being answered, and an answer still being
+ *   written all count as work: such a connection is never chosen. Bytes
+ *   of a frame not yet complete are not a stream.
+ * - which: the one that has waited longest for its handshake to be done
+ *   (TLS, the client's preface and SETTINGS, the ACK of ours: the
+ *   handshake timeout's span), in accept order; when every connection is
+ *   past it, the one that has had no open stream for the longest.
+ * - how: with the client's SETTINGS not there yet (TLS under way, preface
+ *   incomplete), closed at once (on_conn_close(c, NRF_ECLOSED) follows from
+ *   nrf_h2_ctx_run()). Otherwise GOAWAY(NO_ERROR, the last stream
+ *   processed) with @p why (may be NULL) as debug data; its input is no
+ *   longer fed (a stream the client opens meanwhile is not processed: the
+ *   GOAWAY tells it so, and it may send it again elsewhere), and it closes
+ *   once that is written (lingering as after nrf_h2_conn_refuse(); the
+ *   idle or handshake timeout closes one whose client takes nothing).
+ * - owner: from this call on @p c's callbacks are @p cbs (its user
+ *   pointer stays): the owner tells it from the connections it counts by
+ *   them; only on_conn_close of @p cbs is ever called.
+ *
+ * Cost: O(1) amortised. The context keeps its front connections with no
+ * open stream on two lists in the order above, moved when a connection's
+ * first stream opens or its last stream closes and when its handshake ends;
+ * an entry that stopped taking requests meanwhile is dropped when met here.
+ * Worker thread of @p ctx; not from a callback of @p ctx.
+ * @return what was ended, NRF_H2_EVICT_NONE when no connection qualifies.
+ */
+enum nrf_h2_evict nrf_h2_ctx_evict(struct nrf_h2_ctx *ctx, const struct nrf_h2_cbs *cbs,
+	const char *why);
+
 /**
  * Close @p c now: every stream is closed (on_close with err NRF_ECLOSED),
  * then on_conn_close(@p err). Deferred to nrf_h2_ctx_run(); idempotent.

@@ -375,6 +375,20 @@ enum nrf_rt_tmo {
 const char *nrf_rt_timeout_name(enum nrf_rt_tmo r);
 
 /**
+ * Why a front connection gave way to a newcomer at
+ * runtime.limits.maxConnections (lib/h2's enum nrf_h2_evict less its
+ * NONE, in the same order; decision 0054).
+ */
+enum nrf_rt_evict {
+	NRF_RT_EVICT_HANDSHAKE = 0, /**< its handshake was not done */
+	NRF_RT_EVICT_IDLE,          /**< no open stream, idle the longest */
+	NRF_RT_EVICT_COUNT
+};
+
+/** "handshake", "idle" (metric label values). */
+const char *nrf_rt_evict_name(enum nrf_rt_evict r);
+
+/**
  * What the memory of the data path holds (nrf_rt_stats.buffered), as the
  * workers' HTTP/2 contexts count it (lib/h2: enum nrf_h2_mem_kind, same
  * order). Their sum is checked against runtime.limits.maxBufferedBytes
@@ -413,6 +427,9 @@ unsigned int nrf_rt_lat_bucket(uint64_t ns);
 struct nrf_rt_stats {
 	uint64_t conns_accepted;
 	uint64_t conns_refused;       /**< over maxConnections (GOAWAY) */
+	/** Connections without work that gave way to a newcomer at
+	 *  maxConnections (they still count in conns_closed once gone). */
+	uint64_t conns_evicted[NRF_RT_EVICT_COUNT];
 	uint64_t conns_closed;        /**< front connections gone */
 	uint64_t requests;            /**< front streams answered or reset */
 	uint64_t bad_requests;        /**< 400/413 answered by nrfwd */

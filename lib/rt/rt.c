@@ -519,6 +519,21 @@ nrf_rt_timeout_name(enum nrf_rt_tmo r)
 	return (unsigned int)r < NRF_RT_TMO_COUNT ? tmo_names[r] : "unknown";
 }
 
+static const char *const evict_names[NRF_RT_EVICT_COUNT] = {
+	[NRF_RT_EVICT_HANDSHAKE] = "handshake",
+	[NRF_RT_EVICT_IDLE] = "idle",
+};
+
+const char *
+nrf_rt_evict_name(enum nrf_rt_evict r)
+{
+	return (unsigned int)r < NRF_RT_EVICT_COUNT ? evict_names[r] : "unknown";
+}
+
+_Static_assert((int)NRF_RT_EVICT_HANDSHAKE == (int)NRF_H2_EVICT_HANDSHAKE - 1 &&
+	(int)NRF_RT_EVICT_IDLE == (int)NRF_H2_EVICT_IDLE - 1,
+	"enum nrf_rt_evict mirrors enum nrf_h2_evict (less NONE)");
+
 _Static_assert((int)NRF_RT_BUF_COUNT == (int)NRF_H2_MEM_COUNT &&
 	(int)NRF_RT_BUF_WINDOW == (int)NRF_H2_MEM_WINDOW &&
 	(int)NRF_RT_BUF_HTTP2 == (int)NRF_H2_MEM_HTTP2,

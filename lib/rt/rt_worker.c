@@ -29,11 +29,12 @@ rt_worker_set_down(struct rt_worker *w, int peer, bool down)
 }
 
 /*
- * Over maxConnections: RFC 9113 has no way to refuse a connection before it
- * starts, so the connection gets the server preface and GOAWAY(0, NO_ERROR)
- * at once (nrf_h2_conn_refuse()): the client knows no request was
- * processed and may retry elsewhere or later, instead of seeing a TCP
- * connection closed under it. Such a connection lives until that is
+ * Over maxConnections with every connection at work (an open stream; else
+ * one without gives way, make_room() below): RFC 9113 has no way to refuse a
+ * connection before it starts, so the connection gets the server preface and
+ * GOAWAY(0, NO_ERROR) at once (nrf_h2_conn_refuse()): the client knows no
+ * request was processed and may retry elsewhere or later, instead of seeing
+ * a TCP connection closed under it. Such a connection lives until that is
  * written (a TLS one through its handshake) and is not counted as open.
  */
 static void
@@ -56,6 +57,45 @@ refuse(struct rt_worker *w, struct rt_listener *rl, struct nrf_tp_conn *tc)
 
 /* No stream is ever delivered on a refused connection. */
 const struct nrf_h2_cbs rt_refused_cbs = {0};
+
+/* An evicted connection: no longer counted in n_front (its place went to a
+ * newcomer when it was evicted), still open until its GOAWAY is out. */
+static void
+evicted_close(struct nrf_h2_conn *c, int err)
+{
+	struct rt_worker *w = nrf_h2_conn_user(c);
+
+	(void)err;
+	RT_STAT(w, conns_closed, 1);
+}
+
+const struct nrf_h2_cbs rt_evicted_cbs = {
+	.on_conn_close = evicted_close,
+};
+
+/*
+ * At maxConnections (decision 0054): the oldest connection without work
+ * gives way to the newcomer (nrf_h2_ctx_evict(): first one whose handshake
+ * is not done, then the one idle longest; never one with an open stream).
+ * It stops counting at once: the newcomer takes its place while it writes
+ * its GOAWAY. False: every connection has work (the newcomer is refused).
+ */
+static bool
+make_room(struct rt_worker *w)
+{
+	enum nrf_h2_evict ev = nrf_h2_ctx_evict(w->h2, &rt_evicted_cbs, "connection limit reached");
+	enum nrf_rt_evict why;
+
+	if (ev == NRF_H2_EVICT_NONE)
+		return false;
+	why = (enum nrf_rt_evict)(ev - 1);
+	w->n_front--;
+	RT_STAT(w, conns_evicted[why], 1);
+	NRF_LOG_RL(INFO, MOD, "worker %u: %u connections open (runtime.limits.maxConnections): "
+		"closed one %s to take a new one", w->id, w->n_front + 1,
+		why == NRF_RT_EVICT_IDLE ? "idle the longest" : "whose handshake was not done");
+	return true;
+}
 
 static void
 on_listener(void *arg, unsigned int events)
@@ -82,7 +122,7 @@ on_listener(void *arg, unsigned int events)
 			w->tp->close(tc);
 			continue;
 		}
-		if (w->n_front >= w->max_front) {
+		if (w->n_front >= w->max_front && !make_room(w)) {
 			refuse(w, rl, tc);
 			continue;
 		}

@@ -13,8 +13,8 @@ Usage: python3 tests/integration/test_limits.py [--build-dir BUILD] [unittest ar
 - A header list over maxHeaderBytes gets 431 and the connection goes on; an
   HPACK bomb gets 431 then GOAWAY(ENHANCE_YOUR_CALM) while a well-behaved
   client keeps its latency; a CONTINUATION flood gets GOAWAY; maxHeaderBytes
-  works up to its maximum (1 MiB); a connection over maxConnections gets
-  GOAWAY(NO_ERROR) with last-stream-id 0.
+  works up to its maximum (1 MiB); a connection over maxConnections, every
+  connection holding a stream, gets GOAWAY(NO_ERROR) with last-stream-id 0.
 - An upstream that ignores flow control: every client stream gets an answer
   (the failure rule's, or the next candidate's), never a reset.
 
@@ -518,11 +518,18 @@ class Headers(unittest.TestCase):
         c.close()
 
     def test_a_connection_over_max_connections_gets_goaway_with_last_stream_0(self):
+        """With every connection at work (a request whose body is still
+        arriving: an open stream); idle ones would give way instead
+        (test_idle_eviction.py)."""
         m0 = H.metrics(self.few)
         held = [Raw(self.few.port), Raw(self.few.port)]
         for c in held:
-            c.send(PREFACE + frame(SETTINGS, 0, 0))
+            post = [(':method', 'POST'), (':scheme', 'http'), (':authority', SELF),
+                    (':path', '/oauth2/token'), ('content-length', '10')]
+            c.send(PREFACE + frame(SETTINGS, 0, 0) +
+                   header_frames(1, c.enc.encode(post), end_stream=False))
             c.frames(lambda f: any(ft == SETTINGS for ft, _, _, _ in f), timeout=2)
+        time.sleep(0.1)  # nrfwd has read their HEADERS
         c = Raw(self.few.port)
         c.send(PREFACE + frame(SETTINGS, 0, 0) +
                header_frames(1, c.enc.encode(request_fields(DISC))))
@@ -536,7 +543,13 @@ class Headers(unittest.TestCase):
         m = H.metrics(self.few)
         self.assertEqual(H.metric_value(m, 'nrfwd_connections_refused_total') -
                          H.metric_value(m0, 'nrfwd_connections_refused_total'), 1)
-        for h in held:
+        for r in ('handshake', 'idle'):
+            self.assertEqual(H.metric_value(m, 'nrfwd_connections_evicted_total', reason=r),
+                             H.metric_value(m0, 'nrfwd_connections_evicted_total', reason=r))
+        for h in held:  # still there, told nothing
+            got, how = h.frames(timeout=0.2)
+            self.assertIsNone(how)
+            self.assertIsNone(goaway(got))
             h.close()
         deadline = time.monotonic() + 3
         while True:  # the slots come back
