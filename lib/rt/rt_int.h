@@ -379,6 +379,8 @@ struct rt_xact {
 	bool client_bound;         /* relaying, and at the last look of the
 				    * request timer the client's window (or
 				    * socket) held the answer back */
+	uint32_t stalled_looks;    /* looks since the client last took a byte */
+	uint64_t framed;           /* answer body bytes framed at the last look */
 	struct rt_xact *next_free;
 	/* From here on not cleared by xact_take() (it clears only what comes
 	 * before req): req is moved in and rid written (rt_rid_take()) as

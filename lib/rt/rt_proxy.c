@@ -996,7 +996,22 @@ request_timeout(struct rt_timer *tm, void *arg)
 		bool now = client_bound(x);
 
 		if (now || x->client_bound) {
+			uint64_t framed = x->front->resp_bytes - nrf_h2_pending(x->front);
+
 			x->client_bound = now;
+			/* A client that takes nothing at all: stalledReaderMs,
+			 * counted in looks so that it holds on any clock (h2's
+			 * sweep does the same on the wall clock; the first ends
+			 * it). */
+			x->stalled_looks = framed != x->framed ? 0 : x->stalled_looks + 1;
+			x->framed = framed;
+			if ((uint64_t)x->stalled_looks * CLIENT_BOUND_RECHECK_MS >=
+				x->snap->cfg->rt.stalled_reader_ms) {
+				RT_STAT(w, timeouts[NRF_RT_TMO_STALLED_READER], 1);
+				try_abort(&x->t);
+				nrf_h2_reset(x->front, NRF_H2_CANCEL);
+				return;
+			}
 			if (rt_timer_arm(&w->timers, &x->rtimer, CLIENT_BOUND_RECHECK_MS) == 0)
 				return;
 		}
