@@ -14,6 +14,7 @@
  *   rt_sweep.c  runtime.timeouts: the periodic sweep of the h2 context
  *   rt_mem.c    the memory budget and giving memory back
  *   rt_alog.c   the access log and request ids
+ *   rt_limit.c  runtime.limits.perClient: per-client limits (429)
  */
 
 #include <pthread.h>
@@ -28,6 +29,7 @@
 #include "nrf_tp_tls.h"
 #include "nrf_via.h"
 #include "rt_alog.h"
+#include "rt_limit.h"
 #include "rt_timer.h"
 
 #define MOD "rt"
@@ -334,6 +336,8 @@ struct rt_xact {
 	struct rt_timer rtimer;    /* request timeout */
 	uint64_t t0;               /* complete request received (ns) */
 	uint8_t outcome;           /* enum nrf_rt_outcome of the answer given */
+	uint64_t lim;              /* client entry this request counts in
+				    * (maxStreams, rt_limit_hold()); 0: none */
 	struct rt_xact *next_free;
 	/* From here on not cleared by xact_take() (it clears only what comes
 	 * before req): req is moved in and rid written (rt_rid_take()) as
@@ -397,6 +401,25 @@ bool rt_links_body(const struct nrf_h2_msg *m);
  * resets the stream).
  */
 int rt_links_respond(struct rt_xact *x, struct nrf_h2_msg *m, bool local, bool end);
+
+/* ------------------------------------------------------------------------ */
+/* Per-client limits (rt_limit.c, decision 0055; the table: rt_limit.h)      */
+
+/* With every limit off (the default) nothing of this runs: the request
+ * path tests w->lim_on (and w->lim_cur once it has a transaction), the
+ * close path x->lim: predictable branches, no call.
+ *
+ * Worker side. rt_limit_conf(): at creation and every snapshot switch (the
+ * limits are live). rt_limit_admit(): front_on_request(), w->lim_on set;
+ * true when the request was answered 429 (NRF_Client_Limit); otherwise,
+ * with maxStreams on, w->lim_cur names the client's entry for
+ * rt_limit_hold() once the request takes a transaction @p x. Every
+ * transaction with x->lim set calls rt_limit_done() when it closes. */
+void rt_limit_conf(struct rt_worker *w);
+bool rt_limit_admit(struct rt_worker *w, struct nrf_h2_stream *st);
+void rt_limit_hold(struct rt_worker *w, struct rt_xact *x);
+void rt_limit_done(struct rt_worker *w, struct rt_xact *x);
+void rt_limit_free(struct rt_worker *w);
 
 /* ------------------------------------------------------------------------ */
 /* Worker                                                                    */
@@ -470,6 +493,12 @@ struct rt_worker {
 	size_t mem_freed;         /* bytes given back since the last malloc_trim() */
 	_Atomic uint64_t seen_gen;
 	struct rt_alog *alog;     /* access log buffer, request ids (rt_alog.c) */
+	/* runtime.limits.perClient (rt_limit.c): on, the table (allocated
+	 * the first time they are on), and the entry the request being
+	 * delivered counts in until it takes a transaction. */
+	bool lim_on;
+	struct rt_limit *lim;
+	uint64_t lim_cur;
 	_Atomic uint64_t loop_ns; /* nrf_now_ns() of its last iteration (liveness) */
 
 	struct nrf_rt_stats st;
