@@ -336,8 +336,6 @@ struct rt_xact {
 	struct rt_timer rtimer;    /* request timeout */
 	uint64_t t0;               /* complete request received (ns) */
 	uint8_t outcome;           /* enum nrf_rt_outcome of the answer given */
-	uint64_t lim;              /* client entry this request counts in
-				    * (maxStreams, rt_limit_hold()); 0: none */
 	struct rt_xact *next_free;
 	/* From here on not cleared by xact_take() (it clears only what comes
 	 * before req): req is moved in and rid written (rt_rid_take()) as
@@ -349,6 +347,9 @@ struct rt_xact {
 	char rid[RT_RID_MAX + 1];  /* request id (rt_rid_xact()); "" none,
 				    * RT_RID_LATER: not worked out yet */
 	struct nrf_fwd_plan plan;
+	uint64_t lim;              /* client entry whose maxStreams this request
+				    * holds (w->lim_cur, written as the
+				    * transaction is taken); 0: none */
 };
 
 extern const struct nrf_h2_cbs rt_front_cbs;
@@ -406,18 +407,22 @@ int rt_links_respond(struct rt_xact *x, struct nrf_h2_msg *m, bool local, bool e
 /* Per-client limits (rt_limit.c, decision 0055; the table: rt_limit.h)      */
 
 /* With every limit off (the default) nothing of this runs: the request
- * path tests w->lim_on (and w->lim_cur once it has a transaction), the
- * close path x->lim: predictable branches, no call.
+ * path tests w->lim_on and copies w->lim_cur (0) into its transaction, the
+ * close path tests x->lim: two predictable branches and a copy, no call.
  *
  * Worker side. rt_limit_conf(): at creation and every snapshot switch (the
  * limits are live). rt_limit_admit(): front_on_request(), w->lim_on set;
- * true when the request was answered 429 (NRF_Client_Limit); otherwise,
- * with maxStreams on, w->lim_cur names the client's entry for
- * rt_limit_hold() once the request takes a transaction @p x. Every
- * transaction with x->lim set calls rt_limit_done() when it closes. */
+ * true when the request was answered 429 (NRF_Client_Limit). Otherwise,
+ * with maxStreams on, the request already counts in its client's entry,
+ * which w->lim_cur names (0: none): the transaction it takes keeps that
+ * in x->lim (front_on_request() copies it, whatever it is) and gives it
+ * back with rt_limit_done() when it closes; a request answered without a
+ * transaction gives it back at once with rt_limit_undo(). w->lim_cur is
+ * only meaningful between an admission and the end of that callback
+ * (rt_limit_conf() clears it; with the limits off it stays 0). */
 void rt_limit_conf(struct rt_worker *w);
 bool rt_limit_admit(struct rt_worker *w, struct nrf_h2_stream *st);
-void rt_limit_hold(struct rt_worker *w, struct rt_xact *x);
+void rt_limit_undo(struct rt_worker *w);
 void rt_limit_done(struct rt_worker *w, struct rt_xact *x);
 void rt_limit_free(struct rt_worker *w);
 
@@ -494,8 +499,8 @@ struct rt_worker {
 	_Atomic uint64_t seen_gen;
 	struct rt_alog *alog;     /* access log buffer, request ids (rt_alog.c) */
 	/* runtime.limits.perClient (rt_limit.c): on, the table (allocated
-	 * the first time they are on), and the entry the request being
-	 * delivered counts in until it takes a transaction. */
+	 * the first time they are on), and the entry whose maxStreams the
+	 * request being delivered holds (rt_limit_admit()). */
 	bool lim_on;
 	struct rt_limit *lim;
 	uint64_t lim_cur;

@@ -519,20 +519,20 @@ rt_limit_admit(struct rt_worker *w, struct nrf_h2_stream *st)
 		refuse(w, st, NRF_RT_LIMIT_RATE, retry);
 		return true;
 	}
-	if (l->max_streams != 0)
+	if (l->max_streams != 0) {
+		/* held from now on: given back when the stream closes, or at
+		 * once when no transaction takes it (rt_limit_undo()) */
+		e->streams++;
 		w->lim_cur = rt_limit_tag(l, e);
+	}
 	return false;
 }
 
 void
-rt_limit_hold(struct rt_worker *w, struct rt_xact *x)
+rt_limit_undo(struct rt_worker *w)
 {
-	struct rt_limit_ent *e = w->lim != NULL ? rt_limit_tagged(w->lim, w->lim_cur) : NULL;
-
-	if (e != NULL) {
-		e->streams++;
-		x->lim = w->lim_cur;
-	}
+	if (w->lim != NULL)
+		rt_limit_release(w->lim, w->lim_cur);
 	w->lim_cur = 0;
 }
 

@@ -1221,14 +1221,18 @@ front_on_request(struct nrf_h2_stream *st, int err)
 		return;
 	x = xact_next(w);
 	if (x == NULL) {
+		if (NRF_UNLIKELY(w->lim_cur != 0))
+			rt_limit_undo(w);
 		nrf_h2_reset(st, NRF_H2_REFUSED_STREAM);
 		return;
 	}
-	if (answer_at_once(w, st, w->snap, &x->plan))
+	if (answer_at_once(w, st, w->snap, &x->plan)) {
+		if (NRF_UNLIKELY(w->lim_cur != 0))
+			rt_limit_undo(w); /* no transaction: no stream held */
 		return; /* st->user stays NULL: h2 frees the stream by itself */
+	}
 	xact_take(w, x);
-	if (NRF_UNLIKELY(w->lim_cur != 0))
-		rt_limit_hold(w, x); /* maxStreams: counted until the stream closes */
+	x->lim = w->lim_cur; /* maxStreams: held until the stream closes */
 	x->front = st;
 	st->user = x;
 	x->t0 = rt_now(w);
