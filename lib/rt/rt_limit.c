@@ -386,11 +386,14 @@ rt_limit_conf(struct rt_worker *w)
 		struct rt_limit *l = malloc(sizeof(*l));
 
 		rc = l != NULL ? rt_limit_init(l, RT_LIMIT_SLOTS,
-			nrf_now_ns() ^ ((uint64_t)(uintptr_t)l << 17) ^ w->id) : NRF_ENOMEM;
+					 nrf_now_ns() ^ ((uint64_t)(uintptr_t)l << 17) ^ w->id)
+			       : NRF_ENOMEM;
 		if (rc != 0) {
 			free(l);
-			NRF_LOG_RL(ERR, MOD, "worker %u: no memory for the per-client limits: "
-				"runtime.limits.perClient is off in this worker", w->id);
+			NRF_LOG_RL(ERR, MOD,
+				"worker %u: no memory for the per-client limits: "
+				"runtime.limits.perClient is off in this worker",
+				w->id);
 			w->lim_on = false;
 			return;
 		}
@@ -475,8 +478,10 @@ refuse(struct rt_worker *w, struct nrf_h2_stream *st, enum nrf_rt_limit why, uin
 		p = &none;
 	RT_STAT(w, answered_error, 1);
 	RT_STAT(w, client_limited[why], 1);
-	NRF_LOG_RL(INFO, MOD, "worker %u: client %s over its %s limit (runtime.limits.perClient): "
-		"%u", w->id, nrf_h2_conn_peer(st->conn),
+	NRF_LOG_RL(INFO, MOD,
+		"worker %u: client %s over its %s limit (runtime.limits.perClient): "
+		"%u",
+		w->id, nrf_h2_conn_peer(st->conn),
 		why == NRF_RT_LIMIT_RATE ? "ratePerSecond" : "maxStreams", p->status);
 	h[n].name = nrf_slice_str("content-type");
 	h[n++].value = nrf_slice_str("application/problem+json");
@@ -486,7 +491,8 @@ refuse(struct rt_worker *w, struct nrf_h2_stream *st, enum nrf_rt_limit why, uin
 	 * bucket says when a token will be there (maxStreams: 1 s). */
 	h[n].name = nrf_slice_str("retry-after");
 	h[n++].value = nrf_slice_str(p->retry_after != NULL && p->retry_after[0] != '\0'
-		? p->retry_after : digits(ra + sizeof(ra), retry));
+					     ? p->retry_after
+					     : digits(ra + sizeof(ra), retry));
 	if (p->location != NULL && p->location[0] != '\0') {
 		h[n].name = nrf_slice_str("location");
 		h[n++].value = nrf_slice_str(p->location);
