@@ -76,7 +76,8 @@ if [ "$sanitize" = 1 ]; then
 	asan_integration=(test_h2_conformance test_bad_input test_hostile test_faults test_isolation
 		test_timeouts test_links test_health test_reconfig test_tls test_api
 		test_seed_topology test_nrfwd_basic test_nrfwd_ctl test_nrfwd_ctl_topo test_load
-		test_dns test_peers test_upstream_h2 test_fleet_tls test_idle_eviction)
+		test_dns test_peers test_upstream_h2 test_fleet_tls test_idle_eviction
+		test_client_limits)
 	if [ -f tests/integration/meson.build ]; then
 		rdir="$(cd "$asandir" && pwd)/meson-logs/sanitizer-reports"
 		rm -rf "$rdir"

@@ -471,6 +471,19 @@ memory(struct api_buf *b, const struct nrf_rt_stats *st)
 	scalar(b, "nrfwd_pooled_bytes", "gauge",
 		"Bytes kept on free lists for reuse (not in nrfwd_buffered_bytes); given back "
 		"to the system when unused for a few seconds.", st->pooled_bytes);
+	head(b, "nrfwd_client_limited_total", "counter",
+		"Requests answered NRF_Client_Limit (429 by default) because their client was "
+		"over runtime.limits.perClient, by the limit.");
+	for (k = 0; k < NRF_RT_LIMIT_COUNT; k++)
+		api_buf_printf(b, "nrfwd_client_limited_total{reason=\"%s\"} %llu\n",
+			nrf_rt_limit_name((enum nrf_rt_limit)k),
+			(unsigned long long)st->client_limited[k]);
+	scalar(b, "nrfwd_client_limit_clients", "gauge",
+		"Clients the per-client limits track now, summed over the workers' tables.",
+		st->clients_tracked);
+	scalar(b, "nrfwd_client_limit_evictions_total", "counter",
+		"Entries of a full per-client table given to a new client (the one seen "
+		"least recently starts afresh when it comes back).", st->client_evictions);
 	scalar(b, "nrfwd_access_log_lines_total", "counter",
 		"Access log lines formatted (runtime.accessLog).", st->alog_lines);
 	scalar(b, "nrfwd_access_log_dropped_total", "counter",

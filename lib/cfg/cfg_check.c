@@ -615,6 +615,18 @@ check_timeouts(struct load_ctx *c)
 			rt->dns_max_ttl_ms, rt->dns_min_ttl_ms);
 }
 
+/* runtime.limits.perClient: a bucket size needs a rate to fill it. */
+static void
+check_limits(struct load_ctx *c)
+{
+	const struct nrf_cfg_client_limits *l = &c->cfg->rt.per_client;
+
+	if (l->burst != 0 && l->rate_per_second == 0)
+		cfg_problem_at(c, "/runtime/limits/perClient/burst",
+			"burst %u without ratePerSecond: burst is the size of the rate's "
+			"token bucket; set ratePerSecond too, or burst 0", l->burst);
+}
+
 static bool
 ipv4_of(const char *s, uint32_t *out)
 {
@@ -723,6 +735,7 @@ cfg_check_document(struct load_ctx *c)
 	check_identities(c);
 	check_sets(c);
 	check_timeouts(c);
+	check_limits(c);
 	check_dpdk(c);
 	check_tls(c);
 }

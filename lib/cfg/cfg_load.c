@@ -818,6 +818,10 @@ static const struct {
 	 * second of its return (runtime.health). */
 	[NRF_COND_LOCAL_UNAVAILABLE] = {503, "NF_SERVICE_FAILURE",
 		"The local NRF could not be reached; no other NRF had the answer.", "1"},
+	/* TS 29.500 Table 5.2.7.2-1: 429 is NF_CONGESTION_RISK. Retry-After
+	 * comes from the client's bucket when no retryAfter is configured. */
+	[NRF_COND_CLIENT_LIMIT] = {429, "NF_CONGESTION_RISK",
+		"The client is over its request limit at this NRF."},
 };
 
 static const struct {

@@ -52,6 +52,7 @@ static const char *const scope_names[] = {"HOST", "SET", NULL};
 static const char *const transport_names[] = {"kernel", "dpdk", NULL};
 static const char *const http2_front_names[] = {"nrfwd", "nghttp2", NULL};
 static const char *const alog_format_names[] = {"text", "json", NULL};
+static const char *const key_by_names[] = {"address", "nfInstance", NULL};
 const char *const cfg_cond_names[] = {
 	"NRF_Forwarding_Loop_Detection",
 	"NRF_Forwarding_Loop_Prevention",
@@ -59,6 +60,7 @@ const char *const cfg_cond_names[] = {
 	"NRF_Not_Reachable",
 	"NRF_Forwarding_Overload",
 	"NRF_Local_Unavailable",
+	"NRF_Client_Limit",
 	NULL,
 };
 
@@ -251,6 +253,21 @@ static const struct field timeout_fields[] = {
 	{NULL},
 };
 
+/* runtime.limits.perClient (decision 0055): read by each worker at every
+ * snapshot switch (rt_limit.c); burst without ratePerSecond is refused in
+ * check_limits(). */
+static const struct field per_client_fields[] = {
+	{FLD("maxStreams", F_U32, struct nrf_cfg_client_limits, max_streams),
+		.min = 0, .max = 1000000, .def = 0},
+	{FLD("ratePerSecond", F_U32, struct nrf_cfg_client_limits, rate_per_second),
+		.min = 0, .max = 10000000, .def = 0},
+	{FLD("burst", F_U32, struct nrf_cfg_client_limits, burst),
+		.min = 0, .max = 10000000, .def = 0},
+	{FLD("keyBy", F_ENUM, struct nrf_cfg_client_limits, key_by),
+		.names = key_by_names, .def = NRF_KEY_BY_ADDRESS},
+	{NULL},
+};
+
 static const struct field limit_fields[] = {
 	{FLD("maxConnections", F_U32, struct nrf_cfg_runtime, max_connections),
 		.min = 1, .max = 1000000, .def = 10000, LIVE},
@@ -271,6 +288,8 @@ static const struct field limit_fields[] = {
 	/* Bytes (u32: up to 4 GiB - 1); decision 0018. */
 	{FLD("maxBufferedBytes", F_U32, struct nrf_cfg_runtime, max_buffered_bytes),
 		.min = 4194304, .max = 4294967295LL, .def = 1073741824, LIVE},
+	{FLD("perClient", F_OBJECT, struct nrf_cfg_runtime, per_client),
+		.sub = per_client_fields, LIVE},
 	{NULL},
 };
 

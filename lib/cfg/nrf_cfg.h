@@ -63,6 +63,8 @@ enum nrf_cfg_cond {
 	NRF_COND_LOCAL_UNAVAILABLE,  /**< NRF_Local_Unavailable: the local NRF
 				      *   failed and no peer had a positive
 				      *   answer (docs/failures.md) */
+	NRF_COND_CLIENT_LIMIT,       /**< NRF_Client_Limit: the client is over
+				      *   runtime.limits.perClient */
 	NRF_COND_COUNT
 };
 
@@ -283,6 +285,31 @@ struct nrf_cfg_access_log {
 				    *   buffer */
 };
 
+/** runtime.limits.perClient.keyBy: what tells one client from another. */
+enum nrf_cfg_key_by {
+	NRF_KEY_BY_ADDRESS = 0,   /**< "address": the client's IP address (an
+				   *   IPv6 address whole, not its /64) */
+	NRF_KEY_BY_NF_INSTANCE,   /**< "nfInstance": the NF instance id of a
+				   *   well-formed User-Agent (TS 29.500
+				   *   §5.2.2.2), else the IP address */
+};
+
+/**
+ * runtime.limits.perClient (docs/config.md, "Per-client limits"; live):
+ * limits each worker applies to each client on its own (decision 0055).
+ * 0 turns a limit off; all off (the default): nothing is tracked.
+ */
+struct nrf_cfg_client_limits {
+	uint32_t max_streams;      /**< maxStreams 0..1000000: requests of one
+				    *   client in progress at once (those that
+				    *   went to an upstream) */
+	uint32_t rate_per_second;  /**< ratePerSecond 0..10000000: requests of
+				    *   one client per second (token bucket) */
+	uint32_t burst;            /**< burst 0..10000000: the bucket's size;
+				    *   0 = ratePerSecond. Needs ratePerSecond */
+	enum nrf_cfg_key_by key_by; /**< keyBy, default "address" */
+};
+
 struct nrf_cfg_runtime {
 	struct nrf_cfg_listen listen[NRF_CFG_MAX_LISTEN];
 	uint16_t n_listen;                /**< default: one, 0.0.0.0:ocnrfPort */
@@ -313,6 +340,7 @@ struct nrf_cfg_runtime {
 	uint32_t queue_interval_ms;       /**< queueIntervalMs, default 100 */
 	uint32_t max_buffered_bytes;      /**< default 1073741824: memory budget
 					   *   of the data path (all workers) */
+	struct nrf_cfg_client_limits per_client; /**< limits.perClient */
 	/* runtime.health (docs/failures.md "Health"): how a held-down
 	 * upstream is probed back. Live. */
 	uint32_t probe_interval_ms;       /**< probeIntervalMs: first probe after a

@@ -1393,6 +1393,12 @@ nrf_h2_conn_peer(struct nrf_h2_conn *c)
 	return c->peer != NULL ? c->peer : "-";
 }
 
+uint64_t *
+nrf_h2_conn_word(struct nrf_h2_conn *c)
+{
+	return &c->word;
+}
+
 bool
 nrf_h2_conn_usable(const struct nrf_h2_conn *c)
 {

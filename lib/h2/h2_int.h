@@ -299,6 +299,7 @@ struct nrf_h2_conn {
 	const struct nrf_h2_cbs *cbs;
 	void *user;
 	char *peer;              /* nrf_h2_conn_peer(), malloc'd on first ask */
+	uint64_t word;           /* nrf_h2_conn_word(): the owner's */
 	bool server;
 	uint8_t state;
 	uint32_t fl;

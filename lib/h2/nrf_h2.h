@@ -611,6 +611,14 @@ void *nrf_h2_conn_user(const struct nrf_h2_conn *c);
  */
 const char *nrf_h2_conn_peer(struct nrf_h2_conn *c);
 
+/**
+ * A word of @p c kept for its owner: 0 when the connection is made, never
+ * read or written by this module (rt caches the client's entry of its
+ * per-client limits there, decision 0055). Lives as long as @p c. Worker
+ * thread of @p c.
+ */
+uint64_t *nrf_h2_conn_word(struct nrf_h2_conn *c);
+
 /** True for a client connection that is connected, not closing, no GOAWAY. */
 bool nrf_h2_conn_usable(const struct nrf_h2_conn *c);
 

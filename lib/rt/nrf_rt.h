@@ -333,6 +333,8 @@ enum nrf_rt_outcome {
 	NRF_RT_OUT_CLIENT_RESET,     /**< the stream closed before an answer */
 	NRF_RT_OUT_REQUEST_TIMEOUT,  /**< 408: the request did not arrive whole
 				      *   within timeouts.requestBodyMs */
+	NRF_RT_OUT_CLIENT_LIMITED,   /**< NRF_Client_Limit: the client is over
+				      *   runtime.limits.perClient (429) */
 	NRF_RT_OUT_COUNT
 };
 
@@ -373,6 +375,16 @@ enum nrf_rt_tmo {
 
 /** "handshake", "header", "body", ... (metric label values). */
 const char *nrf_rt_timeout_name(enum nrf_rt_tmo r);
+
+/** Which limit of runtime.limits.perClient refused a request. */
+enum nrf_rt_limit {
+	NRF_RT_LIMIT_RATE = 0,       /**< ratePerSecond (its bucket was empty) */
+	NRF_RT_LIMIT_STREAMS,        /**< maxStreams (that many in progress) */
+	NRF_RT_LIMIT_COUNT
+};
+
+/** "rate", "streams" (metric label values). */
+const char *nrf_rt_limit_name(enum nrf_rt_limit r);
 
 /**
  * Why a front connection gave way to a newcomer at
@@ -470,6 +482,14 @@ struct nrf_rt_stats {
 	uint64_t alog_lines;          /**< access log lines formatted */
 	uint64_t alog_dropped;        /**< access log lines not written: over
 				       *   maxLinesPerSecond, or a write failed */
+	/** runtime.limits.perClient (decision 0055): requests refused
+	 *  (NRF_Client_Limit), by enum nrf_rt_limit; entries of the
+	 *  workers' client tables taken over from the client seen least
+	 *  recently because the table was full; and, a gauge, the clients
+	 *  the tables track now. */
+	uint64_t client_limited[NRF_RT_LIMIT_COUNT];
+	uint64_t client_evictions;
+	uint64_t clients_tracked;
 	/** Gauges, summed over workers when read: bytes held now, by kind;
 	 *  bytes kept on free lists for reuse; the workers' budgets. */
 	uint64_t buffered[NRF_RT_BUF_COUNT];

@@ -495,6 +495,7 @@ static const char *const outcome_names[NRF_RT_OUT_COUNT] = {
 	[NRF_RT_OUT_INTERNAL] = "internal_error",
 	[NRF_RT_OUT_CLIENT_RESET] = "client_reset",
 	[NRF_RT_OUT_REQUEST_TIMEOUT] = "request_timeout",
+	[NRF_RT_OUT_CLIENT_LIMITED] = "client_limited",
 };
 
 const char *
@@ -538,6 +539,17 @@ _Static_assert((int)NRF_RT_BUF_COUNT == (int)NRF_H2_MEM_COUNT &&
 	(int)NRF_RT_BUF_WINDOW == (int)NRF_H2_MEM_WINDOW &&
 	(int)NRF_RT_BUF_HTTP2 == (int)NRF_H2_MEM_HTTP2,
 	"enum nrf_rt_buf mirrors enum nrf_h2_mem_kind");
+
+static const char *const limit_names[NRF_RT_LIMIT_COUNT] = {
+	[NRF_RT_LIMIT_RATE] = "rate",
+	[NRF_RT_LIMIT_STREAMS] = "streams",
+};
+
+const char *
+nrf_rt_limit_name(enum nrf_rt_limit r)
+{
+	return (unsigned int)r < NRF_RT_LIMIT_COUNT ? limit_names[r] : "unknown";
+}
 
 static const char *const buf_names[NRF_RT_BUF_COUNT] = {
 	[NRF_RT_BUF_BODIES] = "bodies",

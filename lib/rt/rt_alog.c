@@ -391,6 +391,7 @@ static const char *const cond_of_outcome[NRF_RT_OUT_COUNT] = {
 	[NRF_RT_OUT_NOT_REACHABLE] = "NRF_Not_Reachable",
 	[NRF_RT_OUT_OVERLOAD] = "NRF_Forwarding_Overload",
 	[NRF_RT_OUT_LOCAL_UNAVAILABLE] = "NRF_Local_Unavailable",
+	[NRF_RT_OUT_CLIENT_LIMITED] = "NRF_Client_Limit",
 };
 
 /* Append @p s (@p n bytes, cut at @p max) escaped: JSON string content, or

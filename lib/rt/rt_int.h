@@ -14,6 +14,7 @@
  *   rt_sweep.c  runtime.timeouts: the periodic sweep of the h2 context
  *   rt_mem.c    the memory budget and giving memory back
  *   rt_alog.c   the access log and request ids
+ *   rt_limit.c  runtime.limits.perClient: per-client limits (429)
  */
 
 #include <pthread.h>
@@ -28,6 +29,7 @@
 #include "nrf_tp_tls.h"
 #include "nrf_via.h"
 #include "rt_alog.h"
+#include "rt_limit.h"
 #include "rt_timer.h"
 
 #define MOD "rt"
@@ -392,6 +394,9 @@ struct rt_xact {
 	char rid[RT_RID_MAX + 1];  /* request id (rt_rid_xact()); "" none,
 				    * RT_RID_LATER: not worked out yet */
 	struct nrf_fwd_plan plan;
+	uint64_t lim;              /* client entry whose maxStreams this request
+				    * holds (w->lim_cur, written as the
+				    * transaction is taken); 0: none */
 };
 
 extern const struct nrf_h2_cbs rt_front_cbs;
@@ -444,6 +449,29 @@ bool rt_links_body(const struct nrf_h2_msg *m);
  * resets the stream).
  */
 int rt_links_respond(struct rt_xact *x, struct nrf_h2_msg *m, bool local, bool end);
+
+/* ------------------------------------------------------------------------ */
+/* Per-client limits (rt_limit.c, decision 0055; the table: rt_limit.h)      */
+
+/* With every limit off (the default) nothing of this runs: the request
+ * path tests w->lim_on and copies w->lim_cur (0) into its transaction, the
+ * close path tests x->lim: two predictable branches and a copy, no call.
+ *
+ * Worker side. rt_limit_conf(): at creation and every snapshot switch (the
+ * limits are live). rt_limit_admit(): front_on_request(), w->lim_on set;
+ * true when the request was answered 429 (NRF_Client_Limit). Otherwise,
+ * with maxStreams on, the request already counts in its client's entry,
+ * which w->lim_cur names (0: none): the transaction it takes keeps that
+ * in x->lim (front_on_request() copies it, whatever it is) and gives it
+ * back with rt_limit_done() when it closes; a request answered without a
+ * transaction gives it back at once with rt_limit_undo(). w->lim_cur is
+ * only meaningful between an admission and the end of that callback
+ * (rt_limit_conf() clears it; with the limits off it stays 0). */
+void rt_limit_conf(struct rt_worker *w);
+bool rt_limit_admit(struct rt_worker *w, struct nrf_h2_stream *st);
+void rt_limit_undo(struct rt_worker *w);
+void rt_limit_done(struct rt_worker *w, struct rt_xact *x);
+void rt_limit_free(struct rt_worker *w);
 
 /* ------------------------------------------------------------------------ */
 /* Worker                                                                    */
@@ -518,6 +546,12 @@ struct rt_worker {
 	size_t mem_freed;         /* bytes given back since the last malloc_trim() */
 	_Atomic uint64_t seen_gen;
 	struct rt_alog *alog;     /* access log buffer, request ids (rt_alog.c) */
+	/* runtime.limits.perClient (rt_limit.c): on, the table (allocated
+	 * the first time they are on), and the entry whose maxStreams the
+	 * request being delivered holds (rt_limit_admit()). */
+	bool lim_on;
+	struct rt_limit *lim;
+	uint64_t lim_cur;
 	_Atomic uint64_t loop_ns; /* nrf_now_ns() of its last iteration (liveness) */
 
 	struct nrf_rt_stats st;

@@ -1304,14 +1304,23 @@ front_on_request(struct nrf_h2_stream *st, int err)
 		reject(w, st, err); /* over the memory budget too (h2 checked) */
 		return;
 	}
+	/* runtime.limits.perClient: before anything is kept, 508s included */
+	if (NRF_UNLIKELY(w->lim_on) && rt_limit_admit(w, st))
+		return;
 	x = xact_next(w);
 	if (x == NULL) {
+		if (NRF_UNLIKELY(w->lim_cur != 0))
+			rt_limit_undo(w);
 		nrf_h2_reset(st, NRF_H2_REFUSED_STREAM);
 		return;
 	}
-	if (answer_at_once(w, st, w->snap, &x->plan))
+	if (answer_at_once(w, st, w->snap, &x->plan)) {
+		if (NRF_UNLIKELY(w->lim_cur != 0))
+			rt_limit_undo(w); /* no transaction: no stream held */
 		return; /* st->user stays NULL: h2 frees the stream by itself */
+	}
 	xact_take(w, x);
+	x->lim = w->lim_cur; /* maxStreams: held until the stream closes */
 	x->front = st;
 	st->user = x;
 	x->t0 = rt_now(w);
@@ -1354,6 +1363,8 @@ front_on_close(struct nrf_h2_stream *st, uint32_t code, int err)
 	if (x->have_local) /* the only way into x->local (local_complete()) */
 		nrf_h2_msg_release(w->h2, &x->local);
 	snap_ref(w, x->snap, -1);
+	if (NRF_UNLIKELY(x->lim != 0))
+		rt_limit_done(w, x);
 	st->user = NULL;
 	xact_put(w, x);
 }

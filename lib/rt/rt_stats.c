@@ -183,6 +183,8 @@ rt_outcome_of_cond(enum nrf_cfg_cond cond)
 		return NRF_RT_OUT_OVERLOAD;
 	case NRF_COND_LOCAL_UNAVAILABLE:
 		return NRF_RT_OUT_LOCAL_UNAVAILABLE;
+	case NRF_COND_CLIENT_LIMIT:
+		return NRF_RT_OUT_CLIENT_LIMITED;
 	default:
 		return NRF_RT_OUT_INTERNAL;
 	}

@@ -206,6 +206,7 @@ worker_switch(struct rt_worker *w, struct nrf_rt_snap *s)
 	w->max_front = max_front(w->rt, s->cfg);
 	rt_sweep_conf(w);
 	rt_mem_conf(w);
+	rt_limit_conf(w);
 	(void)rt_alog_conf(w); /* the file is open: only live fields change */
 	own_member(w);
 	rt_pool_warm(w); /* a new local NRF: learn its health now */
@@ -358,6 +359,7 @@ rt_worker_create(struct nrf_rt *rt, unsigned int id, struct nrf_rt_snap *snap,
 		goto fail;
 	rt_sweep_conf(w);
 	rt_mem_conf(w);
+	rt_limit_conf(w);
 	*err = rt_alog_conf(w);
 	if (*err != 0)
 		goto fail;
@@ -443,6 +445,7 @@ rt_worker_free(struct rt_worker *w)
 			worker_exit(w);
 	}
 	rt_alog_fini(w);
+	rt_limit_free(w);
 	rt_xact_pool_fini(w);
 	rt_views_free(w);
 	nrf_h2_ctx_free(w->h2);

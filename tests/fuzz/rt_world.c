@@ -149,11 +149,13 @@ config_doc(const struct world_params *p)
 		"\"health\": {\"probeIntervalMs\": 10, \"probeIntervalMaxMs\": 40, "
 		"\"probeTimeoutMs\": 50}, "
 		"\"limits\": {\"maxConnections\": 8, \"maxConcurrentStreams\": %d, "
-		"\"maxHeaderBytes\": %d, \"maxBodyBytes\": %d, \"peerQueueDepth\": %d}}}",
+		"\"maxHeaderBytes\": %d, \"maxBodyBytes\": %d, \"peerQueueDepth\": %d%s%s}}}",
 		LISTEN_PORT, LISTEN_PORT, b, c, growth, LISTEN_PORT, local,
 		p->per_try_ms != 0 ? p->per_try_ms : 300, p->request_ms != 0 ? p->request_ms : 1000,
 		p->small_limits ? 4 : 128, p->small_limits ? 1024 : 16384,
-		p->small_limits ? 512 : 131072, p->small_limits ? 2 : 64);
+		p->small_limits ? 512 : 131072, p->small_limits ? 2 : 64,
+		p->per_client != NULL ? ", \"perClient\": " : "",
+		p->per_client != NULL ? p->per_client : "");
 	return doc;
 }
 

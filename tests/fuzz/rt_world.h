@@ -93,6 +93,10 @@ struct world_params {
 	/* runtime.timeouts.perTryMs (0: 300) and requestMs (0: 1000). */
 	uint32_t per_try_ms;
 	uint32_t request_ms;
+	/* runtime.limits.perClient as JSON text (NULL: absent, all off). The
+	 * fake transport tells no address: limits apply to requests whose
+	 * User-Agent names an NF instance, with keyBy "nfInstance". */
+	const char *per_client;
 };
 
 #define WORLD_SEGMENT_SEP "\n--\n"

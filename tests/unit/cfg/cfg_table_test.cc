@@ -37,11 +37,13 @@ EmitAll(const nrf_cfg *c)
 
 // Every default filled in, as the REST API sees the running document, plus
 // what some changes need next to them: a DPDK address (transport "dpdk"), a
-// CA bundle (tls.verifyClient) and a client certificate (tlsClient.keyFile).
+// CA bundle (tls.verifyClient), a client certificate (tlsClient.keyFile) and
+// a per-client rate (limits.perClient.burst).
 std::string
 BaseDocument()
 {
 	std::string d = With(kMinimal, "/runtime/dpdk/ipv4Address", R"("192.0.2.10")");
+	d = With(d, "/runtime/limits/perClient", R"({"ratePerSecond": 100})");
 	d = With(d, "/runtime/tls/caFile", R"("ca.pem")");
 	d = With(d, "/runtime/tlsClient/certFile", R"("client.pem")");
 	Loaded l = Load(d);

@@ -422,6 +422,8 @@ TEST(CfgErrors, UnconfiguredConditionsGetSpecDefaults)
 		{NRF_COND_HOP_LIMIT, 508, "MAX_HOPS_REACHED", "Loop Detected"},
 		{NRF_COND_NOT_REACHABLE, 504, "TARGET_NF_NOT_REACHABLE", "Gateway Timeout"},
 		{NRF_COND_OVERLOAD, 503, "NF_CONGESTION", "Service Unavailable"},
+		/* TS 29.500 Table 5.2.7.2-1: the 429 cause */
+		{NRF_COND_CLIENT_LIMIT, 429, "NF_CONGESTION_RISK", "Too Many Requests"},
 	};
 	for (int m = 0; m < NRF_MODE_COUNT; m++) {
 		for (const auto &w : want) {
@@ -509,6 +511,7 @@ TEST(CfgNames, NamesConditionsAndModes)
 	EXPECT_STREQ(nrf_cfg_cond_name(NRF_COND_HOP_LIMIT), "NRF_Forwarding_Hop_Limit");
 	EXPECT_STREQ(nrf_cfg_cond_name(NRF_COND_NOT_REACHABLE), "NRF_Not_Reachable");
 	EXPECT_STREQ(nrf_cfg_cond_name(NRF_COND_OVERLOAD), "NRF_Forwarding_Overload");
+	EXPECT_STREQ(nrf_cfg_cond_name(NRF_COND_CLIENT_LIMIT), "NRF_Client_Limit");
 	EXPECT_EQ(nrf_cfg_cond_name(NRF_COND_COUNT), nullptr);
 	EXPECT_EQ(nrf_cfg_cond_name(static_cast<nrf_cfg_cond>(-1)), nullptr);
 	EXPECT_STREQ(nrf_cfg_mode_name(NRF_MODE_FORWARDING), "forwarding");

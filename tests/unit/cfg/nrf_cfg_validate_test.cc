@@ -282,6 +282,8 @@ TEST(CfgValidate, RejectsNumbersOutsideTheirBounds)
 		{"/runtime/dns/minTtlMs", {100, 300000}, {99, 86400001}},
 		{"/runtime/dns/maxTtlMs", {1000, 86400000}, {99, 86400001}},
 		{"/runtime/dns/timeoutMs", {10, 60000}, {9, 60001}},
+		{"/runtime/limits/perClient/maxStreams", {0, 1000000}, {-1, 1000001}},
+		{"/runtime/limits/perClient/ratePerSecond", {0, 10000000}, {-1, 10000001}},
 	};
 	for (const auto &c : cases) {
 		for (long long v : c.good)
@@ -323,6 +325,47 @@ TEST(CfgValidate, RejectsAMaximumTtlBelowTheMinimum)
 	ExpectProblem(With(kMinimal, "/runtime/dns", R"({"minTtlMs": 5000, "maxTtlMs": 4999})"),
 		"/runtime/dns/maxTtlMs", "below minTtlMs 5000");
 	ExpectValid(With(kMinimal, "/runtime/dns", R"({"minTtlMs": 5000, "maxTtlMs": 5000})"));
+}
+
+TEST(CfgValidate, PerClientLimitsAreOffByDefaultAndTakeWhatIsGiven)
+{
+	Loaded off = Load(kMinimal);
+	ASSERT_NE(off.cfg, nullptr);
+	const nrf_cfg_client_limits &d = off.cfg->rt.per_client;
+	EXPECT_EQ(d.max_streams, 0u);
+	EXPECT_EQ(d.rate_per_second, 0u);
+	EXPECT_EQ(d.burst, 0u);
+	EXPECT_EQ(d.key_by, NRF_KEY_BY_ADDRESS);
+	Loaded on = Load(With(kMinimal, "/runtime/limits/perClient",
+		R"({"maxStreams": 64, "ratePerSecond": 500, "burst": 1000, "keyBy": "nfInstance"})"));
+	ASSERT_NE(on.cfg, nullptr) << on.Dump();
+	const nrf_cfg_client_limits &c = on.cfg->rt.per_client;
+	EXPECT_EQ(c.max_streams, 64u);
+	EXPECT_EQ(c.rate_per_second, 500u);
+	EXPECT_EQ(c.burst, 1000u);
+	EXPECT_EQ(c.key_by, NRF_KEY_BY_NF_INSTANCE);
+	ExpectValid(With(kMinimal, "/runtime/limits/perClient", R"({"maxStreams": 8})"));
+}
+
+TEST(CfgValidate, RejectsABurstWithoutARateToFillIt)
+{
+	ExpectProblem(With(kMinimal, "/runtime/limits/perClient", R"({"burst": 50})"),
+		"/runtime/limits/perClient/burst", "burst 50 without ratePerSecond");
+	ExpectProblem(With(kMinimal, "/runtime/limits/perClient",
+			      R"({"ratePerSecond": 10, "burst": 10000001})"),
+		"/runtime/limits/perClient/burst", "out of range");
+	ExpectValid(With(kMinimal, "/runtime/limits/perClient", R"({"ratePerSecond": 10, "burst": 1})"));
+	ExpectValid(With(kMinimal, "/runtime/limits/perClient", R"({"ratePerSecond": 10, "burst": 0})"));
+}
+
+TEST(CfgValidate, RejectsAnUnknownKeyBy)
+{
+	ExpectProblem(With(kMinimal, "/runtime/limits/perClient/keyBy", R"("ip")"),
+		"/runtime/limits/perClient/keyBy", "unknown");
+	ExpectProblem(With(kMinimal, "/runtime/limits/perClient/keyBy", R"("NFINSTANCE")"),
+		"/runtime/limits/perClient/keyBy", "unknown");
+	ExpectProblem(With(kMinimal, "/runtime/limits/perClient", R"({"rate": 5})"),
+		"/runtime/limits/perClient/rate", "unknown");
 }
 
 TEST(CfgValidate, RejectsUnknownEnumStrings)

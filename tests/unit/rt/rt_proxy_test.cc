@@ -34,6 +34,7 @@ struct Answer {
 	int status = 0;
 	std::string upstream; /* x-fake-upstream: who answered */
 	std::string cause;
+	std::string retry_after;
 	std::string body;
 	bool end = false;
 	bool reset = false;
@@ -124,6 +125,8 @@ private:
 			a.status = std::stoi(v);
 		else if (n == "x-fake-upstream")
 			a.upstream = v;
+		else if (n == "retry-after")
+			a.retry_after = v;
 		return 0;
 	}
 	static int
@@ -177,10 +180,12 @@ protected:
 	/* The world with a local NRF (@p local: its mode; -1: none) and the
 	 * modes of nrf-b, nrf-c; then the client connected. */
 	void
-	Start(int local, int b, int c, uint32_t per_try_ms = 0, uint32_t request_ms = 0)
+	Start(int local, int b, int c, uint32_t per_try_ms = 0, uint32_t request_ms = 0,
+		const char *per_client = nullptr)
 	{
 		world_params p = {};
 
+		p.per_client = per_client;
 		p.local = local >= 0;
 		p.up[UP_LOCAL] = (uint8_t)(local >= 0 ? local : UP_DATA);
 		p.up[UP_B] = (uint8_t)b;
@@ -485,3 +490,79 @@ TEST_F(Pipeline, ManyRequestsAreEachAnsweredExactlyOnce)
 }
 
 } // namespace
+
+/* runtime.limits.perClient (decision 0055). The fake transport tells no
+ * address, so these clients are NF instances named by their User-Agent. */
+const char kAmf[] = "AMF-54804518-4191-46b3-955c-ac631f953ed8";
+const char kSmf[] = "SMF-0b3c1d2e-0000-4000-8000-000000000001";
+
+/* maxStreams 2: the third request of one client while two are in progress
+ * (the local NRF is silent until perTryMs) is answered 429 at once, another
+ * client is not affected, and once the two are over the client has its
+ * streams back. */
+TEST_F(Pipeline, MaxStreamsRefusesTheExcessAndGivesStreamsBackWhenTheyClose)
+{
+	Start(UP_SILENT, UP_DATA, UP_DATA, 0, 0, R"({"maxStreams": 2, "keyBy": "nfInstance"})");
+	int32_t a1 = cl_->Get(kDiscover, {{"user-agent", kAmf}});
+	int32_t a2 = cl_->Get(kDiscover, {{"user-agent", kAmf}});
+	int32_t a3 = cl_->Get(kDiscover, {{"user-agent", kAmf}});
+	int32_t s1 = cl_->Get(kDiscover, {{"user-agent", kSmf}});
+	Settle();
+	EXPECT_EQ(cl_->answers[a1].status, 200);
+	EXPECT_EQ(cl_->answers[a2].status, 200);
+	EXPECT_EQ(cl_->answers[a3].status, 429);
+	EXPECT_EQ(cl_->answers[a3].retry_after, "1");
+	EXPECT_NE(cl_->answers[a3].body.find("NF_CONGESTION_RISK"), std::string::npos);
+	EXPECT_EQ(cl_->answers[s1].status, 200);
+	EXPECT_EQ(Stats().client_limited[NRF_RT_LIMIT_STREAMS], 1u);
+	EXPECT_EQ(Stats().client_limited[NRF_RT_LIMIT_RATE], 0u);
+	EXPECT_EQ(Stats().req[NRF_OP_NF_DISCOVER][NRF_RT_OUT_CLIENT_LIMITED], 1u);
+	EXPECT_EQ(Stats().clients_tracked, 2u);
+	/* both streams closed: two more at once are fine */
+	int32_t a4 = cl_->Get(kDiscover, {{"user-agent", kAmf}});
+	int32_t a5 = cl_->Get(kDiscover, {{"user-agent", kAmf}});
+	Settle();
+	EXPECT_EQ(cl_->answers[a4].status, 200);
+	EXPECT_EQ(cl_->answers[a5].status, 200);
+	EXPECT_EQ(Stats().client_limited[NRF_RT_LIMIT_STREAMS], 1u);
+}
+
+/* Requests nrfwd answers at once (a loop: 508) take no transaction and hold
+ * no stream: with maxStreams 1, the next request of the client goes on. */
+TEST_F(Pipeline, AnswersGivenAtOnceHoldNoStream)
+{
+	Start(UP_DATA, UP_DATA, UP_DATA, 0, 0, R"({"maxStreams": 1, "keyBy": "nfInstance"})");
+	int32_t l1 = cl_->Get(kDiscover, {{"user-agent", kAmf}, {"via", "2.0 nrf-a.fuzz.example:8080"}});
+	int32_t l2 = cl_->Get(kDiscover, {{"user-agent", kAmf}, {"via", "2.0 nrf-a.fuzz.example:8080"}});
+	int32_t ok = cl_->Get(kDiscover, {{"user-agent", kAmf}});
+	Settle();
+	EXPECT_EQ(cl_->answers[l1].status, 508);
+	EXPECT_EQ(cl_->answers[l2].status, 508);
+	EXPECT_EQ(cl_->answers[ok].status, 200);
+	EXPECT_EQ(Stats().client_limited[NRF_RT_LIMIT_STREAMS], 0u);
+}
+
+/* ratePerSecond 1, burst 2: a client that was quiet sends two at once, the
+ * third is refused before its Via is read (a loop is limited too), with
+ * Retry-After from its bucket; a request whose User-Agent names no NF
+ * instance counts under its address (none here: not limited). */
+TEST_F(Pipeline, RateLimitRefusesOverTheBurstBeforeTheLoopCheck)
+{
+	Start(UP_DATA, UP_DATA, UP_DATA, 0, 0,
+		R"({"ratePerSecond": 1, "burst": 2, "keyBy": "nfInstance"})");
+	int32_t a1 = cl_->Get(kProfile, {{"user-agent", kAmf}});
+	int32_t a2 = cl_->Get(kProfile, {{"user-agent", kAmf}});
+	int32_t a3 = cl_->Get(kProfile, {{"user-agent", kAmf}, {"via", "2.0 nrf-a.fuzz.example:8080"}});
+	int32_t s1 = cl_->Get(kProfile, {{"user-agent", kSmf}});
+	int32_t c1 = cl_->Get(kProfile, {{"user-agent", "curl/8.5.0"}});
+	Settle();
+	EXPECT_EQ(cl_->answers[a1].status, 200);
+	EXPECT_EQ(cl_->answers[a2].status, 200);
+	EXPECT_EQ(cl_->answers[a3].status, 429);
+	EXPECT_EQ(cl_->answers[a3].retry_after, "1");
+	EXPECT_EQ(cl_->answers[s1].status, 200);
+	EXPECT_EQ(cl_->answers[c1].status, 200);
+	EXPECT_EQ(Stats().client_limited[NRF_RT_LIMIT_RATE], 1u);
+	EXPECT_EQ(Stats().loop_detected, 0u);
+	EXPECT_EQ(Stats().req[NRF_OP_NF_PROFILE_RETRIEVAL][NRF_RT_OUT_CLIENT_LIMITED], 1u);
+}
