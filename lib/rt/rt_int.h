@@ -250,12 +250,12 @@ void rt_pool_dequeue(struct rt_waiter *wt);
  * connection may take another lost stream. No-op unless it was sent under
  * isolation. */
 void rt_pool_sent_done(struct rt_waiter *wt);
-/* Health (docs/failures.md "Health"): a try of @p wt's pool failed for
- * @p why on a stream that was sent (a per-try timeout or a reset; a lost
- * connection is counted once by the pool itself), or got an answer. After
+/* Health (docs/failures.md "Health"): a try of pool @p p failed on a
+ * stream that was sent (a per-try timeout or a reset; a lost connection is
+ * counted once by the pool itself), or got an answer. After
  * runtime.health.consecutiveFailures failures in a row the upstream is
  * held down and probed. */
-void rt_pool_try_failed(struct rt_pool *p, enum nrf_rt_fail why);
+void rt_pool_try_failed(struct rt_pool *p);
 static inline void
 rt_pool_try_answered(struct rt_pool *p)
 {

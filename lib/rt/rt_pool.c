@@ -323,15 +323,14 @@ fail_queue(struct rt_pool *p, enum nrf_rt_fail reason, const char *why)
  * drains within the interval is served whole. The clock is the loop's
  * (rt_now()). Shed waiters are failed with NRF_RT_FAIL_OVERLOAD, their
  * owner answers NRF_Forwarding_Overload. Called on the shed timer and
- * before a queue is served. @return true when something was shed.
+ * before a queue is served.
  */
-static bool
+static void
 shed(struct rt_pool *p)
 {
 	uint64_t now = rt_now(p->w), target = target_ns(p);
 	uint64_t interval = (uint64_t)p->w->snap->cfg->rt.queue_interval_ms * 1000000ull;
 	struct rt_waiter *t;
-	bool any = false;
 
 	while ((t = oldest(p)) != NULL) {
 		if (now - t->enq_ns < target) {
@@ -345,9 +344,7 @@ shed(struct rt_pool *p)
 		rt_pool_dequeue(t);
 		RT_STAT(p->w, queue_shed, 1);
 		rt_waiter_failed(t, NRF_RT_FAIL_OVERLOAD, "waited past runtime.limits.queueTargetMs");
-		any = true;
 	}
-	return any;
 }
 
 static void
@@ -492,11 +489,10 @@ probe_for_queue(struct rt_pool *p)
 }
 
 void
-rt_pool_try_failed(struct rt_pool *p, enum nrf_rt_fail why)
+rt_pool_try_failed(struct rt_pool *p)
 {
 	const struct nrf_cfg_runtime *rc = &p->w->snap->cfg->rt;
 
-	(void)why;
 	if (++p->consec < rc->consecutive_failures || p->down || p->retired)
 		return;
 	NRF_LOG_RL(WARN, MOD, "worker %u: %s %s: %u failed tries in a row "
@@ -680,7 +676,7 @@ peer_conn_close(struct nrf_h2_conn *c, int err)
 			nrf_strerror(err));
 	if (streams > 0) {
 		RT_STAT(w, peer_conns_lost, 1);
-		rt_pool_try_failed(p, NRF_RT_FAIL_CONN_LOST);
+		rt_pool_try_failed(p);
 		if (p->down)
 			return;
 	}

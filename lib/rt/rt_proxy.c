@@ -473,7 +473,7 @@ try_timeout(struct rt_timer *tm, void *arg)
 
 	RT_STAT(w, try_timeouts, 1);
 	if (t->state == T_SENT || t->state == T_BUFFER)
-		rt_pool_try_failed(t->wt.pool, NRF_RT_FAIL_TIMEOUT); /* not a queued one */
+		rt_pool_try_failed(t->wt.pool); /* a sent one, not a queued one */
 	try_failed(t, NRF_RT_FAIL_TIMEOUT, "per-try timeout");
 }
 
@@ -899,7 +899,7 @@ rt_peer_on_close(struct nrf_h2_stream *ps, uint32_t code, int err)
 			return;
 		}
 	} else if (err == 0 && code != NRF_H2_REFUSED_STREAM) {
-		rt_pool_try_failed(t->wt.pool, NRF_RT_FAIL_RESET);
+		rt_pool_try_failed(t->wt.pool);
 	}
 	reason = err != 0 ? NRF_RT_FAIL_CONN_LOST
 		: code == NRF_H2_REFUSED_STREAM ? NRF_RT_FAIL_REFUSED : NRF_RT_FAIL_RESET;
