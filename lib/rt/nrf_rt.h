@@ -37,8 +37,14 @@ extern "C" {
 
 #define NRF_RT_MAX_WORKERS 64
 
-/** Peer connections one worker keeps per peer (the local NRF included). */
-#define NRF_RT_POOL_CONNS 4
+/**
+ * Peer connections one worker opens per peer (the local NRF included), on
+ * demand: a pool grows only while tries wait for a stream. Eight, so that
+ * a burst waits at the upstream (its SETTINGS_MAX_CONCURRENT_STREAMS per
+ * connection) rather than in nrfwd's queue, which sheds by waiting time
+ * (decision 0053).
+ */
+#define NRF_RT_POOL_CONNS 8
 
 struct nrf_rt_snap;
 

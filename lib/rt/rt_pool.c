@@ -262,6 +262,21 @@ oldest(struct rt_pool *p)
 	return a;
 }
 
+/* A connection of @p p can take streams now (connected, usable). */
+static bool
+serving(const struct rt_pool *p)
+{
+	const struct nrf_list *l;
+
+	NRF_LIST_FOREACH(l, &p->conns) {
+		const struct rt_pconn *pc = nrf_container_of(l, struct rt_pconn, link);
+
+		if (pc->ready && nrf_h2_conn_usable(pc->h2))
+			return true;
+	}
+	return false;
+}
+
 static uint64_t
 target_ns(const struct rt_pool *p)
 {
@@ -332,6 +347,15 @@ shed(struct rt_pool *p)
 	uint64_t interval = (uint64_t)p->w->snap->cfg->rt.queue_interval_ms * 1000000ull;
 	struct rt_waiter *t;
 
+	/* Waiting for a connect, a probe or a reconnect is not congestion:
+	 * connectMs and the probe fail such tries, and the request moves on
+	 * to the next candidate. dispatch() arms the timer again once a
+	 * connection serves. */
+	if (p->down || !serving(p)) {
+		p->above_since = 0;
+		return;
+	}
+
 	while ((t = oldest(p)) != NULL) {
 		if (now - t->enq_ns < target) {
 			p->above_since = 0;
@@ -354,7 +378,7 @@ shed_tick(struct rt_timer *tm, void *arg)
 
 	(void)arg;
 	shed(p);
-	if (p->qlen > 0)
+	if (p->qlen > 0 && !p->down && serving(p))
 		shed_arm(p);
 }
 
@@ -396,6 +420,8 @@ dispatch(struct rt_pool *p)
 		if (send_on(pc, t) != 0)
 			rt_waiter_failed(t, NRF_RT_FAIL_OTHER, "submit failed");
 	}
+	if (NRF_UNLIKELY(p->qlen > 0) && p->shed.idx == 0)
+		shed_arm(p); /* stopped while no connection served */
 }
 
 static void
@@ -449,32 +475,42 @@ pconn_open(struct rt_pool *p, bool probe)
 	return 0;
 }
 
-/* Open one more connection when tries wait and no connect is under way:
- * up to NRF_RT_POOL_CONNS usable ones, and for lost streams waiting to go
- * again, one more while none of the usable ones is free of such a stream
- * (NRF_RT_POOL_CONNS more at most). */
+/* Streams a connection under way is counted on to take: RFC 9113 §5.1.2
+ * asks a server to allow at least 100 (until its SETTINGS say). */
+#define CONNECT_TAKES 100
+
+/* Open one more connection when tries wait, up to NRF_RT_POOL_CONNS
+ * usable or connecting ones, and for lost streams waiting to go again, one
+ * more while none of them is free of such a stream (NRF_RT_POOL_CONNS more
+ * at most). Another connect starts while one is under way only when more
+ * tries wait than the connects under way will take: a burst gets its
+ * connections in one round trip, not one after another. */
 static int
 maybe_open(struct rt_pool *p)
 {
 	struct rt_pconn *pc;
 	struct nrf_list *l;
-	uint32_t usable = 0, free_iso = 0;
+	uint32_t usable = 0, free_iso = 0, connecting = 0, open;
 
 	if (p->down)
 		return 0; /* the probe under way is the only connection */
 	NRF_LIST_FOREACH(l, &p->conns) {
 		pc = nrf_container_of(l, struct rt_pconn, link);
-		if (!pc->ready)
-			return 0; /* one connect at a time */
-		if (nrf_h2_conn_usable(pc->h2)) {
+		if (!pc->ready) {
+			connecting++;
+		} else if (nrf_h2_conn_usable(pc->h2)) {
 			usable++;
 			free_iso += pc->isolated == 0;
 		}
 	}
 	if (p->n_conns >= 3 * NRF_RT_POOL_CONNS)
 		return 0;
-	if (usable >= NRF_RT_POOL_CONNS &&
-		(nrf_list_empty(&p->rqueue) || free_iso > 0 || usable >= 2 * NRF_RT_POOL_CONNS))
+	if (connecting > 0 && p->qlen <= connecting * CONNECT_TAKES)
+		return 0;
+	open = usable + connecting;
+	if (open >= NRF_RT_POOL_CONNS &&
+		(nrf_list_empty(&p->rqueue) || free_iso + connecting > 0 ||
+			open >= 2 * NRF_RT_POOL_CONNS))
 		return 0;
 	return pconn_open(p, false);
 }

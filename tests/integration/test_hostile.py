@@ -16,7 +16,7 @@ LIMITS, in front of:
     priority 2 and 3. The request's `x-evil` field says how they misbehave:
     26 kinds of malformed answers, DATA beyond the flow-control window, no
     answer at all. Each announces SETTINGS_MAX_CONCURRENT_STREAMS 2, so
-    nrfwd's pool for it (4 connections, peerQueueDepth 32) overloads;
+    nrfwd's pool for it (8 connections, peerQueueDepth 32) overloads;
   - "nrf-big": nrfstub with one profile of about 1 MB (ID_BIG), peer of
     priority 4: the big answers of the clients that stop reading.
 A request reaches the one peer it is meant for by naming the others in its
@@ -708,17 +708,7 @@ _report = []                   # one line per attack, printed at the end
 _marks = []                    # (wall-clock start, test name): slow requests are put on them
 
 
-def sanitized():
-    """The b_sanitize option of the build under test ('none' when plain). An
-    ASan build keeps freed memory in quarantine and runs several times
-    slower: the RSS and latency bounds are about nrfwd as it ships, so they
-    are reported but not asserted there; every answer and timeout is."""
-    try:
-        with open(os.path.join(H.BUILD_DIR, 'meson-info', 'intro-buildoptions.json')) as f:
-            opts = {o['name']: o['value'] for o in json.load(f)}
-    except (OSError, ValueError):
-        return 'none'
-    return str(opts.get('b_sanitize', 'none'))
+sanitized = H.sanitized
 
 
 def GOOD_URLS():
@@ -1386,7 +1376,7 @@ class Hostile(unittest.TestCase):
 
     def test_12_overload_is_shed_with_503_nf_congestion(self):
         """127 requests at once for a peer that never answers and takes 2
-        streams per connection (4 connections, peerQueueDepth 32): those
+        streams per connection (8 connections, peerQueueDepth 32): those
         beyond what the pool and its queue hold get 503 NF_CONGESTION at
         once, the rest 504 when their time is up; each exactly one answer."""
         c = self.conn()
@@ -1413,8 +1403,8 @@ class Hostile(unittest.TestCase):
             if st == 503:
                 self.assertLess(c.find(HEADERS, sid).t - t, 0.5)
         note('overload: %s' % got)
-        # the pool holds at most 4 connections x 2 streams, its queue 32
-        self.assertGreaterEqual(got.get(503, 0), 127 - 4 * 2 - LIMITS['peerQueueDepth'])
+        # the pool holds at most 8 connections x 2 streams, its queue 32
+        self.assertGreaterEqual(got.get(503, 0), 127 - 8 * 2 - LIMITS['peerQueueDepth'])
         self.assertEqual(self.delta('nrfwd_requests_total', outcome='overload'), got.get(503, 0))
 
     # -----------------------------------------------------------------------

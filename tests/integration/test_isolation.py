@@ -177,12 +177,19 @@ class TestAdmission(Base):
         fwd = self.h.start_nrfwd(H.nrfwd_config(SELF, local=local.port))
         r = H.h2load(fwd.url(SMALL), n=16384, c=64, m=128, timeout=120)
         print('\nburst: %s in %.2f s' % (r.get('status'), r.get('seconds', 0)))
+        self.assertEqual(r.get('errored', 0) + r.get('timeout', 0), 0, r['raw'])
+        if H.sanitized() != 'none':
+            # several times slower: the burst may stand past the target;
+            # each request still gets one answer, 200 or the shed 503
+            self.assertEqual(r.get('status_2xx', 0) + r.get('status_5xx', 0), 16384, r['raw'])
+            return
         self.assertEqual(r.get('status_2xx'), 16384, r['raw'])
 
     def _half_rate(self, clients):
-        # 4 connections x 4 streams / 40 ms: the upstream serves ~400 requests/s
+        # 8 connections (NRF_RT_POOL_CONNS) x 2 streams / 40 ms: the
+        # upstream serves ~400 requests/s
         local = self.h.start_stub('local', 'stub-profiles-a.json', fault='delay:40',
-                                  extra=['--no-record', '--max-streams', '4'])
+                                  extra=['--no-record', '--max-streams', '2'])
         fwd = self.h.start_nrfwd(H.nrfwd_config(SELF, local=local.port), management=True)
         out = {}
         th = threading.Thread(target=lambda: out.update(r=h2load_lat(
