@@ -903,8 +903,10 @@ nrf_api_create(const struct nrf_api_params *p, struct nrf_rt *rt, int *err)
 		char buf[80];
 		int e = errno;
 
-		NRF_LOG(ERR, API_MOD, "management listener: cannot listen on %s: %s",
-			nrf_tp_addr_format(&api->addr, buf, sizeof(buf)), strerror(e));
+		nrf_tp_addr_format(&api->addr, buf, sizeof(buf));
+		NRF_LOG(ERR, API_MOD, "management listener: cannot listen on %s: %s", buf,
+			strerror(e));
+		nrf_err_why_set("%s: %s", buf, strerror(e));
 		if (lfd >= 0)
 			close(lfd);
 		*err = e == EADDRINUSE ? NRF_EADDRINUSE : e == EACCES ? NRF_EACCES

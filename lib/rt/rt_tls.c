@@ -129,6 +129,7 @@ rt_tls_snap_init(struct nrf_rt_snap *s)
 		s->tls_srv = build(&tc, "tls", &pr, &err);
 		if (s->tls_srv == NULL) {
 			NRF_LOG(ERR, MOD, "%s: %s", pr.pointer, pr.reason);
+			nrf_err_why_set("%s: %s", pr.pointer, pr.reason);
 			return err;
 		}
 	}
@@ -137,6 +138,7 @@ rt_tls_snap_init(struct nrf_rt_snap *s)
 		s->tls_cli = build(&tc, "tlsClient", &pr, &err);
 		if (s->tls_cli == NULL) {
 			NRF_LOG(ERR, MOD, "%s: %s", pr.pointer, pr.reason);
+			nrf_err_why_set("%s: %s", pr.pointer, pr.reason);
 			return err;
 		}
 		for (uint16_t i = 0; i < cfg->n_peers; i++) {

@@ -250,9 +250,11 @@ class TestPackage(unittest.TestCase):
             default = f.read()
         opts = re.search(r'^NRFWD_OPTS="(.*)"$', default, re.M).group(1).split()
         pre = unit_line(unit, 'ExecStartPre').split()
-        ns.run(pre, user=user)
+        pre = [w for w in pre if w != '$NRFWD_OPTS'] + opts
+        self.assertIn('OK', ns.run(pre, user=user).stdout)
         start = unit_line(unit, 'ExecStart').split()
         start = [w for w in start if w != '$NRFWD_OPTS'] + opts
+        self.assertEqual(pre[2:], start[1:], 'check and nrfwd get the same options')
         self.daemon_log = os.path.join(self.share, 'nrfwd.log')
         env = ['env', '-i', 'PATH=/usr/sbin:/usr/bin:/sbin:/bin',
                'NOTIFY_SOCKET=' + self.notify.path, 'WATCHDOG_USEC=2000000']
