@@ -22,6 +22,13 @@ Usage: python3 tests/integration/test_units.py [--build-dir BUILD] [unittest arg
   access log whose directory is missing or not writable, a certificate
   file that cannot be read, an unreadable --api-token-file; nrfwd itself
   fails to start on the clash, and its start failure keeps the errno text.
+- Logs: both units have LogsDirectory=nrfwd, the path docs/access-log.md
+  uses is in it and matched by the shipped logrotate stanza
+  (dist/logrotate/nrfwd), whose postrotate sends SIGUSR1 to the main
+  process of both units. With logrotate installed: `logrotate -d` of the
+  stanza is clean, and the stanza (paths moved to a temp dir, its
+  postrotate signalling the test's nrfwd) rotates a running nrfwd's access
+  log: old lines in the rotated file, new ones in the new file.
 - `nrfwd-ctl check --help` prints the usage (exit 0), and every option of
   `nrfwd --help` is accepted by check.
 """
@@ -29,10 +36,13 @@ Usage: python3 tests/integration/test_units.py [--build-dir BUILD] [unittest arg
 import json
 import os
 import re
+import fnmatch
 import shlex
 import shutil
+import signal
 import subprocess
 import sys
+import time
 import unittest
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -40,6 +50,7 @@ import nrfwd_harness as H  # noqa: E402
 import etcd_cluster as E  # noqa: E402
 
 UNITS = os.path.join(H.ROOT, 'dist', 'systemd')
+LOGROTATE = os.path.join(H.ROOT, 'dist', 'logrotate', 'nrfwd')
 AMF = '/nnrf-disc/v1/nf-instances?target-nf-type=AMF&requester-nf-type=SMF'
 
 
@@ -306,6 +317,74 @@ class TestCheckFindsStartFailures(UnitCase):
         self.assertEqual(r.returncode, 2)
         r = self.ctl('check', '--config', ok, '--no-such-option')
         self.assertEqual(r.returncode, 2)
+
+
+class TestLogs(UnitCase):
+    def test_units_and_stanza_cover_the_documented_path(self):
+        with open(os.path.join(H.ROOT, 'docs', 'access-log.md')) as f:
+            doc_path = re.search(r'"path": "(/var/log/[^"]+)"', f.read()).group(1)
+        for unit in ('nrfwd.service', 'nrfwd@.service'):
+            vals = unit_values(os.path.join(UNITS, unit))
+            self.assertEqual(vals.get('LogsDirectory'), ['nrfwd'], unit)
+            self.assertTrue(doc_path.startswith('/var/log/nrfwd/'), doc_path)
+        with open(LOGROTATE) as f:
+            stanza = f.read()
+        pattern = re.search(r'^(/\S+) \{', stanza, re.M).group(1)
+        self.assertTrue(fnmatch.fnmatch(doc_path, pattern), (doc_path, pattern))
+        post = re.search(r'postrotate\n(.*?)endscript', stanza, re.S).group(1)
+        for unit in ('nrfwd.service', "'nrfwd@*.service'"):
+            self.assertRegex(post, r'systemctl kill --kill-whom=main --signal=SIGUSR1 %s'
+                             % re.escape(unit))
+
+    def test_logrotate_rotates_a_running_nrfwd(self):
+        lr = shutil.which('logrotate') or ('/usr/sbin/logrotate'
+                                           if os.path.exists('/usr/sbin/logrotate') else None)
+        if lr is None:
+            self.skipTest('logrotate is not installed (Debian package logrotate)')
+        # the shipped file as it is: parses, nothing to do (debug mode)
+        state = os.path.join(self.h.tmpdir, 'state')
+        r = run([lr, '-d', '-s', state, LOGROTATE])
+        self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+        self.assertNotRegex(r.stdout + r.stderr, r'(?i)error')
+        self.assertIn('/var/log/nrfwd/*.log', r.stdout + r.stderr)
+
+        logs = os.path.join(self.h.tmpdir, 'log')
+        os.mkdir(logs)
+        local = self.h.start_stub('local', 'stub-profiles-a.json')
+        cfg = H.nrfwd_config('nrf-a.units.test', local=local.port)
+        cfg['runtime']['accessLog'] = {'path': os.path.join(logs, 'access.log'),
+                                       'flushMs': 10}
+        fwd = self.h.start_nrfwd(cfg, management=True)
+        with open(LOGROTATE) as f:
+            stanza = f.read().replace('/var/log/nrfwd', logs)
+        stanza = re.sub(r'postrotate\n.*?endscript',
+                        'postrotate\n\t\tkill -USR1 %d\n\tendscript' % fwd.pid, stanza,
+                        flags=re.S)
+        conf = self.write('logrotate.conf', stanza)
+
+        def lines(path):
+            with open(path) as f:
+                return [ln for ln in f.read().splitlines() if ln]
+
+        for _ in range(3):
+            self.assertEqual(H.curl(fwd.url(AMF))[0], 200)
+        alog = os.path.join(logs, 'access.log')
+        deadline = time.monotonic() + 5
+        while time.monotonic() < deadline and len(lines(alog)) < 3:
+            time.sleep(0.05)
+        self.assertEqual(len(lines(alog)), 3)
+        r = run([lr, '-f', '-s', state, conf])
+        self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+        self.assertTrue(H._wait_for_line(fwd, r'access log reopened', 5), fwd.log())
+        for _ in range(2):
+            self.assertEqual(H.curl(fwd.url(AMF))[0], 200)
+        deadline = time.monotonic() + 5
+        while time.monotonic() < deadline and len(lines(alog)) < 2:
+            time.sleep(0.05)
+        self.assertEqual(len(lines(alog)), 2)
+        self.assertEqual(len(lines(alog + '.1')), 3)  # delaycompress: the first stays plain
+        self.assertTrue(fwd.alive())
+        fwd.stop(signal.SIGTERM)
 
 
 if __name__ == '__main__':
