@@ -191,22 +191,6 @@ alpn_select(SSL *s, const unsigned char **out, unsigned char *outlen,
 	return SSL_TLSEXT_ERR_OK;
 }
 
-/* A client without ALPN would get no callback above: refuse it here with
- * the same alert, so "h2 only" holds for every client. */
-static int
-client_hello(SSL *s, int *al, void *arg)
-{
-	const unsigned char *p;
-	size_t len;
-
-	(void)arg;
-	if (SSL_client_hello_get0_ext(s, TLSEXT_TYPE_application_layer_protocol_negotiation,
-		    &p, &len) == 1)
-		return SSL_CLIENT_HELLO_SUCCESS;
-	*al = SSL_AD_NO_APPLICATION_PROTOCOL;
-	return SSL_CLIENT_HELLO_ERROR;
-}
-
 static void sess_store(struct tls_conn *c, SSL_SESSION *sess);
 
 static int
@@ -286,6 +270,13 @@ ctx_setup(struct nrf_tp_tls_ctx *t, const struct nrf_tp_tls_conf *cf, char *why,
 		snprintf(why, cap, "ciphers \"%s\": not accepted: %s", cf->ciphers, ssl_reason());
 		return NRF_ECONFIG;
 	}
+	/* A server's TLS 1.2 default: forward secrecy and AEAD only, no CBC
+	 * (LUCKY13 and friends); "ciphers" replaces it. */
+	if (!set(cf->ciphers) && cf->server &&
+		SSL_CTX_set_cipher_list(s, NRF_TP_TLS_SERVER_CIPHERS) != 1) {
+		snprintf(why, cap, "default ciphers: %s", ssl_reason());
+		return NRF_ECONFIG;
+	}
 	if (set(cf->groups) && SSL_CTX_set1_groups_list(s, cf->groups) != 1) {
 		snprintf(why, cap, "groups \"%s\": not accepted: %s", cf->groups, ssl_reason());
 		return NRF_ECONFIG;
@@ -345,8 +336,12 @@ ctx_setup(struct nrf_tp_tls_ctx *t, const struct nrf_tp_tls_conf *cf, char *why,
 		SSL_CTX_set_session_cache_mode(s, SSL_SESS_CACHE_OFF);
 		SSL_CTX_set_session_id_context(s, sid, sizeof(sid) - 1);
 		SSL_CTX_set_num_tickets(s, 1);
+		/* A client that offers ALPN without h2 is refused (alert 120,
+		 * no_application_protocol, RFC 7301 3.2); one that offers no
+		 * ALPN gets no callback, completes the handshake and is a client
+		 * of the listener's protocol, h2 (RFC 9113 3.3: prior knowledge;
+		 * what TLS scanners and load balancers' health checks do). */
 		SSL_CTX_set_alpn_select_cb(s, alpn_select, NULL);
-		SSL_CTX_set_client_hello_cb(s, client_hello, NULL);
 	} else {
 		SSL_CTX_set_verify(s, SSL_VERIFY_PEER, NULL);
 		if (SSL_CTX_set_alpn_protos(s, alpn_h2, sizeof(alpn_h2)) != 0) {

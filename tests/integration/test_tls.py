@@ -15,6 +15,8 @@ https, h2load over https, openssl s_client.
 import json
 import os
 import shutil
+import socket
+import ssl
 import subprocess
 import sys
 import tempfile
@@ -23,6 +25,14 @@ import unittest
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import nrfwd_harness as H  # noqa: E402
+
+try:
+    import h2.connection
+    import h2.events
+except ImportError:  # python3 may be an interpreter without Debian's packages
+    sys.path.append('/usr/lib/python3/dist-packages')
+    import h2.connection  # noqa: E402
+    import h2.events  # noqa: E402
 
 ID_AMF1 = '5a1f0b6e-6f0a-4c1e-9a01-0000000a0001'  # only at stub "a" (local)
 ID_UDM1 = '7c3d9e20-1b2a-4f5e-8d02-0000000e0001'  # only at stub "e" (peer)
@@ -145,11 +155,13 @@ class Base(unittest.TestCase):
         fwd = self.h.start_nrfwd(cfg, name='nrfwd-' + fqdn.split('.')[0])
         return fwd, stub, H.peer(fqdn, fwd.port, scheme='https', priority=priority)
 
-    def front(self, peers=(), local=True, client_cert=False, **kw):
-        """nrfwd A with a TLS listener, local stub a (h2c) and @peers."""
+    def front(self, peers=(), local=True, client_cert=False, cfg_tls=None, **kw):
+        """nrfwd A with a TLS listener, local stub a (h2c) and @peers;
+        @cfg_tls: more runtime.tls settings."""
         loc = self.h.start_stub('local', 'stub-profiles-a.json') if local else None
         cfg = H.nrfwd_config(SELF, local=loc.port if loc else None, peers=peers, **kw)
         tls_listen(cfg, SELF)
+        cfg['runtime']['tls'].update(cfg_tls or {})
         tls_client(cfg, client_cert)
         return self.h.start_nrfwd(cfg), loc
 
@@ -163,7 +175,7 @@ class TestTlsFront(Base):
         self.assertEqual(ver, '2')
         self.assertEqual(json.loads(body)['nfInstanceId'], ID_AMF1)
 
-    def test_client_without_alpn_h2_is_refused_with_no_application_protocol(self):
+    def test_client_offering_other_protocols_is_refused_with_alert_120(self):
         a, _ = self.front()
         rc, st, _, err, _ = curl_tls(self.url(a, PROFILE + ID_AMF1),
                                      opts=['--http1.1'] + self.resolve(a))
@@ -173,15 +185,97 @@ class TestTlsFront(Base):
                             '-alpn', 'http/1.1', '-CAfile', CERTS['ca']],
                            stdin=subprocess.DEVNULL, capture_output=True, timeout=10)
         self.assertIn('no application protocol', r.stdout.decode() + r.stderr.decode())
-        # and one that sends no ALPN at all
-        r = subprocess.run(['openssl', 's_client', '-connect', '127.0.0.1:%d' % a.port,
-                            '-CAfile', CERTS['ca']],
-                           stdin=subprocess.DEVNULL, capture_output=True, timeout=10)
-        self.assertIn('no application protocol', r.stdout.decode() + r.stderr.decode())
         # the listener still serves h2 clients
         rc, st, _, err, _ = curl_tls(self.url(a, PROFILE + ID_AMF1),
                                      opts=['--http2'] + self.resolve(a))
         self.assertEqual((rc, st), (0, 200), err)
+
+    def test_client_without_alpn_completes_the_handshake_and_is_served_h2(self):
+        a, _ = self.front()
+        # openssl s_client offering no ALPN: the handshake completes
+        r = subprocess.run(['openssl', 's_client', '-connect', '127.0.0.1:%d' % a.port,
+                            '-servername', SELF, '-CAfile', CERTS['ca'], '-brief'],
+                           stdin=subprocess.DEVNULL, capture_output=True, timeout=10)
+        out = (r.stdout + r.stderr).decode('utf-8', 'replace')  # h2 frames too
+        self.assertNotIn('no application protocol', out)
+        self.assertRegex(out, r'Protocol version: TLSv1\.3')
+        self.assertIn('Verification: OK', out)
+        # a raw client without ALPN speaks h2 on it and is answered
+        ctx = ssl.create_default_context(cafile=CERTS['ca'])
+        with socket.create_connection(('127.0.0.1', a.port), timeout=10) as raw:
+            with ctx.wrap_socket(raw, server_hostname=SELF) as s:
+                self.assertIsNone(s.selected_alpn_protocol())
+                conn = h2.connection.H2Connection()
+                conn.initiate_connection()
+                sid = conn.get_next_available_stream_id()
+                conn.send_headers(sid, [(':method', 'GET'), (':scheme', 'https'),
+                                        (':authority', '%s:%d' % (SELF, a.port)),
+                                        (':path', PROFILE + ID_AMF1)], end_stream=True)
+                s.sendall(conn.data_to_send())
+                status, body, ended = None, b'', False
+                deadline = time.monotonic() + 10
+                while not ended and time.monotonic() < deadline:
+                    data = s.recv(65536)
+                    if not data:
+                        break
+                    for ev in conn.receive_data(data):
+                        if isinstance(ev, h2.events.ResponseReceived) and ev.stream_id == sid:
+                            status = dict((k.decode() if isinstance(k, bytes) else k,
+                                           v.decode() if isinstance(v, bytes) else v)
+                                          for k, v in ev.headers)[':status']
+                        elif isinstance(ev, h2.events.DataReceived) and ev.stream_id == sid:
+                            body += ev.data
+                            conn.acknowledge_received_data(ev.flow_controlled_length, sid)
+                        elif isinstance(ev, h2.events.StreamEnded) and ev.stream_id == sid:
+                            ended = True
+                    s.sendall(conn.data_to_send())
+                self.assertTrue(ended)
+                self.assertEqual(status, '200')
+                self.assertEqual(json.loads(body)['nfInstanceId'], ID_AMF1)
+
+    def offered(self, a, version, cipher_opt, names):
+        """The names of @names a client offering only one of them at a time
+        (TLS @version) gets a handshake with."""
+        ok = []
+        for n in names:
+            r = subprocess.run(['openssl', 's_client', '-connect', '127.0.0.1:%d' % a.port,
+                                '-servername', SELF, version, cipher_opt, n, '-alpn', 'h2',
+                                '-brief'], stdin=subprocess.DEVNULL, capture_output=True,
+                               timeout=10)
+            out = (r.stdout + r.stderr).decode('utf-8', 'replace')
+            if 'Ciphersuite: ' + n in out:
+                ok.append(n)
+        return ok
+
+    def test_protocols_and_ciphers_offered(self):
+        """What a TLS scanner sees: TLS 1.2 and 1.3 only, and in TLS 1.2
+        ECDHE with AEAD only (no CBC, no static RSA) by default; the
+        "ciphers" setting replaces that default."""
+        a, _ = self.front()
+        for v, ok in (('-tls1', False), ('-tls1_1', False), ('-tls1_2', True),
+                      ('-tls1_3', True)):
+            r = subprocess.run(['openssl', 's_client', '-connect', '127.0.0.1:%d' % a.port,
+                                '-servername', SELF, v, '-alpn', 'h2', '-brief'],
+                               stdin=subprocess.DEVNULL, capture_output=True, timeout=10)
+            out = (r.stdout + r.stderr).decode('utf-8', 'replace')
+            self.assertEqual('Ciphersuite:' in out, ok, (v, out))
+        names = subprocess.run(['openssl', 'ciphers', '-tls1_2', '-s', 'ALL:COMPLEMENTOFALL'],
+                               capture_output=True, text=True).stdout.strip().split(':')
+        names = [n for n in names if n and 'PSK' not in n and 'SRP' not in n]
+        self.assertGreater(len(names), 20)
+        got = self.offered(a, '-tls1_2', '-cipher', names)
+        # the certificate is ECDSA: the ECDHE-ECDSA AEAD suites
+        self.assertEqual(sorted(got), sorted(['ECDHE-ECDSA-AES128-GCM-SHA256',
+                                              'ECDHE-ECDSA-AES256-GCM-SHA384',
+                                              'ECDHE-ECDSA-CHACHA20-POLY1305']), got)
+        tls13 = ['TLS_AES_128_GCM_SHA256', 'TLS_AES_256_GCM_SHA384',
+                 'TLS_CHACHA20_POLY1305_SHA256']
+        self.assertEqual(self.offered(a, '-tls1_3', '-ciphersuites', tls13), tls13)
+        # configurable: a CBC suite when the operator asks for it
+        self.h.cleanup()
+        b, _ = self.front(cfg_tls={'ciphers': 'ECDHE-ECDSA-AES128-SHA'})
+        self.assertEqual(self.offered(b, '-tls1_2', '-cipher', names),
+                         ['ECDHE-ECDSA-AES128-SHA'])
 
     def test_tls12_and_tls13_are_both_accepted(self):
         a, _ = self.front()

@@ -234,8 +234,9 @@ class TestPackage(unittest.TestCase):
             self.assertEqual(r.stdout, '', page)
             r = ns.run(['sh', '-c', 'gzip -dc "$1"', 'cat',
                         '/usr/share/man/man%s/%s.gz' % (page[-1], page)])
+            text = '\n'.join(ln for ln in r.stdout.splitlines() if not ln.startswith('.\\"'))
             for leak in ('<!--', '-->', 'tests/'):
-                self.assertNotIn(leak, r.stdout, page)
+                self.assertNotIn(leak, text, page)
 
         # Configure: our ports, an nrfstub (build tree) as the local NRF.
         local = self.h.start_stub('local', 'stub-profiles-a.json')
