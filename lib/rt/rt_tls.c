@@ -158,3 +158,24 @@ rt_tls_snap_fini(struct nrf_rt_snap *s)
 	nrf_tp_tls_ctx_free(s->tls_cli);
 	s->tls_srv = s->tls_cli = NULL;
 }
+
+bool
+nrf_rt_tls_files_changed(struct nrf_rt *rt)
+{
+	bool changed;
+
+	pthread_mutex_lock(&rt->ctl_lock);
+	changed = nrf_tp_tls_ctx_files_changed(rt->cur->tls_srv) ||
+		nrf_tp_tls_ctx_files_changed(rt->cur->tls_cli);
+	pthread_mutex_unlock(&rt->ctl_lock);
+	return changed;
+}
+
+void
+nrf_rt_tls_expiry(struct nrf_rt *rt, int64_t *server, int64_t *client)
+{
+	pthread_mutex_lock(&rt->ctl_lock);
+	*server = nrf_tp_tls_ctx_not_after(rt->cur->tls_srv);
+	*client = nrf_tp_tls_ctx_not_after(rt->cur->tls_cli);
+	pthread_mutex_unlock(&rt->ctl_lock);
+}

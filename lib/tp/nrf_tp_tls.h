@@ -97,6 +97,18 @@ void nrf_tp_tls_ctx_free(struct nrf_tp_tls_ctx *c);
 bool nrf_tp_tls_ctx_same(const struct nrf_tp_tls_ctx *a, const struct nrf_tp_tls_ctx *b);
 
 /**
+ * Whether the certificate, key or CA file of @p c changed on disk since
+ * @p c loaded them (path, modification time, size, inode: a file
+ * rewritten in place or replaced by a rename). Control thread (stat(2)).
+ * NULL: false.
+ */
+bool nrf_tp_tls_ctx_files_changed(const struct nrf_tp_tls_ctx *c);
+
+/** The notAfter of @p c's own certificate, Unix seconds; 0: none (a client
+ *  context without a certificate, or NULL). Any thread. */
+int64_t nrf_tp_tls_ctx_not_after(const struct nrf_tp_tls_ctx *c);
+
+/**
  * New TLS loop over @p inner_loop of back-end @p inner (both borrowed: the
  * caller polls, wakes and frees the inner loop as before).
  * @return NULL with @p err = NRF_ENOMEM.

@@ -26,6 +26,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <openssl/err.h>
@@ -47,6 +48,9 @@ struct nrf_tp_tls_ctx {
 	bool server;
 	atomic_uint refs;
 	char *key; /* settings + file identities, for nrf_tp_tls_ctx_same() */
+	char *paths[3];   /* certificate, key, CA files (NULL: not set) */
+	char *files;      /* their identities when loaded (files_key()) */
+	int64_t not_after; /* the certificate's notAfter, Unix seconds; 0: none */
 };
 
 struct sess_slot {
@@ -226,6 +230,28 @@ key_add(char *key, size_t cap, const char *field, const char *v, bool file)
 		snprintf(key + n, cap - n, "%s=%s;", field, v);
 }
 
+/* The identity of each file of @p paths (path, mtime, size, inode): a file
+ * rewritten in place or replaced by a rename gives another text. */
+static void
+files_key(char *const *paths, char *out, size_t cap)
+{
+	size_t n = 0;
+
+	out[0] = '\0';
+	for (int i = 0; i < 3; i++) {
+		struct stat st;
+
+		if (paths[i] == NULL)
+			continue;
+		if (stat(paths[i], &st) != 0)
+			memset(&st, 0, sizeof(st));
+		snprintf(out + n, cap - n, "%s@%lld.%ld.%lld.%llu;", paths[i],
+			(long long)st.st_mtim.tv_sec, st.st_mtim.tv_nsec, (long long)st.st_size,
+			(unsigned long long)st.st_ino);
+		n = strlen(out);
+	}
+}
+
 static const char *
 ssl_reason(void)
 {
@@ -397,9 +423,27 @@ nrf_tp_tls_ctx_create(const struct nrf_tp_tls_conf *cf, char *why, size_t cap, i
 		if (t->key == NULL)
 			rc = NRF_ENOMEM;
 	}
+	if (rc == 0) {
+		const char *p[3] = {cf->cert_file, cf->key_file, cf->ca_file};
+		X509 *x = SSL_CTX_get0_certificate(t->ssl);
+		struct tm tm;
+
+		for (int i = 0; i < 3; i++) {
+			if (set(p[i]) && (t->paths[i] = strdup(p[i])) == NULL)
+				rc = NRF_ENOMEM;
+		}
+		files_key(t->paths, key, sizeof(key));
+		if (rc == 0 && (t->files = strdup(key)) == NULL)
+			rc = NRF_ENOMEM;
+		if (x != NULL && ASN1_TIME_to_tm(X509_get0_notAfter(x), &tm) == 1)
+			t->not_after = (int64_t)timegm(&tm);
+	}
 	if (rc != 0) {
 		SSL_CTX_free(t->ssl);
 		free(t->key);
+		free(t->files);
+		for (int i = 0; i < 3; i++)
+			free(t->paths[i]);
 		free(t);
 		*err = rc;
 		return NULL;
@@ -422,7 +466,27 @@ nrf_tp_tls_ctx_free(struct nrf_tp_tls_ctx *c)
 		return;
 	SSL_CTX_free(c->ssl);
 	free(c->key);
+	free(c->files);
+	for (int i = 0; i < 3; i++)
+		free(c->paths[i]);
 	free(c);
+}
+
+bool
+nrf_tp_tls_ctx_files_changed(const struct nrf_tp_tls_ctx *c)
+{
+	char now[2048];
+
+	if (c == NULL || c->files == NULL)
+		return false;
+	files_key(c->paths, now, sizeof(now));
+	return strcmp(now, c->files) != 0;
+}
+
+int64_t
+nrf_tp_tls_ctx_not_after(const struct nrf_tp_tls_ctx *c)
+{
+	return c != NULL ? c->not_after : 0;
 }
 
 bool

@@ -14,7 +14,9 @@ https, h2load over https, openssl s_client.
 
 import json
 import os
+import re
 import shutil
+import signal
 import socket
 import ssl
 import subprocess
@@ -113,6 +115,36 @@ def curl_tls(url, headers=(), opts=(), timeout=10.0):
             (out[1] if len(out) > 1 else '')
 
 
+def h2_get(s, authority, path, conn=None):
+    """GET @path over the TLS socket @s with python-h2 (a new connection, or
+    @conn, an H2Connection already used on @s): (status, body)."""
+    if conn is None:
+        conn = h2.connection.H2Connection()
+        conn.initiate_connection()
+    sid = conn.get_next_available_stream_id()
+    conn.send_headers(sid, [(':method', 'GET'), (':scheme', 'https'),
+                            (':authority', authority), (':path', path)], end_stream=True)
+    s.sendall(conn.data_to_send())
+    status, body, ended = None, b'', False
+    deadline = time.monotonic() + 10
+    while not ended and time.monotonic() < deadline:
+        data = s.recv(65536)
+        if not data:
+            break
+        for ev in conn.receive_data(data):
+            if isinstance(ev, h2.events.ResponseReceived) and ev.stream_id == sid:
+                status = dict((k.decode() if isinstance(k, bytes) else k,
+                               v.decode() if isinstance(v, bytes) else v)
+                              for k, v in ev.headers)[':status']
+            elif isinstance(ev, h2.events.DataReceived) and ev.stream_id == sid:
+                body += ev.data
+                conn.acknowledge_received_data(ev.flow_controlled_length, sid)
+            elif isinstance(ev, h2.events.StreamEnded) and ev.stream_id == sid:
+                ended = True
+        s.sendall(conn.data_to_send())
+    return status, body
+
+
 def tls_listen(cfg, name):
     """Turn @cfg's listener into a TLS one with the certificate of @name."""
     cfg['runtime']['listen'][0]['tls'] = True
@@ -205,31 +237,7 @@ class TestTlsFront(Base):
         with socket.create_connection(('127.0.0.1', a.port), timeout=10) as raw:
             with ctx.wrap_socket(raw, server_hostname=SELF) as s:
                 self.assertIsNone(s.selected_alpn_protocol())
-                conn = h2.connection.H2Connection()
-                conn.initiate_connection()
-                sid = conn.get_next_available_stream_id()
-                conn.send_headers(sid, [(':method', 'GET'), (':scheme', 'https'),
-                                        (':authority', '%s:%d' % (SELF, a.port)),
-                                        (':path', PROFILE + ID_AMF1)], end_stream=True)
-                s.sendall(conn.data_to_send())
-                status, body, ended = None, b'', False
-                deadline = time.monotonic() + 10
-                while not ended and time.monotonic() < deadline:
-                    data = s.recv(65536)
-                    if not data:
-                        break
-                    for ev in conn.receive_data(data):
-                        if isinstance(ev, h2.events.ResponseReceived) and ev.stream_id == sid:
-                            status = dict((k.decode() if isinstance(k, bytes) else k,
-                                           v.decode() if isinstance(v, bytes) else v)
-                                          for k, v in ev.headers)[':status']
-                        elif isinstance(ev, h2.events.DataReceived) and ev.stream_id == sid:
-                            body += ev.data
-                            conn.acknowledge_received_data(ev.flow_controlled_length, sid)
-                        elif isinstance(ev, h2.events.StreamEnded) and ev.stream_id == sid:
-                            ended = True
-                    s.sendall(conn.data_to_send())
-                self.assertTrue(ended)
+                status, body = h2_get(s, '%s:%d' % (SELF, a.port), PROFILE + ID_AMF1)
                 self.assertEqual(status, '200')
                 self.assertEqual(json.loads(body)['nfInstanceId'], ID_AMF1)
 
@@ -480,6 +488,99 @@ class TestPeerCertificates(Base):
         st, _, body = H.curl(a.url(PROFILE + ID_UDM1))
         self.assertEqual(st, 200)
         self.assertEqual(len(H.stub_requests(stub_e.port)), 1)
+
+
+class TestRotation(Base):
+    """A certificate renewed at the same path (what certbot and cert-manager
+    do) is loaded by SIGHUP: new connections get it, an open connection
+    keeps its own and is served; a broken new pair is refused with the
+    reason and the running one kept; the expiry metric follows."""
+
+    def serial(self, port):
+        der = ssl.get_server_certificate(('127.0.0.1', port))
+        r = subprocess.run(['openssl', 'x509', '-noout', '-serial', '-enddate'],
+                           input=der.encode(), capture_output=True, timeout=10)
+        out = r.stdout.decode()
+        end = re.search(r'notAfter=(.*)', out).group(1).strip()
+        return re.search(r'serial=(\w+)', out).group(1), int(ssl.cert_time_to_seconds(end))
+
+    def hup_and_wait(self, fwd, pattern):
+        n = len(re.findall(pattern, fwd.log()))
+        os.kill(fwd.pid, signal.SIGHUP)
+        deadline = time.monotonic() + 10
+        while time.monotonic() < deadline and len(re.findall(pattern, fwd.log())) == n:
+            time.sleep(0.05)
+        self.assertGreater(len(re.findall(pattern, fwd.log())), n, fwd.log())
+
+    def test_sighup_loads_files_renewed_at_the_same_path(self):
+        d = os.path.join(self.h.tmpdir, 'live')
+        os.mkdir(d)
+        cert, key = os.path.join(d, 'cert.pem'), os.path.join(d, 'key.pem')
+        shutil.copy(CERTS[SELF][0], cert)
+        shutil.copy(CERTS[SELF][1], key)
+        loc = self.h.start_stub('local', 'stub-profiles-a.json')
+        cfg = H.nrfwd_config(SELF, local=loc.port)
+        cfg['runtime']['listen'][0]['tls'] = True
+        cfg['runtime']['tls'] = {'certFile': cert, 'keyFile': key}
+        a = self.h.start_nrfwd(cfg, management=True)
+        old_serial, old_end = self.serial(a.port)
+        m = H.metrics(a)
+        self.assertEqual(H.metric_value(m, 'nrfwd_tls_certificate_expiry_timestamp_seconds',
+                                        role='server'), old_end)
+
+        # an open connection, served before and after the rotation
+        ctx = ssl.create_default_context(cafile=CERTS['ca'])
+        ctx.set_alpn_protocols(['h2'])
+        raw = socket.create_connection(('127.0.0.1', a.port), timeout=10)
+        held = ctx.wrap_socket(raw, server_hostname=SELF)
+        conn = h2.connection.H2Connection()
+        conn.initiate_connection()
+        auth = '%s:%d' % (SELF, a.port)
+        self.assertEqual(h2_get(held, auth, PROFILE + ID_AMF1, conn)[0], '200')
+
+        # renewed: another key and certificate (3 days) written over the files
+        nd = os.path.join(self.h.tmpdir, 'renewed')
+        os.mkdir(nd)
+        for f in ('ca.pem', 'ca.key'):
+            shutil.copy(os.path.join(CERTS['dir'], f), nd)
+        ncert, nkey = _leaf(nd, 'renewed', SELF, ['DNS:' + SELF, 'IP:127.0.0.1'], days='3')
+        for src, dst in ((ncert, cert), (nkey, key)):
+            with open(src, 'rb') as f, open(dst, 'wb') as g:
+                g.write(f.read())
+        self.hup_and_wait(a, r'TLS files changed on disk')
+        new_serial, new_end = self.serial(a.port)
+        self.assertNotEqual(new_serial, old_serial)
+        self.assertGreater(new_end, old_end)
+        m = H.metrics(a)
+        self.assertEqual(H.metric_value(m, 'nrfwd_config_generation'), 2)
+        self.assertEqual(H.metric_value(m, 'nrfwd_tls_certificate_expiry_timestamp_seconds',
+                                        role='server'), new_end)
+        rc, st, _, err, _ = curl_tls(self.url(a, PROFILE + ID_AMF1),
+                                     opts=['--http2'] + self.resolve(a))
+        self.assertEqual((rc, st), (0, 200), err)
+        # the connection opened before keeps its certificate and is served
+        self.assertEqual(h2_get(held, auth, PROFILE + ID_AMF1, conn)[0], '200')
+        self.assertEqual(held.getpeercert()['notAfter'],
+                         ssl._ssl._test_decode_cert(CERTS[SELF][0])['notAfter'])
+        held.close()
+
+        # the same files again: nothing to do
+        self.hup_and_wait(a, r'unchanged \(generation 2\)')
+
+        # a broken pair (the key of another certificate): refused, kept
+        with open(CERTS['client'][1], 'rb') as f, open(key, 'wb') as g:
+            g.write(f.read())
+        self.hup_and_wait(a, r'refused')
+        line = [ln for ln in a.log().splitlines() if 'refused' in ln][-1]
+        self.assertIn('/runtime/tls/keyFile', a.log())
+        self.assertRegex(line, r'refused')
+        self.assertEqual(self.serial(a.port)[0], new_serial)
+        m = H.metrics(a)
+        self.assertEqual(H.metric_value(m, 'nrfwd_config_generation'), 2)
+        self.assertEqual(H.metric_value(m, 'nrfwd_config_reload_failures_total'), 1)
+        rc, st, _, err, _ = curl_tls(self.url(a, PROFILE + ID_AMF1),
+                                     opts=['--http2'] + self.resolve(a))
+        self.assertEqual((rc, st), (0, 200), err)
 
 
 class TestBadTlsConfiguration(Base):
