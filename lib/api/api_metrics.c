@@ -358,12 +358,12 @@ workers(struct api_buf *b, const struct api_metrics_in *in)
 	for (i = 0; i < in->n_workers; i++)
 		api_buf_printf(b, "nrfwd_worker_busy_seconds_total{worker=\"%u\"} %.6f\n", i,
 			worker_busy_s(in, i));
-	head(b, "nrfwd_worker_busy_us_per_request", "gauge",
-		"nrfwd_worker_busy_seconds_total over nrfwd_worker_requests_total, microseconds.");
+	head(b, "nrfwd_worker_busy_seconds_per_request", "gauge",
+		"nrfwd_worker_busy_seconds_total over nrfwd_worker_requests_total, seconds.");
 	for (i = 0; i < in->n_workers; i++)
-		api_buf_printf(b, "nrfwd_worker_busy_us_per_request{worker=\"%u\"} %.3f\n", i,
+		api_buf_printf(b, "nrfwd_worker_busy_seconds_per_request{worker=\"%u\"} %.9f\n", i,
 			in->workers[i].requests > 0 ?
-			worker_busy_s(in, i) * 1e6 / (double)in->workers[i].requests : 0.0);
+			worker_busy_s(in, i) / (double)in->workers[i].requests : 0.0);
 }
 
 /* The poll loop of a DPDK worker (nrf_rt_dp_stats_get()): its useful-work

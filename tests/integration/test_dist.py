@@ -150,6 +150,12 @@ class TestMetricsReferenced(unittest.TestCase):
         st, _, text = H.api(fwd, 'GET', '/metrics')
         self.assertEqual(st, 200)
         fams = scrape_families(text)
+        # the exposition passes Prometheus' own lint (names, units, help)
+        promtool = shutil.which('promtool')
+        if promtool is not None:
+            r = subprocess.run([promtool, 'check', 'metrics'], input=text,
+                               capture_output=True, text=True)
+            self.assertEqual((r.returncode, r.stdout + r.stderr), (0, ''))
 
         exprs = [('dashboard', e) for e in dashboard_exprs()] + \
                 [('rules', e) for e in rule_exprs()]

@@ -238,6 +238,14 @@ class TestPackage(unittest.TestCase):
             for leak in ('<!--', '-->', 'tests/'):
                 self.assertNotIn(leak, text, page)
 
+        # The documentation an operator follows is installed: every docs/*.md
+        # but the developers' (tests, the test NRF stub).
+        docs = os.path.join(ROOT, 'docs')
+        for md in sorted(os.listdir(docs)):
+            if md.endswith('.md') and md not in ('testing.md', 'nrfstub.md'):
+                self.assertTrue(os.path.exists(ns.path('/usr/share/doc/nrfwd/' + md)) or
+                                os.path.exists(ns.path('/usr/share/doc/nrfwd/%s.gz' % md)), md)
+
         # Configure: our ports, an nrfstub (build tree) as the local NRF.
         local = self.h.start_stub('local', 'stub-profiles-a.json')
         with open(ns.path('/etc/nrfwd/nrfwd.json')) as f:
