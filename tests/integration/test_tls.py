@@ -582,6 +582,18 @@ class TestRotation(Base):
                                      opts=['--http2'] + self.resolve(a))
         self.assertEqual((rc, st), (0, 200), err)
 
+        # a REST change publishes a snapshot, which loads the files as they are now
+        ncert, nkey = _leaf(nd, 'third', SELF, ['DNS:' + SELF, 'IP:127.0.0.1'], days='4')
+        for src, dst in ((ncert, cert), (nkey, key)):
+            with open(src, 'rb') as f, open(dst, 'wb') as g:
+                g.write(f.read())
+        st, _, body = H.api(a, 'PATCH', '/nrf-configuration/v1/forwardingOptions',
+                            {'maxViaMembers': 12})
+        self.assertEqual(st, 200, body)
+        third_serial, third_end = self.serial(a.port)
+        self.assertNotIn(third_serial, (old_serial, new_serial))
+        self.assertGreater(third_end, new_end)
+
 
 class TestBadTlsConfiguration(Base):
     def start_bad(self, tls):
