@@ -29,6 +29,10 @@ Usage: python3 tests/integration/test_units.py [--build-dir BUILD] [unittest arg
   stanza is clean, and the stanza (paths moved to a temp dir, its
   postrotate signalling the test's nrfwd) rotates a running nrfwd's access
   log: old lines in the rotated file, new ones in the new file.
+- conf/examples/: every example configuration passes `nrfwd-ctl check`
+  (TLS with client certificates: its files made at test time and its paths
+  moved to them; the fleet's runtime-only file with its shared document in
+  etcd, through the unit's own ExecStartPre line).
 - `nrfwd-ctl check --help` prints the usage (exit 0), and every option of
   `nrfwd --help` is accepted by check.
 """
@@ -51,6 +55,7 @@ import etcd_cluster as E  # noqa: E402
 
 UNITS = os.path.join(H.ROOT, 'dist', 'systemd')
 LOGROTATE = os.path.join(H.ROOT, 'dist', 'logrotate', 'nrfwd')
+EXAMPLES = os.path.join(H.ROOT, 'conf', 'examples')
 AMF = '/nnrf-disc/v1/nf-instances?target-nf-type=AMF&requester-nf-type=SMF'
 
 
@@ -202,6 +207,53 @@ class TestFleetUnderUnits(UnitCase):
                 self.assertIn('read from etcd', proc.log())
                 proc.stop()
                 self.assertTrue(os.path.exists(cache), 'nrfwd writes its cached copy')
+
+
+    def test_fleet_example_passes_check_under_the_unit(self):
+        c = self.cluster = E.EtcdCluster(self.h, members=1)
+        c.start()
+        key = '/nrfwd/examples-%d/config' % os.getpid()
+        with open(os.path.join(EXAMPLES, 'fleet-shared.json')) as f:
+            E.put(c.url(0), key, f.read())
+        with open(os.path.join(EXAMPLES, 'fleet-runtime.json')) as f:
+            text = f.read().replace('/var/log/nrfwd', self.h.tmpdir)
+        self.write('nrfwd.json', text)
+        vals = unit_values(os.path.join(UNITS, 'nrfwd.service'))
+        env = dict(unit_env(vals), NRFWD_OPTS='--config-etcd %s --config-key %s' % (
+            c.endpoints, key))
+        r = run(expand(vals['ExecStartPre'][0], env, self.etc))
+        self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+        self.assertIn('OK: self nrf-a.seg1.example.com:8080', r.stdout)
+
+
+class TestExamples(UnitCase):
+    def test_examples_pass_check(self):
+        names = sorted(os.listdir(EXAMPLES))
+        self.assertEqual(names, ['dpdk.json', 'fleet-runtime.json', 'fleet-shared.json',
+                                 'ipv6.json', 'tls-client-certificates.json'])
+        for name in ('dpdk.json', 'ipv6.json'):
+            r = self.ctl('check', '--config', os.path.join(EXAMPLES, name))
+            self.assertEqual(r.returncode, 0, name + ': ' + r.stderr)
+        # TLS: as shipped, check names the files it cannot read
+        tls = os.path.join(EXAMPLES, 'tls-client-certificates.json')
+        with open(tls) as f:
+            text = f.read()
+        if not os.path.exists('/etc/nrfwd/tls/server.pem'):
+            r = self.ctl('check', '--config', tls)
+            self.assertEqual(r.returncode, 1)
+            self.assertIn('/runtime/tls/certFile', r.stderr)
+        t = E.make_tls(self.etc)
+        for old, new in (('/etc/nrfwd/tls/server.pem', t['cert']),
+                         ('/etc/nrfwd/tls/server.key', t['key']),
+                         ('/etc/nrfwd/tls/nf-ca.pem', t['ca']),
+                         ('/etc/nrfwd/tls/nrf-ca.pem', t['ca']),
+                         ('/etc/nrfwd/tls/client.pem', t['client_cert']),
+                         ('/etc/nrfwd/tls/client.key', t['client_key']),
+                         ('/var/log/nrfwd', self.h.tmpdir)):
+            text = text.replace(old, new)
+        self.assertNotIn('/etc/nrfwd/tls', text)
+        r = self.ctl('check', '--config', self.write('tls.json', text))
+        self.assertEqual(r.returncode, 0, r.stderr)
 
 
 class TestCheckFindsStartFailures(UnitCase):
