@@ -241,6 +241,34 @@ class TestTlsFront(Base):
                 self.assertEqual(status, '200')
                 self.assertEqual(json.loads(body)['nfInstanceId'], ID_AMF1)
 
+    def test_testssl_scan(self):
+        """Debian's testssl.sh (when installed) audits the listener: the
+        protocols and ciphers it reports offered."""
+        testssl = shutil.which('testssl') or shutil.which('testssl.sh')
+        if testssl is None:
+            self.skipTest('testssl.sh is not installed (Debian package testssl.sh)')
+        a, _ = self.front()
+        out = os.path.join(self.h.tmpdir, 'testssl.json')
+        t0 = time.monotonic()
+        r = subprocess.run([testssl, '--quiet', '--color', '0', '--warnings', 'off',
+                            '--jsonfile', out, '-p', '-e', '127.0.0.1:%d' % a.port],
+                           stdin=subprocess.DEVNULL, capture_output=True, text=True,
+                           timeout=300)
+        sys.stderr.write('testssl.sh: %.0f s\n' % (time.monotonic() - t0))
+        self.assertEqual(r.returncode, 0, r.stdout[-3000:] + r.stderr[-2000:])
+        with open(out) as f:
+            found = {x['id']: x['finding'] for x in json.load(f)}
+        for proto in ('SSLv2', 'SSLv3', 'TLS1', 'TLS1_1'):
+            self.assertEqual(found.get(proto), 'not offered', proto)
+        for proto in ('TLS1_2', 'TLS1_3'):
+            self.assertTrue(found.get(proto, '').startswith('offered'), (proto, found))
+        self.assertEqual(found.get('ALPN_HTTP2'), 'h2')
+        ciphers = sorted(v.split()[1] for k, v in found.items() if k.startswith('cipher_x'))
+        self.assertEqual(ciphers, sorted([
+            'ECDHE-ECDSA-AES128-GCM-SHA256', 'ECDHE-ECDSA-AES256-GCM-SHA384',
+            'ECDHE-ECDSA-CHACHA20-POLY1305', 'TLS_AES_128_GCM_SHA256',
+            'TLS_AES_256_GCM_SHA384', 'TLS_CHACHA20_POLY1305_SHA256']))
+
     def offered(self, a, version, cipher_opt, names):
         """The names of @names a client offering only one of them at a time
         (TLS @version) gets a handshake with."""
