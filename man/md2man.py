@@ -25,6 +25,8 @@ def esc(text):
 
 
 def inline(text):
+    # what only the source tree has: test files, decision records
+    text = re.sub(r'\s*\((?:[^()]*?)`tests/[^`]*`[^()]*\)', '', text)
     text = re.sub(r'\[([^\]]+)\]\([^)]*\)', r'\1', text)
     out = []
     for i, part in enumerate(re.split(r'(`[^`]*`)', text)):
@@ -79,12 +81,18 @@ def convert(md, name, section, desc, see_also, source):
     def flush():
         if para:
             out.append('.PP')
-            for p in para:
-                line_out(out, inline(p))
+            # one line: inline code or emphasis may span the source's lines
+            line_out(out, inline(' '.join(para)))
             para.clear()
 
     while i < len(lines):
         ln = lines[i]
+        if ln.lstrip().startswith('<!--'):
+            # an HTML comment (markers for tools): not for the reader
+            while i < len(lines) and '-->' not in lines[i]:
+                i += 1
+            i += 1
+            continue
         if ln.startswith('```'):
             flush()
             out += ['.PP', '.nf', '.RS 4']
@@ -113,11 +121,12 @@ def convert(md, name, section, desc, see_also, source):
         elif re.match(r'^\s*[-*] ', ln):
             flush()
             out.append('.IP \\(bu 2')
-            line_out(out, inline(re.sub(r'^\s*[-*] ', '', ln)))
+            item = [re.sub(r'^\s*[-*] ', '', ln)]
             i += 1
             while i < len(lines) and lines[i].startswith('  ') and lines[i].strip():
-                line_out(out, inline(lines[i].strip()))
+                item.append(lines[i].strip())
                 i += 1
+            line_out(out, inline(' '.join(item)))
             continue
         elif not ln.strip():
             flush()

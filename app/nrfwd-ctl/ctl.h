@@ -27,7 +27,7 @@
 
 void ctl_usage(FILE *f);
 
-/* Commands (ctl_explain.c, ctl_api.c, ctl_lint.c, ctl_trace.c). */
+/* Commands (ctl_check.c, ctl_explain.c, ctl_api.c, ctl_lint.c, ctl_trace.c). */
 int ctl_check(int argc, char **argv);
 int ctl_explain(int argc, char **argv);
 int ctl_api(int argc, char **argv);
@@ -35,6 +35,10 @@ int ctl_lint(int argc, char **argv);
 int ctl_trace(int argc, char **argv);
 int ctl_fleet(int argc, char **argv);
 int ctl_fleet_doc(int argc, char **argv);
+
+/* "FILE: invalid configuration, N problems:" on stderr (the reason when
+ * @p err is not NRF_ECONFIG: the file cannot be read, not JSON). */
+void ctl_problems_headline(const char *file, int err, size_t n);
 
 /* Load a configuration file; prints every problem on stderr. */
 struct nrf_cfg *ctl_load(const char *file);

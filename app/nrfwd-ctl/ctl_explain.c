@@ -1,13 +1,11 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * `check` validates a configuration the way nrfwd does at start; `explain`
- * answers "why did my request get 508?" by running the same Via scan and
+ * `explain` answers "why did my request get 508?" by running the same Via scan and
  * forwarding decision as the data path and printing every step as JSON
  * (format: docs/nrfwd-ctl.md; keep it stable).
  */
 #include <errno.h>
 #include <getopt.h>
-#include <netdb.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -32,8 +30,7 @@ ctl_load(const char *file)
 
 	cfg = nrf_cfg_load_file(file, 1, &probs, &err);
 	if (cfg == NULL) {
-		fprintf(stderr, "%s: invalid configuration (%s), %zu problem%s:\n", file,
-			nrf_strerror(err), probs.n, probs.n == 1 ? "" : "s");
+		ctl_problems_headline(file, err, probs.n);
 		for (size_t i = 0; i < probs.n; i++)
 			fprintf(stderr, "  %s: %s\n",
 				probs.v[i].pointer[0] != '\0' ? probs.v[i].pointer : "/",
@@ -42,118 +39,6 @@ ctl_load(const char *file)
 	nrf_cfg_problems_fini(&probs);
 	return cfg;
 }
-
-/* TLS files load and keys match their certificates (docs/tls.md). */
-static int
-check_tls(const char *file, const struct nrf_cfg *cfg)
-{
-	struct nrf_cfg_problem pr[4];
-	size_t n = nrf_rt_tls_check(cfg, pr, 4);
-
-	if (n == 0)
-		return 0;
-	fprintf(stderr, "%s: invalid configuration (TLS files), %zu problem%s:\n", file, n,
-		n == 1 ? "" : "s");
-	for (size_t i = 0; i < n && i < 4; i++)
-		fprintf(stderr, "  %s: %s\n", pr[i].pointer, pr[i].reason);
-	return 1;
-}
-
-/* Peer names that nrfwd resolves (fqdn without ipv4/ipv6, a localNrf
- * address that is a name) and that do not resolve here now: a warning
- * each, with the resolver's reason. Not a failure: DNS may know the name
- * by the time nrfwd runs, and nrfwd keeps trying (runtime.dns). */
-static unsigned int
-check_names(const char *path, const struct nrf_cfg *cfg)
-{
-	struct addrinfo hints, *res;
-	unsigned int warned = 0, i;
-	int rc;
-
-	memset(&hints, 0, sizeof(hints));
-	hints.ai_family = AF_UNSPEC;
-	hints.ai_socktype = SOCK_STREAM;
-	for (i = 0; i <= cfg->n_peers; i++) {
-		const char *name, *where;
-		struct nrf_tp_addr x;
-
-		if (i < cfg->n_peers) {
-			const struct nrf_cfg_peer *p = &cfg->peers[i];
-
-			if (p->fqdn[0] == '\0' || p->ipv4[0] != '\0' || p->ipv6[0] != '\0')
-				continue;
-			name = p->fqdn;
-			where = p->pointer;
-		} else {
-			if (!cfg->rt.local_nrf.present ||
-					nrf_tp_addr_parse(cfg->rt.local_nrf.address, 0, &x) == 0)
-				continue;
-			name = cfg->rt.local_nrf.address;
-			where = "/runtime/localNrf/address";
-		}
-		res = NULL;
-		rc = getaddrinfo(name, NULL, &hints, &res);
-		if (res != NULL)
-			freeaddrinfo(res);
-		if (rc == 0)
-			continue;
-		fprintf(stderr, "%s: warning: %s: \"%s\" does not resolve (%s); tries to it "
-			"fail until it does\n", path, where, name,
-			rc == EAI_SYSTEM ? strerror(errno) : gai_strerror(rc));
-		warned++;
-	}
-	return warned;
-}
-
-int
-ctl_check(int argc, char **argv)
-{
-	struct nrf_fwd_table *t;
-	struct nrf_via_db *db;
-	struct nrf_cfg *cfg;
-	int err;
-
-	if (argc != 2) {
-		ctl_usage(stderr);
-		return EXIT_USAGE;
-	}
-	cfg = ctl_load(argv[1]);
-	if (cfg == NULL)
-		return 1;
-	db = nrf_fwd_via_db_create(cfg, &err);
-	if (db == NULL) {
-		fprintf(stderr, "%s: identities cannot be compiled: %s\n", argv[1],
-			nrf_strerror(err));
-		nrf_cfg_free(cfg);
-		return 1;
-	}
-	t = nrf_fwd_table_create(cfg, &err);
-	if (t == NULL) {
-		fprintf(stderr, "%s: %s\n", argv[1], nrf_strerror(err));
-		nrf_via_db_free(db);
-		nrf_cfg_free(cfg);
-		return 1;
-	}
-	if (check_tls(argv[1], cfg) != 0) {
-		nrf_fwd_table_free(t);
-		nrf_via_db_free(db);
-		nrf_cfg_free(cfg);
-		return 1;
-	}
-	(void)check_names(argv[1], cfg);
-	printf("%s: OK: self %s, %u forwarding peer%s (%s), %u growth set%s with %u "
-	       "peer%s (%s), %zu identities\n",
-		argv[1], cfg->general.self_name, cfg->fwd.n_peers,
-		cfg->fwd.n_peers == 1 ? "" : "s", cfg->fwd.enabled ? "ENABLED" : "DISABLED",
-		cfg->n_sets, cfg->n_sets == 1 ? "" : "s", cfg->growth.n_peers,
-		cfg->growth.n_peers == 1 ? "" : "s",
-		cfg->growth.enabled ? "ENABLED" : "DISABLED", nrf_via_db_count(db));
-	nrf_fwd_table_free(t);
-	nrf_via_db_free(db);
-	nrf_cfg_free(cfg);
-	return 0;
-}
-
 
 /* ------------------------------------------------------------------------ */
 /* explain                                                                   */

@@ -16,6 +16,7 @@ ctl_usage(FILE *f)
 {
 	fprintf(f,
 		"usage: nrfwd-ctl check FILE\n"
+		"       nrfwd-ctl check [EAL-ARGS --] --config FILE [NRFWD-OPTIONS]\n"
 		"       nrfwd-ctl explain FILE [--method M] [--path P] [--via VALUE]...\n"
 		"                              [--rotation N] [--down PEER]...\n"
 		"                              [--max-forward-hops N]\n"
@@ -39,7 +40,11 @@ ctl_usage(FILE *f)
 		"\n"
 		"check    validate a configuration; prints every problem as\n"
 		"         '<json-pointer>: <reason>'; exit 0 valid, 1 invalid;\n"
-		"         peer names that do not resolve now are warnings\n"
+		"         peer names that do not resolve now are warnings; with\n"
+		"         nrfwd's own options (--config FILE ...: the same command\n"
+		"         line as nrfwd's, --config-etcd included) also what would\n"
+		"         stop nrfwd's start: TLS files, port clashes, the access\n"
+		"         log's directory, the token file (check --help)\n"
 		"explain  print as JSON how nrfwd decides for a request carrying the\n"
 		"         given Via field lines (one --via per line): members parsed,\n"
 		"         identities matched, operation, verdict, candidates and skips,\n"

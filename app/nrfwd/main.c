@@ -91,6 +91,16 @@ parse_level(const char *s, enum nrf_log_level *out)
 	return -1;
 }
 
+/* What a start failure says: the failing module's reason (errno text and
+ * what it was about, nrf_err_why_take()), else the code's text. */
+static const char *
+start_why(int err)
+{
+	const char *why = nrf_err_why_take();
+
+	return why != NULL ? why : nrf_strerror(err);
+}
+
 /* ------------------------------------------------------------------------ */
 /* Management listener (lib/api): REST configuration API, metrics, health.   */
 
@@ -198,6 +208,7 @@ mgmt_start(const struct mgmt_opts *o, struct nrf_rt *rt, const struct nrf_cfg *c
 	}
 	ap.config_path = config_path;
 	ap.token = token;
+	(void)nrf_err_why_take();
 	nrfwd_src_api(&ap);
 	*out = nrf_api_create(&ap, rt, &err);
 	if (token != NULL) {
@@ -205,7 +216,7 @@ mgmt_start(const struct mgmt_opts *o, struct nrf_rt *rt, const struct nrf_cfg *c
 		free(token);
 	}
 	if (*out == NULL) {
-		NRF_LOG(ERR, MOD, "cannot start the management listener: %s", nrf_strerror(err));
+		NRF_LOG(ERR, MOD, "cannot start the management listener: %s", start_why(err));
 		return -1;
 	}
 	nrf_api_addr(*out, &a);
@@ -471,7 +482,7 @@ prepare(const struct nrfwd_args *a, struct nrfwd_base *b)
 	b->snap = nrf_rt_snap_create(cfg, &err); /* takes cfg, also on failure */
 	if (b->snap == NULL) {
 		NRF_LOG(ERR, MOD, "cannot build the forwarding data from %s: %s", a->config,
-			nrf_strerror(err));
+			start_why(err));
 		goto fail_tp;
 	}
 	b->cfg = nrf_rt_snap_cfg(b->snap);
@@ -551,9 +562,10 @@ start_local(const struct nrfwd_args *a, const struct nrfwd_base *b)
 	unsigned int i;
 	int err;
 
+	(void)nrf_err_why_take(); /* nothing stale in the report below */
 	rt = nrf_rt_create(&params, b->snap, &err);
 	if (rt == NULL) {
-		NRF_LOG(ERR, MOD, "cannot start: %s", nrf_strerror(err));
+		NRF_LOG(ERR, MOD, "cannot start: %s", start_why(err));
 		return NULL;
 	}
 	if (nrf_rt_start(rt) != 0) {
@@ -717,7 +729,7 @@ run_primary(const struct nrfwd_args *a, const struct nrfwd_base *b)
 	params.remote_arg = mp;
 	rt = nrf_rt_create(&params, b->snap, &err);
 	if (rt == NULL) {
-		NRF_LOG(ERR, MOD, "cannot start: %s", nrf_strerror(err));
+		NRF_LOG(ERR, MOD, "cannot start: %s", start_why(err));
 		goto fail_mp;
 	}
 	if (nrf_rt_start(rt) != 0) {

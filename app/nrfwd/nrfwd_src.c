@@ -91,6 +91,12 @@ nrfwd_src_usage(FILE *f)
 		"      --etcd-lease-ttl S  status key lease, seconds (default 10)\n");
 }
 
+void
+nrfwd_src_check_only(void)
+{
+	g.p.read_only = true;
+}
+
 bool
 nrfwd_src_active(void)
 {

@@ -36,6 +36,10 @@ int nrfwd_src_opt(int code, const char *arg);
 
 void nrfwd_src_usage(FILE *f);
 
+/* Validation only (nrfwd-ctl check): nrfwd_src_load() writes no cached
+ * copy. Before nrfwd_src_load(). */
+void nrfwd_src_check_only(void);
+
 /* True when --config-etcd was given. */
 bool nrfwd_src_active(void);
 

@@ -235,6 +235,7 @@ serve_metrics(struct nrf_api *api, struct MHD_Connection *c, struct api_req *rq)
 	in.busy = api->busy;
 	in.n_workers = n;
 	in.generation = nrf_rt_generation(api->rt);
+	nrf_rt_tls_expiry(api->rt, &in.tls_not_after[0], &in.tls_not_after[1]);
 	nrf_rt_dns_stats_get(api->rt, &in.dns);
 	nrf_api_stats_get(api, &in.api);
 	memcpy(in.last_apply, api->last_apply, sizeof(in.last_apply));
@@ -903,8 +904,10 @@ nrf_api_create(const struct nrf_api_params *p, struct nrf_rt *rt, int *err)
 		char buf[80];
 		int e = errno;
 
-		NRF_LOG(ERR, API_MOD, "management listener: cannot listen on %s: %s",
-			nrf_tp_addr_format(&api->addr, buf, sizeof(buf)), strerror(e));
+		nrf_tp_addr_format(&api->addr, buf, sizeof(buf));
+		NRF_LOG(ERR, API_MOD, "management listener: cannot listen on %s: %s", buf,
+			strerror(e));
+		nrf_err_why_set("%s: %s", buf, strerror(e));
 		if (lfd >= 0)
 			close(lfd);
 		*err = e == EADDRINUSE ? NRF_EADDRINUSE : e == EACCES ? NRF_EACCES
@@ -1116,11 +1119,17 @@ reload_locked(struct nrf_api *api, struct nrf_rt *rt, const char *path, uint64_t
 		goto out;
 	}
 	if (strcmp(next, running) == 0) {
-		nrf_cfg_free(cfg);
-		rc = 0;
-		NRF_LOG(INFO, API_MOD, "configuration reload from %s: unchanged (generation %llu)",
-			path, (unsigned long long)gen);
-		goto out;
+		if (!nrf_rt_tls_files_changed(rt)) {
+			nrf_cfg_free(cfg);
+			rc = 0;
+			NRF_LOG(INFO, API_MOD, "configuration reload from %s: unchanged "
+				"(generation %llu)", path, (unsigned long long)gen);
+			goto out;
+		}
+		/* The same document, but a certificate, key or CA file was
+		 * renewed at its path: a new snapshot loads it. */
+		NRF_LOG(INFO, API_MOD, "configuration reload from %s: TLS files changed on disk, "
+			"loading them", path);
 	}
 	n_restart = nrf_rt_restart_only(rt, cfg, restart, NRF_ARRAY_SIZE(restart));
 	if (n_restart > 0) {

@@ -198,6 +198,8 @@ struct api_metrics_in {
 	const double *busy;             /* [n_workers] busy share 0..1 */
 	unsigned int n_workers;
 	uint64_t generation;            /* published last */
+	int64_t tls_not_after[2];       /* certificate notAfter, Unix s: server,
+					 * client (0: none) */
 	struct nrf_api_stats api;
 	double last_apply[3];           /* seconds: validate, persist, publish */
 	const struct nrf_rt_dp_stats *dp; /* [n_workers] the DPDK workers' loops

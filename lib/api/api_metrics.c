@@ -358,12 +358,12 @@ workers(struct api_buf *b, const struct api_metrics_in *in)
 	for (i = 0; i < in->n_workers; i++)
 		api_buf_printf(b, "nrfwd_worker_busy_seconds_total{worker=\"%u\"} %.6f\n", i,
 			worker_busy_s(in, i));
-	head(b, "nrfwd_worker_busy_us_per_request", "gauge",
-		"nrfwd_worker_busy_seconds_total over nrfwd_worker_requests_total, microseconds.");
+	head(b, "nrfwd_worker_busy_seconds_per_request", "gauge",
+		"nrfwd_worker_busy_seconds_total over nrfwd_worker_requests_total, seconds.");
 	for (i = 0; i < in->n_workers; i++)
-		api_buf_printf(b, "nrfwd_worker_busy_us_per_request{worker=\"%u\"} %.3f\n", i,
+		api_buf_printf(b, "nrfwd_worker_busy_seconds_per_request{worker=\"%u\"} %.9f\n", i,
 			in->workers[i].requests > 0 ?
-			worker_busy_s(in, i) * 1e6 / (double)in->workers[i].requests : 0.0);
+			worker_busy_s(in, i) / (double)in->workers[i].requests : 0.0);
 }
 
 /* The poll loop of a DPDK worker (nrf_rt_dp_stats_get()): its useful-work
@@ -561,6 +561,21 @@ api_metrics_render(struct api_buf *b, const struct api_metrics_in *in)
 	dns(b, in);
 	scalar(b, "nrfwd_config_generation", "gauge",
 		"Generation of the configuration published last.", in->generation);
+	{
+		/* the family always (dashboards and rules find it), a sample
+		 * per role that has a certificate */
+		static const char *const role[2] = {"server", "client"};
+
+		head(b, "nrfwd_tls_certificate_expiry_timestamp_seconds", "gauge",
+			"notAfter of the certificate in use, Unix seconds (role server: TLS "
+			"listeners; client: presented to upstreams).");
+		for (int i = 0; i < 2; i++) {
+			if (in->tls_not_after[i] != 0)
+				api_buf_printf(b, "nrfwd_tls_certificate_expiry_timestamp_seconds"
+					"{role=\"%s\"} %lld\n", role[i],
+					(long long)in->tls_not_after[i]);
+		}
+	}
 	scalar(b, "nrfwd_config_reloads_total", "counter",
 		"Configuration changes applied through the REST API.", in->api.reloads);
 	scalar(b, "nrfwd_config_reload_failures_total", "counter",

@@ -45,6 +45,7 @@ struct nrf_cfgsrc {
 	uint32_t timeout_ms;
 	char *key, *id, *config_path, *cache_path, *version, *status_key;
 	uint32_t ttl_s;
+	bool read_only;            /* nrfwd-ctl check: no cached copy written */
 
 	struct nrf_rt *rt;
 	struct nrf_etcd *w_etcd;   /* watcher (and start-up read) */
@@ -267,6 +268,7 @@ nrf_cfgsrc_create(const struct nrf_cfgsrc_params *p, int *err)
 	s->cache_path = dup_opt(p->cache_path, &oom);
 	s->version = dup_opt(p->version != NULL ? p->version : "nrfwd", &oom);
 	s->ttl_s = p->lease_ttl_s != 0 ? p->lease_ttl_s : 10;
+	s->read_only = p->read_only;
 	{
 		char *prefix = nrf_cfgsrc_instances_prefix(p->key);
 
@@ -353,7 +355,7 @@ write_cache(struct nrf_cfgsrc *s, const char *shared, size_t len, int64_t rev)
 	json_t *doc, *o;
 	char *text, why[512];
 
-	if (s->cache_path == NULL)
+	if (s->cache_path == NULL || s->read_only)
 		return;
 	doc = json_loadb(shared, len, 0, NULL);
 	o = doc != NULL ? json_pack("{s:s, s:I, s:o}", "key", s->key, "revision",

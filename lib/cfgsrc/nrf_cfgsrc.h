@@ -60,6 +60,11 @@ struct nrf_cfgsrc_params {
 	const char *cache_path;
 	const char *version;          /**< reported in the status ("nrfwd 0.1.0") */
 	uint32_t lease_ttl_s;         /**< status key lease (0: 10 s) */
+	/**
+	 * Validation only (nrfwd-ctl check): nrf_cfgsrc_load() reads the key
+	 * or the cached copy as nrfwd would, but writes no cached copy.
+	 */
+	bool read_only;
 };
 
 /** The source's state, for readiness, metrics and tests. */

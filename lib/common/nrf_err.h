@@ -63,6 +63,21 @@ const char *nrf_strerror(int err);
  */
 const char *nrf_errname(int err);
 
+/**
+ * The reason behind the last error code of this thread when the code alone
+ * does not say it (the errno text and the file or address it was about):
+ * set by the module that failed (control plane only, never per request),
+ * taken by the caller that reports the failure, e.g. "cannot start: <why>"
+ * instead of "cannot start: input/output error".
+ *
+ * nrf_err_why_set(): printf-style, at most 255 bytes kept; the last call
+ * wins. nrf_err_why_take(): the reason set since the last take (a
+ * thread-local buffer, valid until the next set on this thread), or NULL
+ * when none was set; clears it.
+ */
+void nrf_err_why_set(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+const char *nrf_err_why_take(void);
+
 #ifdef __cplusplus
 }
 #endif

@@ -674,6 +674,23 @@ int nrf_rt_dp_stats_worker(const struct nrf_rt *rt, unsigned int i,
  */
 size_t nrf_rt_tls_check(const struct nrf_cfg *cfg, struct nrf_cfg_problem *out, size_t max);
 
+/**
+ * Whether a certificate, key or CA file of the running snapshot's TLS
+ * contexts changed on disk since they were loaded (renewed at the same
+ * path): a reload of an otherwise unchanged configuration then builds
+ * and publishes a new snapshot, whose contexts load the new files (new
+ * connections use them, open ones keep theirs). Control side; stat(2).
+ */
+bool nrf_rt_tls_files_changed(struct nrf_rt *rt);
+
+/**
+ * The notAfter (Unix seconds) of the certificate the running snapshot
+ * serves with (@p server, TLS listeners) and presents to upstreams
+ * (@p client, runtime.tlsClient.certFile); 0 where there is none.
+ * Control side (metrics).
+ */
+void nrf_rt_tls_expiry(struct nrf_rt *rt, int64_t *server, int64_t *client);
+
 #ifdef __cplusplus
 }
 #endif

@@ -68,8 +68,12 @@ alog_open(const char *path)
 			int fd = open_path(path);
 
 			if (fd < 0) {
+				int e = errno;
+
 				NRF_LOG(ERR, MOD, "runtime.accessLog.path: cannot open \"%s\": %s",
-					path, strerror(errno));
+					path, strerror(e));
+				nrf_err_why_set("runtime.accessLog.path \"%s\": %s", path,
+					strerror(e));
 				rc = NRF_EIO;
 			} else {
 				alog_fd = fd;

@@ -129,6 +129,7 @@ rt_tls_snap_init(struct nrf_rt_snap *s)
 		s->tls_srv = build(&tc, "tls", &pr, &err);
 		if (s->tls_srv == NULL) {
 			NRF_LOG(ERR, MOD, "%s: %s", pr.pointer, pr.reason);
+			nrf_err_why_set("%s: %s", pr.pointer, pr.reason);
 			return err;
 		}
 	}
@@ -137,6 +138,7 @@ rt_tls_snap_init(struct nrf_rt_snap *s)
 		s->tls_cli = build(&tc, "tlsClient", &pr, &err);
 		if (s->tls_cli == NULL) {
 			NRF_LOG(ERR, MOD, "%s: %s", pr.pointer, pr.reason);
+			nrf_err_why_set("%s: %s", pr.pointer, pr.reason);
 			return err;
 		}
 		for (uint16_t i = 0; i < cfg->n_peers; i++) {
@@ -155,4 +157,25 @@ rt_tls_snap_fini(struct nrf_rt_snap *s)
 	nrf_tp_tls_ctx_free(s->tls_srv);
 	nrf_tp_tls_ctx_free(s->tls_cli);
 	s->tls_srv = s->tls_cli = NULL;
+}
+
+bool
+nrf_rt_tls_files_changed(struct nrf_rt *rt)
+{
+	bool changed;
+
+	pthread_mutex_lock(&rt->ctl_lock);
+	changed = nrf_tp_tls_ctx_files_changed(rt->cur->tls_srv) ||
+		nrf_tp_tls_ctx_files_changed(rt->cur->tls_cli);
+	pthread_mutex_unlock(&rt->ctl_lock);
+	return changed;
+}
+
+void
+nrf_rt_tls_expiry(struct nrf_rt *rt, int64_t *server, int64_t *client)
+{
+	pthread_mutex_lock(&rt->ctl_lock);
+	*server = nrf_tp_tls_ctx_not_after(rt->cur->tls_srv);
+	*client = nrf_tp_tls_ctx_not_after(rt->cur->tls_cli);
+	pthread_mutex_unlock(&rt->ctl_lock);
 }

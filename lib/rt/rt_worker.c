@@ -10,6 +10,7 @@
  * poll itself.
  */
 #include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -405,10 +406,15 @@ rt_worker_create(struct nrf_rt *rt, unsigned int id, struct nrf_rt_snap *snap,
 		w->lst[i].w = w;
 		w->lst[i].l = w->tp->listen(w->loop, &a, 1024, on_listener, &w->lst[i], err);
 		if (w->lst[i].l == NULL) {
-			char buf[80];
+			const char *t = nrf_err_why_take();
+			char buf[80], why[256];
 
-			NRF_LOG(ERR, MOD, "runtime.listen[%u]: cannot listen on %s: %s", i,
-				nrf_tp_addr_format(&a, buf, sizeof(buf)), nrf_strerror(*err));
+			/* the transport's errno text when it gave one */
+			snprintf(why, sizeof(why), "%s", t != NULL ? t : nrf_strerror(*err));
+			nrf_tp_addr_format(&a, buf, sizeof(buf));
+			NRF_LOG(ERR, MOD, "runtime.listen[%u]: cannot listen on %s: %s", i, buf,
+				why);
+			nrf_err_why_set("runtime.listen[%u] %s: %s", i, buf, why);
 			goto fail;
 		}
 		w->n_lst = i + 1u;

@@ -43,6 +43,12 @@
 extern "C" {
 #endif
 
+/**
+ * A server's TLS 1.2 ciphers when none are configured: ECDHE key exchange
+ * with an AEAD cipher only (AES-GCM, ChaCha20-Poly1305), no CBC suite.
+ */
+#define NRF_TP_TLS_SERVER_CIPHERS "ECDHE+AESGCM:ECDHE+CHACHA20"
+
 /** Settings of a TLS context. Strings are copied; NULL or "" = not set. */
 struct nrf_tp_tls_conf {
 	bool server;               /**< listener side (else client side) */
@@ -52,7 +58,9 @@ struct nrf_tp_tls_conf {
 				    * client: CA bundle (unset: system store) */
 	bool verify_client;        /**< server: require a client certificate (mTLS) */
 	const char *cipher_suites; /**< TLS 1.3 suites (SSL_CTX_set_ciphersuites) */
-	const char *ciphers;       /**< TLS 1.2 cipher list (SSL_CTX_set_cipher_list) */
+	const char *ciphers;       /**< TLS 1.2 cipher list (SSL_CTX_set_cipher_list);
+				    *   unset: a server uses NRF_TP_TLS_SERVER_CIPHERS,
+				    *   a client OpenSSL's default */
 	const char *groups;        /**< key exchange groups (SSL_CTX_set1_groups_list) */
 };
 
@@ -87,6 +95,18 @@ void nrf_tp_tls_ctx_free(struct nrf_tp_tls_ctx *c);
  * keep using one in place of the other. NULL equals NULL only.
  */
 bool nrf_tp_tls_ctx_same(const struct nrf_tp_tls_ctx *a, const struct nrf_tp_tls_ctx *b);
+
+/**
+ * Whether the certificate, key or CA file of @p c changed on disk since
+ * @p c loaded them (path, modification time, size, inode: a file
+ * rewritten in place or replaced by a rename). Control thread (stat(2)).
+ * NULL: false.
+ */
+bool nrf_tp_tls_ctx_files_changed(const struct nrf_tp_tls_ctx *c);
+
+/** The notAfter of @p c's own certificate, Unix seconds; 0: none (a client
+ *  context without a certificate, or NULL). Any thread. */
+int64_t nrf_tp_tls_ctx_not_after(const struct nrf_tp_tls_ctx *c);
 
 /**
  * New TLS loop over @p inner_loop of back-end @p inner (both borrowed: the

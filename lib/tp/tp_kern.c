@@ -308,6 +308,7 @@ fail:
 	*err = errno_to_nrf(errno);
 	if (*err == NRF_EAGAIN)
 		*err = NRF_EIO;
+	nrf_err_why_set("%s", strerror(errno)); /* the errno text, for the start's report */
 	if (l->s.fd >= 0) {
 		int e = errno;
 

@@ -26,6 +26,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <openssl/err.h>
@@ -47,6 +48,9 @@ struct nrf_tp_tls_ctx {
 	bool server;
 	atomic_uint refs;
 	char *key; /* settings + file identities, for nrf_tp_tls_ctx_same() */
+	char *paths[3];   /* certificate, key, CA files (NULL: not set) */
+	char *files;      /* their identities when loaded (files_key()) */
+	int64_t not_after; /* the certificate's notAfter, Unix seconds; 0: none */
 };
 
 struct sess_slot {
@@ -191,22 +195,6 @@ alpn_select(SSL *s, const unsigned char **out, unsigned char *outlen,
 	return SSL_TLSEXT_ERR_OK;
 }
 
-/* A client without ALPN would get no callback above: refuse it here with
- * the same alert, so "h2 only" holds for every client. */
-static int
-client_hello(SSL *s, int *al, void *arg)
-{
-	const unsigned char *p;
-	size_t len;
-
-	(void)arg;
-	if (SSL_client_hello_get0_ext(s, TLSEXT_TYPE_application_layer_protocol_negotiation,
-		    &p, &len) == 1)
-		return SSL_CLIENT_HELLO_SUCCESS;
-	*al = SSL_AD_NO_APPLICATION_PROTOCOL;
-	return SSL_CLIENT_HELLO_ERROR;
-}
-
 static void sess_store(struct tls_conn *c, SSL_SESSION *sess);
 
 static int
@@ -240,6 +228,28 @@ key_add(char *key, size_t cap, const char *field, const char *v, bool file)
 			(long long)st.st_mtim.tv_sec, st.st_mtim.tv_nsec, (long long)st.st_size);
 	else
 		snprintf(key + n, cap - n, "%s=%s;", field, v);
+}
+
+/* The identity of each file of @p paths (path, mtime, size, inode): a file
+ * rewritten in place or replaced by a rename gives another text. */
+static void
+files_key(char *const *paths, char *out, size_t cap)
+{
+	size_t n = 0;
+
+	out[0] = '\0';
+	for (int i = 0; i < 3; i++) {
+		struct stat st;
+
+		if (paths[i] == NULL)
+			continue;
+		if (stat(paths[i], &st) != 0)
+			memset(&st, 0, sizeof(st));
+		snprintf(out + n, cap - n, "%s@%lld.%ld.%lld.%llu;", paths[i],
+			(long long)st.st_mtim.tv_sec, st.st_mtim.tv_nsec, (long long)st.st_size,
+			(unsigned long long)st.st_ino);
+		n = strlen(out);
+	}
 }
 
 static const char *
@@ -284,6 +294,13 @@ ctx_setup(struct nrf_tp_tls_ctx *t, const struct nrf_tp_tls_conf *cf, char *why,
 	}
 	if (set(cf->ciphers) && SSL_CTX_set_cipher_list(s, cf->ciphers) != 1) {
 		snprintf(why, cap, "ciphers \"%s\": not accepted: %s", cf->ciphers, ssl_reason());
+		return NRF_ECONFIG;
+	}
+	/* A server's TLS 1.2 default: forward secrecy and AEAD only, no CBC
+	 * (LUCKY13 and friends); "ciphers" replaces it. */
+	if (!set(cf->ciphers) && cf->server &&
+		SSL_CTX_set_cipher_list(s, NRF_TP_TLS_SERVER_CIPHERS) != 1) {
+		snprintf(why, cap, "default ciphers: %s", ssl_reason());
 		return NRF_ECONFIG;
 	}
 	if (set(cf->groups) && SSL_CTX_set1_groups_list(s, cf->groups) != 1) {
@@ -345,8 +362,12 @@ ctx_setup(struct nrf_tp_tls_ctx *t, const struct nrf_tp_tls_conf *cf, char *why,
 		SSL_CTX_set_session_cache_mode(s, SSL_SESS_CACHE_OFF);
 		SSL_CTX_set_session_id_context(s, sid, sizeof(sid) - 1);
 		SSL_CTX_set_num_tickets(s, 1);
+		/* A client that offers ALPN without h2 is refused (alert 120,
+		 * no_application_protocol, RFC 7301 3.2); one that offers no
+		 * ALPN gets no callback, completes the handshake and is a client
+		 * of the listener's protocol, h2 (RFC 9113 3.3: prior knowledge;
+		 * what TLS scanners and load balancers' health checks do). */
 		SSL_CTX_set_alpn_select_cb(s, alpn_select, NULL);
-		SSL_CTX_set_client_hello_cb(s, client_hello, NULL);
 	} else {
 		SSL_CTX_set_verify(s, SSL_VERIFY_PEER, NULL);
 		if (SSL_CTX_set_alpn_protos(s, alpn_h2, sizeof(alpn_h2)) != 0) {
@@ -402,9 +423,27 @@ nrf_tp_tls_ctx_create(const struct nrf_tp_tls_conf *cf, char *why, size_t cap, i
 		if (t->key == NULL)
 			rc = NRF_ENOMEM;
 	}
+	if (rc == 0) {
+		const char *p[3] = {cf->cert_file, cf->key_file, cf->ca_file};
+		X509 *x = SSL_CTX_get0_certificate(t->ssl);
+		struct tm tm;
+
+		for (int i = 0; i < 3; i++) {
+			if (set(p[i]) && (t->paths[i] = strdup(p[i])) == NULL)
+				rc = NRF_ENOMEM;
+		}
+		files_key(t->paths, key, sizeof(key));
+		if (rc == 0 && (t->files = strdup(key)) == NULL)
+			rc = NRF_ENOMEM;
+		if (x != NULL && ASN1_TIME_to_tm(X509_get0_notAfter(x), &tm) == 1)
+			t->not_after = (int64_t)timegm(&tm);
+	}
 	if (rc != 0) {
 		SSL_CTX_free(t->ssl);
 		free(t->key);
+		free(t->files);
+		for (int i = 0; i < 3; i++)
+			free(t->paths[i]);
 		free(t);
 		*err = rc;
 		return NULL;
@@ -427,7 +466,27 @@ nrf_tp_tls_ctx_free(struct nrf_tp_tls_ctx *c)
 		return;
 	SSL_CTX_free(c->ssl);
 	free(c->key);
+	free(c->files);
+	for (int i = 0; i < 3; i++)
+		free(c->paths[i]);
 	free(c);
+}
+
+bool
+nrf_tp_tls_ctx_files_changed(const struct nrf_tp_tls_ctx *c)
+{
+	char now[2048];
+
+	if (c == NULL || c->files == NULL)
+		return false;
+	files_key(c->paths, now, sizeof(now));
+	return strcmp(now, c->files) != 0;
+}
+
+int64_t
+nrf_tp_tls_ctx_not_after(const struct nrf_tp_tls_ctx *c)
+{
+	return c != NULL ? c->not_after : 0;
 }
 
 bool

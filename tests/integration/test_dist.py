@@ -150,6 +150,12 @@ class TestMetricsReferenced(unittest.TestCase):
         st, _, text = H.api(fwd, 'GET', '/metrics')
         self.assertEqual(st, 200)
         fams = scrape_families(text)
+        # the exposition passes Prometheus' own lint (names, units, help)
+        promtool = shutil.which('promtool')
+        if promtool is not None:
+            r = subprocess.run([promtool, 'check', 'metrics'], input=text,
+                               capture_output=True, text=True)
+            self.assertEqual((r.returncode, r.stdout + r.stderr), (0, ''))
 
         exprs = [('dashboard', e) for e in dashboard_exprs()] + \
                 [('rules', e) for e in rule_exprs()]
@@ -253,6 +259,24 @@ class TestManPages(unittest.TestCase):
         self.assertGreater(len(fields), 80)
         for fld in fields:
             self.assertIn('\\fB%s\\fR' % fld, roff, fld)
+        # no markup or source-tree notes leak into the page (comments aside);
+        # inline code is closed on the line it opens
+        text = '\n'.join(ln for ln in roff.splitlines() if not ln.startswith('.\\"'))
+        for leak in ('<!--', '-->', 'tests/', '`'):
+            self.assertNotIn(leak, text)
+        for ln in text.splitlines():
+            self.assertEqual(ln.count('\\fB'), ln.count('\\fR'), ln)
+
+
+class TestDocsMatchCode(unittest.TestCase):
+    def test_access_log_outcomes_are_the_codes(self):
+        with open(os.path.join(ROOT, 'lib', 'rt', 'rt.c')) as f:
+            code = set(re.findall(r'\[NRF_RT_OUT_[A-Z_]+\] = "([a-z_]+)"', f.read()))
+        self.assertGreater(len(code), 10)
+        with open(os.path.join(ROOT, 'docs', 'access-log.md')) as f:
+            row = [ln for ln in f if ln.startswith('| outcome |')][0]
+        listed = set(re.findall(r'`([a-z_]+)`', row.split('outcome}`:')[1]))
+        self.assertEqual(listed, code)
 
 
 if __name__ == '__main__':

@@ -14,7 +14,11 @@ https, h2load over https, openssl s_client.
 
 import json
 import os
+import re
 import shutil
+import signal
+import socket
+import ssl
 import subprocess
 import sys
 import tempfile
@@ -23,6 +27,14 @@ import unittest
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import nrfwd_harness as H  # noqa: E402
+
+try:
+    import h2.connection
+    import h2.events
+except ImportError:  # python3 may be an interpreter without Debian's packages
+    sys.path.append('/usr/lib/python3/dist-packages')
+    import h2.connection  # noqa: E402
+    import h2.events  # noqa: E402
 
 ID_AMF1 = '5a1f0b6e-6f0a-4c1e-9a01-0000000a0001'  # only at stub "a" (local)
 ID_UDM1 = '7c3d9e20-1b2a-4f5e-8d02-0000000e0001'  # only at stub "e" (peer)
@@ -103,6 +115,36 @@ def curl_tls(url, headers=(), opts=(), timeout=10.0):
             (out[1] if len(out) > 1 else '')
 
 
+def h2_get(s, authority, path, conn=None):
+    """GET @path over the TLS socket @s with python-h2 (a new connection, or
+    @conn, an H2Connection already used on @s): (status, body)."""
+    if conn is None:
+        conn = h2.connection.H2Connection()
+        conn.initiate_connection()
+    sid = conn.get_next_available_stream_id()
+    conn.send_headers(sid, [(':method', 'GET'), (':scheme', 'https'),
+                            (':authority', authority), (':path', path)], end_stream=True)
+    s.sendall(conn.data_to_send())
+    status, body, ended = None, b'', False
+    deadline = time.monotonic() + 10
+    while not ended and time.monotonic() < deadline:
+        data = s.recv(65536)
+        if not data:
+            break
+        for ev in conn.receive_data(data):
+            if isinstance(ev, h2.events.ResponseReceived) and ev.stream_id == sid:
+                status = dict((k.decode() if isinstance(k, bytes) else k,
+                               v.decode() if isinstance(v, bytes) else v)
+                              for k, v in ev.headers)[':status']
+            elif isinstance(ev, h2.events.DataReceived) and ev.stream_id == sid:
+                body += ev.data
+                conn.acknowledge_received_data(ev.flow_controlled_length, sid)
+            elif isinstance(ev, h2.events.StreamEnded) and ev.stream_id == sid:
+                ended = True
+        s.sendall(conn.data_to_send())
+    return status, body
+
+
 def tls_listen(cfg, name):
     """Turn @cfg's listener into a TLS one with the certificate of @name."""
     cfg['runtime']['listen'][0]['tls'] = True
@@ -145,11 +187,13 @@ class Base(unittest.TestCase):
         fwd = self.h.start_nrfwd(cfg, name='nrfwd-' + fqdn.split('.')[0])
         return fwd, stub, H.peer(fqdn, fwd.port, scheme='https', priority=priority)
 
-    def front(self, peers=(), local=True, client_cert=False, **kw):
-        """nrfwd A with a TLS listener, local stub a (h2c) and @peers."""
+    def front(self, peers=(), local=True, client_cert=False, cfg_tls=None, **kw):
+        """nrfwd A with a TLS listener, local stub a (h2c) and @peers;
+        @cfg_tls: more runtime.tls settings."""
         loc = self.h.start_stub('local', 'stub-profiles-a.json') if local else None
         cfg = H.nrfwd_config(SELF, local=loc.port if loc else None, peers=peers, **kw)
         tls_listen(cfg, SELF)
+        cfg['runtime']['tls'].update(cfg_tls or {})
         tls_client(cfg, client_cert)
         return self.h.start_nrfwd(cfg), loc
 
@@ -163,7 +207,7 @@ class TestTlsFront(Base):
         self.assertEqual(ver, '2')
         self.assertEqual(json.loads(body)['nfInstanceId'], ID_AMF1)
 
-    def test_client_without_alpn_h2_is_refused_with_no_application_protocol(self):
+    def test_client_offering_other_protocols_is_refused_with_alert_120(self):
         a, _ = self.front()
         rc, st, _, err, _ = curl_tls(self.url(a, PROFILE + ID_AMF1),
                                      opts=['--http1.1'] + self.resolve(a))
@@ -173,15 +217,101 @@ class TestTlsFront(Base):
                             '-alpn', 'http/1.1', '-CAfile', CERTS['ca']],
                            stdin=subprocess.DEVNULL, capture_output=True, timeout=10)
         self.assertIn('no application protocol', r.stdout.decode() + r.stderr.decode())
-        # and one that sends no ALPN at all
-        r = subprocess.run(['openssl', 's_client', '-connect', '127.0.0.1:%d' % a.port,
-                            '-CAfile', CERTS['ca']],
-                           stdin=subprocess.DEVNULL, capture_output=True, timeout=10)
-        self.assertIn('no application protocol', r.stdout.decode() + r.stderr.decode())
         # the listener still serves h2 clients
         rc, st, _, err, _ = curl_tls(self.url(a, PROFILE + ID_AMF1),
                                      opts=['--http2'] + self.resolve(a))
         self.assertEqual((rc, st), (0, 200), err)
+
+    def test_client_without_alpn_completes_the_handshake_and_is_served_h2(self):
+        a, _ = self.front()
+        # openssl s_client offering no ALPN: the handshake completes
+        r = subprocess.run(['openssl', 's_client', '-connect', '127.0.0.1:%d' % a.port,
+                            '-servername', SELF, '-CAfile', CERTS['ca'], '-brief'],
+                           stdin=subprocess.DEVNULL, capture_output=True, timeout=10)
+        out = (r.stdout + r.stderr).decode('utf-8', 'replace')  # h2 frames too
+        self.assertNotIn('no application protocol', out)
+        self.assertRegex(out, r'Protocol version: TLSv1\.3')
+        self.assertIn('Verification: OK', out)
+        # a raw client without ALPN speaks h2 on it and is answered
+        ctx = ssl.create_default_context(cafile=CERTS['ca'])
+        with socket.create_connection(('127.0.0.1', a.port), timeout=10) as raw:
+            with ctx.wrap_socket(raw, server_hostname=SELF) as s:
+                self.assertIsNone(s.selected_alpn_protocol())
+                status, body = h2_get(s, '%s:%d' % (SELF, a.port), PROFILE + ID_AMF1)
+                self.assertEqual(status, '200')
+                self.assertEqual(json.loads(body)['nfInstanceId'], ID_AMF1)
+
+    def test_testssl_scan(self):
+        """Debian's testssl.sh (when installed) audits the listener: the
+        protocols and ciphers it reports offered."""
+        testssl = shutil.which('testssl') or shutil.which('testssl.sh')
+        if testssl is None:
+            self.skipTest('testssl.sh is not installed (Debian package testssl.sh)')
+        a, _ = self.front()
+        out = os.path.join(self.h.tmpdir, 'testssl.json')
+        t0 = time.monotonic()
+        r = subprocess.run([testssl, '--quiet', '--color', '0', '--warnings', 'off',
+                            '--jsonfile', out, '-p', '-e', '127.0.0.1:%d' % a.port],
+                           stdin=subprocess.DEVNULL, capture_output=True, text=True,
+                           timeout=300)
+        sys.stderr.write('testssl.sh: %.0f s\n' % (time.monotonic() - t0))
+        self.assertEqual(r.returncode, 0, r.stdout[-3000:] + r.stderr[-2000:])
+        with open(out) as f:
+            found = {x['id']: x['finding'] for x in json.load(f)}
+        for proto in ('SSLv2', 'SSLv3', 'TLS1', 'TLS1_1'):
+            self.assertEqual(found.get(proto), 'not offered', proto)
+        for proto in ('TLS1_2', 'TLS1_3'):
+            self.assertTrue(found.get(proto, '').startswith('offered'), (proto, found))
+        self.assertEqual(found.get('ALPN_HTTP2'), 'h2')
+        ciphers = sorted(v.split()[1] for k, v in found.items() if k.startswith('cipher_x'))
+        self.assertEqual(ciphers, sorted([
+            'ECDHE-ECDSA-AES128-GCM-SHA256', 'ECDHE-ECDSA-AES256-GCM-SHA384',
+            'ECDHE-ECDSA-CHACHA20-POLY1305', 'TLS_AES_128_GCM_SHA256',
+            'TLS_AES_256_GCM_SHA384', 'TLS_CHACHA20_POLY1305_SHA256']))
+
+    def offered(self, a, version, cipher_opt, names):
+        """The names of @names a client offering only one of them at a time
+        (TLS @version) gets a handshake with."""
+        ok = []
+        for n in names:
+            r = subprocess.run(['openssl', 's_client', '-connect', '127.0.0.1:%d' % a.port,
+                                '-servername', SELF, version, cipher_opt, n, '-alpn', 'h2',
+                                '-brief'], stdin=subprocess.DEVNULL, capture_output=True,
+                               timeout=10)
+            out = (r.stdout + r.stderr).decode('utf-8', 'replace')
+            if 'Ciphersuite: ' + n in out:
+                ok.append(n)
+        return ok
+
+    def test_protocols_and_ciphers_offered(self):
+        """What a TLS scanner sees: TLS 1.2 and 1.3 only, and in TLS 1.2
+        ECDHE with AEAD only (no CBC, no static RSA) by default; the
+        "ciphers" setting replaces that default."""
+        a, _ = self.front()
+        for v, ok in (('-tls1', False), ('-tls1_1', False), ('-tls1_2', True),
+                      ('-tls1_3', True)):
+            r = subprocess.run(['openssl', 's_client', '-connect', '127.0.0.1:%d' % a.port,
+                                '-servername', SELF, v, '-alpn', 'h2', '-brief'],
+                               stdin=subprocess.DEVNULL, capture_output=True, timeout=10)
+            out = (r.stdout + r.stderr).decode('utf-8', 'replace')
+            self.assertEqual('Ciphersuite:' in out, ok, (v, out))
+        names = subprocess.run(['openssl', 'ciphers', '-tls1_2', '-s', 'ALL:COMPLEMENTOFALL'],
+                               capture_output=True, text=True).stdout.strip().split(':')
+        names = [n for n in names if n and 'PSK' not in n and 'SRP' not in n]
+        self.assertGreater(len(names), 20)
+        got = self.offered(a, '-tls1_2', '-cipher', names)
+        # the certificate is ECDSA: the ECDHE-ECDSA AEAD suites
+        self.assertEqual(sorted(got), sorted(['ECDHE-ECDSA-AES128-GCM-SHA256',
+                                              'ECDHE-ECDSA-AES256-GCM-SHA384',
+                                              'ECDHE-ECDSA-CHACHA20-POLY1305']), got)
+        tls13 = ['TLS_AES_128_GCM_SHA256', 'TLS_AES_256_GCM_SHA384',
+                 'TLS_CHACHA20_POLY1305_SHA256']
+        self.assertEqual(self.offered(a, '-tls1_3', '-ciphersuites', tls13), tls13)
+        # configurable: a CBC suite when the operator asks for it
+        self.h.cleanup()
+        b, _ = self.front(cfg_tls={'ciphers': 'ECDHE-ECDSA-AES128-SHA'})
+        self.assertEqual(self.offered(b, '-tls1_2', '-cipher', names),
+                         ['ECDHE-ECDSA-AES128-SHA'])
 
     def test_tls12_and_tls13_are_both_accepted(self):
         a, _ = self.front()
@@ -386,6 +516,121 @@ class TestPeerCertificates(Base):
         st, _, body = H.curl(a.url(PROFILE + ID_UDM1))
         self.assertEqual(st, 200)
         self.assertEqual(len(H.stub_requests(stub_e.port)), 1)
+
+
+class TestRotation(Base):
+    """A certificate renewed at the same path (what certbot and cert-manager
+    do) is loaded by SIGHUP: new connections get it, an open connection
+    keeps its own and is served; a broken new pair is refused with the
+    reason and the running one kept; the expiry metric follows."""
+
+    def serial(self, port):
+        der = ssl.get_server_certificate(('127.0.0.1', port))
+        r = subprocess.run(['openssl', 'x509', '-noout', '-serial', '-enddate'],
+                           input=der.encode(), capture_output=True, timeout=10)
+        out = r.stdout.decode()
+        end = re.search(r'notAfter=(.*)', out).group(1).strip()
+        return re.search(r'serial=(\w+)', out).group(1), int(ssl.cert_time_to_seconds(end))
+
+    def serial_other_than(self, port, *old):
+        """The certificate served once it is none of @old (a published
+        snapshot reaches the workers within milliseconds, not at once)."""
+        deadline = time.monotonic() + 5
+        while True:
+            got = self.serial(port)
+            if got[0] not in old or time.monotonic() > deadline:
+                return got
+            time.sleep(0.05)
+
+    def hup_and_wait(self, fwd, pattern):
+        n = len(re.findall(pattern, fwd.log()))
+        os.kill(fwd.pid, signal.SIGHUP)
+        deadline = time.monotonic() + 10
+        while time.monotonic() < deadline and len(re.findall(pattern, fwd.log())) == n:
+            time.sleep(0.05)
+        self.assertGreater(len(re.findall(pattern, fwd.log())), n, fwd.log())
+
+    def test_sighup_loads_files_renewed_at_the_same_path(self):
+        d = os.path.join(self.h.tmpdir, 'live')
+        os.mkdir(d)
+        cert, key = os.path.join(d, 'cert.pem'), os.path.join(d, 'key.pem')
+        shutil.copy(CERTS[SELF][0], cert)
+        shutil.copy(CERTS[SELF][1], key)
+        loc = self.h.start_stub('local', 'stub-profiles-a.json')
+        cfg = H.nrfwd_config(SELF, local=loc.port)
+        cfg['runtime']['listen'][0]['tls'] = True
+        cfg['runtime']['tls'] = {'certFile': cert, 'keyFile': key}
+        a = self.h.start_nrfwd(cfg, management=True)
+        old_serial, old_end = self.serial(a.port)
+        m = H.metrics(a)
+        self.assertEqual(H.metric_value(m, 'nrfwd_tls_certificate_expiry_timestamp_seconds',
+                                        role='server'), old_end)
+
+        # an open connection, served before and after the rotation
+        ctx = ssl.create_default_context(cafile=CERTS['ca'])
+        ctx.set_alpn_protocols(['h2'])
+        raw = socket.create_connection(('127.0.0.1', a.port), timeout=10)
+        held = ctx.wrap_socket(raw, server_hostname=SELF)
+        conn = h2.connection.H2Connection()
+        conn.initiate_connection()
+        auth = '%s:%d' % (SELF, a.port)
+        self.assertEqual(h2_get(held, auth, PROFILE + ID_AMF1, conn)[0], '200')
+
+        # renewed: another key and certificate (3 days) written over the files
+        nd = os.path.join(self.h.tmpdir, 'renewed')
+        os.mkdir(nd)
+        for f in ('ca.pem', 'ca.key'):
+            shutil.copy(os.path.join(CERTS['dir'], f), nd)
+        ncert, nkey = _leaf(nd, 'renewed', SELF, ['DNS:' + SELF, 'IP:127.0.0.1'], days='3')
+        for src, dst in ((ncert, cert), (nkey, key)):
+            with open(src, 'rb') as f, open(dst, 'wb') as g:
+                g.write(f.read())
+        self.hup_and_wait(a, r'TLS files changed on disk')
+        new_serial, new_end = self.serial_other_than(a.port, old_serial)
+        self.assertNotEqual(new_serial, old_serial)
+        self.assertGreater(new_end, old_end)
+        m = H.metrics(a)
+        self.assertEqual(H.metric_value(m, 'nrfwd_config_generation'), 2)
+        self.assertEqual(H.metric_value(m, 'nrfwd_tls_certificate_expiry_timestamp_seconds',
+                                        role='server'), new_end)
+        rc, st, _, err, _ = curl_tls(self.url(a, PROFILE + ID_AMF1),
+                                     opts=['--http2'] + self.resolve(a))
+        self.assertEqual((rc, st), (0, 200), err)
+        # the connection opened before keeps its certificate and is served
+        self.assertEqual(h2_get(held, auth, PROFILE + ID_AMF1, conn)[0], '200')
+        self.assertEqual(held.getpeercert()['notAfter'],
+                         ssl._ssl._test_decode_cert(CERTS[SELF][0])['notAfter'])
+        held.close()
+
+        # the same files again: nothing to do
+        self.hup_and_wait(a, r'unchanged \(generation 2\)')
+
+        # a broken pair (the key of another certificate): refused, kept
+        with open(CERTS['client'][1], 'rb') as f, open(key, 'wb') as g:
+            g.write(f.read())
+        self.hup_and_wait(a, r'refused')
+        line = [ln for ln in a.log().splitlines() if 'refused' in ln][-1]
+        self.assertIn('/runtime/tls/keyFile', a.log())
+        self.assertRegex(line, r'refused')
+        self.assertEqual(self.serial(a.port)[0], new_serial)
+        m = H.metrics(a)
+        self.assertEqual(H.metric_value(m, 'nrfwd_config_generation'), 2)
+        self.assertEqual(H.metric_value(m, 'nrfwd_config_reload_failures_total'), 1)
+        rc, st, _, err, _ = curl_tls(self.url(a, PROFILE + ID_AMF1),
+                                     opts=['--http2'] + self.resolve(a))
+        self.assertEqual((rc, st), (0, 200), err)
+
+        # a REST change publishes a snapshot, which loads the files as they are now
+        ncert, nkey = _leaf(nd, 'third', SELF, ['DNS:' + SELF, 'IP:127.0.0.1'], days='4')
+        for src, dst in ((ncert, cert), (nkey, key)):
+            with open(src, 'rb') as f, open(dst, 'wb') as g:
+                g.write(f.read())
+        st, _, body = H.api(a, 'PATCH', '/nrf-configuration/v1/forwardingOptions',
+                            {'maxViaMembers': 12})
+        self.assertEqual(st, 200, body)
+        third_serial, third_end = self.serial_other_than(a.port, old_serial, new_serial)
+        self.assertNotIn(third_serial, (old_serial, new_serial))
+        self.assertGreater(third_end, new_end)
 
 
 class TestBadTlsConfiguration(Base):

@@ -24,7 +24,9 @@ Usage: python3 tests/package/test_package.py [--build-dir BUILD] [--deb FILE]
    the units are in /lib/systemd/system and pass `systemd-analyze verify`.
 5. Run as the unit would: ExecStartPre and ExecStart taken from the
    installed nrfwd.service, $NRFWD_OPTS from /etc/default/nrfwd, as User=
-   nrfwd, with NOTIFY_SOCKET naming a socket this test owns (Type=notify
+   nrfwd, with NOTIFY_SOCKET naming a socket this test owns; ExecStartPre
+   refuses the access log in /var/log/nrfwd until that directory exists
+   (LogsDirectory=, made here as systemd would), then nrfwd writes it (Type=notify
    without systemd: systemd-notify --ready semantics). READY=1 with MAINPID;
    a discovery through it is answered by an nrfstub from the build tree;
    ExecReload (SIGHUP) of a changed file: RELOADING=1, READY=1 with
@@ -230,6 +232,19 @@ class TestPackage(unittest.TestCase):
             r = ns.run(['sh', '-c', 'gzip -dc "$1" | groff -man -Tutf8 -ww -z', 'groff',
                         '/usr/share/man/man%s/%s.gz' % (page[-1], page)])
             self.assertEqual(r.stdout, '', page)
+            r = ns.run(['sh', '-c', 'gzip -dc "$1"', 'cat',
+                        '/usr/share/man/man%s/%s.gz' % (page[-1], page)])
+            text = '\n'.join(ln for ln in r.stdout.splitlines() if not ln.startswith('.\\"'))
+            for leak in ('<!--', '-->', 'tests/'):
+                self.assertNotIn(leak, text, page)
+
+        # The documentation an operator follows is installed: every docs/*.md
+        # but the developers' (tests, the test NRF stub).
+        docs = os.path.join(ROOT, 'docs')
+        for md in sorted(os.listdir(docs)):
+            if md.endswith('.md') and md not in ('testing.md', 'nrfstub.md'):
+                self.assertTrue(os.path.exists(ns.path('/usr/share/doc/nrfwd/' + md)) or
+                                os.path.exists(ns.path('/usr/share/doc/nrfwd/%s.gz' % md)), md)
 
         # Configure: our ports, an nrfstub (build tree) as the local NRF.
         local = self.h.start_stub('local', 'stub-profiles-a.json')
@@ -240,7 +255,16 @@ class TestPackage(unittest.TestCase):
         cfg['runtime']['listen'][0]['port'] = port
         cfg['runtime']['localNrf']['port'] = local.port
         cfg['runtime']['management']['port'] = mport
+        # the access log where docs/access-log.md puts it: the unit's
+        # LogsDirectory=, which systemd creates owned by User= (here by
+        # hand, as systemd would); check refuses it until it exists
+        cfg['runtime']['accessLog'] = {'path': '/var/log/nrfwd/access.log', 'flushMs': 10}
         self.write_cfg(cfg)
+        self.assertTrue(os.path.exists(ns.path('/etc/logrotate.d/nrfwd')))
+        r = ns.run(['sh', '-c', 'command -v logrotate >/dev/null || exit 0; '
+                    'exec logrotate -d -s /tmp/lr.state /etc/logrotate.d/nrfwd'], check=False)
+        self.assertEqual(r.returncode, 0, r.stdout)
+        self.assertNotIn('error', r.stdout.lower())
 
         with open(ns.path('/lib/systemd/system/nrfwd.service')) as f:
             unit = f.read()
@@ -250,9 +274,16 @@ class TestPackage(unittest.TestCase):
             default = f.read()
         opts = re.search(r'^NRFWD_OPTS="(.*)"$', default, re.M).group(1).split()
         pre = unit_line(unit, 'ExecStartPre').split()
-        ns.run(pre, user=user)
+        pre = [w for w in pre if w != '$NRFWD_OPTS'] + opts
+        self.assertEqual(unit_line(unit, 'LogsDirectory'), 'nrfwd')
+        r = ns.run(pre, user=user, check=False)
+        self.assertEqual(r.returncode, 1, r.stdout)
+        self.assertIn('/runtime/accessLog/path: directory /var/log/nrfwd', r.stdout)
+        ns.run(['install', '-d', '-o', user, '-g', user, '-m', '0755', '/var/log/nrfwd'])
+        self.assertIn('OK', ns.run(pre, user=user).stdout)
         start = unit_line(unit, 'ExecStart').split()
         start = [w for w in start if w != '$NRFWD_OPTS'] + opts
+        self.assertEqual(pre[2:], start[1:], 'check and nrfwd get the same options')
         self.daemon_log = os.path.join(self.share, 'nrfwd.log')
         env = ['env', '-i', 'PATH=/usr/sbin:/usr/bin:/sbin:/bin',
                'NOTIFY_SOCKET=' + self.notify.path, 'WATCHDOG_USEC=2000000']
@@ -267,6 +298,14 @@ class TestPackage(unittest.TestCase):
         self.notify.wait('WATCHDOG', value='1', timeout=5)
         st, hdrs, _ = H.curl('http://127.0.0.1:%d%s' % (port, AMF))
         self.assertEqual(st, 200)
+        deadline = time.monotonic() + 5
+        alog = ns.path('/var/log/nrfwd/access.log')
+        while time.monotonic() < deadline and not (os.path.exists(alog) and os.path.getsize(alog)):
+            time.sleep(0.05)
+        with open(alog) as f:
+            self.assertIn('nnrf-disc', f.read())
+        self.assertEqual(ns.run(['stat', '-c', '%U', '/var/log/nrfwd/access.log']).stdout.strip(),
+                         user)
 
         # ExecReload with a changed file.
         cfg['forwardingOptions']['maxForwardAttempts'] = 3

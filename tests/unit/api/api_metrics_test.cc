@@ -305,8 +305,8 @@ TEST(ApiMetrics, EveryWorkerHasItsRequestsConnectionsAndCostPerRequest)
 	EXPECT_EQ(s["nrfwd_worker_restarts_total{worker=\"1\"}"], 2);
 	EXPECT_DOUBLE_EQ(s["nrfwd_worker_busy_seconds_total{worker=\"0\"}"], 0.02);
 	EXPECT_DOUBLE_EQ(s["nrfwd_worker_busy_seconds_total{worker=\"1\"}"], 3.0);
-	EXPECT_DOUBLE_EQ(s["nrfwd_worker_busy_us_per_request{worker=\"0\"}"], 20.0);
-	EXPECT_DOUBLE_EQ(s["nrfwd_worker_busy_us_per_request{worker=\"1\"}"], 6000.0);
+	EXPECT_DOUBLE_EQ(s["nrfwd_worker_busy_seconds_per_request{worker=\"0\"}"], 20e-6);
+	EXPECT_DOUBLE_EQ(s["nrfwd_worker_busy_seconds_per_request{worker=\"1\"}"], 6000e-6);
 	EXPECT_EQ(s["nrfwd_dpdk_worker_frames_total{lcore=\"3\",kind=\"arp_out\"}"], 4);
 	EXPECT_EQ(s["nrfwd_dpdk_worker_frames_total{lcore=\"3\",kind=\"steered_out\"}"], 6);
 	EXPECT_EQ(s["nrfwd_dpdk_worker_frames_total{lcore=\"3\",kind=\"in\"}"], 5);
