@@ -23,7 +23,7 @@ pkgs=(
 	python3-h2
 	debhelper fakeroot lintian prometheus systemd
 	libcurl4-openssl-dev etcd-server etcd-client
-	dnsmasq-base
+	dnsmasq-base logrotate testssl.sh graphviz
 )
 
 if [ "${NRFWD_SKIP_APT:-0}" != 1 ]; then
