@@ -72,6 +72,42 @@ def h2load_lat(url, args, timeout=60):
         os.unlink(log)
 
 
+def streams_at_once(port, path, n, timeout=10):
+    """@n GETs of @path on one HTTP/2 connection at once: [(status, headers
+    {name: [values]}, body)] in the order they end."""
+    sock = socket.create_connection(('127.0.0.1', port), timeout=timeout)
+    c = h2.connection.H2Connection(h2.config.H2Configuration(client_side=True,
+                                                             header_encoding='utf-8'))
+    c.initiate_connection()
+    for i in range(n):
+        c.send_headers(1 + 2 * i, [(':method', 'GET'), (':scheme', 'http'), (':authority', SELF),
+                                   (':path', path)], end_stream=True)
+    sock.sendall(c.data_to_send())
+    heads, bodies, done = {}, {}, []
+    deadline = time.monotonic() + timeout
+    while len(done) < n and time.monotonic() < deadline:
+        data = sock.recv(65536)
+        if not data:
+            break
+        for ev in c.receive_data(data):
+            if isinstance(ev, h2.events.ResponseReceived):
+                hd = {}
+                for k, v in ev.headers:
+                    hd.setdefault(k, []).append(v)
+                heads[ev.stream_id] = hd
+            elif isinstance(ev, h2.events.DataReceived):
+                bodies[ev.stream_id] = bodies.get(ev.stream_id, b'') + ev.data
+                c.acknowledge_received_data(ev.flow_controlled_length, ev.stream_id)
+            elif isinstance(ev, (h2.events.StreamEnded, h2.events.StreamReset)):
+                hd = heads.get(ev.stream_id, {})
+                done.append((int(hd.get(':status', ['0'])[0]), hd, bodies.get(ev.stream_id, b'')))
+        out = c.data_to_send()
+        if out:
+            sock.sendall(out)
+    sock.close()
+    return done
+
+
 def pct(values, q):
     v = sorted(values)
     return v[min(len(v) - 1, int(q * len(v)))] if v else float('nan')
@@ -185,7 +221,7 @@ class TestAdmission(Base):
             return
         self.assertEqual(r.get('status_2xx'), 16384, r['raw'])
 
-    def _half_rate(self, clients):
+    def _half_rate(self, clients, probes):
         # 8 connections (NRF_RT_POOL_CONNS) x 2 streams / 40 ms: the
         # upstream serves ~400 requests/s
         local = self.h.start_stub('local', 'stub-profiles-a.json', fault='delay:40',
@@ -195,14 +231,10 @@ class TestAdmission(Base):
         th = threading.Thread(target=lambda: out.update(r=h2load_lat(
             fwd.url(SMALL), ['-c', str(clients), '-m', '16', '--rps', '100', '-D', '3'])))
         th.start()
-        # what a shed request gets, asked beside the load
-        self.probe_shed = []
-        time.sleep(1)
-        while th.is_alive() and len(self.probe_shed) < 3:
-            st, hd, body = H.curl(fwd.url(SMALL + '&probe=1'))
-            if st == 503:
-                self.probe_shed.append((hd, body))
-            time.sleep(0.05)
+        # what a shed request gets: @probes more at once beside the load
+        time.sleep(1.5)
+        self.probe_shed = [(hd, body) for st, hd, body in streams_at_once(fwd.port, SMALL, probes)
+                           if st == 503]
         th.join()
         res, lat = out['r']
         ok = [ms for st, ms in lat if st == 200]
@@ -210,7 +242,7 @@ class TestAdmission(Base):
         return fwd, res, ok, shed
 
     def test_an_upstream_at_half_the_offered_rate_sheds_by_waiting_time(self):
-        fwd, res, ok, shed = self._half_rate(8)   # ~800 requests/s offered
+        fwd, res, ok, shed = self._half_rate(8, 50)   # ~800 requests/s offered
         print('\nhalf rate: %d 200 (p50 %.0f ms, p99 %.0f ms), %d 503; %s'
               % (len(ok), pct(ok, 0.5), pct(ok, 0.99), len(shed), res.get('status')))
         self.assertEqual(res.get('errored', 0) + res.get('timeout', 0), 0, res['raw'])
@@ -223,7 +255,7 @@ class TestAdmission(Base):
         m = H.metrics(fwd)
         self.assertEqual(H.metric_value(m, 'nrfwd_queue_shed_total'),
                          len(shed) + len(self.probe_shed))
-        self.assertGreater(len(self.probe_shed), 0, 'curl beside h2load saw a shed answer')
+        self.assertGreater(len(self.probe_shed), 0, 'requests beside h2load saw a shed answer')
         for hd, body in self.probe_shed:
             self.assertEqual(problem(body), 'NF_CONGESTION', body)
             self.assertEqual(hd.get('retry-after'), ['1'])
@@ -231,7 +263,7 @@ class TestAdmission(Base):
         self.assertEqual(st, 200)
 
     def test_below_the_upstream_rate_nothing_is_shed(self):
-        fwd, res, ok, shed = self._half_rate(2)   # ~200 requests/s offered
+        fwd, res, ok, shed = self._half_rate(2, 10)   # ~200 requests/s offered
         print('\nbelow rate: %d 200 (p99 %.0f ms), %d 503' % (len(ok), pct(ok, 0.99), len(shed)))
         self.assertEqual(len(shed), 0, res['raw'])
         self.assertEqual(self.probe_shed, [])
