@@ -439,6 +439,54 @@ dpdk(struct api_buf *b, const struct api_metrics_in *in)
 		api_buf_printf(b, "nrfwd_dpdk_frames_dropped_total{lcore=\"%d\",dir=\"tx\","
 			"reason=\"no_mbuf\"} %llu\n", d->lcore, (unsigned long long)l->tx_nombuf);
 	}
+	head(b, "nrfwd_dpdk_neighbours", "gauge",
+		"Neighbour (ARP) entries of the DPDK worker: all, and those pinned by connections "
+		"or as the gateway (never evicted).");
+	EACH_DP(i, d) {
+		api_buf_printf(b, "nrfwd_dpdk_neighbours{lcore=\"%d\",kind=\"all\"} %llu\n",
+			d->lcore, (unsigned long long)d->lc.neigh_entries);
+		api_buf_printf(b, "nrfwd_dpdk_neighbours{lcore=\"%d\",kind=\"pinned\"} %llu\n",
+			d->lcore, (unsigned long long)d->lc.neigh_pinned);
+	}
+	head(b, "nrfwd_dpdk_neighbour_events_total", "counter",
+		"Neighbour table events: packets sent to the MAC of the frame they answer "
+		"(direct), stranger entries evicted, entries refused (no room), packets to "
+		"unresolved neighbours dropped (queue_drop).");
+	EACH_DP(i, d) {
+		const struct nrf_tp_dpdk_lcore_stats *l = &d->lc;
+
+		api_buf_printf(b, "nrfwd_dpdk_neighbour_events_total{lcore=\"%d\",event=\"direct\"} "
+			"%llu\n", d->lcore, (unsigned long long)l->neigh_direct);
+		api_buf_printf(b, "nrfwd_dpdk_neighbour_events_total{lcore=\"%d\",event=\"evicted\"} "
+			"%llu\n", d->lcore, (unsigned long long)l->neigh_evicted);
+		api_buf_printf(b, "nrfwd_dpdk_neighbour_events_total{lcore=\"%d\",event=\"refused\"} "
+			"%llu\n", d->lcore, (unsigned long long)l->neigh_refused);
+		api_buf_printf(b, "nrfwd_dpdk_neighbour_events_total{lcore=\"%d\","
+			"event=\"queue_drop\"} %llu\n", d->lcore,
+			(unsigned long long)l->neigh_queue_drops);
+	}
+	head(b, "nrfwd_dpdk_arp_total", "counter",
+		"ARP frames the DPDK worker sent: requests, requests not sent (over the per-second "
+		"budget), replies.");
+	EACH_DP(i, d) {
+		const struct nrf_tp_dpdk_lcore_stats *l = &d->lc;
+
+		api_buf_printf(b, "nrfwd_dpdk_arp_total{lcore=\"%d\",kind=\"request\"} %llu\n",
+			d->lcore, (unsigned long long)l->arp_requests);
+		api_buf_printf(b, "nrfwd_dpdk_arp_total{lcore=\"%d\",kind=\"request_limited\"} "
+			"%llu\n", d->lcore, (unsigned long long)l->arp_limited);
+		api_buf_printf(b, "nrfwd_dpdk_arp_total{lcore=\"%d\",kind=\"reply\"} %llu\n",
+			d->lcore, (unsigned long long)l->arp_replies);
+	}
+	head(b, "nrfwd_dpdk_stray_rst_total", "counter",
+		"RSTs in answer to received segments (no connection, out of window): sent, and "
+		"not sent because the per-second budget was spent.");
+	EACH_DP(i, d) {
+		api_buf_printf(b, "nrfwd_dpdk_stray_rst_total{lcore=\"%d\",kind=\"sent\"} %llu\n",
+			d->lcore, (unsigned long long)d->lc.rst_sent);
+		api_buf_printf(b, "nrfwd_dpdk_stray_rst_total{lcore=\"%d\",kind=\"limited\"} "
+			"%llu\n", d->lcore, (unsigned long long)d->lc.rst_limited);
+	}
 	if (first == NULL)
 		return;
 	d = first; /* the port is one for all workers */
