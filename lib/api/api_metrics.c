@@ -487,6 +487,20 @@ dpdk(struct api_buf *b, const struct api_metrics_in *in)
 		api_buf_printf(b, "nrfwd_dpdk_stray_rst_total{lcore=\"%d\",kind=\"limited\"} "
 			"%llu\n", d->lcore, (unsigned long long)d->lc.rst_limited);
 	}
+	head(b, "nrfwd_dpdk_syn_cookies_total", "counter",
+		"SYN cookies of the DPDK worker: SYN-ACKs sent with one (a listener with many "
+		"half-open connections), ACKs that returned a valid one (connections made).");
+	EACH_DP(i, d) {
+		api_buf_printf(b, "nrfwd_dpdk_syn_cookies_total{lcore=\"%d\",kind=\"sent\"} %llu\n",
+			d->lcore, (unsigned long long)d->lc.syn_cookies_sent);
+		api_buf_printf(b, "nrfwd_dpdk_syn_cookies_total{lcore=\"%d\",kind=\"valid\"} %llu\n",
+			d->lcore, (unsigned long long)d->lc.syn_cookies_ok);
+	}
+	head(b, "nrfwd_dpdk_listen_overflows_total", "counter",
+		"Connections the DPDK worker refused because a listen queue was full.");
+	EACH_DP(i, d)
+		api_buf_printf(b, "nrfwd_dpdk_listen_overflows_total{lcore=\"%d\"} %llu\n",
+			d->lcore, (unsigned long long)d->lc.listen_overflows);
 	if (first == NULL)
 		return;
 	d = first; /* the port is one for all workers */

@@ -269,6 +269,11 @@ struct nrf_tp_dpdk_lcore_stats {
 	uint64_t arp_replies;      /**< ARP replies sent */
 	uint64_t rst_sent;         /**< RSTs sent in answer to a segment */
 	uint64_t rst_limited;      /**< ... not sent: over the per-second budget */
+	/* SYN cookies (decision 0057). */
+	uint64_t syn_cookies_sent; /**< SYN-ACKs with a cookie (listener under
+	                            * pressure: no state kept) */
+	uint64_t syn_cookies_ok;   /**< ACKs with a valid cookie: connections made */
+	uint64_t listen_overflows; /**< connections refused: listen queue full */
 };
 
 /**

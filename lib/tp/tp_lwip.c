@@ -75,6 +75,7 @@
 #include "nrf_tp_dpdk.h"
 #include "tp_dpdk_shim.h"
 #include "tp_neigh.h"
+#include "tp_syn.h"
 
 #define MOD "tp-dpdk"
 #define DEFAULT_BACKLOG 1024
@@ -416,6 +417,10 @@ rx_frame(void *arg, void *data, uint16_t len, void *frame)
 		tw_reuse(f + ETH_HLEN, (uint16_t)(len - ETH_HLEN), src);
 		/* Answers to this frame go to its source MAC (decision 0056). */
 		tp_neigh_rx_begin(src, f + 6);
+		if (tp_syn_input(nif, f, len)) {
+			tp_neigh_rx_end(); /* answered with a SYN cookie */
+			return 0;
+		}
 	} else if (f[12] == ETHTYPE_ARP_HI && f[13] == ETHTYPE_ARP_LO) {
 		tp_neigh_arp_input(f, len); /* lwIP's etharp is not used */
 		return 0;
@@ -502,6 +507,7 @@ nrf_tp_lw_start(const struct nrf_tp_dpdk_conf *conf, const uint8_t mac[6], uint1
 		netif_remove(&lw.netif);
 		return NRF_ENOMEM;
 	}
+	tp_syn_init(lw.ip, mac, mtu);
 	netif_set_default(&lw.netif);
 	netif_set_link_up(&lw.netif);
 	netif_set_up(&lw.netif); /* sends a gratuitous ARP */
@@ -852,8 +858,10 @@ on_accept(void *arg, struct tcp_pcb *newpcb, err_t err)
 
 	if (l == NULL || newpcb == NULL || err != ERR_OK)
 		return ERR_VAL;
-	if (l->n_acq >= l->backlog)
+	if (l->n_acq >= l->backlog) {
+		nrf_tp_dp_lcore_stats()->listen_overflows++;
 		return ERR_MEM; /* lwIP resets it */
+	}
 	c = calloc(1, sizeof(*c));
 	if (c == NULL)
 		return ERR_MEM;
@@ -924,8 +932,11 @@ lw_poll(struct nrf_tp_loop *loop, int timeout_ms)
 	io = nrf_tp_dp_tx_flush();
 	io += nrf_tp_dp_rx(rx_frame, &lw.netif);
 	if (t0 >= loop->next_tmr) {
+		uint64_t ms = sys_now();
+
 		sys_check_timeouts();
-		tp_neigh_tick(sys_now());
+		tp_neigh_tick(ms);
+		tp_syn_tick(ms);
 		loop->next_tmr = t0 + loop->tmr_period;
 	}
 	if (atomic_exchange_explicit(&loop->wake, 0, memory_order_acquire) != 0) {

@@ -78,6 +78,7 @@ static struct {
 	uint64_t refill_ms;
 	uint32_t q_strangers;
 	bool rx;               /* a received frame is being processed */
+	bool mute;             /* ... and answers to it are not sent */
 	uint32_t rx_ip;
 	const uint8_t *rx_mac;
 	struct bucket arp_pinned, arp_stranger, rst;
@@ -304,7 +305,7 @@ tp_neigh_output(struct netif *nif, struct pbuf *p, const ip4_addr_t *dst)
 
 	if (nb.rx && d == nb.rx_ip) {
 		/* An answer to the frame being processed. */
-		if (!rst_ok(p))
+		if (nb.mute || !rst_ok(p))
 			return ERR_OK;
 		nb.st->neigh_direct++;
 		return send_to(nif, p, nb.rx_mac);
@@ -355,6 +356,12 @@ tp_neigh_rx_begin(uint32_t src_ip, const uint8_t *src_mac)
 	nb.rx = true;
 	nb.rx_ip = src_ip;
 	nb.rx_mac = src_mac;
+}
+
+void
+tp_neigh_mute(bool on)
+{
+	nb.mute = on;
 }
 
 void

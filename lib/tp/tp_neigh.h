@@ -72,6 +72,10 @@ void tp_neigh_arp_input(const uint8_t *frame, uint16_t len);
 void tp_neigh_pin(uint32_t ip);
 void tp_neigh_unpin(uint32_t ip);
 
+/* While @p on, answers to the frame being processed are not sent (a SYN
+ * built from a SYN cookie, decision 0057). */
+void tp_neigh_mute(bool on);
+
 /* The neighbour @p ip (network order) may have moved (a connect to it
  * timed out): ask again (rate-limited). */
 void tp_neigh_probe(uint32_t ip);

@@ -184,7 +184,7 @@ def flood_case(fab, a, c, x, fwd, kind, checks):
     slow = max((t for _, t in probes), default=0.0)
     print('     %s flood: %d frames in %.0f s; h2load %d/%d 2xx; probes %d/%d (slowest %.2f s); '
           'rst sent %d limited %d; direct %d; neighbours %d (pinned %d), evicted %d, '
-          'arp requests %d limited %d' % (
+          'arp requests %d limited %d; syn cookies sent %d valid %d' % (
               kind, sent, FLOOD_S, ok, n_req, good, len(probes), slow,
               delta('nrfwd_dpdk_stray_rst_total', kind='sent'),
               delta('nrfwd_dpdk_stray_rst_total', kind='limited'),
@@ -193,7 +193,9 @@ def flood_case(fab, a, c, x, fwd, kind, checks):
               summed(m, 'nrfwd_dpdk_neighbours', kind='pinned'),
               delta('nrfwd_dpdk_neighbour_events_total', event='evicted'),
               delta('nrfwd_dpdk_arp_total', kind='request'),
-              delta('nrfwd_dpdk_arp_total', kind='request_limited')), flush=True)
+              delta('nrfwd_dpdk_arp_total', kind='request_limited'),
+              delta('nrfwd_dpdk_syn_cookies_total', kind='sent'),
+              delta('nrfwd_dpdk_syn_cookies_total', kind='valid')), flush=True)
     D.expect(sent >= RATE * FLOOD_S * 0.5, 'the attacker sent only %d frames' % sent)
     D.expect(ok >= 0.99 * n_req, 'h2load: %d of %d answered 2xx\n%s' % (
         ok, n_req, res['raw'][-1500:]))
@@ -231,8 +233,25 @@ def floods(fab, r):
         D.expect(summed(m, 'nrfwd_dpdk_neighbours', kind='all') <= 8,
                  'neighbour entries: %d' % summed(m, 'nrfwd_dpdk_neighbours', kind='all'))
 
+    def syn_checks(delta, m):
+        # lwIP keeps at most TP_SYN_COOKIE_FROM (128) half-open connections
+        # of the flood; every SYN after them is answered with a cookie.
+        sent = delta('nrfwd_dpdk_syn_cookies_total', kind='sent')
+        valid = delta('nrfwd_dpdk_syn_cookies_total', kind='valid')
+        D.expect(sent >= RATE * FLOOD_S * 0.3, '%d SYN cookies sent' % sent)
+        # The probes' connections during the flood came from cookies.
+        D.expect(valid >= 1, 'no valid SYN cookie (probes were not made from one)')
+        D.expect_eq(delta('nrfwd_dpdk_listen_overflows_total'), 0, 'listen overflows')
+        # The half-open connections lwIP keeps retransmit their SYN-ACKs to
+        # the spoofed addresses through the table: stranger entries, whose
+        # ARP requests have a budget of 20 a second (+ 20 of burst).
+        arp = delta('nrfwd_dpdk_arp_total', kind='request')
+        D.expect(arp <= 20 * (FLOOD_S + 6) + 20, '%d ARP requests' % arp)
+
     r.check('dpdk: out-of-window ACK flood from spoofed addresses (%d/s, %.0f s)'
             % (RATE, FLOOD_S), flood_case, fab, a, c, x, fwd, 'ack', ack_checks)
+    r.check('dpdk: SYN flood from spoofed addresses (%d/s, %.0f s)'
+            % (RATE, FLOOD_S), flood_case, fab, a, c, x, fwd, 'syn', syn_checks)
 
 
 def main(argv):
