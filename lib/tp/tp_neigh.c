@@ -26,7 +26,10 @@
 
 #define NEIGH_SETS 512
 #define NEIGH_WAYS 8
-#define NEIGH_QLEN 3           /* packets queued per unresolved entry */
+#define NEIGH_QLEN 16          /* packets queued per unresolved pinned entry
+				* (a burst of connects to a new peer: a SYN
+				* each, as lwIP's ARP_QUEUE_LEN) */
+#define NEIGH_QLEN_STRANGER 3  /* ... per stranger entry */
 #define NEIGH_Q_STRANGERS 32   /* ... by all stranger entries together */
 #define NEIGH_RETRY_MS 1000    /* ARP request again after */
 #define NEIGH_TRIES 3          /* requests before an entry fails */
@@ -253,7 +256,8 @@ enqueue(struct neigh *n, struct pbuf *p)
 {
 	struct pbuf *q;
 
-	if (n->nq >= NEIGH_QLEN || (n->pins == 0 && nb.q_strangers >= NEIGH_Q_STRANGERS)) {
+	if (n->nq >= NEIGH_QLEN || (n->pins == 0 && (n->nq >= NEIGH_QLEN_STRANGER ||
+		nb.q_strangers >= NEIGH_Q_STRANGERS))) {
 		nb.st->neigh_queue_drops++;
 		return;
 	}
@@ -502,8 +506,10 @@ tp_neigh_tick(uint64_t now_ms)
 			}
 			if (n->used && now_ms >= n->next_ms) {
 				/* Still the same neighbour? The answer confirms it;
-				 * until then the MAC it has is used. */
-				(void)ask(n, true);
+				 * until then the MAC it has is used. Unicast first,
+				 * broadcast once that went unanswered for 30 s (the
+				 * neighbour may have a new MAC). */
+				(void)ask(n, now_ms - n->confirmed_ms < NEIGH_REFRESH_MS + 30000);
 				n->next_ms = now_ms + NEIGH_RETRY_MS * 10;
 			}
 			n->used = 0;
