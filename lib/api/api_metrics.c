@@ -496,6 +496,26 @@ dpdk(struct api_buf *b, const struct api_metrics_in *in)
 		api_buf_printf(b, "nrfwd_dpdk_syn_cookies_total{lcore=\"%d\",kind=\"valid\"} %llu\n",
 			d->lcore, (unsigned long long)d->lc.syn_cookies_ok);
 	}
+	head(b, "nrfwd_dpdk_lwip_pcbs", "gauge",
+		"TCP pcbs of the DPDK worker's lwIP by state (sampled once a second).");
+	EACH_DP(i, d) {
+		const struct nrf_tp_dpdk_lcore_stats *l = &d->lc;
+
+		api_buf_printf(b, "nrfwd_dpdk_lwip_pcbs{lcore=\"%d\",state=\"syn_rcvd\"} %llu\n",
+			d->lcore, (unsigned long long)l->pcb_syn_rcvd);
+		api_buf_printf(b, "nrfwd_dpdk_lwip_pcbs{lcore=\"%d\",state=\"established\"} %llu\n",
+			d->lcore, (unsigned long long)l->pcb_established);
+		api_buf_printf(b, "nrfwd_dpdk_lwip_pcbs{lcore=\"%d\",state=\"closing\"} %llu\n",
+			d->lcore, (unsigned long long)l->pcb_closing);
+		api_buf_printf(b, "nrfwd_dpdk_lwip_pcbs{lcore=\"%d\",state=\"time_wait\"} %llu\n",
+			d->lcore, (unsigned long long)l->pcb_time_wait);
+	}
+	head(b, "nrfwd_dpdk_rx_held_frames", "gauge",
+		"Received frames lwIP or unread data of the DPDK worker hold in place (at most a "
+		"quarter of the mbuf pool; sampled once a second).");
+	EACH_DP(i, d)
+		api_buf_printf(b, "nrfwd_dpdk_rx_held_frames{lcore=\"%d\"} %llu\n", d->lcore,
+			(unsigned long long)d->lc.rx_held);
 	head(b, "nrfwd_dpdk_listen_overflows_total", "counter",
 		"Connections the DPDK worker refused because a listen queue was full.");
 	EACH_DP(i, d)

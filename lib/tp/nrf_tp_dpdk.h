@@ -274,6 +274,15 @@ struct nrf_tp_dpdk_lcore_stats {
 	                            * pressure: no state kept) */
 	uint64_t syn_cookies_ok;   /**< ACKs with a valid cookie: connections made */
 	uint64_t listen_overflows; /**< connections refused: listen queue full */
+	/* lwIP's use, sampled once a second (gauges). */
+	uint64_t pcb_syn_rcvd;     /**< TCP pcbs half-open (SYN_RCVD) */
+	uint64_t pcb_established;  /**< ... ESTABLISHED */
+	uint64_t pcb_closing;      /**< ... other active states (SYN_SENT, FIN_WAIT,
+	                            * CLOSE_WAIT, CLOSING, LAST_ACK) */
+	uint64_t pcb_time_wait;    /**< ... TIME_WAIT */
+	uint64_t rx_held;          /**< received frames lwIP or unread data hold
+	                            * in place (zero-copy; at most a quarter of
+	                            * the mbuf pool) */
 };
 
 /**

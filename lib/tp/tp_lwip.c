@@ -147,6 +147,7 @@ struct nrf_tp_loop {
 	uint32_t empty;          /* empty iterations in a row */
 	uint64_t next_tmr;       /* TSC of the next sys_check_timeouts() */
 	uint64_t tmr_period;
+	uint64_t next_sample_ms; /* sample_use() */
 	atomic_uint wake;
 	nrf_tp_wake_fn wake_fn;
 	void *wake_ctx;
@@ -919,6 +920,34 @@ lw_loop_free(struct nrf_tp_loop *loop)
 	free(loop);
 }
 
+/* lwIP's use for the counters: pcbs by state (a walk of lwIP's lists,
+ * once a second), frames held in place. */
+static void
+sample_use(void)
+{
+	struct nrf_tp_dpdk_lcore_stats *st = nrf_tp_dp_lcore_stats();
+	const struct tcp_pcb *p;
+	uint64_t syn = 0, est = 0, other = 0, tw = 0;
+
+	for (p = tcp_active_pcbs; p != NULL; p = p->next) {
+		if (p->state == SYN_RCVD)
+			syn++;
+		else if (p->state == ESTABLISHED)
+			est++;
+		else
+			other++;
+	}
+	for (p = tcp_tw_pcbs; p != NULL; p = p->next)
+		tw++;
+	st->pcb_syn_rcvd = syn;
+	st->pcb_established = est;
+	st->pcb_closing = other;
+	st->pcb_time_wait = tw;
+#ifdef NRF_LWIP_OWN
+	st->rx_held = lw.held;
+#endif
+}
+
 static int
 lw_poll(struct nrf_tp_loop *loop, int timeout_ms)
 {
@@ -937,6 +966,10 @@ lw_poll(struct nrf_tp_loop *loop, int timeout_ms)
 		sys_check_timeouts();
 		tp_neigh_tick(ms);
 		tp_syn_tick(ms);
+		if (ms >= loop->next_sample_ms) {
+			sample_use();
+			loop->next_sample_ms = ms + 1000;
+		}
 		loop->next_tmr = t0 + loop->tmr_period;
 	}
 	if (atomic_exchange_explicit(&loop->wake, 0, memory_order_acquire) != 0) {

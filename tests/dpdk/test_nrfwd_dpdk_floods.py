@@ -242,6 +242,12 @@ def floods(fab, r):
         # The probes' connections during the flood came from cookies.
         D.expect(valid >= 1, 'no valid SYN cookie (probes were not made from one)')
         D.expect_eq(delta('nrfwd_dpdk_listen_overflows_total'), 0, 'listen overflows')
+        # The flood's half-open connections lwIP keeps (kept 20 s): at most
+        # the 128 from which cookies answer (sampled once a second).
+        time.sleep(1.2)
+        half = summed(metrics(fab, a), 'nrfwd_dpdk_lwip_pcbs', state='syn_rcvd')
+        print('     half-open pcbs after the SYN flood: %d' % half, flush=True)
+        D.expect(0 < half <= 128, '%d half-open pcbs' % half)
         # The half-open connections lwIP keeps retransmit their SYN-ACKs to
         # the spoofed addresses through the table: stranger entries, whose
         # ARP requests have a budget of 20 a second (+ 20 of burst).
