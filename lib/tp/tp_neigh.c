@@ -387,7 +387,8 @@ tp_neigh_arp_input(const uint8_t *f, uint16_t len)
 	op = (uint16_t)(f[20] << 8 | f[21]);
 	memcpy(&sip, f + 28, 4);
 	memcpy(&tip, f + 38, 4);
-	if (sip == nb.ip || memcmp(f + 22, nb.nif->hwaddr, 6) == 0 || (f[22] & 1))
+	/* Not the sender MAC: a tap's kernel side may share the port's MAC. */
+	if (sip == nb.ip || (f[22] & 1))
 		return; /* ours, or a conflict tp_dpdk.c's probe deals with */
 	if (sip != 0) {
 		n = find(sip);
