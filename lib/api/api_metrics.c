@@ -439,6 +439,88 @@ dpdk(struct api_buf *b, const struct api_metrics_in *in)
 		api_buf_printf(b, "nrfwd_dpdk_frames_dropped_total{lcore=\"%d\",dir=\"tx\","
 			"reason=\"no_mbuf\"} %llu\n", d->lcore, (unsigned long long)l->tx_nombuf);
 	}
+	head(b, "nrfwd_dpdk_neighbours", "gauge",
+		"Neighbour (ARP) entries of the DPDK worker: all, and those pinned by connections "
+		"or as the gateway (never evicted).");
+	EACH_DP(i, d) {
+		api_buf_printf(b, "nrfwd_dpdk_neighbours{lcore=\"%d\",kind=\"all\"} %llu\n",
+			d->lcore, (unsigned long long)d->lc.neigh_entries);
+		api_buf_printf(b, "nrfwd_dpdk_neighbours{lcore=\"%d\",kind=\"pinned\"} %llu\n",
+			d->lcore, (unsigned long long)d->lc.neigh_pinned);
+	}
+	head(b, "nrfwd_dpdk_neighbour_events_total", "counter",
+		"Neighbour table events: packets sent to the MAC of the frame they answer "
+		"(direct), stranger entries evicted, entries refused (no room), packets to "
+		"unresolved neighbours dropped (queue_drop).");
+	EACH_DP(i, d) {
+		const struct nrf_tp_dpdk_lcore_stats *l = &d->lc;
+
+		api_buf_printf(b, "nrfwd_dpdk_neighbour_events_total{lcore=\"%d\",event=\"direct\"} "
+			"%llu\n", d->lcore, (unsigned long long)l->neigh_direct);
+		api_buf_printf(b, "nrfwd_dpdk_neighbour_events_total{lcore=\"%d\",event=\"evicted\"} "
+			"%llu\n", d->lcore, (unsigned long long)l->neigh_evicted);
+		api_buf_printf(b, "nrfwd_dpdk_neighbour_events_total{lcore=\"%d\",event=\"refused\"} "
+			"%llu\n", d->lcore, (unsigned long long)l->neigh_refused);
+		api_buf_printf(b, "nrfwd_dpdk_neighbour_events_total{lcore=\"%d\","
+			"event=\"queue_drop\"} %llu\n", d->lcore,
+			(unsigned long long)l->neigh_queue_drops);
+	}
+	head(b, "nrfwd_dpdk_arp_total", "counter",
+		"ARP frames the DPDK worker sent: requests, requests not sent (over the per-second "
+		"budget), replies.");
+	EACH_DP(i, d) {
+		const struct nrf_tp_dpdk_lcore_stats *l = &d->lc;
+
+		api_buf_printf(b, "nrfwd_dpdk_arp_total{lcore=\"%d\",kind=\"request\"} %llu\n",
+			d->lcore, (unsigned long long)l->arp_requests);
+		api_buf_printf(b, "nrfwd_dpdk_arp_total{lcore=\"%d\",kind=\"request_limited\"} "
+			"%llu\n", d->lcore, (unsigned long long)l->arp_limited);
+		api_buf_printf(b, "nrfwd_dpdk_arp_total{lcore=\"%d\",kind=\"reply\"} %llu\n",
+			d->lcore, (unsigned long long)l->arp_replies);
+	}
+	head(b, "nrfwd_dpdk_stray_rst_total", "counter",
+		"RSTs in answer to received segments (no connection, out of window): sent, and "
+		"not sent because the per-second budget was spent.");
+	EACH_DP(i, d) {
+		api_buf_printf(b, "nrfwd_dpdk_stray_rst_total{lcore=\"%d\",kind=\"sent\"} %llu\n",
+			d->lcore, (unsigned long long)d->lc.rst_sent);
+		api_buf_printf(b, "nrfwd_dpdk_stray_rst_total{lcore=\"%d\",kind=\"limited\"} "
+			"%llu\n", d->lcore, (unsigned long long)d->lc.rst_limited);
+	}
+	head(b, "nrfwd_dpdk_syn_cookies_total", "counter",
+		"SYN cookies of the DPDK worker: SYN-ACKs sent with one (a listener with many "
+		"half-open connections), ACKs that returned a valid one (connections made).");
+	EACH_DP(i, d) {
+		api_buf_printf(b, "nrfwd_dpdk_syn_cookies_total{lcore=\"%d\",kind=\"sent\"} %llu\n",
+			d->lcore, (unsigned long long)d->lc.syn_cookies_sent);
+		api_buf_printf(b, "nrfwd_dpdk_syn_cookies_total{lcore=\"%d\",kind=\"valid\"} %llu\n",
+			d->lcore, (unsigned long long)d->lc.syn_cookies_ok);
+	}
+	head(b, "nrfwd_dpdk_lwip_pcbs", "gauge",
+		"TCP pcbs of the DPDK worker's lwIP by state (sampled once a second).");
+	EACH_DP(i, d) {
+		const struct nrf_tp_dpdk_lcore_stats *l = &d->lc;
+
+		api_buf_printf(b, "nrfwd_dpdk_lwip_pcbs{lcore=\"%d\",state=\"syn_rcvd\"} %llu\n",
+			d->lcore, (unsigned long long)l->pcb_syn_rcvd);
+		api_buf_printf(b, "nrfwd_dpdk_lwip_pcbs{lcore=\"%d\",state=\"established\"} %llu\n",
+			d->lcore, (unsigned long long)l->pcb_established);
+		api_buf_printf(b, "nrfwd_dpdk_lwip_pcbs{lcore=\"%d\",state=\"closing\"} %llu\n",
+			d->lcore, (unsigned long long)l->pcb_closing);
+		api_buf_printf(b, "nrfwd_dpdk_lwip_pcbs{lcore=\"%d\",state=\"time_wait\"} %llu\n",
+			d->lcore, (unsigned long long)l->pcb_time_wait);
+	}
+	head(b, "nrfwd_dpdk_rx_held_frames", "gauge",
+		"Received frames lwIP or unread data of the DPDK worker hold in place (at most a "
+		"quarter of the mbuf pool; sampled once a second).");
+	EACH_DP(i, d)
+		api_buf_printf(b, "nrfwd_dpdk_rx_held_frames{lcore=\"%d\"} %llu\n", d->lcore,
+			(unsigned long long)d->lc.rx_held);
+	head(b, "nrfwd_dpdk_listen_overflows_total", "counter",
+		"Connections the DPDK worker refused because a listen queue was full.");
+	EACH_DP(i, d)
+		api_buf_printf(b, "nrfwd_dpdk_listen_overflows_total{lcore=\"%d\"} %llu\n",
+			d->lcore, (unsigned long long)d->lc.listen_overflows);
 	if (first == NULL)
 		return;
 	d = first; /* the port is one for all workers */

@@ -253,6 +253,36 @@ struct nrf_tp_dpdk_lcore_stats {
 	uint64_t steered;          /**< frames of another worker's connection
 	                            * handed to it (see nrf_tp_dpdk_conf.role) */
 	uint64_t from_workers;     /**< frames other workers handed here */
+	/* Neighbours and stray answers (decision 0056). */
+	uint64_t neigh_entries;    /**< gauge: neighbour entries in use */
+	uint64_t neigh_pinned;     /**< gauge: ... of them pinned (connections,
+	                            * the gateway): never evicted */
+	uint64_t neigh_direct;     /**< packets sent to the MAC of the frame they
+	                            * answer, without the table */
+	uint64_t neigh_evicted;    /**< stranger entries evicted for another */
+	uint64_t neigh_refused;    /**< entries or pins refused: no room left
+	                            * that a stranger holds */
+	uint64_t neigh_queue_drops; /**< packets to unresolved neighbours
+	                            * dropped (queue share full, no answer) */
+	uint64_t arp_requests;     /**< ARP requests sent */
+	uint64_t arp_limited;      /**< ARP requests not sent: over budget */
+	uint64_t arp_replies;      /**< ARP replies sent */
+	uint64_t rst_sent;         /**< RSTs sent in answer to a segment */
+	uint64_t rst_limited;      /**< ... not sent: over the per-second budget */
+	/* SYN cookies (decision 0057). */
+	uint64_t syn_cookies_sent; /**< SYN-ACKs with a cookie (listener under
+	                            * pressure: no state kept) */
+	uint64_t syn_cookies_ok;   /**< ACKs with a valid cookie: connections made */
+	uint64_t listen_overflows; /**< connections refused: listen queue full */
+	/* lwIP's use, sampled once a second (gauges). */
+	uint64_t pcb_syn_rcvd;     /**< TCP pcbs half-open (SYN_RCVD) */
+	uint64_t pcb_established;  /**< ... ESTABLISHED */
+	uint64_t pcb_closing;      /**< ... other active states (SYN_SENT, FIN_WAIT,
+	                            * CLOSE_WAIT, CLOSING, LAST_ACK) */
+	uint64_t pcb_time_wait;    /**< ... TIME_WAIT */
+	uint64_t rx_held;          /**< received frames lwIP or unread data hold
+	                            * in place (zero-copy; at most a quarter of
+	                            * the mbuf pool) */
 };
 
 /**

@@ -826,6 +826,12 @@ cur_acct(void)
 	return my_acct != NULL ? my_acct : &acct[RTE_MAX_LCORE];
 }
 
+struct nrf_tp_dpdk_lcore_stats *
+nrf_tp_dp_lcore_stats(void)
+{
+	return &cur_acct()->st;
+}
+
 /* First poll on this thread: an lcore id (registering a non-EAL thread, so
  * it gets a mempool cache) and the accounting slot that goes with it. */
 static struct acct *

@@ -100,6 +100,9 @@ void nrf_tp_dp_idle(uint32_t empty, int timeout_ms);
  */
 uint16_t nrf_tp_dp_next_port(void);
 
+/* The counters of the lcore polling now (stable for the thread). */
+struct nrf_tp_dpdk_lcore_stats *nrf_tp_dp_lcore_stats(void);
+
 /* TSC now, and its frequency. */
 uint64_t nrf_tp_dp_tsc(void);
 uint64_t nrf_tp_dp_hz(void);

@@ -60,6 +60,7 @@
 #include "lwip/netif.h"
 #include "lwip/pbuf.h"
 #include "lwip/priv/tcp_priv.h"
+#include "lwip/sys.h"
 #include "lwip/tcp.h"
 #include "lwip/timeouts.h"
 #include "netif/ethernet.h"
@@ -73,6 +74,8 @@
 #include "nrf_tp.h"
 #include "nrf_tp_dpdk.h"
 #include "tp_dpdk_shim.h"
+#include "tp_neigh.h"
+#include "tp_syn.h"
 
 #define MOD "tp-dpdk"
 #define DEFAULT_BACKLOG 1024
@@ -121,6 +124,7 @@ struct nrf_tp_conn {
 	TAILQ_ENTRY(nrf_tp_conn) owe;
 	int err;
 	struct nrf_tp_addr peer;
+	uint8_t pinned;               /* tp_neigh_pin() of peer taken */
 };
 
 TAILQ_HEAD(conn_list, nrf_tp_conn);
@@ -143,6 +147,7 @@ struct nrf_tp_loop {
 	uint32_t empty;          /* empty iterations in a row */
 	uint64_t next_tmr;       /* TSC of the next sys_check_timeouts() */
 	uint64_t tmr_period;
+	uint64_t next_sample_ms; /* sample_use() */
 	atomic_uint wake;
 	nrf_tp_wake_fn wake_fn;
 	void *wake_ctx;
@@ -288,7 +293,7 @@ netif_setup(struct netif *nif)
 {
 	nif->name[0] = 'd';
 	nif->name[1] = 'p';
-	nif->output = etharp_output;
+	nif->output = tp_neigh_output; /* not etharp_output (decision 0056) */
 	nif->linkoutput = link_out;
 	nif->mtu = lw.mtu;
 	nif->hwaddr_len = ETH_HWADDR_LEN;
@@ -411,15 +416,28 @@ rx_frame(void *arg, void *data, uint16_t len, void *frame)
 			return NRF_TP_DP_RX_DROP;
 #endif
 		tw_reuse(f + ETH_HLEN, (uint16_t)(len - ETH_HLEN), src);
-	} else if (f[12] != ETHTYPE_ARP_HI || f[13] != ETHTYPE_ARP_LO) {
+		/* Answers to this frame go to its source MAC (decision 0056). */
+		tp_neigh_rx_begin(src, f + 6);
+		if (tp_syn_input(nif, f, len)) {
+			tp_neigh_rx_end(); /* answered with a SYN cookie */
+			return 0;
+		}
+	} else if (f[12] == ETHTYPE_ARP_HI && f[13] == ETHTYPE_ARP_LO) {
+		tp_neigh_arp_input(f, len); /* lwIP's etharp is not used */
+		return 0;
+	} else {
 		return NRF_TP_DP_RX_DROP; /* IPv6, VLAN, ...: nothing here speaks them */
 	}
 #ifdef NRF_LWIP_OWN
 	p = rx_ref(data, len, frame);
 	if (p != NULL) {
+		err_t e;
+
 		/* lwIP owns p now, and through it the mbuf: whatever input()
 		 * says, freeing p gives the mbuf back (rx_ref_free()). */
-		if (nif->input(p, nif) != ERR_OK) {
+		e = nif->input(p, nif);
+		tp_neigh_rx_end();
+		if (e != ERR_OK) {
 			pbuf_free(p);
 			return NRF_TP_DP_RX_KEPT | NRF_TP_DP_RX_DROP;
 		}
@@ -434,12 +452,16 @@ rx_frame(void *arg, void *data, uint16_t len, void *frame)
 	 * the 1536 of the shipped lwipopts.h (heap overflow; decision 0006). */
 	p = pbuf_alloc(PBUF_RAW, len, PBUF_RAM);
 #endif
-	if (p == NULL)
+	if (p == NULL) {
+		tp_neigh_rx_end();
 		return NRF_TP_DP_RX_DROP;
+	}
 	if (pbuf_take(p, data, len) != ERR_OK || nif->input(p, nif) != ERR_OK) {
+		tp_neigh_rx_end();
 		pbuf_free(p);
 		return NRF_TP_DP_RX_DROP;
 	}
+	tp_neigh_rx_end();
 	return 0;
 }
 
@@ -482,6 +504,11 @@ nrf_tp_lw_start(const struct nrf_tp_dpdk_conf *conf, const uint8_t mac[6], uint1
 	}
 	if (netif_add(&lw.netif, &ip, &mask, &gw, NULL, netif_setup, ethernet_input) == NULL)
 		return NRF_ENOMEM;
+	if (tp_neigh_init(&lw.netif, lw.ip, ip4_addr_get_u32(&mask), ip4_addr_get_u32(&gw)) != 0) {
+		netif_remove(&lw.netif);
+		return NRF_ENOMEM;
+	}
+	tp_syn_init(lw.ip, mac, mtu);
 	netif_set_default(&lw.netif);
 	netif_set_link_up(&lw.netif);
 	netif_set_up(&lw.netif); /* sends a gratuitous ARP */
@@ -506,6 +533,7 @@ nrf_tp_lw_stop(void)
 #endif
 	netif_set_down(&lw.netif);
 	netif_remove(&lw.netif);
+	tp_neigh_fini();
 	lw.up = false;
 }
 
@@ -775,6 +803,29 @@ rx_free(struct nrf_tp_conn *c)
 	c->rx_off = 0;
 }
 
+/* While the connection exists its peer's neighbour entry stays. */
+static void
+conn_pin(struct nrf_tp_conn *c)
+{
+	uint32_t a;
+
+	memcpy(&a, c->peer.ip, 4);
+	tp_neigh_pin(a);
+	c->pinned = 1;
+}
+
+static void
+conn_free(struct nrf_tp_conn *c)
+{
+	if (c->pinned) {
+		uint32_t a;
+
+		memcpy(&a, c->peer.ip, 4);
+		tp_neigh_unpin(a);
+	}
+	free(c);
+}
+
 /* Free a connection nobody accepted (listener closed). */
 static void
 conn_drop(struct nrf_tp_conn *c)
@@ -786,7 +837,7 @@ conn_drop(struct nrf_tp_conn *c)
 	rx_free(c);
 	if (pcb != NULL)
 		tcp_abort(pcb);
-	free(c);
+	conn_free(c);
 }
 
 static void
@@ -808,8 +859,10 @@ on_accept(void *arg, struct tcp_pcb *newpcb, err_t err)
 
 	if (l == NULL || newpcb == NULL || err != ERR_OK)
 		return ERR_VAL;
-	if (l->n_acq >= l->backlog)
+	if (l->n_acq >= l->backlog) {
+		nrf_tp_dp_lcore_stats()->listen_overflows++;
 		return ERR_MEM; /* lwIP resets it */
+	}
 	c = calloc(1, sizeof(*c));
 	if (c == NULL)
 		return ERR_MEM;
@@ -817,6 +870,7 @@ on_accept(void *arg, struct tcp_pcb *newpcb, err_t err)
 	c->state = CS_OPEN;
 	c->lst = l;
 	addr_from_ip(&c->peer, &newpcb->remote_ip, newpcb->remote_port);
+	conn_pin(c);
 	conn_attach(c, newpcb);
 	STAILQ_INSERT_TAIL(&l->acq, c, acq);
 	l->n_acq++;
@@ -866,6 +920,34 @@ lw_loop_free(struct nrf_tp_loop *loop)
 	free(loop);
 }
 
+/* lwIP's use for the counters: pcbs by state (a walk of lwIP's lists,
+ * once a second), frames held in place. */
+static void
+sample_use(void)
+{
+	struct nrf_tp_dpdk_lcore_stats *st = nrf_tp_dp_lcore_stats();
+	const struct tcp_pcb *p;
+	uint64_t syn = 0, est = 0, other = 0, tw = 0;
+
+	for (p = tcp_active_pcbs; p != NULL; p = p->next) {
+		if (p->state == SYN_RCVD)
+			syn++;
+		else if (p->state == ESTABLISHED)
+			est++;
+		else
+			other++;
+	}
+	for (p = tcp_tw_pcbs; p != NULL; p = p->next)
+		tw++;
+	st->pcb_syn_rcvd = syn;
+	st->pcb_established = est;
+	st->pcb_closing = other;
+	st->pcb_time_wait = tw;
+#ifdef NRF_LWIP_OWN
+	st->rx_held = lw.held;
+#endif
+}
+
 static int
 lw_poll(struct nrf_tp_loop *loop, int timeout_ms)
 {
@@ -879,7 +961,15 @@ lw_poll(struct nrf_tp_loop *loop, int timeout_ms)
 	io = nrf_tp_dp_tx_flush();
 	io += nrf_tp_dp_rx(rx_frame, &lw.netif);
 	if (t0 >= loop->next_tmr) {
+		uint64_t ms = sys_now();
+
 		sys_check_timeouts();
+		tp_neigh_tick(ms);
+		tp_syn_tick(ms);
+		if (ms >= loop->next_sample_ms) {
+			sample_use();
+			loop->next_sample_ms = ms + 1000;
+		}
 		loop->next_tmr = t0 + loop->tmr_period;
 	}
 	if (atomic_exchange_explicit(&loop->wake, 0, memory_order_acquire) != 0) {
@@ -1057,6 +1147,7 @@ lw_connect(struct nrf_tp_loop *loop, const struct nrf_tp_addr *addr, int *err)
 	c->loop = loop;
 	c->state = CS_CONNECTING;
 	c->peer = *addr;
+	conn_pin(c); /* before the SYN: the entry is asked for as pinned */
 	conn_attach(c, pcb);
 	ip_addr_set_ip4_u32_val(ip, a);
 	/* Worker processes sharing one address bind to ports of their own. */
@@ -1065,7 +1156,7 @@ lw_connect(struct nrf_tp_loop *loop, const struct nrf_tp_addr *addr, int *err)
 			break;
 		if (tries == 256) {
 			tcp_abort(conn_detach(c));
-			free(c);
+			conn_free(c);
 			*err = NRF_EIO; /* this worker's ports are all in use */
 			return NULL;
 		}
@@ -1074,7 +1165,7 @@ lw_connect(struct nrf_tp_loop *loop, const struct nrf_tp_addr *addr, int *err)
 	if (e != ERR_OK) {
 		/* ERR_RTE: no route; ERR_MEM; ERR_USE: no local port. */
 		tcp_abort(conn_detach(c));
-		free(c);
+		conn_free(c);
 		*err = e == ERR_MEM ? NRF_ENOMEM : NRF_EIO;
 		return NULL;
 	}
@@ -1265,10 +1356,10 @@ lw_close(struct nrf_tp_conn *c)
 	 * reply updates the entry before the next connect. Cheap: one frame
 	 * per failed connect. */
 	if (pcb != NULL && pcb->state == SYN_SENT && IP_IS_V4(&pcb->remote_ip))
-		etharp_request(&lw.netif, ip_2_ip4(&pcb->remote_ip));
+		tp_neigh_probe(ip4_addr_get_u32(ip_2_ip4(&pcb->remote_ip)));
 	if (pcb != NULL && tcp_close(pcb) != ERR_OK)
 		tcp_abort(pcb); /* no memory for the FIN */
-	free(c);
+	conn_free(c);
 }
 
 /* The FIN goes after the queued data (tcp_shutdown() outputs it); lwIP

@@ -211,8 +211,8 @@ nrf_lwip_chksum(const void *dataptr, int len)
 		v2 += v1; v1 = ROTL(v1, 17); v1 ^= v2; v2 = ROTL(v2, 32); \
 	} while (0)
 
-static uint64_t
-siphash24(const uint8_t *in, size_t len, const uint64_t k[2])
+uint64_t
+nrf_lwip_siphash24(const uint8_t *in, size_t len, const uint64_t k[2])
 {
 	uint64_t v0 = 0x736f6d6570736575ULL ^ k[0];
 	uint64_t v1 = 0x646f72616e646f6dULL ^ k[1];
@@ -242,6 +242,9 @@ siphash24(const uint8_t *in, size_t len, const uint64_t k[2])
 	return v0 ^ v1 ^ v2 ^ v3;
 }
 
+u32_t nrf_lwip_isn_next;
+int nrf_lwip_isn_next_set;
+
 u32_t
 nrf_lwip_tcp_isn(const ip_addr_t *local_ip, u16_t local_port, const ip_addr_t *remote_ip,
 	u16_t remote_port)
@@ -253,6 +256,11 @@ nrf_lwip_tcp_isn(const ip_addr_t *local_ip, u16_t local_port, const ip_addr_t *r
 	struct timespec ts;
 	uint64_t t;
 
+	if (nrf_lwip_isn_next_set) {
+		/* A connection a SYN cookie stands for (tp_lwip.c). */
+		nrf_lwip_isn_next_set = 0;
+		return nrf_lwip_isn_next;
+	}
 	if (!keyed) {
 		if (getrandom(key, sizeof(key), 0) != (ssize_t)sizeof(key)) {
 			clock_gettime(CLOCK_REALTIME, &ts);
@@ -271,5 +279,5 @@ nrf_lwip_tcp_isn(const ip_addr_t *local_ip, u16_t local_port, const ip_addr_t *r
 	/* M: a timer ticking every 4 µs (RFC 6528 section 3). */
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	t = ((uint64_t)ts.tv_sec * 1000000u + (uint64_t)ts.tv_nsec / 1000u) / 4u;
-	return (u32_t)(t + siphash24(in, sizeof(in), key));
+	return (u32_t)(t + nrf_lwip_siphash24(in, sizeof(in), key));
 }

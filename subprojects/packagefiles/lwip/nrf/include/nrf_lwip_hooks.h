@@ -18,6 +18,18 @@ u32_t nrf_lwip_tcp_isn(const ip_addr_t *local_ip, u16_t local_port,
 	const ip_addr_t *remote_ip, u16_t remote_port);
 
 /*
+ * SYN cookies (the transport, decision 0057): the next call of
+ * nrf_lwip_tcp_isn() returns nrf_lwip_isn_next once when
+ * nrf_lwip_isn_next_set is non-zero (it clears it): the connection lwIP
+ * creates from a cookie's ACK keeps the cookie as its ISN. Stack thread.
+ */
+extern u32_t nrf_lwip_isn_next;
+extern int nrf_lwip_isn_next_set;
+
+/* SipHash-2-4 of @p len bytes at @p in with the 128-bit key @p k. */
+u64_t nrf_lwip_siphash24(const u8_t *in, size_t len, const u64_t k[2]);
+
+/*
  * IPv4/TCP checksums of whole packets, for the transport (tp_lwip.c) when
  * it checks and fills them in place of lwIP (decision 0044): one pass over
  * a contiguous packet, without lwIP's walk over a pbuf chain and its

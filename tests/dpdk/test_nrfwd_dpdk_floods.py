@@ -1,0 +1,272 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-3-Clause
+"""Floods of spoofed TCP segments against nrfwd on its DPDK transport
+(docs/decisions/0056-dpdk-neighbours-and-stray-segments.md).
+
+Usage: python3 tests/dpdk/test_nrfwd_dpdk_floods.py --build-dir BUILD
+
+One nrfwd on a DPDK port (net_af_packet), its local NRF (nrfstub) beside
+it on the same segment, a client host and an attacker host. The attacker
+(this script, run again in its namespace with --attack) writes Ethernet
+frames on a raw socket: TCP segments to nrfwd's port from spoofed source
+addresses .150-.250 of the segment, at a fixed rate for a few seconds.
+Meanwhile the client runs h2load at a bounded rate on connections opened
+before the flood, and a probe opens a new connection (curl) every 0.25 s.
+
+Each flood: >= 99 % of h2load's requests and every probe served, nrfwd's
+counters show the flood was answered as designed, and nothing kept the
+local NRF's neighbour entry from nrfwd (every request reaches it).
+
+Exit status: 0 passed, 1 failed, 77 skipped (no root / namespaces).
+"""
+
+import os
+import random
+import socket
+import struct
+import subprocess
+import sys
+import threading
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+sys.path.insert(0, os.path.join(os.path.dirname(HERE), 'integration'))
+
+SELF = 'nrf-a.test'
+PORT = 8080
+MGMT = 9090
+DISC_UDM = '/nnrf-disc/v1/nf-instances?target-nf-type=UDM&requester-nf-type=AMF'
+RATE = 20000        # flood frames per second
+FLOOD_S = 5.0       # flood duration
+PROBE_EVERY = 0.25  # a new connection this often
+
+
+# ---- the attacker (inside its namespace) -------------------------------------
+
+def csum(b):
+    if len(b) % 2:
+        b += b'\0'
+    s = sum(struct.unpack('!%dH' % (len(b) // 2), b))
+    while s >> 16:
+        s = (s & 0xffff) + (s >> 16)
+    return (~s) & 0xffff
+
+
+def frame(dst_mac, src_mac, src_ip, dst_ip, sport, dport, seq, ack, flags, opts=b''):
+    """One Ethernet + IPv4 + TCP frame with correct checksums."""
+    thl = 20 + len(opts)
+    tcp = struct.pack('!HHIIBBHHH', sport, dport, seq, ack, (thl // 4) << 4, flags, 65535,
+                      0, 0) + opts
+    pseudo = src_ip + dst_ip + struct.pack('!BBH', 0, 6, thl)
+    c = csum(pseudo + tcp)
+    tcp = tcp[:16] + struct.pack('!H', c) + tcp[18:]
+    ip = struct.pack('!BBHHHBBH4s4s', 0x45, 0, 20 + thl, random.getrandbits(16), 0x4000, 64, 6,
+                     0, src_ip, dst_ip)
+    ip = ip[:10] + struct.pack('!H', csum(ip)) + ip[12:]
+    return dst_mac + src_mac + b'\x08\x00' + ip + tcp
+
+
+def attack(kind, dev, dst_ip, dst_mac, rate, seconds):
+    """Send @kind ('syn' or 'ack') segments to @dst_ip:PORT at @rate for
+    @seconds; prints the frames sent."""
+    s = socket.socket(socket.AF_PACKET, socket.SOCK_RAW)
+    s.bind((dev, 0))
+    src_mac = bytes.fromhex(open('/sys/class/net/%s/address' % dev).read().strip()
+                            .replace(':', ''))
+    dmac = bytes.fromhex(dst_mac.replace(':', ''))
+    dip = socket.inet_aton(dst_ip)
+    net = dst_ip.rsplit('.', 1)[0]
+    flags = 0x02 if kind == 'syn' else 0x10
+    opts = struct.pack('!BBH', 2, 4, 1460) if kind == 'syn' else b''
+    frames = [frame(dmac, src_mac, socket.inet_aton('%s.%d' % (net, random.randint(150, 250))),
+                    dip, random.randint(1024, 65535), PORT, random.getrandbits(32),
+                    random.getrandbits(32), flags, opts) for _ in range(20000)]
+    sent = 0
+    t0 = time.monotonic()
+    batch = max(1, rate // 200)
+    while True:
+        now = time.monotonic() - t0
+        if now >= seconds:
+            break
+        due = int(now * rate)
+        while sent < due:
+            for _ in range(batch):
+                try:
+                    s.send(frames[sent % len(frames)])
+                except OSError:
+                    pass
+                sent += 1
+        time.sleep(0.002)
+    print(sent)
+
+
+# ---- the test ------------------------------------------------------------------
+
+def metrics(fab, host):
+    r = fab.run(host, ['curl', '-s', '-m', '10', 'http://127.0.0.1:%d/metrics' % MGMT],
+                timeout=20)
+    out = {}
+    for line in r.stdout.decode('utf-8', 'replace').splitlines():
+        if line and not line.startswith('#'):
+            k, _, v = line.rpartition(' ')
+            try:
+                out[k] = float(v)
+            except ValueError:
+                pass
+    return out
+
+
+def summed(m, name, **labels):
+    """Sum of metric @name over the samples whose labels include @labels."""
+    tot = 0.0
+    for k, v in m.items():
+        if k == name or k.startswith(name + '{'):
+            if all('%s="%s"' % (lk, lv) in k for lk, lv in labels.items()):
+                tot += v
+    return tot
+
+
+def mac_of(fab, host, dev):
+    r = fab.run(host, ['cat', '/sys/class/net/%s/address' % dev])
+    return r.stdout.decode().strip()
+
+
+def flood_case(fab, a, c, x, fwd, kind, checks):
+    import nrfwd_dpdk_harness as D
+
+    m0 = metrics(fab, a)
+    mac = mac_of(fab, a, fab.dpdk_dev(a))
+    n_req = 900  # 2 connections x 50 req/s: 9 s, the flood inside it
+    h2 = subprocess.Popen(['ip', 'netns', 'exec', c.ns, 'h2load', '-n', str(n_req), '-c', '2',
+                           '-m', '4', '--rps', '50', fwd.url(DISC_UDM)],
+                          stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                          stderr=subprocess.STDOUT, start_new_session=True)
+    probes = []
+    stop = threading.Event()
+
+    def probe():
+        while not stop.is_set():
+            t = time.monotonic()
+            try:
+                st, _, _ = fab.curl(c, fwd.url(DISC_UDM), timeout=3.0)
+            except Exception:  # noqa: BLE001 - a failed probe is a result
+                st = None
+            probes.append((st, time.monotonic() - t))
+            time.sleep(max(0.0, PROBE_EVERY - (time.monotonic() - t)))
+
+    try:
+        time.sleep(1.5)  # h2load's connections are established
+        th = threading.Thread(target=probe)
+        th.start()
+        try:
+            r = fab.run(x, [sys.executable, os.path.abspath(__file__), '--attack', kind,
+                            x.dev, fwd.dpdk_ip, mac, str(RATE), str(FLOOD_S)],
+                        timeout=FLOOD_S + 30)
+        finally:
+            stop.set()
+            th.join()
+        D.expect(r.returncode == 0, 'attacker: %s' % (r.stdout + r.stderr).decode()[-2000:])
+        sent = int(r.stdout.decode().split()[-1])
+        out, _ = h2.communicate(timeout=60)
+    finally:
+        if h2.poll() is None:
+            os.kill(h2.pid, 9)
+            h2.wait()
+    res = D.parse_h2load(out.decode('utf-8', 'replace'), h2.returncode)
+    m = metrics(fab, a)
+
+    def delta(name, **labels):
+        return summed(m, name, **labels) - summed(m0, name, **labels)
+
+    ok = res.get('status_2xx', 0)
+    good = sum(1 for st, _ in probes if st == 200)
+    slow = max((t for _, t in probes), default=0.0)
+    print('     %s flood: %d frames in %.0f s; h2load %d/%d 2xx; probes %d/%d (slowest %.2f s); '
+          'rst sent %d limited %d; direct %d; neighbours %d (pinned %d), evicted %d, '
+          'arp requests %d limited %d; syn cookies sent %d valid %d' % (
+              kind, sent, FLOOD_S, ok, n_req, good, len(probes), slow,
+              delta('nrfwd_dpdk_stray_rst_total', kind='sent'),
+              delta('nrfwd_dpdk_stray_rst_total', kind='limited'),
+              delta('nrfwd_dpdk_neighbour_events_total', event='direct'),
+              summed(m, 'nrfwd_dpdk_neighbours', kind='all'),
+              summed(m, 'nrfwd_dpdk_neighbours', kind='pinned'),
+              delta('nrfwd_dpdk_neighbour_events_total', event='evicted'),
+              delta('nrfwd_dpdk_arp_total', kind='request'),
+              delta('nrfwd_dpdk_arp_total', kind='request_limited'),
+              delta('nrfwd_dpdk_syn_cookies_total', kind='sent'),
+              delta('nrfwd_dpdk_syn_cookies_total', kind='valid')), flush=True)
+    D.expect(sent >= RATE * FLOOD_S * 0.5, 'the attacker sent only %d frames' % sent)
+    D.expect(ok >= 0.99 * n_req, 'h2load: %d of %d answered 2xx\n%s' % (
+        ok, n_req, res['raw'][-1500:]))
+    D.expect(len(probes) >= FLOOD_S / PROBE_EVERY * 0.5, 'only %d probes' % len(probes))
+    D.expect_eq(good, len(probes), 'probes answered 200 (%r)' % probes)
+    D.expect(summed(m, 'nrfwd_dpdk_neighbours', kind='pinned') >= 1,
+             'no pinned neighbour (the local NRF)')
+    checks(delta, m)
+    st, _, _ = fab.curl(c, fwd.url(DISC_UDM))
+    D.expect_eq(st, 200, 'served after the flood')
+
+
+def floods(fab, r):
+    import nrfwd_dpdk_harness as D
+
+    a = fab.host('a')
+    c = fab.host('c')
+    x = fab.host('x')
+    stub = fab.start_stub(a, 'local-a', 'stub-profiles-a.json', extra=['--no-record'])
+    cfg = D.config(SELF, PORT, local=stub)
+    cfg['runtime']['management'] = {'address': '127.0.0.1', 'port': MGMT}
+    fwd = fab.start_nrfwd(a, cfg)
+    st, _, _ = fab.curl(c, fwd.url(DISC_UDM))
+    D.expect_eq(st, 200, 'served before the floods')
+
+    def ack_checks(delta, m):
+        # One RST per stray segment would be RATE * FLOOD_S; the budget
+        # allows about 200 a second (+ the burst).
+        sent = delta('nrfwd_dpdk_stray_rst_total', kind='sent')
+        D.expect(delta('nrfwd_dpdk_stray_rst_total', kind='limited') > 0, 'no RST limited')
+        D.expect(sent <= 200 * (FLOOD_S + 3) + 200, '%d RSTs sent' % sent)
+        # The RSTs went to the frames' MAC: no ARP for the spoofed addresses.
+        D.expect(delta('nrfwd_dpdk_arp_total', kind='request') <= 20,
+                 '%d ARP requests' % delta('nrfwd_dpdk_arp_total', kind='request'))
+        D.expect(summed(m, 'nrfwd_dpdk_neighbours', kind='all') <= 8,
+                 'neighbour entries: %d' % summed(m, 'nrfwd_dpdk_neighbours', kind='all'))
+
+    def syn_checks(delta, m):
+        # lwIP keeps at most TP_SYN_COOKIE_FROM (128) half-open connections
+        # of the flood; every SYN after them is answered with a cookie.
+        sent = delta('nrfwd_dpdk_syn_cookies_total', kind='sent')
+        valid = delta('nrfwd_dpdk_syn_cookies_total', kind='valid')
+        D.expect(sent >= RATE * FLOOD_S * 0.3, '%d SYN cookies sent' % sent)
+        # The probes' connections during the flood came from cookies.
+        D.expect(valid >= 1, 'no valid SYN cookie (probes were not made from one)')
+        D.expect_eq(delta('nrfwd_dpdk_listen_overflows_total'), 0, 'listen overflows')
+        # The flood's half-open connections lwIP keeps (kept 20 s): at most
+        # the 128 from which cookies answer (sampled once a second).
+        time.sleep(1.2)
+        half = summed(metrics(fab, a), 'nrfwd_dpdk_lwip_pcbs', state='syn_rcvd')
+        print('     half-open pcbs after the SYN flood: %d' % half, flush=True)
+        D.expect(0 < half <= 128, '%d half-open pcbs' % half)
+        # The half-open connections lwIP keeps retransmit their SYN-ACKs to
+        # the spoofed addresses through the table: stranger entries, whose
+        # ARP requests have a budget of 20 a second (+ 20 of burst).
+        arp = delta('nrfwd_dpdk_arp_total', kind='request')
+        D.expect(arp <= 20 * (FLOOD_S + 6) + 20, '%d ARP requests' % arp)
+
+    r.check('dpdk: out-of-window ACK flood from spoofed addresses (%d/s, %.0f s)'
+            % (RATE, FLOOD_S), flood_case, fab, a, c, x, fwd, 'ack', ack_checks)
+    r.check('dpdk: SYN flood from spoofed addresses (%d/s, %.0f s)'
+            % (RATE, FLOOD_S), flood_case, fab, a, c, x, fwd, 'syn', syn_checks)
+
+
+def main(argv):
+    if len(argv) == 8 and argv[1] == '--attack':
+        attack(argv[2], argv[3], argv[4], argv[5], int(argv[6]), float(argv[7]))
+        return 0
+    import nrfwd_dpdk_harness as D
+    return D.test_main(argv, [('floods', floods, 'fl')], needs=('curl', 'h2load'))
+
+
+if __name__ == '__main__':
+    sys.exit(main(sys.argv))
