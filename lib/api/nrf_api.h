@@ -4,7 +4,7 @@
 
 /**
  * @file
- * The management listener (SPEC §6, §7): the REST configuration API, the
+ * The management listener (docs/behaviour.md §6, §7): the REST configuration API, the
  * Prometheus metrics and the health checks, served over HTTP/1.1 by
  * libmicrohttpd on a thread of its own (the "API thread", part of the
  * control plane: never on the request path).

@@ -4,7 +4,7 @@
 
 /**
  * @file
- * Configuration model: the JSON document of SPEC §5 loaded into an immutable
+ * Configuration model: the JSON document of docs/behaviour.md §5 loaded into an immutable
  * snapshot.
  *
  * A snapshot is built whole on the control thread (load + validate + derive),
@@ -68,10 +68,10 @@ enum nrf_cfg_cond {
 	NRF_COND_COUNT
 };
 
-/** A resolved error response: the configured one, or the SPEC §5 default. */
+/** A resolved error response: the configured one, or the docs/behaviour.md §5 default. */
 struct nrf_cfg_error_response {
 	uint16_t status;          /**< 100..599 */
-	bool configured;          /**< false: defaults of SPEC §5 */
+	bool configured;          /**< false: defaults of docs/behaviour.md §5 */
 	const char *cause;        /**< ProblemDetails.cause */
 	const char *title;        /**< ProblemDetails.title */
 	const char *detail;       /**< ProblemDetails.detail ("" = omitted) */

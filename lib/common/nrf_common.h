@@ -39,7 +39,7 @@ extern "C" {
  * as 16-byte stores written out, where memset() of a struct becomes `rep
  * stosq` (one step per 8 bytes, plus its start-up cost) or a libc call.
  * For the small per-request objects (messages, transactions, streams) of
- * the forwarding path (issue 19).
+ * the forwarding path (measured).
  */
 static inline __attribute__((always_inline)) void
 nrf_zero(void *p, size_t n)
@@ -67,7 +67,7 @@ nrf_zero(void *p, size_t n)
  * 16-byte loop and an overlapping last 16 bytes above. Every load and store
  * stays inside [src, src + n) and [dst, dst + n). For libc's memcpy() a
  * field of 10 to 70 bytes costs ~15 instructions of size dispatch plus
- * the call, which makes its caller save and restore registers (issue 19:
+ * the call, which makes its caller save and restore registers (measured:
  * 12 such calls per forwarded request from h2_msg_store() alone). Long
  * copies (bodies) belong to memcpy(): this one moves 16 bytes a step.
  */

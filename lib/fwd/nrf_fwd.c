@@ -130,7 +130,7 @@ nrf_fwd_classify(struct nrf_slice method, struct nrf_slice path,
 	}
 	/* The query is cut from what follows a literal only: none of them
 	 * holds a '?', so a path starts with one exactly when the path
-	 * without its query does (issue 19: no memchr() over a discovery
+	 * without its query does (measured: no memchr() over a discovery
 	 * request's whole path, whose rest starts with its '?'). */
 	if (eat(&p, "/nnrf-disc/v1/nf-instances")) {
 		cut_query(&p);

@@ -4,7 +4,7 @@
 
 /**
  * @file
- * The forwarding decision: operation classes (SPEC §3 step 4), the verdict
+ * The forwarding decision: operation classes (docs/behaviour.md §3 step 4), the verdict
  * for one request from its Via scan (steps 3 and 6), the handling of the
  * local NRF's answer (step 5) and of a peer's answer (step 7), and the
  * ProblemDetails bodies of the error conditions.
@@ -175,7 +175,7 @@ struct nrf_fwd_plan {
 };
 
 /**
- * Decide for one request (SPEC §3 steps 3, 4 and 6).
+ * Decide for one request (docs/behaviour.md §3 steps 3, 4 and 6).
  *
  * Order: own identity in Via → LOOP_DETECTED; members > maxViaMembers →
  * HOP_LIMIT; operation not enabled → LOCAL_ONLY; else FORWARD with the

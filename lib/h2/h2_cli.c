@@ -6,7 +6,7 @@
  * Why not nghttp2 here: a forwarded request paid nghttp2's full client
  * session on this leg (stream objects, priority tree, frame queue, its
  * HPACK encoder with Huffman coding of every :path), about as much again as
- * nrfwd's whole own work (issue 19). What an upstream leg needs is small:
+ * nrfwd's whole own work (measured). What an upstream leg needs is small:
  * requests go out as one HEADERS frame encoded straight into the
  * connection's output queue (HPACK without a dynamic table: literal values,
  * static-table names; RFC 7541 §6.2.2/§6.2.3), request bodies as DATA under

@@ -524,7 +524,7 @@ on_stream_close(nghttp2_session *sess, int32_t id, uint32_t code, void *ud)
  * before already there, so the order holds). The bytes of a relayed answer
  * were copied twice in user space on their way out before this — into
  * nghttp2's frame buffer, then into the output buffer — and now once
- * (issue 19: for a 2.5 KB discovery answer that is most of the CPU a
+ * (measured: for a 2.5 KB discovery answer that is most of the CPU a
  * larger answer costs).
  */
 
@@ -754,7 +754,7 @@ nv_reserve(struct nrf_h2_ctx *ctx, size_t n)
  * nghttp2's encoder compares every later value of that name with all the
  * entries of the same name it holds (hd_map_find() hashes names only). An
  * x-request-id on every 508 cost ~5 500 of its 19 600 instructions that way
- * (issue 19). "Never indexed" is the only such choice nghttp2 offers.
+ * (measured). "Never indexed" is the only such choice nghttp2 offers.
  */
 static inline uint8_t
 nv_index_flags(const char *name, size_t nlen)
@@ -780,7 +780,7 @@ nv_set(nghttp2_nv *nv, const char *name, size_t nlen, const char *value, size_t 
  * buffer (st->inl: unused on peer streams and on front streams answered by
  * nrf_h2_respond()) and given to nghttp2 with the NO_COPY flags. Without
  * them nghttp2 copies the list itself: one allocation, and every name
- * lower-cased byte by byte (issue 19). The stream outlives its HEADERS
+ * lower-cased byte by byte (measured). The stream outlives its HEADERS
  * frame (it is put back only when nghttp2 closes it or the connection is
  * torn down), and every name here is lower case already: front requests
  * passed h2_check.c, and so did the peer answers relayed, the rest are

@@ -182,7 +182,7 @@ nrf_h2_msg_release(struct nrf_h2_ctx *ctx, struct nrf_h2_msg *m)
 	 * (moved out, or released before: the stream's own after its answer
 	 * was relayed). With no block there are no fields (h2_msg_store()
 	 * takes the block first, and nothing else sets them), and with no
-	 * chunk no body: all zero already (issue 19). */
+	 * chunk no body: all zero already (measured). */
 	if (m->block == NULL && m->body.head == NULL)
 		return;
 	h2_block_put(ctx, m->block);
@@ -206,7 +206,7 @@ h2_msg_reset_fields(struct nrf_h2_ctx *ctx, struct nrf_h2_msg *m)
  * @p name is the literal @p lit (3 to 16 bytes, a constant at every call).
  * Compared as two overlapping words, which the compiler turns into
  * immediates: libc's memcmp() was called 8 times per forwarded request
- * from here, ~20 instructions a call with its size dispatch (issue 19).
+ * from here, ~20 instructions a call with its size dispatch (measured).
  */
 static inline __attribute__((always_inline)) bool
 name_is(const uint8_t *name, size_t nlen, const char *lit)
@@ -242,7 +242,7 @@ name_is(const uint8_t *name, size_t nlen, const char *lit)
  * h2_msg_store() of a message's first field: takes its header block. Out
  * of line (and tail-called), so that h2_msg_store() itself calls nothing
  * and saves no registers on the ~10 fields of a forwarded request that
- * find the block there (issue 19).
+ * find the block there (measured).
  */
 static __attribute__((noinline)) int
 store_first(struct nrf_h2_ctx *ctx, struct nrf_h2_msg *m, const uint8_t *name,

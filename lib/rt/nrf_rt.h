@@ -6,7 +6,7 @@
  * @file
  * Per-worker runtime of the data path: worker threads, each with its own
  * transport loop, timers, HTTP/2 context, Hyperscan scratch, peer pools and
- * counters; the request pipeline of SPEC §3 run on every front stream; and
+ * counters; the request pipeline of docs/behaviour.md §3 run on every front stream; and
  * the configuration snapshot the workers read.
  *
  * Snapshots: the control thread builds a struct nrf_rt_snap (configuration +

@@ -291,7 +291,7 @@ rid_fields(const struct nrf_h2_msg *m, struct nrf_slice *xrid, struct nrf_slice 
 
 /*
  * Ids are worked out only when an answer nrfwd gives itself or a line of
- * the access log needs one (issue 19): most relayed requests need none, and
+ * the access log needs one (measured): most relayed requests need none, and
  * looking for two fields among all of a request's, then copying the id, was
  * paid by every request.
  */
@@ -318,7 +318,7 @@ rid_compute(struct rt_alog *a, const struct nrf_h2_msg *m, char *out)
 		}
 	}
 	if (a->gen_ids) {
-		/* 16 digits at once (issue 19: every answer nrfwd gives
+		/* 16 digits at once (measured: every answer nrfwd gives
 		 * itself needs an id) */
 		nrf_hex16(mix64(a->rid_seed + a->rid_seq++), out);
 		out[16] = '\0';

@@ -9,7 +9,7 @@
  *   rt_timer.c  per-worker timer heap
  *   rt_pool.c   per-worker, per-peer connection pools and queues, health,
  *               per-snapshot pool views (live peer changes)
- *   rt_proxy.c  the request pipeline (SPEC §3) on one front stream
+ *   rt_proxy.c  the request pipeline (docs/behaviour.md §3) on one front stream
  *   rt_stats.c  counters: per upstream, per operation and outcome, latency
  *   rt_sweep.c  runtime.timeouts: the periodic sweep of the h2 context
  *   rt_mem.c    the memory budget and giving memory back
@@ -346,7 +346,7 @@ struct rt_try {
  * nrf_rt_lat_bucket(), inline for the two latencies counted per forwarded
  * request (the request's and the upstream answer's): the linear search it
  * replaces multiplied each bound by 1000 and cost ~30 instructions a time
- * with answers in the 1-25 ms buckets (issue 19). A 4-step binary search
+ * with answers in the 1-25 ms buckets (measured). A 4-step binary search
  * over the bounds in ns, padded to 16 with +Inf (rt_stats.c).
  */
 extern const uint64_t rt_lat_bounds_ns[16];

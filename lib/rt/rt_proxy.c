@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * The request pipeline of SPEC §3 on one front stream ("transaction").
+ * The request pipeline of docs/behaviour.md §3 on one front stream ("transaction").
  *
  * Life of a transaction: created when h2 delivers a complete request
  * (rt_front_cbs.on_request), freed when the front stream closes
@@ -63,7 +63,7 @@ xact_next(struct rt_worker *w)
 /* Take @p x (= xact_next(w)) off the free list; x->plan is kept, x->req
  * and x->rid are left for the caller to fill (front_on_request()), x->local
  * for local_complete() (have_local is cleared): 401 bytes less to clear
- * (issue 19). */
+ * (measured). */
 static void
 xact_take(struct rt_worker *w, struct rt_xact *x)
 {
@@ -304,7 +304,7 @@ relay_respond(struct rt_xact *x, struct nrf_h2_msg *m, bool more)
 	if (!x->snap->cfg->general.via_on_responses || m->n_hdrs + 1 > w->hdrs_cap)
 		return nrf_h2_respond(x->front, m->status, m->hdrs, m->n_hdrs, NULL, 0, more);
 	if (m->block != NULL && ((size_t)m->n_hdrs + 1) * sizeof(*m->hdrs) <= m->block_top) {
-		/* issue 19: no copy of the list (~30 instructions a relay) */
+		/* measured: no copy of the list (~30 instructions a relay) */
 		n = rt_via_on_answer(x, m->hdrs, m->n_hdrs);
 		return nrf_h2_respond(x->front, m->status, m->hdrs, n, NULL, 0, more);
 	}
@@ -502,7 +502,7 @@ try_send(struct rt_try *t, struct nrf_h2_conn *c)
 		if (r->authority.len > 0) {
 			h[n].value = r->authority;
 		} else {
-			/* looked for only when needed (issue 19: HTTP/2
+			/* looked for only when needed (measured: HTTP/2
 			 * clients send :authority) */
 			struct nrf_slice host = nrf_h2_msg_get(r, "host");
 
@@ -520,7 +520,7 @@ try_send(struct rt_try *t, struct nrf_h2_conn *c)
 		h[n].name = nrf_slice_str(":path");
 		if (plen == 0) {
 			/* nrf_h2_request() copies the list: the request's own
-			 * :path will do (issue 19: two memcpy() calls) */
+			 * :path will do (measured: two memcpy() calls) */
 			h[n++].value = r->path;
 		} else {
 			if (plen + r->path.len > w->path_cap)
@@ -1037,7 +1037,7 @@ request_timeout(struct rt_timer *tm, void *arg)
 }
 
 /*
- * SPEC §3 steps 2-4 on the request as h2 delivered it (@p st->msg): one Via
+ * docs/behaviour.md §3 steps 2-4 on the request as h2 delivered it (@p st->msg): one Via
  * scan, the operation, the verdict into @p plan. Answers that need no
  * upstream (loop detected, hop limit, malformed Via, local-only operation
  * and no local NRF) are given here and counted, before any transaction,

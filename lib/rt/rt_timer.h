@@ -96,7 +96,7 @@ int rt_timer_arm_at(struct rt_timers *ts, struct rt_timer *t, uint64_t at_ns);
 /* rt_timer_cancel() of an armed timer (t->idx != 0). */
 void rt_timer_cancel_armed(struct rt_timers *ts, struct rt_timer *t);
 /* Disarm; no-op when not armed. Inline: of the ~6 cancels of a forwarded
- * request most find the timer disarmed already (issue 19). */
+ * request most find the timer disarmed already (measured). */
 static inline void
 rt_timer_cancel(struct rt_timers *ts, struct rt_timer *t)
 {

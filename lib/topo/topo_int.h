@@ -66,7 +66,7 @@ struct nrf_topo {
 };
 
 /*
- * Normalise host:port as identities compare (SPEC §4): lower case, one
+ * Normalise host:port as identities compare (docs/behaviour.md §4): lower case, one
  * trailing dot removed, an IPv6 address in its canonical text within
  * brackets. @return the length, or -1 when it does not fit.
  */

@@ -10,7 +10,7 @@
  *
  * One per process. lwIP keeps global state, so a process has one port, one
  * IPv4 address, one loop and one data-path thread; scaling out is one
- * process per core (DESIGN.md section 3): a primary process owns the port
+ * process per core (docs/architecture.md): a primary process owns the port
  * with one queue pair per worker and runs no stack (role PRIMARY), and every
  * worker is a DPDK secondary process polling its own queue pair with its own
  * lwIP (role SECONDARY). docs/decisions/0011-mp-workers.md.

@@ -15,7 +15,7 @@
  * Several field lines equal one comma-joined line. Text inside a comment is
  * never an identity.
  *
- * Matching rule (SPEC §4): a member's received-by matches an identity
+ * Matching rule (docs/behaviour.md §4): a member's received-by matches an identity
  * host:port when the hosts are equal ignoring ASCII case and one trailing
  * dot, and the ports are numerically equal (leading zeros allowed). Whole
  * member only: "xnrf-a:8080" and "nrf-a:80801" do not match "nrf-a:8080".
