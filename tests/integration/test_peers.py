@@ -228,7 +228,7 @@ class Reasons(unittest.TestCase):
         cfg = H.nrfwd_config('nrf-a.test', port=self.port)
         r = self.run_nrfwd(cfg)
         self.assertNotEqual(r.returncode, 0)
-        self.assertIn('cannot listen on 127.0.0.1:%d: address already in use' % self.port,
+        self.assertIn('cannot listen on 127.0.0.1:%d: Address already in use' % self.port,
                       r.stderr)
         self.assertNotIn('input/output error', r.stderr)
 
