@@ -26,6 +26,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "nrf_addr.h"
 #include "ctl.h"
 #include "nrf_api.h"
 #include "nrf_cfg.h"
@@ -147,33 +148,6 @@ struct endpoint {
 	char where[64];    /* pointer or option */
 };
 
-/* "ADDR:PORT" or "[V6]:PORT" (nrfwd's --management). */
-static int
-parse_hostport(const char *s, char *addr, size_t cap, uint16_t *port)
-{
-	const char *colon = strrchr(s, ':');
-	size_t n;
-	char *end;
-	long v;
-
-	if (colon == NULL)
-		return -1;
-	v = strtol(colon + 1, &end, 10);
-	if (colon[1] == '\0' || *end != '\0' || v < 0 || v > 65535)
-		return -1;
-	n = (size_t)(colon - s);
-	if (n >= 2 && s[0] == '[' && s[n - 1] == ']') {
-		s++;
-		n -= 2;
-	}
-	if (n == 0 || n >= cap)
-		return -1;
-	memcpy(addr, s, n);
-	addr[n] = '\0';
-	*port = (uint16_t)v;
-	return 0;
-}
-
 static bool
 wildcard(const struct nrf_tp_addr *a)
 {
@@ -215,7 +189,7 @@ check_ports(const struct nrf_cfg *cfg, const char *mgmt_opt, struct found *f)
 		n++;
 	}
 	if (mgmt_opt != NULL) {
-		if (parse_hostport(mgmt_opt, maddr, sizeof(maddr), &e[n].port) != 0) {
+		if (nrf_hostport_split(mgmt_opt, maddr, sizeof(maddr), &e[n].port) != 0) {
 			found_add(f, "--management", "expected ADDR:PORT, got \"%s\"", mgmt_opt);
 			return;
 		}

@@ -33,6 +33,7 @@
 #include <unistd.h>
 #include <time.h>
 
+#include "nrf_addr.h"
 #include "nrf_api.h"
 #include "nrf_cfg.h"
 #include "nrf_dp.h"
@@ -109,33 +110,6 @@ struct mgmt_opts {
 	const char *token_file;  /* --api-token-file */
 };
 
-/* "ADDR:PORT" or "[V6]:PORT" into @p addr (of @p cap bytes) and @p port. */
-static int
-mgmt_parse(const char *s, char *addr, size_t cap, uint16_t *port)
-{
-	const char *colon = strrchr(s, ':');
-	size_t n;
-	char *end;
-	long v;
-
-	if (colon == NULL)
-		return -1;
-	v = strtol(colon + 1, &end, 10);
-	if (colon[1] == '\0' || *end != '\0' || v < 0 || v > 65535)
-		return -1;
-	n = (size_t)(colon - s);
-	if (n >= 2 && s[0] == '[' && s[n - 1] == ']') {
-		s++;
-		n -= 2;
-	}
-	if (n == 0 || n >= cap)
-		return -1;
-	memcpy(addr, s, n);
-	addr[n] = '\0';
-	*port = (uint16_t)v;
-	return 0;
-}
-
 /* --management and --api-token-file, checked before anything listens (a
  * mistake there must not leave the data path half started): the address
  * parses, the token file reads as a token. Does not bind. 0, or -1 after
@@ -147,7 +121,7 @@ mgmt_check(const struct mgmt_opts *o)
 	uint16_t port;
 	int err;
 
-	if (o->listen != NULL && mgmt_parse(o->listen, addr, sizeof(addr), &port) != 0) {
+	if (o->listen != NULL && nrf_hostport_split(o->listen, addr, sizeof(addr), &port) != 0) {
 		NRF_LOG(ERR, MOD, "--management: expected ADDR:PORT, got \"%s\"", o->listen);
 		return -1;
 	}
@@ -182,7 +156,7 @@ mgmt_start(const struct mgmt_opts *o, struct nrf_rt *rt, const struct nrf_cfg *c
 
 	*out = NULL;
 	if (o->listen != NULL) {
-		if (mgmt_parse(o->listen, addr, sizeof(addr), &ap.port) != 0) {
+		if (nrf_hostport_split(o->listen, addr, sizeof(addr), &ap.port) != 0) {
 			NRF_LOG(ERR, MOD, "--management: expected ADDR:PORT, got \"%s\"", o->listen);
 			return -1;
 		}

@@ -7,6 +7,7 @@
 #include <arpa/inet.h>
 #include <netinet/in.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "nrf_addr.h"
@@ -55,6 +56,32 @@ nrf_addr_from_sockaddr(const struct sockaddr *sa, uint8_t *family, uint8_t *ip, 
 		return 0;
 	}
 	return NRF_EINVAL;
+}
+
+int
+nrf_hostport_split(const char *s, char *addr, size_t cap, uint16_t *port)
+{
+	const char *colon = strrchr(s, ':');
+	size_t n;
+	char *end;
+	long v;
+
+	if (colon == NULL)
+		return -1;
+	v = strtol(colon + 1, &end, 10);
+	if (colon[1] == '\0' || *end != '\0' || v < 0 || v > 65535)
+		return -1;
+	n = (size_t)(colon - s);
+	if (n >= 2 && s[0] == '[' && s[n - 1] == ']') {
+		s++;
+		n -= 2;
+	}
+	if (n == 0 || n >= cap)
+		return -1;
+	memcpy(addr, s, n);
+	addr[n] = '\0';
+	*port = (uint16_t)v;
+	return 0;
 }
 
 char *

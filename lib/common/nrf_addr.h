@@ -39,6 +39,15 @@ int nrf_addr_from_sockaddr(const struct sockaddr *sa, uint8_t *family, uint8_t *
 #define NRF_ADDR_TEXT_MAX 56
 
 /**
+ * Split "ADDR:PORT" or "[V6]:PORT" (command-line options such as
+ * --management) into @p addr (of @p cap bytes, NUL-terminated, brackets
+ * removed) and @p port (0..65535). The address is not checked further.
+ * @return 0, or -1 (no port, a bad port, an empty or too long address).
+ * Any thread; no side effects on failure beyond @p addr.
+ */
+int nrf_hostport_split(const char *s, char *addr, size_t cap, uint16_t *port);
+
+/**
  * "a.b.c.d:port", "[v6]:port", or "?:port" for another family, into
  * @p buf (@p cap bytes, truncated to fit, always NUL-terminated when
  * @p cap > 0). @return @p buf.

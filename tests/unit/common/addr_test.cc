@@ -74,3 +74,19 @@ TEST(Sys, RaiseNofileReachesTheHardLimit)
 }
 
 } // namespace
+
+TEST(Addr, HostPortSplitsIpv4Ipv6AndRefusesMalformed)
+{
+	char a[64];
+	uint16_t port = 0;
+
+	ASSERT_EQ(nrf_hostport_split("127.0.0.1:9090", a, sizeof(a), &port), 0);
+	EXPECT_STREQ(a, "127.0.0.1");
+	EXPECT_EQ(port, 9090);
+	ASSERT_EQ(nrf_hostport_split("[::1]:0", a, sizeof(a), &port), 0);
+	EXPECT_STREQ(a, "::1");
+	EXPECT_EQ(port, 0);
+	for (const char *bad : {"127.0.0.1", "127.0.0.1:", ":80", "[]:80", "h:65536", "h:-1", "h:8x"})
+		EXPECT_EQ(nrf_hostport_split(bad, a, sizeof(a), &port), -1) << bad;
+	EXPECT_EQ(nrf_hostport_split("abcdef:1", a, 6, &port), -1); /* no room for the NUL */
+}
