@@ -129,7 +129,6 @@ struct rt_waiter {
 				  * its connection until rt_pool_sent_done()) */
 	struct rt_pconn *pc;     /* pool: the connection it was last sent on
 				  * (valid while its stream is) */
-	uint64_t pc_id;          /* pool: that connection's id (per worker) */
 	uint64_t enq_ns;         /* pool: when it was queued (rt_now()) */
 };
 
@@ -139,8 +138,6 @@ void rt_waiter_failed(struct rt_waiter *wt, enum nrf_rt_fail reason, const char 
 
 struct rt_pconn {
 	struct rt_pool *pool;
-	uint64_t id;             /* per worker, from 1: tells connections apart
-				  * after they are gone (struct rt_waiter.pc_id) */
 	struct nrf_h2_conn *h2;
 	bool ready;              /* connected */
 	bool alive;              /* its first PING was answered: the upstream's
@@ -502,7 +499,6 @@ struct rt_worker {
 	struct rt_view *old_views; /* of older snapshots still in use */
 	struct nrf_list all_pools; /* every pool (rt_pool.all), also retired ones */
 	uint64_t view_seq;         /* views built (pool claim marks) */
-	uint64_t pconn_seq;        /* pool connections opened (struct rt_pconn.id) */
 	uint64_t down[NRF_CFG_MAX_PEERS / 64]; /* by current peer index */
 
 	/* upstream counters: chunks published with release, count too */

@@ -223,7 +223,6 @@ send_on(struct rt_pconn *pc, struct rt_waiter *t)
 	int rc;
 
 	t->pc = pc;
-	t->pc_id = pc->id;
 	rc = rt_waiter_send(t, pc->h2);
 	if (rc == 0) {
 		pc->streams++;
@@ -447,7 +446,6 @@ pconn_open(struct rt_pool *p, bool probe)
 	if (pc == NULL)
 		return NRF_ENOMEM;
 	pc->pool = p;
-	pc->id = ++w->pconn_seq;
 	pc->probe = probe;
 	pc->opened = nrf_now_ns();
 	rt_timer_init(&pc->ctimer, connect_timeout);
