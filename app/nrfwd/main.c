@@ -571,6 +571,47 @@ log_stopping(int sig, uint32_t drain_ms)
 		drain_ms);
 }
 
+/* runtime.timeouts.unreadyMs: /readyz answers 503 (nrf_api_drain() came
+ * first) while the listeners still accept, so a load balancer polling it
+ * stops sending before they close. A second SIGTERM/SIGINT cuts it short;
+ * SIGUSR1 still reopens the access log; SIGHUP is not taken while
+ * draining (it stays pending). */
+static void
+wait_unready(struct nrf_rt *rt, struct nrfwd_mp *mp)
+{
+	uint32_t ms = nrf_rt_unready_ms(rt);
+	uint64_t end = nrf_now_ns() + (uint64_t)ms * 1000000ull;
+	sigset_t stop;
+
+	if (ms == 0)
+		return;
+	NRF_LOG(INFO, MOD, "not ready: still accepting for %u ms before the listeners close", ms);
+	sigemptyset(&stop);
+	sigaddset(&stop, SIGTERM);
+	sigaddset(&stop, SIGINT);
+	sigaddset(&stop, SIGUSR1);
+	for (;;) {
+		uint64_t now = nrf_now_ns(), left;
+		struct timespec ts;
+		int sig;
+
+		if (now >= end)
+			return;
+		left = NRF_MIN(end - now, 100000000ull);
+		ts.tv_sec = 0;
+		ts.tv_nsec = (long)left;
+		sig = sigtimedwait(&stop, NULL, &ts);
+		if (sig == SIGUSR1) {
+			(void)nrf_rt_alog_reopen();
+			if (mp != NULL)
+				nrfwd_mp_alog_reopen(mp);
+		} else if (sig == SIGTERM || sig == SIGINT) {
+			NRF_LOG(INFO, MOD, "second %s: closing the listeners now", strsignal(sig));
+			return;
+		}
+	}
+}
+
 /* ------------------------------------------------------------------------ */
 /* Roles                                                                     */
 
@@ -600,6 +641,7 @@ run_single(const struct nrfwd_args *a, const struct nrfwd_base *b)
 	 * the workers are done; the API goes only after they are. */
 	nrf_api_drain(api);
 	nrfwd_src_stop();
+	wait_unready(rt, NULL);
 	nrf_rt_stop(rt, nrf_rt_drain_ms(rt));
 	nrf_rt_join(rt);
 	nrf_api_free(api);
@@ -732,6 +774,7 @@ run_primary(const struct nrfwd_args *a, const struct nrfwd_base *b)
 	log_stopping(sig, nrf_rt_drain_ms(rt));
 	nrf_api_drain(api);
 	nrfwd_src_stop();
+	wait_unready(rt, mp);
 	nrfwd_mp_stop(mp, nrf_rt_drain_ms(rt));
 	nrf_rt_stop(rt, nrf_rt_drain_ms(rt));
 	nrf_rt_join(rt);

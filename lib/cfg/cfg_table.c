@@ -250,6 +250,12 @@ static const struct field timeout_fields[] = {
 	 * comes, so live like the rest of timeouts. */
 	{FLD("drainMs", F_U32, struct nrf_cfg_runtime, drain_ms),
 		.min = 0, .max = 600000, .def = 5000},
+	/* Before drainMs (decision 0060): /readyz 503 with the listeners still
+	 * open, then listeners closed but no GOAWAY yet. */
+	{FLD("unreadyMs", F_U32, struct nrf_cfg_runtime, unready_ms),
+		.min = 0, .max = 600000, .def = 0},
+	{FLD("goawayDelayMs", F_U32, struct nrf_cfg_runtime, goaway_delay_ms),
+		.min = 0, .max = 600000, .def = 0},
 	{NULL},
 };
 

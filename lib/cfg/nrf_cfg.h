@@ -327,6 +327,10 @@ struct nrf_cfg_runtime {
 	uint32_t upstream_idle_ms;        /**< default 60000; 0: never */
 	uint32_t drain_ms;                /**< default 5000: SIGTERM/SIGINT wait for
 					   *   requests in flight (at most request_ms) */
+	uint32_t unready_ms;              /**< default 0: /readyz 503 while still
+					   *   accepting, before the listeners close */
+	uint32_t goaway_delay_ms;         /**< default 0: listeners closed, clients
+					   *   served without GOAWAY this long */
 	uint32_t max_connections;         /**< default 10000 */
 	uint32_t max_concurrent_streams;  /**< default 128 */
 	uint32_t max_header_bytes;        /**< default 16384 */

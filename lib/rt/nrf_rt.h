@@ -221,6 +221,15 @@ bool nrf_rt_generation_seen(const struct nrf_rt *rt, uint64_t gen);
  */
 uint32_t nrf_rt_drain_ms(struct nrf_rt *rt);
 
+/**
+ * How long a graceful stop keeps accepting and serving as before while the
+ * management API's /readyz already answers 503 (runtime.timeouts.unreadyMs
+ * of the snapshot published last): the time a load balancer needs to see
+ * it. The caller waits it out between nrf_api_drain() and nrf_rt_stop().
+ * Control thread.
+ */
+uint32_t nrf_rt_unready_ms(struct nrf_rt *rt);
+
 /** Generation of the snapshot published last. */
 uint64_t nrf_rt_generation(const struct nrf_rt *rt);
 
@@ -232,8 +241,10 @@ uint64_t nrf_rt_generation(const struct nrf_rt *rt);
 unsigned int nrf_rt_reclaim(struct nrf_rt *rt);
 
 /**
- * Begin a graceful stop: every worker stops accepting, sends GOAWAY to its
- * clients, lets streams in flight finish for up to @p drain_ms, then closes
+ * Begin a graceful stop: every worker stops accepting (the connections its
+ * listeners completed are taken first), serves its clients as before for
+ * runtime.timeouts.goawayDelayMs (the worker's snapshot; 0: not at all),
+ * sends GOAWAY, lets streams in flight finish for up to @p drain_ms, then closes
  * whatever is left and exits its thread. Returns at once; any thread
  * (not a signal handler).
  */

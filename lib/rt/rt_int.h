@@ -532,6 +532,7 @@ struct rt_worker {
 	uint32_t drain_ms;
 	bool draining;
 	bool drain_expired;
+	bool drain_quiet;        /* goawayDelayMs: listeners closed, no GOAWAY yet */
 	bool drain_final;        /* final GOAWAY sent */
 	bool exiting;            /* closing everything: no new connections */
 	struct rt_timer drain_timer;

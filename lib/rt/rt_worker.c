@@ -158,10 +158,23 @@ on_wake(void *arg)
 #define DRAIN_NOTICE_MS 1000
 
 static void
+drain_notice(struct rt_worker *w)
+{
+	nrf_h2_ctx_shutdown(w->h2, false);
+	rt_timer_arm(&w->timers, &w->drain_timer, NRF_MIN(w->drain_ms / 2, (uint32_t)DRAIN_NOTICE_MS));
+}
+
+static void
 drain_tick(struct rt_timer *t, void *arg)
 {
 	struct rt_worker *w = arg;
 
+	if (w->drain_quiet) {
+		/* runtime.timeouts.goawayDelayMs is over: now tell them */
+		w->drain_quiet = false;
+		drain_notice(w);
+		return;
+	}
 	if (!w->drain_final) {
 		w->drain_final = true;
 		nrf_h2_ctx_shutdown(w->h2, true);
@@ -215,20 +228,31 @@ worker_switch(struct rt_worker *w, struct nrf_rt_snap *s)
 	NRF_LOG(DEBUG, MOD, "worker %u: snapshot %llu", w->id, (unsigned long long)s->gen);
 }
 
+/* Listeners close first: a last accept pass takes the connections the
+ * kernel completed meanwhile (served as any other), so a handover to a
+ * process on the same port (SO_REUSEPORT) loses none of them. Then, after
+ * runtime.timeouts.goawayDelayMs in which clients are served as before
+ * (one that finishes and leaves meets no GOAWAY), the shutdown notice. */
 static void
 drain_begin(struct rt_worker *w)
 {
+	uint32_t quiet = w->snap->cfg->rt.goaway_delay_ms;
 	unsigned int i;
 
-	w->draining = true;
 	for (i = 0; i < w->n_lst; i++) {
 		if (w->lst[i].l != NULL) {
+			on_listener(&w->lst[i], 0);
 			w->tp->listener_close(w->lst[i].l);
 			w->lst[i].l = NULL;
 		}
 	}
-	nrf_h2_ctx_shutdown(w->h2, false);
-	rt_timer_arm(&w->timers, &w->drain_timer, NRF_MIN(w->drain_ms / 2, (uint32_t)DRAIN_NOTICE_MS));
+	w->draining = true;
+	if (quiet > 0) {
+		w->drain_quiet = true;
+		rt_timer_arm(&w->timers, &w->drain_timer, quiet);
+		return;
+	}
+	drain_notice(w);
 }
 
 static void

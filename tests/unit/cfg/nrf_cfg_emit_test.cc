@@ -141,7 +141,7 @@ TEST(CfgEmit, FillsEveryDefault)
 		R"("management":{"address":"127.0.0.1","port":9090},)"
 		R"("timeouts":{"connectMs":1000,"perTryMs":2000,"requestMs":5000,)"
 		R"("handshakeMs":5000,"requestHeaderMs":5000,"requestBodyMs":10000,)"
-		R"("idleMs":60000,"stalledReaderMs":10000,"upstreamIdleMs":60000,"drainMs":5000},)"
+		R"("idleMs":60000,"stalledReaderMs":10000,"upstreamIdleMs":60000,"drainMs":5000,"unreadyMs":0,"goawayDelayMs":0},)"
 		R"("limits":{"maxConnections":10000,"maxConcurrentStreams":128,"maxHeaderBytes":16384,)"
 		R"("maxBodyBytes":1048576,"peerQueueDepth":65536,"queueTargetMs":100,)"
 		R"("queueIntervalMs":100,"maxBufferedBytes":1073741824,)"
