@@ -360,6 +360,7 @@ rt_rid_take(struct rt_worker *w, struct rt_xact *x)
 {
 	struct rt_alog *a = w->alog;
 
+	x->span[0] = '\0';
 	if (a == NULL) {
 		x->rid[0] = '\0';
 	} else if (NRF_UNLIKELY(a->rid_done)) {
@@ -383,6 +384,61 @@ rt_rid_xact(struct rt_xact *x)
 			x->rid[0] = '\0';
 	}
 	return x->rid;
+}
+
+const char *
+rt_rid_upstream(struct rt_xact *x)
+{
+	struct rt_alog *a = x->w->alog;
+
+	if (x->rid[0] == RT_RID_LATER) {
+		/* neither field is there (the caller looked): no second pass */
+		if (a != NULL && a->gen_ids) {
+			nrf_hex16(mix64(a->rid_seed + a->rid_seq++), x->rid);
+			x->rid[16] = '\0';
+		} else {
+			x->rid[0] = '\0';
+		}
+	}
+	return x->rid;
+}
+
+static bool
+all_hex(const char *p, size_t n)
+{
+	bool nonzero = false;
+
+	for (size_t i = 0; i < n; i++) {
+		char c = p[i];
+
+		if (!((c >= '0' && c <= '9') || (c >= 'a' && c <= 'f')))
+			return false;
+		nonzero |= c != '0';
+	}
+	return nonzero;
+}
+
+size_t
+rt_trace_child(struct rt_xact *x, struct nrf_slice tp, char *buf)
+{
+	struct rt_alog *a = x->w->alog;
+
+	/* 00-<trace-id 32>-<parent-id 16>-<flags 2>: 55 bytes */
+	if (tp.len != 55 || tp.p[0] != '0' || tp.p[1] != '0' || tp.p[2] != '-' ||
+		tp.p[35] != '-' || tp.p[52] != '-' || !all_hex(tp.p + 3, 32) ||
+		!all_hex(tp.p + 36, 16) || !(all_hex(tp.p + 53, 2) || (tp.p[53] == '0' &&
+		tp.p[54] == '0')))
+		return 0;
+	if (x->span[0] == '\0') {
+		uint64_t v = a != NULL ? mix64(a->rid_seed + a->rid_seq++) :
+					 mix64((uint64_t)(uintptr_t)x);
+
+		nrf_hex16(v != 0 ? v : 1, x->span); /* all-zero is invalid */
+		x->span[16] = '\0';
+	}
+	memcpy(buf, tp.p, 55);
+	memcpy(buf + 36, x->span, 16);
+	return 55;
 }
 
 /* ------------------------------------------------------------------------ */
@@ -511,6 +567,7 @@ struct line {
 	uint64_t latency_ns;
 	uint64_t bytes;
 	const char *rid;
+	const char *span;         /* parent-id sent upstream; "" none */
 };
 
 /* Sampling and rate limit: is this line written? */
@@ -595,6 +652,14 @@ emit(struct rt_alog *a, const struct line *l)
 		} else {
 			p = put_str(p, "null");
 		}
+		p = put_str(p, ",\"span_id\":");
+		if (l->span[0] != '\0') {
+			*p++ = '"';
+			p = put_str(p, l->span);
+			*p++ = '"';
+		} else {
+			p = put_str(p, "null");
+		}
 		p = put_str(p, "}\n");
 	} else {
 		p = put_time(a, p);
@@ -623,6 +688,8 @@ emit(struct rt_alog *a, const struct line *l)
 		p = put_u64(p, l->bytes);
 		*p++ = ' ';
 		p = put_esc(p, l->rid, strlen(l->rid), RT_RID_MAX, false);
+		*p++ = ' ';
+		p = put_esc(p, l->span, strlen(l->span), 16, false);
 		*p++ = '\n';
 	}
 	a->len = (size_t)(p - a->buf);
@@ -649,6 +716,7 @@ rt_alog_once(struct rt_worker *w, struct nrf_h2_stream *st, enum nrf_fwd_op op,
 	l.latency_ns = 0;
 	l.bytes = st->resp_bytes;
 	l.rid = rt_rid_cur(w);
+	l.span = "";
 	emit(a, &l);
 }
 
@@ -677,5 +745,6 @@ rt_alog_xact(struct rt_worker *w, struct rt_xact *x)
 	l.latency_ns = rt_now(a->w) - x->t0;
 	l.bytes = x->front->resp_bytes;
 	l.rid = rt_rid_xact(x);
+	l.span = x->span;
 	emit(a, &l);
 }

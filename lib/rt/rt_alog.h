@@ -54,6 +54,23 @@ void rt_rid_take(struct rt_worker *w, struct rt_xact *x);
 const char *rt_rid_xact(struct rt_xact *x);
 
 /*
+ * Correlated hops (docs/access-log.md "Request ids").
+ *
+ * rt_rid_upstream(): the id to send upstream as x-request-id for @p x, whose
+ * request has neither x-request-id nor traceparent (the caller saw its
+ * fields): the id generated for it ("" when runtime.requestId.generate is
+ * off). The same id the access log and nrfwd's own answers carry.
+ *
+ * rt_trace_child(): @p tp is the request's traceparent; when it is a valid
+ * version-00 value (W3C Trace Context), writes into @p buf (at least 55
+ * bytes) the same value with a new parent-id, nrfwd's span for this request
+ * (one per transaction, kept in x->span for the access log), and returns
+ * its length; 0 when @p tp is not valid (forwarded unchanged).
+ */
+const char *rt_rid_upstream(struct rt_xact *x);
+size_t rt_trace_child(struct rt_xact *x, struct nrf_slice tp, char *buf);
+
+/*
  * One line for a request answered at once, inside the callback that
  * delivered it (no transaction): status and bytes from @p st.
  */

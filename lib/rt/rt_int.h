@@ -390,6 +390,8 @@ struct rt_xact {
 	struct nrf_h2_msg local;   /* local NRF answer kept for step 8 */
 	char rid[RT_RID_MAX + 1];  /* request id (rt_rid_xact()); "" none,
 				    * RT_RID_LATER: not worked out yet */
+	char span[17];             /* parent-id sent upstream in traceparent
+				    * (rt_trace_child()); "" none */
 	struct nrf_fwd_plan plan;
 	uint64_t lim;              /* client entry whose maxStreams this request
 				    * holds (w->lim_cur, written as the

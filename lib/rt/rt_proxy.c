@@ -487,7 +487,8 @@ try_send(struct rt_try *t, struct nrf_h2_conn *c)
 	const struct rt_ep *ep = &t->wt.pool->ep;
 	struct nrf_h2_hdr *h = w->hdrs;
 	size_t n = 0, i;
-	char hops[12];
+	char hops[12], tparent[55];
+	bool have_rid = false, have_tp = false;
 	int err;
 
 	h[n].name = nrf_slice_str(":method");
@@ -539,7 +540,32 @@ try_send(struct rt_try *t, struct nrf_h2_conn *c)
 		if (!t->local && (nrf_slice_eq(f->name, "3gpp-sbi-target-apiroot") ||
 					 nrf_slice_eq(f->name, "3gpp-sbi-max-forward-hops")))
 			continue;
-		h[n++] = *f; /* via lines stay, in order; hop-by-hop dropped by h2 */
+		h[n] = *f; /* via lines stay, in order; hop-by-hop dropped by h2 */
+		/* Correlated hops: the client's id goes on as it is; a
+		 * traceparent goes on with nrfwd's span as its parent-id. */
+		if (f->name.len == 12 && memcmp(f->name.p, "x-request-id", 12) == 0) {
+			have_rid = true;
+		} else if (f->name.len == 11 && memcmp(f->name.p, "traceparent", 11) == 0 &&
+			!have_tp) {
+			size_t tl = rt_trace_child(x, f->value, tparent);
+
+			have_tp = true;
+			if (tl > 0) {
+				h[n].value.p = tparent;
+				h[n].value.len = tl;
+			}
+		}
+		n++;
+	}
+	if (!have_rid && !have_tp) {
+		/* none of the client's: the id nrfwd logs, so hops join */
+		const char *rid = rt_rid_upstream(x);
+
+		if (rid[0] != '\0') {
+			h[n].name = nrf_slice_str("x-request-id");
+			h[n].value.p = rid;
+			h[n++].value.len = strlen(rid);
+		}
 	}
 	if (!t->local) {
 		h[n].name = nrf_slice_str("3gpp-sbi-target-apiroot");

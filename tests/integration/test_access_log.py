@@ -28,7 +28,8 @@ ID_UDM1 = '7c3d9e20-1b2a-4f5e-8d02-0000000e0001'  # only at stub "e" (peer)
 SELF = 'nrf-a.test'
 PROFILE = '/nnrf-nfm/v1/nf-instances/'
 TEXT_FIELDS = ['time', 'client', 'worker', 'method', 'path', 'status', 'outcome',
-               'upstream', 'condition', 'via', 'latency_us', 'bytes', 'request_id']
+               'upstream', 'condition', 'via', 'latency_us', 'bytes', 'request_id',
+               'span_id']
 
 
 def parse_text(line):
@@ -38,10 +39,19 @@ def parse_text(line):
     d = dict(zip(TEXT_FIELDS, parts))
     for k in ('worker', 'status', 'via', 'latency_us', 'bytes'):
         d[k] = int(d[k])
-    for k in ('upstream', 'condition', 'request_id'):
+    for k in ('upstream', 'condition', 'request_id', 'span_id'):
         if d[k] == '-':
             d[k] = None
     return d
+
+
+def hdr(rq, name):
+    """The value of header @name in a request nrfstub recorded (None when
+    absent; the first when repeated)."""
+    for k, v in rq['headers']:
+        if k == name:
+            return v
+    return None
 
 
 def read_lines(path, n, timeout=5.0):
@@ -190,6 +200,78 @@ class JsonLog(Base):
         self.assertEqual(l['path'], '/nnrf-disc/v1/nf-instances?target-nf-type=AMF&x=%22q')
         self.assertEqual(l['bytes'], len(body))
         self.assertRegex(l['request_id'], r'^[0-9a-f]{16}$')
+
+
+class Hops(unittest.TestCase):
+    """Correlated hops: client -> nrfwd A -> nrfwd B -> NRF (stub). The id
+    A generates goes upstream as x-request-id, so both logs and the NRF see
+    one id; a traceparent keeps its trace-id and gets each hop's span as
+    its parent-id."""
+
+    def setUp(self):
+        self.h = H.Harness()
+        self.nrf = self.h.start_stub('nrf-e', 'stub-profiles-e.json')
+        self.log_a = os.path.join(self.h.tmpdir, 'a.log')
+        self.log_b = os.path.join(self.h.tmpdir, 'b.log')
+        cfg_b = H.nrfwd_config('nrf-b.test', local=self.nrf.port)
+        cfg_b['runtime']['accessLog'] = {'path': self.log_b, 'format': 'json', 'flushMs': 50}
+        self.b = self.h.start_nrfwd(cfg_b, name='nrfwd-b')
+        cfg_a = H.nrfwd_config(SELF, peers=[H.peer('nrf-b.test', self.b.port)])
+        cfg_a['runtime']['accessLog'] = {'path': self.log_a, 'format': 'json', 'flushMs': 50}
+        self.a = self.h.start_nrfwd(cfg_a, name='nrfwd-a')
+
+    def tearDown(self):
+        self.h.cleanup()
+
+    def last(self, path, n=1):
+        """Line @n of @path, once it is there."""
+        got = read_lines(path, n)
+        self.assertGreaterEqual(len(got), n, path)
+        return json.loads(got[n - 1])
+
+    def test_01_a_generated_id_goes_upstream(self):
+        st, hd, _ = H.curl(self.a.url(PROFILE + ID_UDM1))
+        self.assertEqual(st, 200)
+        la, lb = self.last(self.log_a), self.last(self.log_b)
+        self.assertEqual(la['outcome'], 'peer')
+        self.assertEqual(lb['outcome'], 'local')
+        self.assertRegex(la['request_id'], r'^[0-9a-f]{16}$')
+        self.assertEqual(lb['request_id'], la['request_id'])  # the logs join
+        (rq,) = H.stub_requests(self.nrf.port)
+        self.assertEqual(hdr(rq, 'x-request-id'), la['request_id'])
+        self.assertIsNone(la['span_id'])
+        # a client's own id goes on unchanged, once
+        H.stub_clear(self.nrf.port)
+        st, _, _ = H.curl(self.a.url(PROFILE + ID_UDM1), headers=[('x-request-id', 'nf-17')])
+        self.assertEqual(st, 200)
+        (rq,) = H.stub_requests(self.nrf.port)
+        self.assertEqual(hdr(rq, 'x-request-id'), 'nf-17')
+        self.assertEqual(self.last(self.log_b, 2)['request_id'], 'nf-17')
+
+    def test_02_traceparent_gets_a_new_parent_id_per_hop(self):
+        trace = '4bf92f3577b34da6a3ce929d0e0e4736'
+        tp = '00-%s-00f067aa0ba902b7-01' % trace
+        st, _, _ = H.curl(self.a.url(PROFILE + ID_UDM1), headers=[('traceparent', tp)])
+        self.assertEqual(st, 200)
+        la, lb = self.last(self.log_a), self.last(self.log_b)
+        self.assertEqual(la['request_id'], trace)
+        self.assertEqual(lb['request_id'], trace)
+        self.assertRegex(la['span_id'], r'^[0-9a-f]{16}$')
+        self.assertRegex(lb['span_id'], r'^[0-9a-f]{16}$')
+        self.assertNotEqual(la['span_id'], '00f067aa0ba902b7')
+        self.assertNotEqual(lb['span_id'], la['span_id'])
+        (rq,) = H.stub_requests(self.nrf.port)
+        self.assertEqual(hdr(rq, 'traceparent'),
+                         '00-%s-%s-01' % (trace, lb['span_id']))
+        self.assertIsNone(hdr(rq, 'x-request-id'))  # the trace-id is the id
+        # not a valid version-00 value: forwarded as it came, no span
+        H.stub_clear(self.nrf.port)
+        bad = '00-%s-0000000000000000-01' % trace
+        st, _, _ = H.curl(self.a.url(PROFILE + ID_UDM1), headers=[('traceparent', bad)])
+        self.assertEqual(st, 200)
+        (rq,) = H.stub_requests(self.nrf.port)
+        self.assertEqual(hdr(rq, 'traceparent'), bad)
+        self.assertIsNone(self.last(self.log_a, 2)['span_id'])
 
 
 class Sampled(Base):
