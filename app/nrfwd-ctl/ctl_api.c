@@ -114,7 +114,7 @@ print_peers(const char *body, size_t len)
 		json_decref(doc);
 		return;
 	}
-	printf("%-36s %-10s %-24s %-12s %5s %6s %8s %8s %8s %8s %8s  %s\n", "UPSTREAM", "ROLE",
+	printf("%-36s %-11s %-24s %-12s %5s %6s %8s %8s %8s %8s %8s  %s\n", "UPSTREAM", "ROLE",
 		"ADDRESS", "STATE", "CONNS", "STREAMS", "TRIES", "FAILED", "P50_MS", "P90_MS",
 		"P99_MS", "LAST FAILURE");
 	json_array_foreach(ups, i, u) {
@@ -122,7 +122,8 @@ print_peers(const char *body, size_t len)
 		const char *k;
 		json_t *lat = json_object_get(u, "latencySeconds"), *de;
 		json_int_t failed = 0;
-		char last[192] = "-", q[3][16];
+		char last[192] = "-", q[3][16], role[32];
+		const char *mode;
 		static const char *const qk[3] = {"p50", "p90", "p99"};
 
 		json_object_foreach(f, k, v)
@@ -140,6 +141,13 @@ print_peers(const char *body, size_t len)
 			snprintf(last + n, sizeof(last) - n, "%sdns: %s", n > 0 ? "; " : "",
 				json_string_value(de));
 		}
+		/* local, peer, or peer:growth (an NRF Growth peer) */
+		mode = json_string_value(json_object_get(u, "mode"));
+		snprintf(role, sizeof(role), "%s%s%s",
+			json_is_string(json_object_get(u, "role"))
+				? json_string_value(json_object_get(u, "role")) : "-",
+			mode != NULL && strcmp(mode, "forwarding") != 0 ? ":" : "",
+			mode != NULL && strcmp(mode, "forwarding") != 0 ? mode : "");
 		for (int k = 0; k < 3; k++) {
 			if (json_is_object(lat))
 				snprintf(q[k], sizeof(q[k]), "%.1f",
@@ -147,9 +155,8 @@ print_peers(const char *body, size_t len)
 			else
 				snprintf(q[k], sizeof(q[k]), "-");
 		}
-		printf("%-36s %-10s %-24s %-12s %5lld %6lld %8lld %8lld %8s %8s %8s  %s\n",
-			json_string_value(json_object_get(u, "name")),
-			json_string_value(json_object_get(u, "role")),
+		printf("%-36s %-11s %-24s %-12s %5lld %6lld %8lld %8lld %8s %8s %8s  %s\n",
+			json_string_value(json_object_get(u, "name")), role,
 			json_is_string(json_object_get(u, "address"))
 				? json_string_value(json_object_get(u, "address")) : "-",
 			json_string_value(json_object_get(u, "state")),

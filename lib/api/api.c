@@ -361,7 +361,7 @@ serve_ready(struct nrf_api *api, struct MHD_Connection *c, struct api_req *rq)
 			continue;
 		since_text(p->down_since_ns, now, since, sizeof(since));
 		e = json_pack("{s:s, s:s, s:I, s:I, s:s, s:I}", "upstream", p->name,
-			"role", p->local ? "localNrf" : "peer",
+			"role", p->local ? "local" : "peer",
 			"workers", (json_int_t)p->workers_down, "of", (json_int_t)p->workers,
 			"since", since,
 			"forMs", (json_int_t)((now - NRF_MIN(now, p->down_since_ns)) / 1000000ull));

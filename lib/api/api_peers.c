@@ -108,8 +108,12 @@ api_peers_render(const struct nrf_rt_upstream *up, size_t n_up,
 			return NULL;
 		}
 		json_object_set_new(o, "name", json_string(u->name));
-		json_object_set_new(o, "role", json_string(u->local ? "localNrf"
-			: u->mode == NRF_MODE_GROWTH ? "growth" : "forwarding"));
+		/* role as in the metrics' label and the access log's outcome;
+		 * a peer's mode names the configuration it comes from */
+		json_object_set_new(o, "role", json_string(u->local ? "local" : "peer"));
+		if (!u->local)
+			json_object_set_new(o, "mode", json_string(u->mode == NRF_MODE_GROWTH
+				? "growth" : "forwarding"));
 		if (u->set_id[0] != '\0')
 			json_object_set_new(o, "nrfSetId", json_string(u->set_id));
 		if (!u->local)

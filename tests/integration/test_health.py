@@ -132,7 +132,7 @@ class TestLocalNrf(Base):
         held = [e for e in doc['heldDown'] if e['upstream'] == name]
         self.assertEqual(len(held), 1, doc)
         self.assertEqual((held[0]['role'], held[0]['workers'], held[0]['of']),
-                         ('localNrf', 2, 2))
+                         ('local', 2, 2))
         self.assertRegex(held[0]['since'], r'^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$')
         self.assertGreaterEqual(held[0]['forMs'], 0)
         self.assertEqual(self.up(fwd, name, 'local'), 0)

@@ -69,9 +69,10 @@ class Peers(unittest.TestCase):
         ups = peers(fwd)
         self.assertEqual(set(ups), {pname, lname})
         p, l = ups[pname], ups[lname]
-        self.assertEqual(l['role'], 'localNrf')
+        self.assertEqual(l['role'], 'local')
+        self.assertNotIn('mode', l)
         self.assertEqual(l['address'], lname)
-        self.assertEqual(p['role'], 'forwarding')
+        self.assertEqual((p['role'], p['mode']), ('peer', 'forwarding'))
         self.assertEqual(p['priority'], 3)
         self.assertEqual(p['address'], '127.0.0.1:%d' % peer.port)
         self.assertIn('fqdn nrf-e.test', p['configured'])
