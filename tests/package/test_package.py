@@ -238,13 +238,27 @@ class TestPackage(unittest.TestCase):
             for leak in ('<!--', '-->', 'tests/'):
                 self.assertNotIn(leak, text, page)
 
-        # The documentation an operator follows is installed: every docs/*.md
-        # but the developers' (tests, the test NRF stub).
+        # The documentation is installed as in the tree (README.md beside
+        # docs/), uncompressed, and every relative link in it resolves there.
+        docdir = ns.path('/usr/share/doc/nrfwd')
         docs = os.path.join(ROOT, 'docs')
         for md in sorted(os.listdir(docs)):
-            if md.endswith('.md') and md not in ('testing.md', 'nrfstub.md'):
-                self.assertTrue(os.path.exists(ns.path('/usr/share/doc/nrfwd/' + md)) or
-                                os.path.exists(ns.path('/usr/share/doc/nrfwd/%s.gz' % md)), md)
+            if md.endswith('.md'):
+                self.assertTrue(os.path.exists(os.path.join(docdir, 'docs', md)), md)
+        link = re.compile(r'\]\(([^)#:\s]+)(#[^)]*)?\)')
+        checked = 0
+        for dirpath, _, files in os.walk(docdir):
+            for name in files:
+                if not name.endswith('.md'):
+                    continue
+                with open(os.path.join(dirpath, name)) as f:
+                    text = f.read()
+                for m in link.finditer(text):
+                    target = os.path.normpath(os.path.join(dirpath, m.group(1)))
+                    if target.startswith(docdir):
+                        checked += 1
+                        self.assertTrue(os.path.exists(target), '%s: %s' % (name, m.group(1)))
+        self.assertGreater(checked, 50)
 
         # Configure: our ports, an nrfstub (build tree) as the local NRF.
         local = self.h.start_stub('local', 'stub-profiles-a.json')
