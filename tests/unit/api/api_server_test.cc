@@ -399,7 +399,7 @@ TEST_F(ApiServer, HealthReadinessAndMetrics)
 	EXPECT_EQ(r.status, 503) << r.body;
 	EXPECT_NE(r.body.find("\"localNrf\":\"held down\""), std::string::npos) << r.body;
 	EXPECT_NE(r.body.find("\"upstream\":\"127.0.0.1:" + std::to_string(dead) +
-			      "\",\"role\":\"localNrf\",\"workers\":1,\"of\":1,\"since\":\""),
+			      "\",\"role\":\"local\",\"workers\":1,\"of\":1,\"since\":\""),
 		std::string::npos) << r.body;
 
 	r = Http("GET", "/metrics");
