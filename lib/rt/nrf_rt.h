@@ -212,6 +212,13 @@ char *nrf_rt_emit(struct nrf_rt *rt, enum nrf_cfg_group group, int indent,
 int nrf_rt_local_name(struct nrf_rt *rt, char *name, size_t cap);
 
 /**
+ * This nrfwd's identity in the running snapshot: the "host:port" it
+ * appends to Via (generalOptions.ocnrfHost:ocnrfPort), into @p name
+ * (@p cap bytes, cut to fit). Control thread.
+ */
+void nrf_rt_self_name(struct nrf_rt *rt, char *name, size_t cap);
+
+/**
  * True when every worker uses generation @p gen or a newer one (the change
  * is in effect for every new request). Any thread.
  */

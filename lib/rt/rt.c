@@ -357,6 +357,16 @@ nrf_rt_local_name(struct nrf_rt *rt, char *name, size_t cap)
 	return rc;
 }
 
+void
+nrf_rt_self_name(struct nrf_rt *rt, char *name, size_t cap)
+{
+	pthread_mutex_lock(&rt->ctl_lock);
+	if (cap > 0)
+		snprintf(name, cap, "%s", rt->cur->cfg->general.self_name != NULL
+			? rt->cur->cfg->general.self_name : "");
+	pthread_mutex_unlock(&rt->ctl_lock);
+}
+
 static bool
 snap_unused(const struct nrf_rt *rt, const struct nrf_rt_snap *s)
 {
