@@ -143,7 +143,7 @@ real_now(void)
 }
 
 static json_t *
-loops_doc_of(struct nrf_rt *rt, size_t limit)
+loops_doc_of(struct nrf_rt *rt, size_t limit, uint64_t *sig)
 {
 	struct nrf_rt_loop *v = NULL;
 	size_t n = 0;
@@ -153,17 +153,45 @@ loops_doc_of(struct nrf_rt *rt, size_t limit)
 
 	if (nrf_rt_loops_get(rt, &v, &n, &drops) != 0)
 		return NULL;
+	if (sig != NULL) {
+		*sig = (uint64_t)n << 48 ^ drops << 32;
+		for (size_t i = 0; i < n; i++)
+			*sig += v[i].count;
+	}
 	nrf_rt_self_name(rt, self, sizeof(self));
 	o = api_loops_doc(v, n, drops, self, nrf_rt_workers(rt), limit, nrf_now_ns(),
 		real_now());
 	free(v);
+	if (o != NULL) {
+		/* where it listens: `fleet loops` places it in the topology */
+		json_t *ls = json_array();
+		struct nrf_tp_addr a;
+		char buf[80];
+
+		for (unsigned int i = 0; nrf_rt_listen_addr(rt, i, &a) == 0; i++) {
+			char *colon;
+
+			nrf_tp_addr_format(&a, buf, sizeof(buf));
+			colon = strrchr(buf, ':');
+			if (colon == NULL)
+				continue;
+			*colon = '\0';
+			if (buf[0] == '[') {
+				memmove(buf, buf + 1, strlen(buf));
+				buf[strlen(buf) - 1] = '\0';
+			}
+			json_array_append_new(ls, json_pack("{s:s, s:i}", "address", buf, "port",
+				(int)a.port));
+		}
+		json_object_set_new(o, "listen", ls);
+	}
 	return o;
 }
 
 char *
 api_loops_get(struct nrf_rt *rt, size_t limit)
 {
-	json_t *o = loops_doc_of(rt, limit);
+	json_t *o = loops_doc_of(rt, limit, NULL);
 	char *text;
 
 	if (o == NULL)
@@ -174,9 +202,9 @@ api_loops_get(struct nrf_rt *rt, size_t limit)
 }
 
 char *
-nrf_api_loops_json(struct nrf_rt *rt, size_t limit)
+nrf_api_loops_json(struct nrf_rt *rt, size_t limit, uint64_t *sig)
 {
-	json_t *o = loops_doc_of(rt, limit);
+	json_t *o = loops_doc_of(rt, limit, sig);
 	char *text;
 
 	if (o == NULL)

@@ -203,9 +203,10 @@ int nrf_api_reload_file(struct nrf_api *api, struct nrf_rt *rt, const char *path
  * The document of GET /loops (docs/rest-api.md, "Loops") with at most
  * @p limit paths, the most frequent, as compact JSON text (malloc'd; NULL:
  * out of memory): what an instance publishes of its loops with its fleet
- * status. Control threads.
+ * status. @p sig (may be NULL) receives a value that changes when the
+ * counts, paths or drops do. Control threads.
  */
-char *nrf_api_loops_json(struct nrf_rt *rt, size_t limit);
+char *nrf_api_loops_json(struct nrf_rt *rt, size_t limit, uint64_t *sig);
 
 /** Counters of the API itself (for tests; also exported as metrics). */
 struct nrf_api_stats {
