@@ -320,6 +320,8 @@ report(struct lsrc *src, size_t n_src, struct nrf_topo *t, const struct opts *o)
 				json_object_set_new(cp, "instance", json_string(src[s].label));
 				json_object_set_new(cp, "at", json_string(self));
 				json_array_append_new(paths, cp);
+				if (kind != 1)
+					status = 1;
 				continue;
 			}
 			for (j = 0; j < n_cy && strcmp(cy[j].text, c.text) != 0; j++)
