@@ -199,8 +199,9 @@ dot_write(FILE *f, const struct nrf_topo *t, const struct nrf_topo_findings *lin
 			tr != NULL ? "\nblue: the traced request (#n: the order of its tries; "
 				     "dotted: skipped by loop prevention); fill: who answered "
 				     "(green: a local NRF, red: nrfwd's error)"
-				   : observed != NULL ? "\npurple, bold: loops observed by the "
-				     "running nrfwd (kind, count, rate; nrfwd-ctl loops)"
+				   : observed != NULL ? "\nbold, labelled \"observed\": peer entries "
+				     "of loops the running nrfwd saw (purple; red: not "
+				     "recognisable); dashed purple: a step no entry explains"
 				   : "");
 		q(f, legend);
 	}
@@ -310,7 +311,9 @@ dot_write(FILE *f, const struct nrf_topo *t, const struct nrf_topo_findings *lin
 					"\nskipped (%s)", look[k].skipped);
 		}
 		if (observed != NULL && observed[k] != NULL) {
-			color = "purple";
+			/* an entry loop prevention cannot recognise stays red:
+			 * usually the one to fix */
+			color = e->to >= 0 && !e->recognised ? "red" : "purple";
 			pen = 3.0;
 			style = "bold";
 			if (len < sizeof(label))

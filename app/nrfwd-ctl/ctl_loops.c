@@ -48,7 +48,7 @@ struct cycle {
 	size_t len;
 	char text[4096];           /* "A -> B -> A" */
 	uint64_t count[3];         /* by kind: detected, prevented, hop-limit */
-	double rate;               /* per second, summed over observations */
+	double rate;               /* per second: the largest of its observations */
 	char first[40], last[40];  /* RFC 3339 (they compare as text) */
 	json_t *seen;              /* observations */
 	json_t *entered;           /* strings: "X (from Y)" */
@@ -339,7 +339,10 @@ report(struct lsrc *src, size_t n_src, struct nrf_topo *t, const struct opts *o)
 			}
 			if (kind >= 0)
 				cy[j].count[kind] += (uint64_t)json_integer_value(json_object_get(p, "count"));
-			cy[j].rate += json_real_value(json_object_get(p, "ratePerSecond"));
+			/* a looping request is often seen twice (a skip at one
+			 * nrfwd, a 508 at another): the largest rate, not a sum */
+			if (json_real_value(json_object_get(p, "ratePerSecond")) > cy[j].rate)
+				cy[j].rate = json_real_value(json_object_get(p, "ratePerSecond"));
 			if (cy[j].first[0] == '\0' || strcmp(jstr(p, "firstSeen"), cy[j].first) < 0)
 				snprintf(cy[j].first, sizeof(cy[j].first), "%s", jstr(p, "firstSeen"));
 			if (strcmp(jstr(p, "lastSeen"), cy[j].last) > 0)

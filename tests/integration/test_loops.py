@@ -228,8 +228,9 @@ class TestLoops(unittest.TestCase):
         with open(dot) as f:
             text = f.read()
         # the three steps of the cycle at A, B and C (C's two entries)
-        self.assertEqual(text.count(', color=purple'), 4, text)
-        self.assertIn('observed', text)
+        self.assertEqual(text.count('\\nobserved '), 4, text)
+        self.assertEqual(text.count(', color=purple'), 3, text)
+        self.assertEqual(text.count('not recognisable\\nobserved'), 1, text)
         with open(svg) as f:
             self.assertIn('<svg', f.read())
 
