@@ -299,11 +299,17 @@ char *api_peers_get(struct nrf_rt *rt);
  * at the same moment. api_loops_doc(): as a JSON object (NULL: out of
  * memory); api_loops_render(): as text (malloc'd).
  */
+#ifdef __cplusplus
+extern "C" {
+#endif
 json_t *api_loops_doc(struct nrf_rt_loop *v, size_t n, uint64_t drops, const char *self,
 	unsigned int workers, size_t limit, uint64_t now_ns, uint64_t real_ns);
 char *api_loops_render(struct nrf_rt_loop *v, size_t n, uint64_t drops, const char *self,
 	unsigned int workers, size_t limit, uint64_t now_ns, uint64_t real_ns);
 /* api_loops_render() of @p rt now (control thread). */
 char *api_loops_get(struct nrf_rt *rt, size_t limit);
+#ifdef __cplusplus
+}
+#endif
 
 #endif /* NRF_API_INT_H */
