@@ -5,13 +5,16 @@
  * and workers merged when read, long paths keeping their last members, and
  * the bound: 100 000 distinct paths keep a table at its size, the least
  * recently seen giving way, every drop counted, the index still finding
- * every entry it holds. The request path is covered by
+ * every entry it holds; a reader on another thread never sees an entry
+ * half written. The request path is covered by
  * tests/integration/test_loops.py.
  */
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <cstdlib>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "nrf_rt.h"
@@ -186,6 +189,34 @@ TEST_F(LoopTable, HundredThousandPathsStayWithinTheBound)
 	}
 	/* memory: fixed, allocated with the worker */
 	EXPECT_LE(rtl_table_bytes(), 160u * 1024u);
+}
+
+TEST_F(LoopTable, ReadWhileTheWorkerReplacesEntries)
+{
+	/* The reader never sees an entry half written: the kind always
+	 * matches the path it was stored with (the path names its kind). */
+	std::atomic<bool> done{false};
+	std::atomic<long> seen{0}, torn{0};
+	std::thread reader([&] {
+		while (!done.load()) {
+			Read r = ReadAll({w_});
+			for (const auto &e : r.v) {
+				std::string p = e.path;
+				if (p.size() < 3 || p[0] != 'k' || p[1] - '0' != e.kind || e.count == 0)
+					torn++;
+				seen++;
+			}
+		}
+	});
+	for (int i = 0; i < 60000; i++) {
+		int kind = i % 3;
+		Note(kind, {"2.0 k" + std::to_string(kind) + "-" + std::to_string(i) +
+			".a-rather-long-name-to-copy.example.com:8080"});
+	}
+	done = true;
+	reader.join();
+	EXPECT_EQ(torn.load(), 0);
+	EXPECT_GT(seen.load(), 0);
 }
 
 TEST(LoopMerge, EarliestKeepsItsClientAndId)
