@@ -279,6 +279,39 @@ entries_of(const struct nrf_topo *t, const struct cycle *c, char **labels, const
 /* ------------------------------------------------------------------------ */
 /* The report                                                                */
 
+/* Every instance's paths, one a line, as /loops lists them. */
+static void
+print_table(struct lsrc *src, size_t n_src)
+{
+	size_t rows = 0;
+
+	for (size_t s = 0; s < n_src; s++)
+		rows += json_array_size(json_object_get(src[s].doc, "paths"));
+	if (rows == 0)
+		return;
+	printf("\n%-30s %-9s %8s %8s %-24s %s\n", "AT", "KIND", "COUNT", "RATE/S", "LAST SEEN",
+		"VIA (oldest first) [-> SKIPPED ENTRY]");
+	for (size_t s = 0; s < n_src; s++) {
+		size_t i, q;
+		json_t *p, *m;
+
+		json_array_foreach(json_object_get(src[s].doc, "paths"), i, p) {
+			const char *sk = json_string_value(json_object_get(p, "skipped"));
+
+			printf("%-30s %-9s %8lld %8.2f %-24s", jstr(src[s].doc, "identity"),
+				jstr(p, "kind"), (long long)json_integer_value(json_object_get(p, "count")),
+				json_real_value(json_object_get(p, "ratePerSecond")), jstr(p, "lastSeen"));
+			if (json_is_true(json_object_get(p, "truncated")))
+				printf(" ...");
+			json_array_foreach(json_object_get(p, "path"), q, m)
+				printf(" %s", json_string_value(m));
+			if (sk != NULL)
+				printf(" -> %s %s", sk, jstr(p, "entry"));
+			putchar('\n');
+		}
+	}
+}
+
 static int
 report(struct lsrc *src, size_t n_src, struct nrf_topo *t, const struct opts *o)
 {
@@ -415,6 +448,7 @@ report(struct lsrc *src, size_t n_src, struct nrf_topo *t, const struct opts *o)
 				(long long)json_integer_value(json_object_get(v, "distinctPaths")),
 				json_integer_value(json_object_get(v, "distinctPaths")) == 1 ? "" : "s",
 				(long long)json_integer_value(json_object_get(v, "dropped")));
+		print_table(src, n_src);
 		if (t == NULL)
 			printf("(no topology: the running configurations could not be read; "
 			       "entries and lint are left out)\n");
