@@ -36,6 +36,7 @@ stops at B (hop limit, Via: a). Checked:
 
 import json
 import os
+import re
 import subprocess
 import sys
 import time
@@ -218,6 +219,10 @@ class TestLoops(unittest.TestCase):
         nm = self.name
         cycle = '%s -> %s -> %s -> %s' % (nm['a'], nm['b'], nm['c'], nm['a'])
         self.assertEqual(out.count('cycle %s' % cycle), 1, out)
+        # the table: one line a path
+        self.assertRegex(out, r'\n%s +detected +%d ' % (re.escape(nm['a']), LOOPED + 1))
+        self.assertRegex(out, r'\n%s +prevented +%d .* -> %s /forwardingOptions/nrfHostConfig/0\n'
+                         % (re.escape(nm['c']), LOOPED, re.escape(nm['a'])))
         self.assertIn('/forwardingOptions/nrfHostConfig/1 (nrf-x.test:%d) -> %s  '
                       '[loop prevention cannot recognise it]' % (self.ports['a'], nm['a']), out)
         self.assertIn('lint:     predicted (cycle-loop-detected', out)
