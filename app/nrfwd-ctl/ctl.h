@@ -106,11 +106,30 @@ void ctl_dot_write(FILE *f, const struct nrf_topo *t, const struct nrf_topo_find
 	const struct nrf_topo_hops *trace, const char *title);
 
 /*
+ * Loops observed by running nrfwd (ctl_loops.c) drawn over the same graph:
+ * @p observed[k] (NULL: none) labels edge k of nrf_topo_edges() as part of
+ * an observed loop (purple, bold); @p extra (may be NULL): DOT lines added
+ * before the closing brace (observed steps that no peer entry explains).
+ */
+void ctl_dot_write_observed(FILE *f, const struct nrf_topo *t,
+	const struct nrf_topo_findings *lint, const char *const *observed, const char *extra,
+	const char *title);
+
+/*
  * Write the picture where asked: DOT to @p dot_file ("-": stdout), SVG
  * rendered by Graphviz's `dot` to @p svg_file. Either may be NULL.
  * @return 0, or -1 with the reason on stderr (dot not installed, a file).
  */
 int ctl_picture(const char *dot_file, const char *svg_file, const struct nrf_topo *t,
 	const struct nrf_topo_findings *lint, const struct nrf_topo_hops *trace, const char *title);
+
+/* ctl_picture() of ctl_dot_write_observed(). */
+int ctl_picture_observed(const char *dot_file, const char *svg_file, const struct nrf_topo *t,
+	const struct nrf_topo_findings *lint, const char *const *observed, const char *extra,
+	const char *title);
+
+/* loops (ctl_loops.c): --api URLs, and `fleet loops` through etcd. */
+int ctl_loops(int argc, char **argv);
+int ctl_fleet_loops(int argc, char **argv);
 
 #endif /* NRF_CTL_H */

@@ -144,9 +144,28 @@ dangling_id(const struct nrf_topo *t, const struct nrf_topo_edge *e, const char 
 	return (*n)++;
 }
 
+static void dot_write(FILE *f, const struct nrf_topo *t, const struct nrf_topo_findings *lint,
+	const struct nrf_topo_hops *tr, const char *const *observed, const char *extra,
+	const char *title);
+
 void
 ctl_dot_write(FILE *f, const struct nrf_topo *t, const struct nrf_topo_findings *lint,
 	const struct nrf_topo_hops *tr, const char *title)
+{
+	dot_write(f, t, lint, tr, NULL, NULL, title);
+}
+
+void
+ctl_dot_write_observed(FILE *f, const struct nrf_topo *t, const struct nrf_topo_findings *lint,
+	const char *const *observed, const char *extra, const char *title)
+{
+	dot_write(f, t, lint, NULL, observed, extra, title);
+}
+
+static void
+dot_write(FILE *f, const struct nrf_topo *t, const struct nrf_topo_findings *lint,
+	const struct nrf_topo_hops *tr, const char *const *observed, const char *extra,
+	const char *title)
 {
 	size_t n = nrf_topo_count(t), n_edges, n_dang = 0;
 	const struct nrf_topo_edge *edges = nrf_topo_edges(t, &n_edges);
@@ -180,6 +199,9 @@ ctl_dot_write(FILE *f, const struct nrf_topo *t, const struct nrf_topo_findings 
 			tr != NULL ? "\nblue: the traced request (#n: the order of its tries; "
 				     "dotted: skipped by loop prevention); fill: who answered "
 				     "(green: a local NRF, red: nrfwd's error)"
+				   : observed != NULL ? "\nbold, labelled \"observed\": peer entries "
+				     "of loops the running nrfwd saw (purple; red: not "
+				     "recognisable); dashed purple: a step no entry explains"
 				   : "");
 		q(f, legend);
 	}
@@ -288,6 +310,16 @@ ctl_dot_write(FILE *f, const struct nrf_topo *t, const struct nrf_topo_findings 
 				len += (size_t)snprintf(label + len, sizeof(label) - len,
 					"\nskipped (%s)", look[k].skipped);
 		}
+		if (observed != NULL && observed[k] != NULL) {
+			/* an entry loop prevention cannot recognise stays red:
+			 * usually the one to fix */
+			color = e->to >= 0 && !e->recognised ? "red" : "purple";
+			pen = 3.0;
+			style = "bold";
+			if (len < sizeof(label))
+				len += (size_t)snprintf(label + len, sizeof(label) - len, "\n%s",
+					observed[k]);
+		}
 		if (look[k].try_no > 0) {
 			color = "blue";
 			pen = 2.4;
@@ -301,6 +333,8 @@ ctl_dot_write(FILE *f, const struct nrf_topo *t, const struct nrf_topo_findings 
 		fprintf(f, ", color=%s, fontcolor=%s, style=%s, penwidth=%.1f];\n", color,
 			strcmp(color, "black") == 0 ? "gray20" : color, style, pen);
 	}
+	if (extra != NULL)
+		fputs(extra, f);
 	fprintf(f, "}\n");
 out:
 	free(look);
@@ -366,9 +400,10 @@ render_svg(const char *text, size_t len, const char *svg)
 	return 0;
 }
 
-int
-ctl_picture(const char *dot_file, const char *svg_file, const struct nrf_topo *t,
-	const struct nrf_topo_findings *lint, const struct nrf_topo_hops *trace, const char *title)
+static int
+picture(const char *dot_file, const char *svg_file, const struct nrf_topo *t,
+	const struct nrf_topo_findings *lint, const struct nrf_topo_hops *trace,
+	const char *const *observed, const char *extra, const char *title)
 {
 	char *text = NULL;
 	size_t len = 0;
@@ -382,7 +417,7 @@ ctl_picture(const char *dot_file, const char *svg_file, const struct nrf_topo *t
 		fprintf(stderr, "nrfwd-ctl: %s\n", strerror(errno));
 		return -1;
 	}
-	ctl_dot_write(m, t, lint, trace, title);
+	dot_write(m, t, lint, trace, observed, extra, title);
 	fclose(m);
 	if (dot_file != NULL) {
 		FILE *f = strcmp(dot_file, "-") == 0 ? stdout : fopen(dot_file, "w");
@@ -398,4 +433,19 @@ ctl_picture(const char *dot_file, const char *svg_file, const struct nrf_topo *t
 		rc = render_svg(text, len, svg_file);
 	free(text);
 	return rc;
+}
+
+int
+ctl_picture(const char *dot_file, const char *svg_file, const struct nrf_topo *t,
+	const struct nrf_topo_findings *lint, const struct nrf_topo_hops *trace, const char *title)
+{
+	return picture(dot_file, svg_file, t, lint, trace, NULL, NULL, title);
+}
+
+int
+ctl_picture_observed(const char *dot_file, const char *svg_file, const struct nrf_topo *t,
+	const struct nrf_topo_findings *lint, const char *const *observed, const char *extra,
+	const char *title)
+{
+	return picture(dot_file, svg_file, t, lint, NULL, observed, extra, title);
 }

@@ -32,7 +32,10 @@ ctl_usage(FILE *f)
 		"       nrfwd-ctl patch GROUP FILE [--api URL] [--token-file F]\n"
 		"       nrfwd-ctl metrics [--api URL]\n"
 		"       nrfwd-ctl peers [--api URL]\n"
+		"       nrfwd-ctl loops [--api URL]... [--json] [--dot FILE] [--svg FILE]\n"
 		"       nrfwd-ctl fleet status --etcd URLS --config-key KEY [--json]\n"
+		"       nrfwd-ctl fleet loops --etcd URLS --config-key KEY... [--json]\n"
+		"                              [--dot FILE] [--svg FILE]\n"
 		"       nrfwd-ctl get [GROUP|all] --etcd URLS --config-key KEY\n"
 		"       nrfwd-ctl put GROUP|all FILE --etcd URLS --config-key KEY\n"
 		"       nrfwd-ctl patch GROUP|all FILE --etcd URLS --config-key KEY\n"
@@ -80,6 +83,14 @@ ctl_usage(FILE *f)
 		"patch    merge FILE into GROUP (JSON merge patch, RFC 7396)\n"
 		"metrics  print the Prometheus metrics\n"
 		"peers    every upstream: address, state, tries, last failure (GET /peers)\n"
+		"loops    the loops running nrfwd saw (GET /loops of each --api), merged:\n"
+		"         each cycle named once (A -> E -> A) with its counts and rate,\n"
+		"         where it entered, the peer entries that make it and whether\n"
+		"         lint predicted it; --dot / --svg: the configured topology\n"
+		"         with the observed loop edges marked; exit 0 no 508 or hop\n"
+		"         limit observed, 1 some, 3 a nrfwd not reachable\n"
+		"fleet loops  the same from the loop summaries the instances of each\n"
+		"         --config-key publish with their etcd status\n"
 		"fleet status  every instance sharing the configuration KEY in etcd:\n"
 		"         applied and seen revision, generation, etcd reachable, and\n"
 		"         what each refused and why; exit 0 when every instance runs\n"
@@ -115,8 +126,12 @@ main(int argc, char **argv)
 		return ctl_lint(argc, argv);
 	if (strcmp(argv[1], "trace") == 0)
 		return ctl_trace(argc, argv);
+	if (strcmp(argv[1], "fleet") == 0 && argc > 2 && strcmp(argv[2], "loops") == 0)
+		return ctl_fleet_loops(argc, argv);
 	if (strcmp(argv[1], "fleet") == 0)
 		return ctl_fleet(argc, argv);
+	if (strcmp(argv[1], "loops") == 0)
+		return ctl_loops(argc, argv);
 	for (int i = 2; i < argc; i++)
 		if ((strcmp(argv[1], "get") == 0 || strcmp(argv[1], "put") == 0 ||
 			strcmp(argv[1], "patch") == 0) && strncmp(argv[i], "--etcd", 6) == 0)

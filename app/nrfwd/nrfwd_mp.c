@@ -37,6 +37,7 @@
 #define MP_SHM_NAME "nrfwd_mp"
 #define MP_MAGIC 0x6e72666du      /* "nrfm" */
 #define MP_MAX_PEERS 128          /* upstream counters a slot carries */
+#define MP_MAX_LOOPS 32           /* loop paths a slot carries: the most frequent */
 #define MP_CFG_MAX (2u << 20)     /* largest configuration document */
 #define MP_TICK_MS 20u            /* agent period */
 /* A worker's descriptor of the primary's document (cfg_fd) and its path. */
@@ -65,6 +66,8 @@ struct mp_slot {
 	struct nrf_rt_dp_stats dp;
 	uint32_t n_peers;
 	struct nrf_rt_peer_stats peers[MP_MAX_PEERS];
+	uint32_t n_loops;
+	struct nrf_rt_loop loops[MP_MAX_LOOPS];
 } __attribute__((aligned(64)));
 
 struct mp_shm {
@@ -162,7 +165,7 @@ slot_tmp(void)
 	static __thread struct mp_slot *tmp;
 
 	if (tmp == NULL)
-		tmp = malloc(sizeof(*tmp)); /* ~70 KiB: not on the stack */
+		tmp = malloc(sizeof(*tmp)); /* ~100 KiB: not on the stack */
 	return tmp;
 }
 
@@ -257,6 +260,34 @@ r_peer_stats_get(void *arg, struct nrf_rt_peer_stats **out, size_t *n_out)
 }
 
 static int
+r_loops_get(void *arg, struct nrf_rt_loop **out, size_t *n_out, uint64_t *drops)
+{
+	struct nrfwd_mp *mp = arg;
+	struct mp_slot *s = slot_tmp();
+	struct nrf_rt_loop *v = NULL;
+	size_t cnt = 0, cap = 0;
+	unsigned int i, k;
+
+	if (s == NULL)
+		return NRF_ENOMEM;
+	for (i = 0; i < mp->n; i++) {
+		if (!slot_get(mp, i, s))
+			continue;
+		if (drops != NULL)
+			*drops += s->st.loop_drops;
+		for (k = 0; k < s->n_loops && k < MP_MAX_LOOPS; k++) {
+			if (nrf_rt_loops_merge(&v, &cnt, &cap, &s->loops[k]) != 0) {
+				free(v);
+				return NRF_ENOMEM;
+			}
+		}
+	}
+	*out = v;
+	*n_out = cnt;
+	return 0;
+}
+
+static int
 r_dp_stats_get(void *arg, unsigned int i, struct nrf_rt_dp_stats *out)
 {
 	struct nrfwd_mp *mp = arg;
@@ -293,6 +324,7 @@ static const struct nrf_rt_remote_ops remote_ops = {
 	.peer_stats_get = r_peer_stats_get,
 	.dp_stats_get = r_dp_stats_get,
 	.running = r_running,
+	.loops_get = r_loops_get,
 };
 
 const struct nrf_rt_remote_ops *
@@ -778,15 +810,29 @@ nrfwd_mp_worker_attach(unsigned int index, struct nrf_cfg **cfg)
 	return 0;
 }
 
+static int
+loop_by_count(const void *a, const void *b)
+{
+	const struct nrf_rt_loop *x = a, *y = b;
+
+	return x->count != y->count ? (x->count > y->count ? -1 : 1) : 0;
+}
+
 static void
 slot_write(uint32_t state)
 {
 	struct mp_slot *s = &wk.shm->slot[wk.index];
 	struct nrf_rt_peer_stats *peers = NULL;
-	size_t n = 0;
+	struct nrf_rt_loop *loops = NULL;
+	size_t n = 0, n_loops = 0;
 
 	if (wk.rt != NULL && nrf_rt_peer_stats_get(wk.rt, &peers, &n) != 0)
 		n = 0;
+	/* the loop paths (GET /loops): the most frequent, if more than fit */
+	if (wk.rt != NULL && nrf_rt_loops_get(wk.rt, &loops, &n_loops, NULL) != 0)
+		n_loops = 0;
+	if (n_loops > MP_MAX_LOOPS)
+		qsort(loops, n_loops, sizeof(*loops), loop_by_count);
 	nrf_dp_seq_write_begin(&s->seq);
 	s->pid = (int32_t)getpid();
 	s->state = state;
@@ -798,9 +844,13 @@ slot_write(uint32_t state)
 		s->n_peers = (uint32_t)NRF_MIN(n, (size_t)MP_MAX_PEERS);
 		if (s->n_peers > 0)
 			memcpy(s->peers, peers, s->n_peers * sizeof(*peers));
+		s->n_loops = (uint32_t)NRF_MIN(n_loops, (size_t)MP_MAX_LOOPS);
+		if (s->n_loops > 0)
+			memcpy(s->loops, loops, s->n_loops * sizeof(*loops));
 	}
 	nrf_dp_seq_write_end(&s->seq);
 	free(peers);
+	free(loops);
 }
 
 static void *

@@ -10,6 +10,7 @@
 
 #include <jansson.h>
 
+#include "nrf_api.h"
 #include "nrf_cfgsrc.h"
 #include "nrf_err.h"
 #include "nrf_log.h"
@@ -156,6 +157,16 @@ default_id(const char *config)
 	return out;
 }
 
+/* The loop paths published with the status: the most frequent few, so the
+ * status key stays small (docs/fleet.md). */
+#define LOOPS_PUBLISHED 16
+
+static char *
+loops_summary(struct nrf_rt *rt, uint64_t *sig)
+{
+	return nrf_api_loops_json(rt, LOOPS_PUBLISHED, sig);
+}
+
 struct nrf_cfg *
 nrfwd_src_load(const char *config, struct nrf_cfg_problems *problems, int *err)
 {
@@ -183,6 +194,7 @@ nrfwd_src_load(const char *config, struct nrf_cfg_problems *problems, int *err)
 	}
 	g.p.config_path = config;
 	g.p.version = "nrfwd " NRF_VERSION;
+	g.p.loops_json = loops_summary;
 	g.src = nrf_cfgsrc_create(&g.p, err);
 	if (g.src == NULL) {
 		NRF_LOG(ERR, MOD, "--config-etcd %s --config-key %s: %s", g.p.etcd.endpoints,

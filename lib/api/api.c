@@ -245,6 +245,14 @@ serve_metrics(struct nrf_api *api, struct MHD_Connection *c, struct api_req *rq)
 	}
 	if (any_dp)
 		in.dp = dp;
+	{
+		struct nrf_rt_loop *lv = NULL;
+		size_t ln = 0;
+
+		if (nrf_rt_loops_get(api->rt, &lv, &ln, NULL) == 0)
+			in.loop_paths = ln;
+		free(lv);
+	}
 	api_metrics_render(&b, &in);
 	api_metrics_process(&b);
 	api_source_metrics(api->src, &b);
@@ -687,6 +695,23 @@ first_call(struct nrf_api *api, struct MHD_Connection *c, struct api_req *rq,
 		case API_RES_PEERS: {
 			char *text = api_peers_get(api->rt);
 
+			if (text == NULL)
+				return reply_problem(api, c, rq, 500, "Internal Server Error",
+					"SYSTEM_FAILURE", "out of memory", NULL, NULL);
+			return reply_json_owned(api, c, rq, 200, text);
+		}
+		case API_RES_LOOPS: {
+			const char *ls = MHD_lookup_connection_value(c, MHD_GET_ARGUMENT_KIND,
+				"limit");
+			char *end = NULL;
+			unsigned long lim = ls != NULL ? strtoul(ls, &end, 10) : 0;
+			char *text;
+
+			if (ls != NULL && (end == ls || *end != '\0' || lim == 0))
+				return reply_problem(api, c, rq, 400, "Bad Request",
+					"MANDATORY_QUERY_PARAM_INCORRECT",
+					"limit: expected a positive integer", NULL, NULL);
+			text = api_loops_get(api->rt, ls != NULL ? (size_t)lim : SIZE_MAX);
 			if (text == NULL)
 				return reply_problem(api, c, rq, 500, "Internal Server Error",
 					"SYSTEM_FAILURE", "out of memory", NULL, NULL);

@@ -44,6 +44,7 @@ enum api_res {
 	API_RES_HEALTHZ,
 	API_RES_READYZ,
 	API_RES_PEERS,      /* /peers (api_peers.c) */
+	API_RES_LOOPS,      /* /loops (api_loops.c) */
 };
 
 /* A configuration group as a resource. */
@@ -206,6 +207,7 @@ struct api_metrics_in {
 					   * (entries with !polled are skipped);
 					   * NULL: not on DPDK */
 	struct nrf_rt_dns_stats dns;    /* peer names (!running: no series) */
+	uint64_t loop_paths;            /* distinct loop paths (GET /loops) */
 };
 
 /* The Prometheus text exposition (format 0.0.4) of @p in. */
@@ -288,5 +290,26 @@ char *api_peers_render(const struct nrf_rt_upstream *up, size_t n_up,
 	const struct nrf_rt_peer_stats *st, size_t n_st, uint64_t generation, uint64_t now_ns);
 /* api_peers_render() of @p rt now (control thread). */
 char *api_peers_get(struct nrf_rt *rt);
+
+/*
+ * GET /loops (api_loops.c): loop paths @p v[0..n) merged over the workers
+ * (sorted here, most frequent first), at most @p limit of them, with the
+ * table's drops, this nrfwd's identity @p self and its worker count.
+ * @p now_ns: nrf_now_ns(); @p real_ns: the wall clock (ns since the epoch)
+ * at the same moment. api_loops_doc(): as a JSON object (NULL: out of
+ * memory); api_loops_render(): as text (malloc'd).
+ */
+#ifdef __cplusplus
+extern "C" {
+#endif
+json_t *api_loops_doc(struct nrf_rt_loop *v, size_t n, uint64_t drops, const char *self,
+	unsigned int workers, size_t limit, uint64_t now_ns, uint64_t real_ns);
+char *api_loops_render(struct nrf_rt_loop *v, size_t n, uint64_t drops, const char *self,
+	unsigned int workers, size_t limit, uint64_t now_ns, uint64_t real_ns);
+/* api_loops_render() of @p rt now (control thread). */
+char *api_loops_get(struct nrf_rt *rt, size_t limit);
+#ifdef __cplusplus
+}
+#endif
 
 #endif /* NRF_API_INT_H */

@@ -589,6 +589,12 @@ api_metrics_render(struct api_buf *b, const struct api_metrics_in *in)
 		st->hop_limit);
 	scalar(b, "nrfwd_loop_prevention_skips_total", "counter",
 		"Candidates skipped by loop prevention, all peers.", st->loop_prevented);
+	scalar(b, "nrfwd_loop_paths", "gauge",
+		"Distinct loop paths (kind, Via path, skipped peer) the workers' loop tables "
+		"hold now (GET /loops).", in->loop_paths);
+	scalar(b, "nrfwd_loop_paths_dropped_total", "counter",
+		"Loop paths dropped, the least recently seen, to make room in a full "
+		"worker's loop table.", st->loop_drops);
 	peers(b, in);
 	scalar(b, "nrfwd_reroutes_total", "counter",
 		"Peer answers with a reroute status that moved on to the next candidate.",

@@ -199,6 +199,15 @@ char *nrf_api_token_read(const char *path, int *err);
 int nrf_api_reload_file(struct nrf_api *api, struct nrf_rt *rt, const char *path,
 	uint64_t *gen, char *why, size_t why_cap);
 
+/**
+ * The document of GET /loops (docs/rest-api.md, "Loops") with at most
+ * @p limit paths, the most frequent, as compact JSON text (malloc'd; NULL:
+ * out of memory): what an instance publishes of its loops with its fleet
+ * status. @p sig (may be NULL) receives a value that changes when the
+ * counts, paths or drops do. Control threads.
+ */
+char *nrf_api_loops_json(struct nrf_rt *rt, size_t limit, uint64_t *sig);
+
 /** Counters of the API itself (for tests; also exported as metrics). */
 struct nrf_api_stats {
 	uint64_t requests;         /**< HTTP requests answered */

@@ -76,6 +76,11 @@ struct nrf_cfgsrc {
 	int64_t err_rev;           /* revision the last error is about (0: none) */
 	char err_detail[320];
 	struct nrf_cfg_problems err_probs;
+	/* loop summary (nrf_cfgsrc_params.loops_json): reporter only, but
+	 * loops_text is read under st */
+	char *(*loops_json)(struct nrf_rt *rt, uint64_t *sig);
+	char *loops_text;
+	uint64_t loops_sig, loops_at;
 };
 
 /* ------------------------------------------------------------------------ */
@@ -268,6 +273,7 @@ nrf_cfgsrc_create(const struct nrf_cfgsrc_params *p, int *err)
 	s->cache_path = dup_opt(p->cache_path, &oom);
 	s->version = dup_opt(p->version != NULL ? p->version : "nrfwd", &oom);
 	s->ttl_s = p->lease_ttl_s != 0 ? p->lease_ttl_s : 10;
+	s->loops_json = p->loops_json;
 	s->read_only = p->read_only;
 	{
 		char *prefix = nrf_cfgsrc_instances_prefix(p->key);
@@ -317,6 +323,7 @@ nrf_cfgsrc_free(struct nrf_cfgsrc *s)
 		memset(s->password, 0, strlen(s->password));
 	free(s->password);
 	free(s->seen_text);
+	free(s->loops_text);
 	free(s->key);
 	free(s->id);
 	free(s->config_path);
@@ -822,9 +829,43 @@ status_text_locked(struct nrf_cfgsrc *s, bool with_id)
 		json_object_set_new(o, "lastError", json_null());
 	}
 	json_object_set_new(o, "updatedAt", json_string(now));
+	if (with_id && s->loops_text != NULL) {
+		json_t *lp = json_loads(s->loops_text, 0, NULL);
+
+		if (lp != NULL)
+			json_object_set_new(o, "loops", lp);
+	}
 	text = json_dumps(o, JSON_COMPACT | JSON_PRESERVE_ORDER);
 	json_decref(o);
 	return text;
+}
+
+/* Every 2 s: the loop summary, and the status marked for a put when it
+ * changed (reporter thread). */
+#define LOOPS_EVERY_NS 2000000000ull
+
+static void
+loops_poll(struct nrf_cfgsrc *s)
+{
+	uint64_t now = nrf_now_ns(), sig = 0;
+	char *text;
+
+	if (s->loops_json == NULL || s->rt == NULL || now - s->loops_at < LOOPS_EVERY_NS)
+		return;
+	s->loops_at = now;
+	text = s->loops_json(s->rt, &sig);
+	if (text == NULL)
+		return;
+	pthread_mutex_lock(&s->st);
+	if (sig != s->loops_sig || s->loops_text == NULL) {
+		free(s->loops_text);
+		s->loops_text = text;
+		s->loops_sig = sig;
+		s->dirty = true;
+		text = NULL;
+	}
+	pthread_mutex_unlock(&s->st);
+	free(text);
 }
 
 static void *
@@ -859,6 +900,7 @@ reporter_main(void *arg)
 		}
 		if (atomic_load(&s->stop))
 			break;
+		loops_poll(s);
 		if (lease == 0) {
 			rc = nrf_etcd_lease_grant(s->r_etcd, s->ttl_s, &lease);
 			if (rc != 0)

@@ -65,6 +65,14 @@ struct nrf_cfgsrc_params {
 	 * or the cached copy as nrfwd would, but writes no cached copy.
 	 */
 	bool read_only;
+	/**
+	 * Optional: the summary of the instance's loop table published with
+	 * its status under "loops" (a JSON object's text, malloc'd; NULL:
+	 * none), and in @p sig a value that changes when the summary does
+	 * (counts, paths, drops). Called by the reporter thread at most every
+	 * 2 s; the status is put again only when @p sig changed.
+	 */
+	char *(*loops_json)(struct nrf_rt *rt, uint64_t *sig);
 };
 
 /** The source's state, for readiness, metrics and tests. */

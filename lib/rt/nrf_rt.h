@@ -87,6 +87,7 @@ struct nrf_rt_stats;
 struct nrf_rt_peer_stats;
 struct nrf_rt_worker_info;
 struct nrf_rt_dp_stats;
+struct nrf_rt_loop;
 
 /**
  * Workers in other processes (nrfwd's DPDK primary: one worker process per
@@ -115,6 +116,9 @@ struct nrf_rt_remote_ops {
 	int (*dp_stats_get)(void *arg, unsigned int i, struct nrf_rt_dp_stats *out);
 	/** True while some worker serves. */
 	bool (*running)(void *arg);
+	/** Loop events merged over the workers (nrf_rt_loops_get()); NULL:
+	 *  the workers keep none. */
+	int (*loops_get)(void *arg, struct nrf_rt_loop **out, size_t *n, uint64_t *drops);
 };
 
 /** Runtime parameters. */
@@ -206,6 +210,13 @@ char *nrf_rt_emit(struct nrf_rt *rt, enum nrf_cfg_group group, int indent,
  *   Control thread.
  */
 int nrf_rt_local_name(struct nrf_rt *rt, char *name, size_t cap);
+
+/**
+ * This nrfwd's identity in the running snapshot: the "host:port" it
+ * appends to Via (generalOptions.ocnrfHost:ocnrfPort), into @p name
+ * (@p cap bytes, cut to fit). Control thread.
+ */
+void nrf_rt_self_name(struct nrf_rt *rt, char *name, size_t cap);
 
 /**
  * True when every worker uses generation @p gen or a newer one (the change
@@ -507,6 +518,10 @@ struct nrf_rt_stats {
 	uint64_t client_limited[NRF_RT_LIMIT_COUNT];
 	uint64_t client_evictions;
 	uint64_t clients_tracked;
+	/** Loop events (struct nrf_rt_loop): entries of the workers' loop
+	 *  tables dropped, the least recently seen, to make room for a new
+	 *  path (nrfwd_loop_paths_dropped_total). */
+	uint64_t loop_drops;
 	/** Gauges, summed over workers when read: bytes held now, by kind;
 	 *  bytes kept on free lists for reuse; the workers' budgets. */
 	uint64_t buffered[NRF_RT_BUF_COUNT];
@@ -605,6 +620,73 @@ int nrf_rt_peer_stats_merge(struct nrf_rt_peer_stats **v, size_t *n, size_t *cap
 
 int nrf_rt_peer_stats_get(const struct nrf_rt *rt, struct nrf_rt_peer_stats **out,
 	size_t *n);
+
+/* ------------------------------------------------------------------------ */
+/* Loop events (docs/behaviour.md, "How to find a loop in production")       */
+
+/** What a loop event is. */
+enum nrf_rt_loop_kind {
+	NRF_RT_LOOP_DETECTED = 0, /**< own identity in Via: answered 508 */
+	NRF_RT_LOOP_PREVENTED,    /**< a peer skipped: its identity in Via */
+	NRF_RT_LOOP_HOP_LIMIT,    /**< maxViaMembers exceeded, or
+				   *   3gpp-Sbi-Max-Forward-Hops used up */
+	NRF_RT_LOOP_KINDS
+};
+
+/** "detected", "prevented", "hop-limit". */
+const char *nrf_rt_loop_kind_name(enum nrf_rt_loop_kind k);
+
+/** Entries of one worker's loop table (least recently seen dropped). */
+#define NRF_RT_LOOP_ENTRIES 128
+/** Bytes of one path's text (its last members are kept). */
+#define NRF_RT_LOOP_PATH_MAX 384
+#define NRF_RT_LOOP_NAME_MAX 128
+#define NRF_RT_LOOP_ADDR_MAX 64
+#define NRF_RT_LOOP_RID_MAX 129
+
+/**
+ * One loop path and how often it was seen. The path is the request's Via
+ * as this nrfwd received it: each member's received-by normalised as
+ * identities compare (nrf_via_member_identity()), oldest first, separated
+ * by one space. Too long a Via keeps its last members (@c truncated).
+ */
+struct nrf_rt_loop {
+	uint8_t kind;                     /**< enum nrf_rt_loop_kind */
+	bool truncated;                   /**< members before the path left out */
+	uint16_t hops;                    /**< members in @c path */
+	char path[NRF_RT_LOOP_PATH_MAX];
+	/** PREVENTED: the peer entry skipped (its display name, and its JSON
+	 *  pointer in this nrfwd's configuration); "" otherwise. */
+	char skipped[NRF_RT_LOOP_NAME_MAX];
+	char entry[NRF_RT_LOOP_NAME_MAX];
+	uint64_t count;
+	uint64_t first_ns, last_ns;       /**< nrf_now_ns() of the first and
+					   *   last event */
+	/** The first event's client (address:port of the connection it came
+	 *  on) and request id ("" when it had none). */
+	char client[NRF_RT_LOOP_ADDR_MAX];
+	char rid[NRF_RT_LOOP_RID_MAX];
+};
+
+/**
+ * The loop events of every worker, merged by kind, path and skipped peer
+ * (nrf_rt_loops_merge()). @p out receives a malloc'd array (NULL when
+ * empty) of @p n entries, @p drops (may be NULL) the entries dropped so
+ * far. Workers are never stopped or locked: an entry being replaced at
+ * that moment is read again or left out. Control threads.
+ * @return 0 or NRF_ENOMEM.
+ */
+int nrf_rt_loops_get(const struct nrf_rt *rt, struct nrf_rt_loop **out, size_t *n,
+	uint64_t *drops);
+
+/**
+ * Add @p e into the array @p *v (@p *n entries, room for @p *cap; start
+ * with NULL, 0, 0): counts add up, first_ns is the earliest, last_ns the
+ * latest, client and rid those of the earliest. The caller free()s @p *v.
+ * @return 0 or NRF_ENOMEM. Any thread.
+ */
+int nrf_rt_loops_merge(struct nrf_rt_loop **v, size_t *n, size_t *cap,
+	const struct nrf_rt_loop *e);
 
 /** One worker, as seen from the control thread. */
 struct nrf_rt_worker_info {

@@ -357,6 +357,16 @@ nrf_rt_local_name(struct nrf_rt *rt, char *name, size_t cap)
 	return rc;
 }
 
+void
+nrf_rt_self_name(struct nrf_rt *rt, char *name, size_t cap)
+{
+	pthread_mutex_lock(&rt->ctl_lock);
+	if (cap > 0)
+		snprintf(name, cap, "%s", rt->cur->cfg->general.self_name != NULL
+			? rt->cur->cfg->general.self_name : "");
+	pthread_mutex_unlock(&rt->ctl_lock);
+}
+
 static bool
 snap_unused(const struct nrf_rt *rt, const struct nrf_rt_snap *s)
 {
@@ -678,6 +688,38 @@ int
 nrf_rt_peer_stats_get(const struct nrf_rt *rt, struct nrf_rt_peer_stats **out, size_t *n)
 {
 	return rt->grp->stats.peers(rt, out, n);
+}
+
+int
+nrf_rt_loops_get(const struct nrf_rt *rt, struct nrf_rt_loop **out, size_t *n, uint64_t *drops)
+{
+	struct nrf_rt_loop *v = NULL;
+	size_t cnt = 0, cap = 0;
+	int rc = 0;
+
+	*out = NULL;
+	*n = 0;
+	if (drops != NULL)
+		*drops = 0;
+	if (rt->p.remote != NULL) {
+		if (rt->p.remote->loops_get == NULL)
+			return 0;
+		return rt->p.remote->loops_get(rt->p.remote_arg, out, n, drops);
+	}
+	for (unsigned int i = 0; i < rt->n && rc == 0; i++) {
+		if (rt->w[i] == NULL)
+			continue;
+		rc = rt_loops_read(rt->w[i], &v, &cnt, &cap);
+		if (drops != NULL)
+			*drops += __atomic_load_n(&rt->w[i]->st.loop_drops, __ATOMIC_RELAXED);
+	}
+	if (rc != 0) {
+		free(v);
+		return rc;
+	}
+	*out = v;
+	*n = cnt;
+	return 0;
 }
 
 int

@@ -473,6 +473,37 @@ void rt_limit_done(struct rt_worker *w, struct rt_xact *x);
 void rt_limit_free(struct rt_worker *w);
 
 /* ------------------------------------------------------------------------ */
+/* Loop events (rt_loops.c; struct nrf_rt_loop)                              */
+
+struct rt_loops;
+
+/* The worker's table (allocated with the worker: nothing is allocated when
+ * a loop happens). 0 or NRF_ENOMEM; rt_loops_free() is NULL-safe. */
+int rt_loops_create(struct rt_worker *w);
+void rt_loops_free(struct rt_worker *w);
+/* Bytes of one worker's table (fixed). */
+size_t rt_loops_bytes(void);
+
+/*
+ * A loop event of @p kind on the request whose Via field lines are
+ * @p lines[0..n_lines) (as scanned), on front stream @p st; @p x its
+ * transaction (NULL: answered at once, inside the delivering callback);
+ * @p peer the snapshot peer skipped (PREVENTED; -1 otherwise). Called
+ * only on requests that loop: a hash of the Via bytes, a probe of the
+ * worker's index, two relaxed stores; a path not seen before is parsed,
+ * normalised and stored (taking the place of the least recently seen one
+ * when the table is full). Worker thread; no allocation, lock or log.
+ */
+void rt_loop_note(struct rt_worker *w, enum nrf_rt_loop_kind kind,
+	const struct nrf_slice *lines, size_t n_lines, int peer, struct nrf_h2_stream *st,
+	struct rt_xact *x);
+
+/* Read worker @p w's table into @p v (nrf_rt_loops_merge()). Control
+ * thread. 0 or NRF_ENOMEM. */
+int rt_loops_read(const struct rt_worker *w, struct nrf_rt_loop **v, size_t *n,
+	size_t *cap);
+
+/* ------------------------------------------------------------------------ */
 /* Worker                                                                    */
 
 struct rt_listener {
@@ -552,6 +583,7 @@ struct rt_worker {
 	struct rt_limit *lim;
 	uint64_t lim_cur;
 	_Atomic uint64_t loop_ns; /* nrf_now_ns() of its last iteration (liveness) */
+	struct rt_loops *loops;   /* loop events (rt_loops.c) */
 
 	struct nrf_rt_stats st;
 } NRF_CACHE_ALIGNED;

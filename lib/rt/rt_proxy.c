@@ -969,7 +969,11 @@ next_candidate(struct rt_xact *x)
 			continue;
 		if (x->max_hops == 0) {
 			/* TS 29.500 §6.10.10: no hop left to forward with. */
+			size_t n_via = nrf_h2_msg_via(&x->req, w->via, w->via_cap);
+
 			x->lg.hop_limit = true;
+			rt_loop_note(w, NRF_RT_LOOP_HOP_LIMIT, w->via, NRF_MIN(n_via, w->via_cap),
+				-1, x->front, x);
 			break;
 		}
 		x->lg.tried++;
@@ -1062,6 +1066,18 @@ request_timeout(struct rt_timer *tm, void *arg)
 	nrf_h2_reset(x->front, NRF_H2_INTERNAL_ERROR);
 }
 
+/* Loop prevention skipped peers (their identity is in Via): one loop event
+ * per recorded skip (rt_loops.c). Only requests that loop get here. */
+static __attribute__((noinline)) void
+note_skips(struct rt_worker *w, struct nrf_h2_stream *st, const struct nrf_fwd_plan *plan,
+	size_t n_via)
+{
+	for (uint16_t k = 0; k < plan->n_skip; k++)
+		if (plan->skip[k].reason != NRF_FWD_SKIP_DOWN)
+			rt_loop_note(w, NRF_RT_LOOP_PREVENTED, w->via, n_via,
+				(int)plan->skip[k].peer, st, NULL);
+}
+
 /*
  * docs/behaviour.md §3 steps 2-4 on the request as h2 delivered it (@p st->msg): one Via
  * scan, the operation, the verdict into @p plan. Answers that need no
@@ -1104,12 +1120,16 @@ answer_at_once(struct rt_worker *w, struct nrf_h2_stream *st, const struct nrf_r
 		rt_alog_once(w, st, NRF_OP_OTHER, rt_outcome_of_status(500), via.members);
 		return true;
 	}
-	if (plan->n_skip_via > 0)
+	if (plan->n_skip_via > 0) {
+		note_skips(w, st, plan, n_via);
 		return false; /* skips to count per peer: start() */
+	}
 	switch (plan->verdict) {
 	case NRF_FWD_LOOP_DETECTED:
 	case NRF_FWD_HOP_LIMIT:
 		outcome = send_error(w, st, s, plan->error_mode, plan->error);
+		rt_loop_note(w, plan->verdict == NRF_FWD_LOOP_DETECTED ? NRF_RT_LOOP_DETECTED
+			: NRF_RT_LOOP_HOP_LIMIT, w->via, n_via, -1, st, NULL);
 		break;
 	case NRF_FWD_LOCAL_ONLY:
 		if (s->cfg->rt.local_nrf.present)

@@ -391,6 +391,9 @@ rt_worker_create(struct nrf_rt *rt, unsigned int id, struct nrf_rt_snap *snap,
 	w->scratch = nrf_via_scratch_create(snap->db, err);
 	if (w->scratch == NULL)
 		goto fail;
+	*err = rt_loops_create(w);
+	if (*err != 0)
+		goto fail;
 
 	w->via_cap = cfg->rt.max_header_bytes / 32 + 1;
 	w->hdrs_cap = cfg->rt.max_header_bytes / 32 + 16;
@@ -480,6 +483,7 @@ rt_worker_free(struct rt_worker *w)
 	rt_views_free(w);
 	nrf_h2_ctx_free(w->h2);
 	nrf_via_scratch_free(w->scratch);
+	rt_loops_free(w);
 	rt_timers_fini(&w->timers);
 	for (i = 0; i < RT_PSTATS_CHUNKS; i++)
 		free(atomic_load_explicit(&w->pstats[i], memory_order_relaxed));

@@ -82,6 +82,22 @@ struct nrf_via_member {
 int nrf_via_parse(const struct nrf_slice *lines, size_t n_lines,
 	struct nrf_via_member *out, size_t max_out, size_t *n_members);
 
+/**
+ * The received-by of @p m normalised as the matching rule compares it
+ * (docs/behaviour.md §4): host in lower case without one trailing dot
+ * (an IPv6 literal in brackets), then ":port" in decimal without leading
+ * zeros; no port when the member has none. A host the identity rules
+ * refuse (e.g. a pseudonym with odd characters) is written as received, in
+ * lower case, so two spellings that match the same identity give the same
+ * text and anything else stays recognisable.
+ *
+ * @param buf  receives the text, NUL-terminated.
+ * @return its length, or NRF_ETOOBIG when @p cap is too small (@p buf
+ *   then holds "" when @p cap > 0), NRF_EINVAL on NULL arguments.
+ * Any thread; no allocation (for the loop table on the request path).
+ */
+int nrf_via_member_identity(const struct nrf_via_member *m, char *buf, size_t cap);
+
 /* ------------------------------------------------------------------------ */
 /* Identity database                                                         */
 

@@ -478,3 +478,60 @@ nrf_via_member_format(char *buf, size_t cap, const char *host, uint16_t port)
 	}
 	return n;
 }
+
+int
+nrf_via_member_identity(const struct nrf_via_member *m, char *buf, size_t cap)
+{
+	char host[VIA_HOST_MAX + 3], norm[VIA_HOST_MAX + 1], port[8];
+	size_t hl, n, pl = 0;
+	int v6 = 0, len;
+
+	if (m == NULL || buf == NULL)
+		return NRF_EINVAL;
+	if (cap > 0)
+		buf[0] = '\0';
+	hl = NRF_MIN(m->host.len, sizeof(host) - 1);
+	if (hl > 0)
+		memcpy(host, m->host.p, hl);
+	host[hl] = '\0';
+	len = nrf_via_host_normalise(host, norm, &v6);
+	if (len < 0) {
+		/* not an identity's spelling: as received, lower case */
+		for (size_t i = 0; i < hl && i < VIA_HOST_MAX; i++) {
+			unsigned char c = (unsigned char)host[i];
+
+			norm[i] = (c >= 'A' && c <= 'Z') ? (char)(c - 'A' + 'a') : (char)c;
+		}
+		len = (int)NRF_MIN(hl, (size_t)VIA_HOST_MAX);
+		norm[len] = '\0';
+		v6 = 0;
+	}
+	if (m->port >= 0) {
+		uint32_t v = (uint32_t)m->port;
+		char *p = port + sizeof(port);
+
+		do {
+			*--p = (char)('0' + v % 10);
+			v /= 10;
+		} while (v != 0);
+		pl = (size_t)(port + sizeof(port) - p);
+		memmove(port, p, pl);
+	}
+	n = (size_t)len + (v6 ? 2 : 0) + (m->port >= 0 ? 1 + pl : 0);
+	if (n + 1 > cap)
+		return NRF_ETOOBIG;
+	n = 0;
+	if (v6)
+		buf[n++] = '[';
+	memcpy(buf + n, norm, (size_t)len);
+	n += (size_t)len;
+	if (v6)
+		buf[n++] = ']';
+	if (m->port >= 0) {
+		buf[n++] = ':';
+		memcpy(buf + n, port, pl);
+		n += pl;
+	}
+	buf[n] = '\0';
+	return (int)n;
+}

@@ -13,7 +13,8 @@ answers on them must come back to the worker that opened them.
 
 Checked: 10 000 client connections spread over both workers (each serves a
 share), every request answered; the seed's loop detection and loop
-prevention on connections that land on either worker; a REST change reaches
+prevention on connections that land on either worker, and GET /loops counting
+both workers' loop paths; a REST change reaches
 both workers (same generation within 1 s) and both apply it; GET /peers sums
 both workers' connections, streams and latency per upstream; SIGUSR1 to the
 primary alone makes every worker process reopen the access log (decision
@@ -223,6 +224,21 @@ def mp(fab, r):
             st, hd, body = fab.curl(c, url, headers=['via: 2.0 %s:%d' % (PEER, PORT)])
             D.expect_eq(st, 200, 'loop prevention #%d (%s)' % (i, body[:200]))
             D.expect_eq(hd.get('x-nrfstub'), ['local-a'], 'E skipped: the local answer')
+        # GET /loops merges both worker processes' loop tables (handed
+        # over through the shared memory every 20 ms)
+        t0 = time.monotonic()
+        while True:
+            st, text = mgmt(fab, a, 'GET', '/loops')
+            D.expect_eq(st, 200, 'GET /loops')
+            doc = json.loads(text)
+            got = sorted((p['kind'], tuple(p['path']), p['skipped'] or '', p['count'])
+                         for p in doc['paths'])
+            want = [('detected', ('%s:%d' % (SELF, PORT),), '', 8),
+                    ('prevented', ('%s:%d' % (PEER, PORT),), '%s:%d' % (PEER, PORT), 8)]
+            if got == want:
+                break
+            D.expect(time.monotonic() - t0 < 2.0, '/loops: %r, expected %r' % (got, want))
+            time.sleep(0.05)
 
     def reconfig():
         m0 = metrics(fab, a)

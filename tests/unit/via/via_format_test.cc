@@ -89,3 +89,48 @@ TEST(ViaMemberFormat, WritesWhatParseAndScanRecognise)
 		EXPECT_EQ(DoScanEach(db.get(), s.get(), lines).hits, (std::vector<Hit>{{0, 1}})) << buf;
 	}
 }
+
+/* The identity of a parsed member as the matching rule compares it (the
+ * loop table's paths, lib/rt/rt_loops.c). */
+static std::string
+Identity(const std::string &line)
+{
+	std::vector<std::string> lines = {line};
+	auto sl = Slices(lines);
+	nrf_via_member m[1];
+	size_t count = 0;
+	char buf[300];
+
+	EXPECT_EQ(nrf_via_parse(sl.data(), 1, m, 1, &count), 0) << line;
+	EXPECT_EQ(count, 1u);
+	int n = nrf_via_member_identity(&m[0], buf, sizeof(buf));
+	EXPECT_GE(n, 0) << line;
+	return n >= 0 ? std::string(buf, (size_t)n) : "";
+}
+
+TEST(ViaMemberIdentity, NormalisedAsIdentitiesCompare)
+{
+	EXPECT_EQ(Identity("2.0 NRF-A.Seg1.Example.COM.:08080"), "nrf-a.seg1.example.com:8080");
+	EXPECT_EQ(Identity("HTTP/2.0 nrf-a.seg1.example.com:8080 (comment)"),
+		"nrf-a.seg1.example.com:8080");
+	EXPECT_EQ(Identity("2.0 [2001:DB8::1]:0443"), "[2001:db8::1]:443");
+	EXPECT_EQ(Identity("2.0 10.0.0.1:80"), "10.0.0.1:80");
+	/* no port: the host alone; a pseudonym nrfwd would not accept as an
+	 * identity: as received, in lower case */
+	EXPECT_EQ(Identity("1.1 Proxy-One"), "proxy-one");
+	EXPECT_EQ(Identity("1.1 we_ird:1"), "we_ird:1");
+}
+
+TEST(ViaMemberIdentity, TooSmallABuffer)
+{
+	std::vector<std::string> lines = {"2.0 nrf-a.example.com:8080"};
+	auto sl = Slices(lines);
+	nrf_via_member m[1];
+	size_t count = 0;
+	char buf[8];
+
+	ASSERT_EQ(nrf_via_parse(sl.data(), 1, m, 1, &count), 0);
+	EXPECT_EQ(nrf_via_member_identity(&m[0], buf, sizeof(buf)), NRF_ETOOBIG);
+	EXPECT_STREQ(buf, "");
+	EXPECT_EQ(nrf_via_member_identity(nullptr, buf, sizeof(buf)), NRF_EINVAL);
+}
