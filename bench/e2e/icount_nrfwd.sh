@@ -8,8 +8,7 @@
 #
 #   bench/e2e/icount_nrfwd.sh [BUILD_DIR] [REQUESTS] [KINDS]
 #
-# Environment: ICOUNT_HTTP2_FRONT=nghttp2 runs the front on nghttp2's server
-# session (runtime.http2Front, decision 0046); ICOUNT_SPLIT=0 prints only the totals; ICOUNT_SYSCALLS=1 also
+# Environment: ICOUNT_SPLIT=0 prints only the totals; ICOUNT_SYSCALLS=1 also
 # counts system calls per request (strace -c -f on nrfwd without valgrind,
 # same load); ICOUNT_KEEP=DIR keeps the callgrind dumps there.
 #
@@ -44,8 +43,7 @@ print(*[x.getsockname()[1] for x in s])')
 cat > "$tmp/cfg.json" <<J
 {"generalOptions":{"ocnrfHost":"nrf-bench.seg1.example.com","ocnrfPort":$port},
  "forwardingOptions":{"featureStatus":"ENABLED","nrfHostConfig":[{"fqdn":"nrf-up.example.com","ipv4Address":"127.0.0.1","port":$up}]},
- "runtime":{"listen":[{"address":"127.0.0.1","port":$port}],"management":{"port":0},"limits":{"maxConcurrentStreams":256},
-  "http2Front":"${ICOUNT_HTTP2_FRONT:-nrfwd}"}}
+ "runtime":{"listen":[{"address":"127.0.0.1","port":$port}],"management":{"port":0},"limits":{"maxConcurrentStreams":256}}}
 J
 for l in lok l404; do
 	lp=${!l}

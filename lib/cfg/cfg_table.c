@@ -50,7 +50,6 @@ const char *const cfg_status_names[] = {"DISABLED", "ENABLED", NULL};
 static const char *const scheme_names[] = {"http", "https", NULL};
 static const char *const scope_names[] = {"HOST", "SET", NULL};
 static const char *const transport_names[] = {"kernel", "dpdk", NULL};
-static const char *const http2_front_names[] = {"nrfwd", "nghttp2", NULL};
 static const char *const alog_format_names[] = {"text", "json", NULL};
 static const char *const key_by_names[] = {"address", "nfInstance", NULL};
 const char *const cfg_cond_names[] = {
@@ -434,9 +433,6 @@ const struct field cfg_runtime_fields[] = {
 	{.name = "requestId", .type = F_OBJECT, .sub = rid_fields, LIVE},
 	{FLD("transport", F_ENUM, struct nrf_cfg_runtime, transport),
 		.names = transport_names, .def = NRF_TRANSPORT_KERNEL, RESTART_ONLY},
-	/* the h2 contexts are made at start */
-	{FLD("http2Front", F_ENUM, struct nrf_cfg_runtime, http2_front),
-		.names = http2_front_names, .def = NRF_HTTP2_FRONT_NRFWD, RESTART_ONLY},
 	/* the port is set up once: compared whole, named "/runtime/dpdk" */
 	{FLD("dpdk", F_OBJECT, struct nrf_cfg_runtime, dpdk), .sub = cfg_dpdk_fields, RESTART_ONLY},
 	/* certificates are loaded per snapshot (nrf_rt_snap_create()) */

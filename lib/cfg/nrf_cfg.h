@@ -197,13 +197,6 @@ enum nrf_cfg_transport {
 	NRF_TRANSPORT_DPDK = 1,   /**< "dpdk": one DPDK port + lwIP, poll mode */
 };
 
-/** runtime.http2Front: which HTTP/2 server runs client connections
- *  (restart-only; decision 0046). */
-enum nrf_cfg_http2_front {
-	NRF_HTTP2_FRONT_NRFWD = 0,   /**< "nrfwd": nrfwd's own (lib/h2/h2_srv.c) */
-	NRF_HTTP2_FRONT_NGHTTP2 = 1, /**< "nghttp2": nghttp2's server session */
-};
-
 /**
  * runtime.dpdk: the DPDK port and its poll loop (used with transport
  * "dpdk"; restart-only). Field meanings: struct nrf_tp_dpdk_conf and
@@ -378,7 +371,6 @@ struct nrf_cfg_runtime {
 	 *  traceparent gets an id of nrfwd's own (default true, live). */
 	bool request_id_generate;
 	enum nrf_cfg_transport transport; /**< default kernel */
-	enum nrf_cfg_http2_front http2_front; /**< default nrfwd */
 	struct nrf_cfg_dpdk dpdk;         /**< the DPDK port (transport dpdk) */
 	struct nrf_cfg_tls tls;           /**< TLS listeners (server side) */
 	struct nrf_cfg_tls_client tls_client; /**< https upstreams (client side) */

@@ -1695,3 +1695,15 @@ nrf_h2_stalled(const struct nrf_h2_stream *st)
 		return false;
 	return st->rx_open >= c->ctx->lim.peer_stream_window;
 }
+
+const struct h2_engine_ops h2_cli_engine = {
+	.name = "client",
+	.start = h2_cli_start,
+	.free = h2_cli_free,
+	.recv = h2_cli_recv,
+	.fill = h2_cli_fill,
+	.want_write = h2_cli_want_write,
+	.done = h2_cli_done,
+	.ping = h2_cli_ping,
+	.reset = h2_cli_reset,
+};

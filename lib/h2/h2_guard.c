@@ -2,23 +2,20 @@
 /*
  * The front connection's frame-header pass (h2_guard.h, decision 0015).
  *
- * Why a pass of its own instead of nghttp2's checks: nghttp2 would apply
- * the closed-stream rules only with its closed streams kept (and their
- * priority tree), and the PRIORITY rules only with RFC 7540 priorities on;
- * decision 0009 turned both off on front sessions for their cost. Why it can
- * stay this small: every rule here is about what the client itself said on
- * a stream (opened it, ended it, reset it), which the client's own frames
- * tell in order, so the pass never needs nghttp2's view of a stream nor
- * waits for nghttp2 to process anything. nghttp2 itself is conservative
- * about frames on streams it no longer knows (a client may send DATA after
- * our RST_STREAM, which it had not seen yet: RFC 9113 §5.1 says to ignore
- * them), and so is the pass: what it has not seen the client do, and what
- * it has forgotten, it leaves to nghttp2.
+ * A pass of its own, in front of the server's frame handling (h2_srv.c):
+ * every rule here is about what the client itself said on a stream (opened
+ * it, ended it, reset it), which the client's own frames tell in order, so
+ * the pass never needs the server's view of a stream nor waits for it to
+ * process anything. What it has not seen the client do, and what it has
+ * forgotten, it leaves to the server (a client may send DATA after our
+ * RST_STREAM, which it had not seen yet: RFC 9113 §5.1 says to ignore
+ * them). It was written for nghttp2's server session, which kept no closed
+ * streams (decision 0009), and stays in front of nrfwd's own server.
  *
  * Cost: a frame header is 9 bytes read once; payloads are skipped except
  * the 4 or 5 leading bytes of a PRIORITY frame and of a trailer HEADERS
  * with priority; a new stream writes one byte of the window. The input is
- * cut for nghttp2 only where a rule is broken.
+ * cut for the server only where a rule is broken.
  */
 #include <string.h>
 
@@ -297,58 +294,10 @@ h2_guard_scan(
 	return false;
 }
 
-ssize_t
-h2_guard_recv(struct nrf_h2_conn *c, const uint8_t *in, size_t len)
-{
-	struct h2_guard *g = &c->guard;
-	struct h2_guard_verdict v;
-	size_t pos = 0, fed = 0;
-	ssize_t rv;
-
-	/* Front connections only: peer input goes to h2_cli_recv(). */
-	if (g->state == H2_GUARD_DONE)
-		return (ssize_t)len;
-	while (h2_guard_scan(g, in, len, &pos, &v)) {
-		/* nghttp2 first sees what came before: the stream the verdict
-		 * is about must exist for it (an idle one takes no RST). */
-		if (v.at > fed) {
-			rv = nghttp2_session_mem_recv(c->sess, in + fed, v.at - fed);
-			if (rv < 0)
-				return rv;
-			fed = v.at;
-		}
-		if (v.kind == H2_GV_GOAWAY) {
-			NRF_LOG_RL(DEBUG, MOD, "connection error %s (frame type %u)",
-				nghttp2_http2_strerror(v.code), v.type);
-			g->state = H2_GUARD_DONE;
-			rv = nghttp2_session_terminate_session(c->sess, v.code);
-			return rv < 0 ? rv : (ssize_t)len;
-		} else {
-			struct nrf_h2_stream *st =
-				nghttp2_session_get_stream_user_data(c->sess, (int32_t)v.sid);
-
-			/* A request stream still open here is never delivered
-			 * nor answered (as malformed() does in h2_conn.c). */
-			if (st != NULL)
-				st->flags |= NRF_H2_SF_MALFORMED | NRF_H2_SF_RESET;
-			rv = nghttp2_submit_rst_stream(
-				c->sess, NGHTTP2_FLAG_NONE, (int32_t)v.sid, v.code);
-			if (nghttp2_is_fatal((int)rv))
-				return rv;
-		}
-	}
-	if (fed < len) {
-		rv = nghttp2_session_mem_recv(c->sess, in + fed, len - fed);
-		if (rv < 0)
-			return rv;
-	}
-	return (ssize_t)len;
-}
-
 /*
- * h2_guard_recv() for front connections on nrfwd's own server (h2_srv.c,
- * decision 0046): the same verdicts, applied there. Returns 0, or
- * h2_srv_recv()'s NRF_EPARSE / NRF_EPROTO.
+ * A front connection's input (h2_srv_engine's recv): the guard's verdicts
+ * applied through the server (h2_srv.c), the bytes between them fed to
+ * it. Returns 0, or h2_srv_recv()'s NRF_EPARSE / NRF_EPROTO.
  */
 int
 h2_guard_recv_srv(struct nrf_h2_conn *c, const uint8_t *in, size_t len)

@@ -90,18 +90,4 @@ struct h2_guard_verdict {
 bool h2_guard_scan(
 	struct h2_guard *g, const uint8_t *in, size_t len, size_t *pos, struct h2_guard_verdict *v);
 
-struct nrf_h2_conn;
-
-/*
- * nghttp2_session_mem_recv() of a front connection with the pass in front:
- * feeds @p in to the session, and at each verdict first the bytes before
- * the frame, then RST_STREAM (nghttp2_submit_rst_stream(); a stream this
- * module still tracks is marked reset, so it is never delivered) or
- * GOAWAY (nghttp2_session_terminate_session(); the rest of the input and
- * of the connection's input is dropped). Front connections only (peer
- * input goes to h2_cli_recv()).
- * @return @p len, or nghttp2's negative (fatal) error.
- */
-ssize_t h2_guard_recv(struct nrf_h2_conn *c, const uint8_t *in, size_t len);
-
 #endif /* NRF_H2_GUARD_H */

@@ -102,7 +102,7 @@ struct h2_oq {
 
 /*
  * h2_cli.c: a peer (client) connection's HTTP/2, nrfwd's own framing
- * (decision 0039). Front connections keep nghttp2's server session.
+ * (decision 0039): h2_cli_engine.
  */
 #define H2C_SLOTS 256u
 #define H2C_BC_FIELDS 16u
@@ -190,7 +190,7 @@ void h2_cli_hb_free(struct nrf_h2_stream *st);
 
 /*
  * h2_srv.c: a front (server) connection's HTTP/2, nrfwd's own framing
- * (decision 0046); nghttp2's server session with lim.nghttp2_front.
+ * (decision 0046): h2_srv_engine.
  */
 struct h2_srv {
 	struct h2_hpack hp; /* HPACK decoder (decision 0047) */
@@ -277,6 +277,39 @@ void h2_oq_rst(struct nrf_h2_conn *c, uint32_t sid, uint32_t code);
 size_t h2_oq_take(struct nrf_h2_conn *c, uint8_t *dst, size_t cap);
 void h2_oq_fini(struct nrf_h2_conn *c);
 
+/*
+ * The engine of a connection: its HTTP/2 framing and state, chosen once
+ * when the connection starts (h2_srv_engine for front connections,
+ * h2_cli_engine for connections to upstreams). h2_conn.c keeps what every
+ * connection shares (transport, output buffer, marking, teardown,
+ * lingering, timeouts' bookkeeping) and reaches the engine only through
+ * these; an engine reaches its owner through h2_conn_deliver(),
+ * h2_conn_fail(), h2_conn_ping_ack() and the owner's callbacks.
+ *
+ * start: set up (SETTINGS queued); 0 or NRF_ENOMEM. free: release (NULL-
+ * safe on a connection it never started). recv: input; 0, NRF_EPARSE (not
+ * HTTP/2: close without GOAWAY) or another negative NRF_E* (a connection
+ * error: GOAWAY queued, the rest of the input is dropped). fill: frames into
+ * @p dst, at most @p cap bytes; returns bytes written. want_write: output
+ * pending. done: both sides are done (GOAWAY either way, no stream left):
+ * the connection closes once its output is written. ping: a PING with
+ * @p data queued. reset: RST_STREAM(@p code) of @p st.
+ */
+struct h2_engine_ops {
+	const char *name;
+	int (*start)(struct nrf_h2_conn *c);
+	void (*free)(struct nrf_h2_conn *c);
+	int (*recv)(struct nrf_h2_conn *c, const uint8_t *in, size_t len);
+	size_t (*fill)(struct nrf_h2_conn *c, uint8_t *dst, size_t cap);
+	bool (*want_write)(const struct nrf_h2_conn *c);
+	bool (*done)(const struct nrf_h2_conn *c);
+	int (*ping)(struct nrf_h2_conn *c, const uint8_t data[8]);
+	void (*reset)(struct nrf_h2_conn *c, struct nrf_h2_stream *st, uint32_t code);
+};
+
+extern const struct h2_engine_ops h2_srv_engine;
+extern const struct h2_engine_ops h2_cli_engine;
+
 /* h2_conn.c, for h2_cli.c and h2_srv.c */
 void h2_conn_fail(struct nrf_h2_conn *c, int err);
 /* Front (both servers): the request of @p st to its owner (on_request),
@@ -292,9 +325,9 @@ int h2_guard_recv_srv(struct nrf_h2_conn *c, const uint8_t *in, size_t len);
 
 struct nrf_h2_conn {
 	struct nrf_h2_ctx *ctx;
-	nghttp2_session *sess;   /* front only */
-	struct h2_cli *cli;      /* peer only */
-	struct h2_srv *srv;      /* front, own framing (else sess) */
+	const struct h2_engine_ops *eng; /* h2_srv_engine or h2_cli_engine */
+	struct h2_cli *cli;      /* peer: h2_cli_engine's state */
+	struct h2_srv *srv;      /* front: h2_srv_engine's state */
 	struct nrf_tp_conn *tc;
 	const struct nrf_h2_cbs *cbs;
 	void *user;
@@ -324,8 +357,6 @@ struct nrf_h2_conn {
 	uint8_t *obuf;
 	uint32_t olen;
 	uint32_t ooff;
-	const uint8_t *pend;
-	size_t pend_len;
 	struct h2_guard guard; /* front: the frame-header pass (h2_guard.c) */
 	/* Timeouts (h2_tmo.c): when a sweep first saw the connection waiting
 	 * (ns; 0: not seen so). Event paths only clear them. */
@@ -378,9 +409,6 @@ struct nrf_h2_ctx {
 	const struct nrf_tp_ops *tp;
 	struct nrf_tp_loop *loop;
 	struct nrf_h2_limits lim;
-	nghttp2_session_callbacks *cb_server;
-	nghttp2_option *opt_server;
-	bool own_front; /* front connections on h2_srv.c (!lim.nghttp2_front) */
 	struct h2_mem mem;
 
 	struct h2_pool chunks;
@@ -412,8 +440,6 @@ struct nrf_h2_ctx {
 	uint32_t n_client;
 	uint32_t n_streams;
 
-	nghttp2_nv *nv;
-	size_t nv_cap;
 	struct nrf_h2_timeouts tmo; /* h2_tmo.c; all 0 until set */
 	uint8_t rbuf[RBUF_SIZE];
 };

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Front (server) connections: nrfwd's own HTTP/2 server framing (decision
- * 0046). nghttp2's server session stays available as a fallback
- * (runtime.http2Front "nghttp2", h2_conn.c).
+ * 0046), the engine h2_srv_engine (h2_int.h). nghttp2's server session,
+ * which it replaced and which stayed as a fallback for a while, is gone
+ * (decision 0063).
  *
  * Why: after the upstream leg left nghttp2 (decision 0039), nghttp2's
  * server session was half of a forwarded request's user-space instructions
@@ -18,8 +19,8 @@
  * windows, straight into the connection's output buffer.
  *
  * The behaviour the owner and the client see is that of the nghttp2 server
- * session it replaces, as test_h2_conformance.py, test_hostile.py,
- * test_limits.py and test_timeouts.py pin it (they run against both):
+ * session it replaced, as test_h2_conformance.py, test_hostile.py,
+ * test_limits.py and test_timeouts.py pin it (they ran against both):
  * h2_guard.c's frame-header pass in front of it unchanged
  * (h2_guard_recv_srv()), header floods answered 431 then
  * GOAWAY(ENHANCE_YOUR_CALM), stream resets limited as Debian's nghttp2
@@ -1272,3 +1273,25 @@ h2_srv_rst(struct nrf_h2_conn *c, uint32_t sid, uint32_t code)
 {
 	h2_oq_rst(c, sid, code);
 }
+
+/* Both sides done: nothing more to read (a GOAWAY either way, no stream
+ * left) and nothing left to write. */
+static bool
+srv_done(const struct nrf_h2_conn *c)
+{
+	return !h2_srv_want_read(c) && !h2_srv_want_write(c);
+}
+
+/* Input goes through the frame-header pass first (h2_guard.c), which
+ * feeds h2_srv_recv(). */
+const struct h2_engine_ops h2_srv_engine = {
+	.name = "server",
+	.start = h2_srv_start,
+	.free = h2_srv_free,
+	.recv = h2_guard_recv_srv,
+	.fill = h2_srv_fill,
+	.want_write = h2_srv_want_write,
+	.done = srv_done,
+	.ping = h2_srv_ping,
+	.reset = h2_srv_reset,
+};

@@ -66,27 +66,24 @@ over(uint64_t *since, uint64_t now, uint32_t ms)
 	return ms != 0 && now - *since >= (uint64_t)ms * 1000000ull;
 }
 
+/* Front: the highest stream id processed. */
 static int32_t
 last_proc(struct nrf_h2_conn *c)
 {
-	return c->srv != NULL ? (int32_t)h2_srv_last_proc(c)
-			      : nghttp2_session_get_last_proc_stream_id(c->sess);
+	return (int32_t)h2_srv_last_proc(c);
 }
 
-/* GOAWAY (a last attempt to write it is made at teardown), then close. */
+/* Front: GOAWAY (a last attempt to write it is made at teardown), then
+ * close. */
 static void
 close_with_goaway(struct nrf_h2_conn *c, int32_t last, uint32_t code, const char *why)
 {
-	if (c->srv != NULL)
-		h2_srv_goaway(c, (uint32_t)last, code, why, true);
-	else
-		nghttp2_submit_goaway(c->sess, NGHTTP2_FLAG_NONE, last, code,
-			(const uint8_t *)why, strlen(why));
+	h2_srv_goaway(c, (uint32_t)last, code, why, true);
 	nrf_h2_conn_close(c, NRF_ETIMEDOUT);
 }
 
 /* GOAWAY(NO_ERROR) with the last stream processed; the connection closes
- * by itself once it is written (no stream left, nghttp2 wants nothing). */
+ * by itself once it is written (no stream left: the engine is done). */
 static void
 goaway_idle(struct nrf_h2_conn *c)
 {
@@ -99,12 +96,7 @@ goaway_idle(struct nrf_h2_conn *c)
 		h2_cli_goaway(c, NRF_H2_NO_ERROR, why);
 		return;
 	}
-	if (c->srv != NULL)
-		h2_srv_goaway(c, h2_srv_last_proc(c), NRF_H2_NO_ERROR, why, false);
-	else
-		nghttp2_submit_goaway(c->sess, NGHTTP2_FLAG_NONE,
-			last_proc(c), NGHTTP2_NO_ERROR,
-			(const uint8_t *)why, sizeof(why) - 1);
+	h2_srv_goaway(c, h2_srv_last_proc(c), NRF_H2_NO_ERROR, why, false);
 	h2_mark_dirty(c);
 }
 
@@ -194,9 +186,7 @@ sweep_answer(struct nrf_h2_conn *c, struct nrf_h2_stream *st, uint64_t now,
 		return;
 	counts[NRF_H2_TMO_STALLED_READER]++;
 	NRF_LOG_RL(INFO, MOD, "answer on stream %d not taken for %u ms (window %d/%d): "
-		"reset", st->id, ms, c->srv != NULL ? (int)st->swin
-			: nghttp2_session_get_stream_remote_window_size(c->sess, st->id),
-		c->srv != NULL ? (int)c->srv->swin : nghttp2_session_get_remote_window_size(c->sess));
+		"reset", st->id, ms, (int)st->swin, (int)c->srv->swin);
 	nrf_h2_reset(st, NRF_H2_CANCEL);
 }
 

@@ -4,16 +4,16 @@
 
 /**
  * @file
- * HTTP/2 sessions on top of the transport: front connections (nghttp2
- * server, h2c with prior knowledge) and peer connections (nghttp2 client),
- * their streams, and the per-worker pools that hold request and response
- * messages.
+ * HTTP/2 on top of the transport: front connections (nrfwd's own server,
+ * h2_srv.c: h2c with prior knowledge, or h2 after TLS) and peer connections
+ * (nrfwd's own client, h2_cli.c), their streams, and the per-worker pools
+ * that hold request and response messages. nghttp2 provides the HPACK
+ * encoder and its allocator interface; the framing is nrfwd's.
  *
  * Protocol code does no I/O of its own: bytes read by the transport are fed
- * to nghttp2_session_mem_recv(); output is pulled with
- * nghttp2_session_mem_send() into a bounded per-connection buffer that the
- * transport writes (the "pumps", driven by transport events and by
- * nrf_h2_ctx_run()).
+ * to the connection's engine (struct h2_engine_ops in h2_int.h); its frames
+ * are pulled into a bounded per-connection buffer that the transport writes
+ * (the "pumps", driven by transport events and by nrf_h2_ctx_run()).
  *
  * What this module decides: HTTP/2 framing, flow control, the limits of
  * struct nrf_h2_limits. What it leaves to the owner (rt): what to do with a
@@ -30,7 +30,8 @@
  * (nrf_h2_ctx_set_budget()). What one connection can make a context hold
  * is bounded by flow control: docs/architecture-datapath.md, "Memory".
  *
- * Re-entrancy: callbacks run inside nghttp2 or inside nrf_h2_ctx_run(). From
+ * Re-entrancy: callbacks run inside an engine's input or output pass, or
+ * inside nrf_h2_ctx_run(). From
  * a callback the owner may call any function below on any stream or
  * connection of the same context; connection teardown, writes and reads are
  * always deferred to nrf_h2_ctx_run(), never done inside a callback.
@@ -219,10 +220,6 @@ struct nrf_h2_limits {
 	 *  (nrf_h2_consume()), so the most an answer holds in memory; charged
 	 *  whole to the budget for every open peer stream. */
 	uint32_t peer_stream_window;
-	/** Front connections on nghttp2's server session instead of nrfwd's
-	 *  own HTTP/2 server (lib/h2/h2_srv.c, decision 0046): the same
-	 *  behaviour, kept as a fallback (runtime.http2Front "nghttp2"). */
-	bool nghttp2_front;
 };
 
 /**

@@ -372,7 +372,6 @@ rt_worker_create(struct nrf_rt *rt, unsigned int id, struct nrf_rt_snap *snap,
 	lim.max_header_bytes = cfg->rt.max_header_bytes;
 	lim.max_body_bytes = cfg->rt.max_body_bytes;
 	lim.max_concurrent_streams = cfg->rt.max_concurrent_streams;
-	lim.nghttp2_front = cfg->rt.http2_front == NRF_HTTP2_FRONT_NGHTTP2;
 	/* An upstream sends at most what an answer may hold before it is
 	 * relayed (docs/failures.md, "Held answers"). */
 	lim.peer_stream_window = RT_HOLD_MAX_BYTES;

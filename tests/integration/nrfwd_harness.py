@@ -240,10 +240,6 @@ def nrfwd_config(host, port=None, local=None, peers=(), growth_sets=None,
         doc['runtime']['timeouts'].update(timeouts)
     if limits:
         doc['runtime']['limits'].update(limits)
-    # The HTTP/2 server of the front (runtime.http2Front), for the runs of
-    # a suite against the fallback (tests/integration/meson.build).
-    if os.environ.get('NRFWD_TEST_HTTP2_FRONT'):
-        doc['runtime']['http2Front'] = os.environ['NRFWD_TEST_HTTP2_FRONT']
     return doc
 
 

@@ -312,7 +312,7 @@ TEST(CfgTable, RestartOnlyKeysAreTheOnesBakedInAtStart)
 	EXPECT_EQ(units, (std::vector<std::string>{"/runtime/listen", "/runtime/management/address",
 				 "/runtime/management/port", "/runtime/limits/maxConcurrentStreams",
 				 "/runtime/limits/maxHeaderBytes", "/runtime/limits/maxBodyBytes",
-				 "/runtime/accessLog/path", "/runtime/transport", "/runtime/http2Front",
+				 "/runtime/accessLog/path", "/runtime/transport",
 				 "/runtime/dpdk"}));
 }
 

@@ -151,7 +151,7 @@ TEST(CfgEmit, FillsEveryDefault)
 		R"("dns":{"refreshMs":30000,"minTtlMs":1000,"maxTtlMs":300000,"timeoutMs":2000},)"
 		R"("accessLog":{"path":"","format":"text","sample":1,"maxLinesPerSecond":0,)"
 		R"("flushMs":200},"requestId":{"generate":true},)"
-		R"("transport":"kernel","http2Front":"nrfwd",)"
+		R"("transport":"kernel",)"
 		R"("dpdk":{"ipv4Address":"","prefixLength":24,"gateway":"","portId":null,)"
 		R"("rxDescriptors":1024,"txDescriptors":1024,"mbufs":8191,"mbufCache":256,"mtu":0,)"
 		R"("burst":32,)"

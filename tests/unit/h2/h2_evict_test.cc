@@ -173,7 +173,7 @@ struct Raw {
 	}
 };
 
-class H2Evict : public ::testing::TestWithParam<bool> {
+class H2Evict : public ::testing::Test {
 protected:
 	void SetUp() override
 	{
@@ -186,7 +186,6 @@ protected:
 		lim.max_header_bytes = 16384;
 		lim.max_body_bytes = 100;
 		lim.max_concurrent_streams = 16;
-		lim.nghttp2_front = GetParam();
 		f_.ctx = nrf_h2_ctx_create(f_.tp, f_.loop, &lim, &err);
 		ASSERT_NE(f_.ctx, nullptr);
 		nrf_tp_addr a;
@@ -272,7 +271,7 @@ protected:
 	std::vector<std::unique_ptr<Raw>> raws_;
 };
 
-TEST_P(H2Evict, HandshakeNotDoneFirstInAcceptOrderThenIdleLongest)
+TEST_F(H2Evict, HandshakeNotDoneFirstInAcceptOrderThenIdleLongest)
 {
 	size_t a = Connect(Ready() + Get(1));  /* answered: idle, last stream 1 */
 	ASSERT_EQ(R(a).answers, 1);
@@ -309,7 +308,7 @@ TEST_P(H2Evict, HandshakeNotDoneFirstInAcceptOrderThenIdleLongest)
 	EXPECT_EQ(f_.owner_closes, 0);
 }
 
-TEST_P(H2Evict, ConnectionWithAnOpenStreamIsNeverChosen)
+TEST_F(H2Evict, ConnectionWithAnOpenStreamIsNeverChosen)
 {
 	f_.hold = true;
 	size_t held = Connect(Ready() + Get(1));      /* oldest; its answer held */
@@ -347,7 +346,7 @@ TEST_P(H2Evict, ConnectionWithAnOpenStreamIsNeverChosen)
 	EXPECT_EQ(Evict(), NRF_H2_EVICT_NONE);
 }
 
-TEST_P(H2Evict, ConnectionsAlreadyLeavingAreSkipped)
+TEST_F(H2Evict, ConnectionsAlreadyLeavingAreSkipped)
 {
 	size_t refused = Connect("");
 	nrf_h2_conn_refuse(f_.accepted[refused], 0, "full"); /* never a candidate */
@@ -364,7 +363,5 @@ TEST_P(H2Evict, ConnectionsAlreadyLeavingAreSkipped)
 	EXPECT_TRUE(Gone(refused));
 }
 
-INSTANTIATE_TEST_SUITE_P(Fronts, H2Evict, ::testing::Values(false, true),
-	[](const ::testing::TestParamInfo<bool> &i) { return i.param ? "nghttp2" : "own"; });
 
 } // namespace
