@@ -34,7 +34,7 @@ docs/benchmarks.md. Not part of the tests. Needs root. Usage:
       [--no-write] [--alt-build DIR] [--hugepages] [--rps] [--warmup S]
 Every measured run follows --warmup S seconds (default 2) of the same load
 on the same process, not counted: each round measures the steady state.
---own (issue 19, decision 0035): only the DPDK nrfwd (and --alt-build's)
+--own (decision 0035): only the DPDK nrfwd (and --alt-build's)
 against the kernel nrfwd; the DPDK path's own cost = busy cycles minus the
 cycles inside the device's RX and TX calls, scaled by the share of its runnable time
 the worker thread was on the CPU; writes the dpdk-own section. --perf-keep DIR
@@ -642,7 +642,7 @@ def run_icount(args, b):
 
 
 def run_own(args, b):
-    """Issue 19: the DPDK path's own cost (busy cycles minus the device's RX
+    """The DPDK path's own cost (busy cycles minus the device's RX
     and TX calls) next to the kernel nrfwd's CPU per request, interleaved in
     each round; with --alt-build a second DPDK build (before/after)."""
     build = os.path.abspath(args.build_dir)
@@ -833,7 +833,7 @@ def main():
     ap.add_argument("--rps", action="store_true",
                     help="RPS on both veth ends: each side's receive work on its own core")
     ap.add_argument("--own", action="store_true",
-                    help="issue 19: the DPDK path's own cost (device calls excluded) against the "
+                    help="the DPDK path's own cost (device calls excluded) against the "
                     "kernel nrfwd only; writes the dpdk-own section")
     ap.add_argument("--callgrind", type=int, metavar="N", default=0,
                     help="--own: also count instructions per request of each DPDK build with "

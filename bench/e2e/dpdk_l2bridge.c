@@ -10,7 +10,7 @@
  * IP/TCP receive, the ACKs back into the packet ring) then runs in this
  * process, on its own core, and no longer inside the DPDK nrfwd's device
  * calls: the nrfwd's port is a device with no kernel side, which is what
- * issue 19 asks the DPDK path's own cost to be measured on (decision 0050).
+ * the DPDK path's own cost to be measured on (decision 0050).
  *
  * Usage: dpdk_l2bridge <EAL options with exactly two ports> [-- --idle-us N]
  * On SIGINT/SIGTERM it stops and prints one line of frame counts.

@@ -66,9 +66,9 @@ nrf_zero(void *p, size_t n)
  * with no call: two overlapping loads and stores for 2 to 16 bytes, a
  * 16-byte loop and an overlapping last 16 bytes above. Every load and store
  * stays inside [src, src + n) and [dst, dst + n). For libc's memcpy() a
- * field of 10 to 70 bytes costs ~15 instructions of size dispatch plus
- * the call, which makes its caller save and restore registers (measured:
- * 12 such calls per forwarded request from h2_msg_store() alone). Long
+ * field of 10 to 70 bytes costs its size dispatch plus the call, which
+ * makes its caller save and restore registers, and h2_msg_store() alone
+ * made a dozen such calls per forwarded request (measured). Long
  * copies (bodies) belong to memcpy(): this one moves 16 bytes a step.
  */
 static inline __attribute__((always_inline)) void
@@ -117,8 +117,8 @@ nrf_copy(void *dst, const void *src, size_t n)
  * @p out (no NUL added): what `snprintf(out, 17, "%016llx", z)` writes.
  * Eight digits at a time: nibbles spread to bytes by shifts and masks,
  * byte order reversed, then '0' + n plus 39 ('a' - '0' - 10) where n > 9
- * (n + 6 carries into bit 4), in every byte at once; ~40 instructions
- * where a digit at a time took ~100.
+ * (n + 6 carries into bit 4), in every byte at once: less than half the
+ * work of a digit at a time.
  */
 static inline void
 nrf_hex16(uint64_t z, char *out)

@@ -206,7 +206,7 @@ h2_msg_reset_fields(struct nrf_h2_ctx *ctx, struct nrf_h2_msg *m)
  * @p name is the literal @p lit (3 to 16 bytes, a constant at every call).
  * Compared as two overlapping words, which the compiler turns into
  * immediates: libc's memcmp() was called 8 times per forwarded request
- * from here, ~20 instructions a call with its size dispatch (measured).
+ * from here, each with its size dispatch (measured).
  */
 static inline __attribute__((always_inline)) bool
 name_is(const uint8_t *name, size_t nlen, const char *lit)

@@ -342,8 +342,8 @@ struct rt_try {
 /*
  * nrf_rt_lat_bucket(), inline for the two latencies counted per forwarded
  * request (the request's and the upstream answer's): the linear search it
- * replaces multiplied each bound by 1000 and cost ~30 instructions a time
- * with answers in the 1-25 ms buckets (measured). A 4-step binary search
+ * replaces multiplied each bound by 1000 and walked half the buckets for
+ * answers in the 1-25 ms range (measured slower). A 4-step binary search
  * over the bounds in ns, padded to 16 with +Inf (rt_stats.c).
  */
 extern const uint64_t rt_lat_bounds_ns[16];

@@ -87,7 +87,7 @@ mix(uint64_t h)
 	return h ^ (h >> 29);
 }
 
-/* One step of the hash: xor, rotate, multiply (3 instructions a word). */
+/* One step of the hash: xor, rotate, multiply (three operations a word). */
 static inline uint64_t
 step(uint64_t h, uint64_t v)
 {

@@ -6,8 +6,8 @@
  * cheap. In the heap they are O(log n) with no allocation (the array only
  * grows, to the high-water mark of timers armed at once), but with a few
  * hundred requests in flight a cancel sifts the heap's last timer down
- * from the middle: ~125 instructions each, two per forwarded request
- * (measured). Those timers are armed with one of two durations (per-try,
+ * from the middle, twice per forwarded request (measured: a visible part
+ * of the request's cost, docs/benchmarks.md). Those timers are armed with one of two durations (per-try,
  * per-request timeouts; rt_timer_arm_lane()); timers armed with the same
  * duration from a clock that never goes back are in deadline order when
  * appended, so a list per duration (a lane) is already sorted: append and
@@ -202,7 +202,7 @@ arm_lane_slow(struct rt_timers *ts, struct rt_timer *t, uint32_t ms)
  * that duration in use whose latest deadline is not after this one. The
  * rest (clock to read, timer to cancel, a lane to open, a clock that went
  * back) takes arm_lane_slow(), which decides as lane_append() always did
- * (measured: two arms per forwarded request, ~50 instructions each).
+ * (two arms per forwarded request: the fast path is what they take).
  */
 int
 rt_timer_arm_lane(struct rt_timers *ts, struct rt_timer *t, uint32_t ms)

@@ -257,7 +257,7 @@ link_out(struct netif *nif, struct pbuf *p)
  * Who computes which checksum. The port: those it offloads (decision
  * 0010). The rest of IPv4 and TCP: this file, on whole frames (rx_frame(),
  * link_out(); decision 0044), never lwIP, whose per-pbuf-chain checksum
- * costs some 50 instructions a call more; lwIP keeps the IPv4 header
+ * costs more per call (measured); lwIP keeps the IPv4 header
  * checksum it writes (inline from the fields, LWIP_INLINE_IP_CHKSUM) and
  * ICMP (no device offloads it).
  */

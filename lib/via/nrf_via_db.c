@@ -188,8 +188,8 @@ flood_prone(size_t n, size_t run)
 /*
  * Move a literal off a flood-prone tail ("nrf-0000"). One such literal
  * costs the whole database Hyperscan's pure-literal runtime: every scan
- * then runs the full Rose engine and every reported literal costs about
- * 650 instructions more (docs/decisions/0008-via-scan-cost.md). So the
+ * then runs the full Rose engine and every reported literal costs much
+ * more (docs/decisions/0008-via-scan-cost.md). So the
  * literal grows past the run when the host goes on, on to the next letter
  * or digit ("nrf-0000.s", not "nrf-0000.": Hyperscan's literal matchers
  * look at the last bytes of a literal first, and "0." is in every

@@ -113,7 +113,7 @@ eq_nocase(struct nrf_slice a, const char *b)
 	return true;
 }
 
-/* SPEC §4 read literally, on one parsed member. */
+/* docs/via.md's matching rule read literally, on one parsed member. */
 static bool
 reference_match(const struct nrf_via_member *m, const struct nrf_via_identity *id)
 {

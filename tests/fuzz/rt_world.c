@@ -287,7 +287,8 @@ static const struct ident idents[] = {
 	{"10.0.0.4", UP_PORT, UP_G},
 };
 
-/* SPEC §4 read literally on one parsed member (as in fuzz_via.c). */
+/* docs/via.md's matching rule read literally on one parsed member (as in
+ * fuzz_via.c). */
 static bool
 ident_match(const struct nrf_via_member *m, const struct ident *id)
 {

@@ -192,7 +192,7 @@ def peer(fqdn, port, priority=1, ipv4='127.0.0.1', api_prefix='', scheme='http',
 def nrfwd_config(host, port=None, local=None, peers=(), growth_sets=None,
                  timeouts=None, limits=None, forwarding=None, listen_host='127.0.0.1',
                  error_responses=None):
-    """A configuration document (SPEC §5) for one nrfwd on loopback.
+    """A configuration document (docs/config.md) for one nrfwd on loopback.
 
     @host/@port: ocnrfHost/ocnrfPort (port: a free one when None; nrfwd
     listens on it). @local: local NRF port on 127.0.0.1 (None: pure

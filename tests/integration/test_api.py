@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: BSD-3-Clause
-"""Integration tests of the management listener (SPEC §6, §7): the REST
+"""Integration tests of the management listener (docs/rest-api.md): the REST
 configuration API, persistence, the bearer token, metrics, health, and
 nrfwd-ctl's get/put/patch/metrics.
 

@@ -1,7 +1,6 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: BSD-3-Clause
-"""What the package ships besides the binaries, checked against the code
-(issue 18).
+"""What the package ships besides the binaries, checked against the code.
 
 Usage: python3 tests/integration/test_dist.py [--build-dir BUILD] [unittest args]
 

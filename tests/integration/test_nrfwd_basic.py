@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: BSD-3-Clause
-"""Integration tests of the nrfwd data path on kernel sockets (SPEC §3).
+"""Integration tests of the nrfwd data path on kernel sockets (docs/behaviour.md).
 
 Usage: python3 tests/integration/test_nrfwd_basic.py [--build-dir BUILD] [unittest args]
 

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: BSD-3-Clause
-"""Live reconfiguration under load (SPEC §6: "applied to every data-path
+"""Live reconfiguration under load (docs/rest-api.md: "applied to every data-path
 core without dropping or failing requests in flight").
 
 Usage: python3 tests/integration/test_reconfig.py [--build-dir BUILD]

@@ -89,7 +89,7 @@ class Topology(unittest.TestCase):
         self.nrf('e', E, 'stub-profiles-e.json', peers=[self.peer('a', A)])
         a = self.nrf('a', A, 'stub-profiles-a.json', peers=[self.peer('e', E)])
         st, hd, body = H.curl(a.url(disc('NEF')))
-        # SPEC §3 step 8: every candidate skipped by loop prevention, and E has
+        # docs/behaviour.md, step 8: every candidate skipped by loop prevention, and E has
         # a local NRF: E's local answer (an empty result) is the answer.
         self.assertEqual(st, 200, body)
         self.assertEqual(json.loads(body)['nfInstances'], [])

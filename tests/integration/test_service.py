@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: BSD-3-Clause
-"""nrfwd as a service (issue 18): the systemd notification protocol, the
+"""nrfwd as a service: the systemd notification protocol, the
 watchdog, SIGHUP reload and journal log lines, checked without systemd.
 
 Usage: python3 tests/integration/test_service.py [--build-dir BUILD] [unittest args]

@@ -1,7 +1,6 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: BSD-3-Clause
-"""The Debian package, built, installed, run, reloaded, stopped and purged
-(issue 18).
+"""The Debian package, built, installed, run, reloaded, stopped and purged.
 
 Usage: python3 tests/package/test_package.py [--build-dir BUILD] [--deb FILE]
        [--keep] [unittest args]

@@ -126,7 +126,7 @@ With(const std::string &doc, const std::string &ptr, const char *value)
 inline const char *kMinimal =
 	R"({"generalOptions": {"ocnrfHost": "nrf-a.seg1.example.com", "ocnrfPort": 8080}})";
 
-// SPEC.md §5 example, verbatim.
+// A full configuration document: every section, as docs/config.md shows them.
 inline const char *kSpec = R"({
   "generalOptions": {
     "ocnrfHost": "nrf-a.seg1.example.com", "ocnrfPort": 8080,

@@ -83,7 +83,7 @@ TEST(FwdClassify, NullSlicesAreOther)
 	EXPECT_EQ(nrf_fwd_classify(nrf_slice_str("POST"), none, none), NRF_OP_OTHER);
 }
 
-/* The query cut only after the literal (issue 19) classifies as cutting it
+/* The query cut only after the literal classifies as cutting it
  * from the whole path first did: the earlier implementation, kept here as
  * the reference, against every literal with every rest and a '?' (or
  * none) at every position, with and without an apiPrefix. */

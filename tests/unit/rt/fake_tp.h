@@ -5,8 +5,7 @@
 /*
  * An in-memory transport (struct nrf_tp_ops) for tests that drive a whole
  * lib/rt worker without sockets: the fuzz targets tests/fuzz/fuzz_front.c
- * and fuzz_peer.c (DESIGN.md: "a fake transport under tests/unit/rt/
- * drives the whole pipeline").
+ * and fuzz_peer.c, and the unit tests of the pipeline (docs/testing.md).
  *
  * Every connection has two ends: nrfwd's, used through the ops table like
  * a kernel socket, and the remote one, played by the test through the

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Unit tests of the request pipeline, lib/rt/rt_proxy.c with rt_pool.c
- * (SPEC §3, docs/failures.md): a real lib/rt worker on the in-memory
+ * (docs/behaviour.md, docs/failures.md): a real lib/rt worker on the in-memory
  * transport (tests/unit/rt/fake_tp.c), driven by tests/fuzz/rt_world.c,
  * whose upstreams are nghttp2 servers with canned behaviours: the local
  * NRF (10.0.0.1:8000), nrf-b (priority 1), nrf-c (priority 2, apiPrefix

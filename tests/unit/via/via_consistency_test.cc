@@ -37,7 +37,7 @@ EqualNoCase(nrf_slice a, const char *b)
 	return true;
 }
 
-/* SPEC §4 read literally, on one parsed member. */
+/* docs/via.md's matching rule read literally, on one parsed member. */
 bool
 ReferenceMatch(const nrf_via_member &m, const nrf_via_identity &id)
 {
