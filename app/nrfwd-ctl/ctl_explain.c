@@ -122,22 +122,6 @@ on_match(void *arg, uint32_t id, uint32_t member)
 	return 0;
 }
 
-static const char *
-verdict_name(enum nrf_fwd_verdict v)
-{
-	switch (v) {
-	case NRF_FWD_LOOP_DETECTED:
-		return "loop-detected";
-	case NRF_FWD_HOP_LIMIT:
-		return "hop-limit";
-	case NRF_FWD_LOCAL_ONLY:
-		return "local-only";
-	case NRF_FWD_FORWARD:
-		return "forward";
-	}
-	return "unknown";
-}
-
 static json_t *
 members_json(const struct nrf_slice *lines, size_t n_lines, json_t **parse_error,
 	size_t *count)
@@ -566,7 +550,7 @@ ctl_explain(int argc, char **argv)
 		json_object_set_new(dec, "error", e);
 	} else {
 		nrf_fwd_decide(t, &res, op, (uint32_t)rotation, down, &plan);
-		json_object_set_new(dec, "verdict", json_string(verdict_name(plan.verdict)));
+		json_object_set_new(dec, "verdict", json_string(nrf_fwd_verdict_name(plan.verdict)));
 		if (plan.verdict == NRF_FWD_LOOP_DETECTED || plan.verdict == NRF_FWD_HOP_LIMIT) {
 			json_object_set_new(dec, "error",
 				ctl_problem_json(t, plan.error_mode, plan.error));

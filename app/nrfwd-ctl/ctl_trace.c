@@ -35,22 +35,6 @@ base(const char *s)
 }
 
 static const char *
-verdict_name(enum nrf_fwd_verdict v)
-{
-	switch (v) {
-	case NRF_FWD_LOOP_DETECTED:
-		return "loop-detected";
-	case NRF_FWD_HOP_LIMIT:
-		return "hop-limit";
-	case NRF_FWD_LOCAL_ONLY:
-		return "local-only";
-	case NRF_FWD_FORWARD:
-		return "forward";
-	}
-	return "unknown";
-}
-
-static const char *
 kind_name(enum nrf_topo_kind k)
 {
 	switch (k) {
@@ -201,7 +185,7 @@ hop_json(const struct nrf_topo *t, const struct nrf_topo_hops *tr, size_t h)
 	}
 	json_object_set_new(o, "operation", json_string(nrf_fwd_op_name(hp->op)));
 	json_object_set_new(o, "rotation", json_integer(hp->rotation));
-	json_object_set_new(o, "verdict", json_string(verdict_name(hp->plan.verdict)));
+	json_object_set_new(o, "verdict", json_string(nrf_fwd_verdict_name(hp->plan.verdict)));
 	if (cfg->rt.local_nrf.present) {
 		local = json_object();
 		json_object_set_new(local, "address",
@@ -335,7 +319,7 @@ print_hop(const struct nrf_topo *t, const struct nrf_topo_hops *tr, size_t h)
 	} else {
 		ind(d);
 		printf("  %s, rotation %u: %s", nrf_fwd_op_name(hp->op), hp->rotation,
-			verdict_name(hp->plan.verdict));
+			nrf_fwd_verdict_name(hp->plan.verdict));
 		if (hp->plan.verdict == NRF_FWD_LOOP_DETECTED)
 			printf(" (its own identity is in Via)");
 		else if (hp->plan.verdict == NRF_FWD_HOP_LIMIT)

@@ -194,6 +194,22 @@ nrf_fwd_op_enabled(const struct nrf_cfg *cfg, enum nrf_fwd_op op)
 }
 
 const char *
+nrf_fwd_verdict_name(enum nrf_fwd_verdict v)
+{
+	switch (v) {
+	case NRF_FWD_LOOP_DETECTED:
+		return "loop-detected";
+	case NRF_FWD_HOP_LIMIT:
+		return "hop-limit";
+	case NRF_FWD_LOCAL_ONLY:
+		return "local-only";
+	case NRF_FWD_FORWARD:
+		return "forward";
+	}
+	return "unknown";
+}
+
+const char *
 nrf_fwd_skip_reason_name(enum nrf_fwd_skip_reason r)
 {
 	switch (r) {

@@ -129,6 +129,10 @@ enum nrf_fwd_verdict {
 	NRF_FWD_FORWARD,
 };
 
+/** "loop-detected", "hop-limit", "local-only", "forward" (the names
+ *  nrfwd-ctl explain and trace print); "unknown" for anything else. */
+const char *nrf_fwd_verdict_name(enum nrf_fwd_verdict v);
+
 enum nrf_fwd_skip_reason {
 	NRF_FWD_SKIP_VIA_HOST = 0, /**< the peer's identity is in Via */
 	NRF_FWD_SKIP_VIA_SET,      /**< another host of its set is in Via (scope SET) */

@@ -359,3 +359,14 @@ TEST(FwdIdentities, ListsSelfAliasesAndEveryPeerAddress)
 	EXPECT_EQ(ids[2].peer, ids[3].peer);
 	EXPECT_EQ(nrf_fwd_identities(c.get(), ids, 3), NRF_ETOOBIG);
 }
+
+TEST(FwdNames, VerdictsAndSkipReasonsHaveTheNamesTheToolsPrint)
+{
+	EXPECT_STREQ(nrf_fwd_verdict_name(NRF_FWD_LOOP_DETECTED), "loop-detected");
+	EXPECT_STREQ(nrf_fwd_verdict_name(NRF_FWD_HOP_LIMIT), "hop-limit");
+	EXPECT_STREQ(nrf_fwd_verdict_name(NRF_FWD_LOCAL_ONLY), "local-only");
+	EXPECT_STREQ(nrf_fwd_verdict_name(NRF_FWD_FORWARD), "forward");
+	EXPECT_STREQ(nrf_fwd_verdict_name(static_cast<nrf_fwd_verdict>(99)), "unknown");
+	EXPECT_STREQ(nrf_fwd_skip_reason_name(NRF_FWD_SKIP_VIA_HOST), "via-host");
+	EXPECT_STREQ(nrf_fwd_skip_reason_name(NRF_FWD_SKIP_DOWN), "down");
+}
