@@ -443,20 +443,19 @@ apply(struct nrf_api *api, struct MHD_Connection *c, struct api_req *rq)
 {
 	const struct api_group *g = api_group_of(rq->res);
 	struct nrf_cfg_problems probs = {0};
-	const char *restart[8];
+	struct nrf_rt_change ch = {0};
 	char *running = NULL, *next = NULL, *persist = NULL, *answer = NULL;
 	char *disk = NULL, *doc = NULL, who[80];
 	size_t disk_len = 0, doc_len = 0;
-	struct nrf_rt_snap *snap;
 	struct nrf_cfg *cfg;
 	json_error_t je;
 	json_t *body;
 	uint64_t gen = 0, t0 = nrf_now_ns(), t1, t2;
-	unsigned int n_restart, i;
+	unsigned int i;
 	enum MHD_Result ret;
 	char why[512];
 	int rc, err = 0;
-	bool src_locked = false;
+	bool src_locked = false, seen = false;
 
 	if (atomic_load(&api->draining))
 		return refuse(api, c, rq, g, 503, "Service Unavailable", "NF_SERVICE_FAILURE",
@@ -498,15 +497,6 @@ apply(struct nrf_api *api, struct MHD_Connection *c, struct api_req *rq)
 				"the configuration is invalid; nothing was changed", &probs);
 		goto out;
 	}
-	n_restart = nrf_rt_restart_only(api->rt, cfg, restart, NRF_ARRAY_SIZE(restart));
-	if (n_restart > 0) {
-		for (i = 0; i < n_restart && i < NRF_ARRAY_SIZE(restart); i++)
-			api_problem_add(&probs, restart[i], "%s", NRF_CFG_RESTART_REASON);
-		nrf_cfg_free(cfg);
-		ret = refuse(api, c, rq, g, 400, "Bad Request", "MODIFICATION_NOT_ALLOWED",
-			"restart-only settings cannot be changed live; nothing was changed", &probs);
-		goto out;
-	}
 	persist = nrf_cfg_emit(cfg, NRF_CFG_ALL, 2, &err);
 	answer = nrf_cfg_emit(cfg, g->cfg, 2, &err);
 	if (persist == NULL || answer == NULL) {
@@ -515,19 +505,26 @@ apply(struct nrf_api *api, struct MHD_Connection *c, struct api_req *rq)
 			nrf_strerror(NRF_ENOMEM), NULL);
 		goto out;
 	}
-	/* Via database, forwarding table, peer addresses: before anything is
-	 * written or published. */
-	snap = nrf_rt_snap_create_for(api->rt, cfg, &err);
-	if (snap == NULL) {
-		if (err == NRF_ENOMEM) {
-			ret = refuse(api, c, rq, g, 500, "Internal Server Error", "SYSTEM_FAILURE",
-				nrf_strerror(err), NULL);
-		} else {
-			api_problem_add(&probs, g->pointer, "identities cannot be compiled: %s",
-				nrf_strerror(err));
-			ret = refuse(api, c, rq, g, 400, "Bad Request", "MANDATORY_IE_INCORRECT",
-				"the configuration cannot be used; nothing was changed", &probs);
-		}
+	/* Restart-only settings; Via database, forwarding table, peer
+	 * addresses: before anything is written or published. */
+	switch (nrf_rt_prepare(api->rt, cfg, &ch)) {
+	case NRF_RT_APPLY_OK:
+		break;
+	case NRF_RT_APPLY_RESTART_ONLY:
+		for (i = 0; i < ch.n_restart && i < NRF_ARRAY_SIZE(ch.restart); i++)
+			api_problem_add(&probs, ch.restart[i], "%s", NRF_CFG_RESTART_REASON);
+		ret = refuse(api, c, rq, g, 400, "Bad Request", "MODIFICATION_NOT_ALLOWED",
+			"restart-only settings cannot be changed live; nothing was changed", &probs);
+		goto out;
+	case NRF_RT_APPLY_NOMEM:
+		ret = refuse(api, c, rq, g, 500, "Internal Server Error", "SYSTEM_FAILURE",
+			nrf_strerror(ch.err), NULL);
+		goto out;
+	case NRF_RT_APPLY_UNUSABLE:
+		api_problem_add(&probs, g->pointer, "identities cannot be compiled: %s",
+			nrf_strerror(ch.err));
+		ret = refuse(api, c, rq, g, 400, "Bad Request", "MANDATORY_IE_INCORRECT",
+			"the configuration cannot be used; nothing was changed", &probs);
 		goto out;
 	}
 	t1 = nrf_now_ns();
@@ -544,8 +541,9 @@ apply(struct nrf_api *api, struct MHD_Connection *c, struct api_req *rq)
 			doc = api_persist_shared_doc(stored, g, rq->merge, body, running, gen + 1,
 				&doc_len);
 		free(stored);
-		api_source_change(api->src, snap, doc, doc_len, base, api->settle_ms, &src_locked,
+		api_source_change(api->src, ch.snap, doc, doc_len, base, api->settle_ms, &src_locked,
 			&so);
+		ch.snap = NULL; /* taken */
 		if (so.status != 200 && so.status != 202) {
 			ret = refuse(api, c, rq, g, so.status, so.title, so.cause, so.detail,
 				&so.probs);
@@ -578,7 +576,7 @@ apply(struct nrf_api *api, struct MHD_Connection *c, struct api_req *rq)
 					"disk since nrfwd last loaded or wrote it; reload it (SIGHUP, "
 					"systemctl reload nrfwd) or undo the edit; nothing was changed",
 					api->config_path);
-			nrf_rt_snap_free(snap);
+			nrf_rt_change_drop(&ch);
 			ret = refuse(api, c, rq, g, 409, "Conflict", "CONFIGURATION_CONFLICT",
 				detail, NULL);
 			goto out;
@@ -599,7 +597,7 @@ apply(struct nrf_api *api, struct MHD_Connection *c, struct api_req *rq)
 		rc = doc != NULL
 			? api_file_write_atomic(api->config_path, doc, doc_len, why, sizeof(why))
 			: api->src != NULL
-			? api_source_persist(api->src, snap, why, sizeof(why))
+			? api_source_persist(api->src, ch.snap, why, sizeof(why))
 			: api_file_write_atomic(api->config_path, persist, plen + 1, why,
 				sizeof(why));
 		if (rc == 0 && api->config_path != NULL) {
@@ -612,14 +610,14 @@ apply(struct nrf_api *api, struct MHD_Connection *c, struct api_req *rq)
 		}
 		persist[plen] = '\0';
 		if (rc != 0) {
-			nrf_rt_snap_free(snap);
+			nrf_rt_change_drop(&ch);
 			ret = refuse(api, c, rq, g, 500, "Internal Server Error", "SYSTEM_FAILURE",
 				why, NULL);
 			goto out;
 		}
 	}
 	t2 = nrf_now_ns();
-	rc = nrf_rt_publish(api->rt, snap);
+	rc = nrf_rt_commit(api->rt, &ch, api->settle_ms, &gen, &seen);
 	if (rc != 0) {
 		/* Put the file back as it was: the change was not applied. */
 		if (api->config_path != NULL && disk != NULL) {
@@ -634,10 +632,6 @@ apply(struct nrf_api *api, struct MHD_Connection *c, struct api_req *rq)
 			nrf_strerror(rc), NULL);
 		goto out;
 	}
-	gen = nrf_rt_generation(api->rt);
-	while (!nrf_rt_generation_seen(api->rt, gen) && nrf_now_ns() - t2 <
-		(uint64_t)api->settle_ms * 1000000ull)
-		usleep(100);
 	api->last_apply[0] = secs(t0, t1);
 	api->last_apply[1] = secs(t1, t2);
 	api->last_apply[2] = secs(t2, nrf_now_ns());
@@ -645,7 +639,7 @@ apply(struct nrf_api *api, struct MHD_Connection *c, struct api_req *rq)
 	NRF_LOG(INFO, API_MOD, "configuration generation %llu applied (%s %s from %s)%s: %sin use "
 		"by every worker after %.2f ms", (unsigned long long)gen, rq->merge ? "PATCH" : "PUT",
 		g->name, client_of(c, who, sizeof(who)), api->config_path != NULL ? ", persisted" : "",
-		nrf_rt_generation_seen(api->rt, gen) ? "" : "not yet ", api->last_apply[2] * 1e3);
+		seen ? "" : "not yet ", api->last_apply[2] * 1e3);
 	ret = reply_json_owned(api, c, rq, 200, answer);
 	answer = NULL;
 out:
@@ -1094,12 +1088,11 @@ reload_locked(struct nrf_api *api, struct nrf_rt *rt, const char *path, uint64_t
 	bool *applied, char *why, size_t cap)
 {
 	struct nrf_cfg_problems probs = {0};
-	const char *restart[8];
+	struct nrf_rt_change ch = {0};
 	char *running = NULL, *next = NULL;
-	struct nrf_rt_snap *snap;
 	struct nrf_cfg *cfg;
 	uint64_t gen = 0, t0 = nrf_now_ns(), t1;
-	unsigned int n_restart, i;
+	unsigned int i;
 	int rc, err = 0;
 
 	running = nrf_rt_emit(rt, NRF_CFG_ALL, 0, &gen, &err);
@@ -1156,36 +1149,32 @@ reload_locked(struct nrf_api *api, struct nrf_rt *rt, const char *path, uint64_t
 		NRF_LOG(INFO, API_MOD, "configuration reload from %s: TLS files changed on disk, "
 			"loading them", path);
 	}
-	n_restart = nrf_rt_restart_only(rt, cfg, restart, NRF_ARRAY_SIZE(restart));
-	if (n_restart > 0) {
-		for (i = 0; i < n_restart && i < NRF_ARRAY_SIZE(restart); i++)
-			api_problem_add(&probs, restart[i], "takes effect only after a restart "
+	switch (nrf_rt_prepare(rt, cfg, &ch)) {
+	case NRF_RT_APPLY_OK:
+		break;
+	case NRF_RT_APPLY_RESTART_ONLY:
+		for (i = 0; i < ch.n_restart && i < NRF_ARRAY_SIZE(ch.restart); i++)
+			api_problem_add(&probs, ch.restart[i], "takes effect only after a restart "
 				"(systemctl restart, not reload)");
-		nrf_cfg_free(cfg);
 		reload_why(why, cap, "restart-only setting changed", &probs, "");
 		rc = NRF_ECONFIG;
 		goto out;
-	}
-	snap = nrf_rt_snap_create_for(rt, cfg, &err);
-	if (snap == NULL) {
-		reload_why(why, cap, "cannot be used", NULL, nrf_strerror(err));
-		rc = err == NRF_ENOMEM ? NRF_ENOMEM : NRF_ECONFIG;
+	case NRF_RT_APPLY_NOMEM:
+	case NRF_RT_APPLY_UNUSABLE:
+		reload_why(why, cap, "cannot be used", NULL, nrf_strerror(ch.err));
+		rc = ch.err == NRF_ENOMEM ? NRF_ENOMEM : NRF_ECONFIG;
 		goto out;
 	}
 	t1 = nrf_now_ns();
-	rc = nrf_rt_publish(rt, snap);
+	rc = nrf_rt_commit(rt, &ch, api != NULL ? api->settle_ms : 0, &gen, NULL);
 	if (rc != 0) {
 		reload_why(why, cap, "not published", NULL, nrf_strerror(rc));
 		rc = rc == NRF_ENOMEM ? NRF_ENOMEM : NRF_ECONFIG;
 		goto out;
 	}
-	gen = nrf_rt_generation(rt);
 	if (gen_out != NULL)
 		*gen_out = gen;
 	if (api != NULL) {
-		while (!nrf_rt_generation_seen(rt, gen) && nrf_now_ns() - t1 <
-			(uint64_t)api->settle_ms * 1000000ull)
-			usleep(100);
 		api->last_apply[0] = secs(t0, t1);
 		api->last_apply[1] = 0.0;
 		api->last_apply[2] = secs(t1, nrf_now_ns());

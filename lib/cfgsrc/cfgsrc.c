@@ -384,11 +384,10 @@ static int
 apply_shared(struct nrf_cfgsrc *s, const char *text, size_t len, int64_t rev)
 {
 	struct nrf_cfg_problems probs = {0};
-	const char *restart[8];
+	struct nrf_rt_change ch = {0};
 	char *runtime = NULL, *doc = NULL, detail[320];
-	struct nrf_rt_snap *snap;
 	struct nrf_cfg *cfg = NULL;
-	unsigned int n_restart, i;
+	unsigned int i;
 	uint64_t gen = 0;
 	int rc, err = 0;
 
@@ -410,30 +409,29 @@ apply_shared(struct nrf_cfgsrc *s, const char *text, size_t len, int64_t rev)
 		rc = err;
 		goto refuse;
 	}
-	n_restart = nrf_rt_restart_only(s->rt, cfg, restart, NRF_ARRAY_SIZE(restart));
-	if (n_restart > 0) {
-		for (i = 0; i < n_restart && i < NRF_ARRAY_SIZE(restart); i++)
-			problem_add(&probs, restart[i], "takes effect only after a restart");
-		nrf_cfg_free(cfg);
+	switch (nrf_rt_prepare(s->rt, cfg, &ch)) {
+	case NRF_RT_APPLY_OK:
+		break;
+	case NRF_RT_APPLY_RESTART_ONLY:
+		for (i = 0; i < ch.n_restart && i < NRF_ARRAY_SIZE(ch.restart); i++)
+			problem_add(&probs, ch.restart[i], "takes effect only after a restart");
 		snprintf(detail, sizeof(detail), "restart-only settings differ; nothing was changed");
 		rc = NRF_ECONFIG;
 		goto refuse;
-	}
-	snap = nrf_rt_snap_create_for(s->rt, cfg, &err);
-	if (snap == NULL) {
-		problem_add(&probs, "", err == NRF_ENOMEM ? "out of memory"
+	case NRF_RT_APPLY_NOMEM:
+	case NRF_RT_APPLY_UNUSABLE:
+		problem_add(&probs, "", ch.err == NRF_ENOMEM ? "out of memory"
 			: "the identities or TLS files cannot be compiled");
 		snprintf(detail, sizeof(detail), "the document cannot be used: %s",
-			nrf_strerror(err));
-		rc = err;
+			nrf_strerror(ch.err));
+		rc = ch.err;
 		goto refuse;
 	}
-	rc = nrf_rt_publish(s->rt, snap);
+	rc = nrf_rt_commit(s->rt, &ch, 0, &gen, NULL);
 	if (rc != 0) {
 		snprintf(detail, sizeof(detail), "cannot publish: %s", nrf_strerror(rc));
 		goto refuse;
 	}
-	gen = nrf_rt_generation(s->rt);
 	pthread_mutex_lock(&s->st);
 	s->applied_rev = rev;
 	s->generation = gen;

@@ -193,6 +193,50 @@ unsigned int nrf_rt_restart_only(struct nrf_rt *rt, const struct nrf_cfg *next,
 	const char **ptrs, unsigned int max);
 
 /**
+ * One way to apply a configuration live, for every source of changes (the
+ * REST API, SIGHUP, the etcd watch): nrf_rt_prepare() checks and compiles,
+ * the caller then persists the change where it keeps it (a file, etcd) or
+ * drops it, and nrf_rt_commit() publishes it and waits for the workers.
+ */
+enum nrf_rt_refusal {
+	NRF_RT_APPLY_OK = 0,
+	/** restart-only settings differ (ch->restart[], ch->n_restart) */
+	NRF_RT_APPLY_RESTART_ONLY,
+	/** it cannot be compiled: identities, TLS files (ch->err) */
+	NRF_RT_APPLY_UNUSABLE,
+	/** out of memory */
+	NRF_RT_APPLY_NOMEM,
+};
+
+struct nrf_rt_change {
+	struct nrf_rt_snap *snap;   /**< NRF_RT_APPLY_OK: compiled, not published */
+	const char *restart[8];     /**< JSON pointers of restart-only settings */
+	unsigned int n_restart;     /**< how many differ (may exceed 8) */
+	int err;                    /**< the NRF_E* behind a refusal */
+};
+
+/**
+ * Check @p cfg against the running configuration (restart-only settings)
+ * and compile it into a snapshot (Via database, forwarding table, peer
+ * addresses, TLS). Takes @p cfg: it is freed on a refusal, owned by
+ * ch->snap otherwise. Nothing is changed either way. Control thread.
+ */
+enum nrf_rt_refusal nrf_rt_prepare(struct nrf_rt *rt, struct nrf_cfg *cfg,
+	struct nrf_rt_change *ch);
+
+/**
+ * Publish what nrf_rt_prepare() compiled (ch->snap is taken), then wait up to
+ * @p settle_ms for every worker to use it. @p gen: the generation published;
+ * @p seen: whether every worker used it within @p settle_ms (NULL-safe
+ * both). @return 0 or nrf_rt_publish()'s error (nothing changed then).
+ */
+int nrf_rt_commit(struct nrf_rt *rt, struct nrf_rt_change *ch, uint32_t settle_ms,
+	uint64_t *gen, bool *seen);
+
+/** Drop a prepared change that is not committed (its snapshot freed). */
+void nrf_rt_change_drop(struct nrf_rt_change *ch);
+
+/**
  * The running configuration as JSON text (nrf_cfg_emit() of @p group of the
  * snapshot published last); @p gen (may be NULL) receives its generation.
  * @return malloc'd text (caller free()s) or NULL with @p err set

@@ -165,3 +165,59 @@ TEST(RtSnap, BadParametersAreRefused)
 	EXPECT_EQ(nrf_rt_create(&p, Snap(Doc(FreePort(), FreePort(), "x"), 1), &err), nullptr);
 	EXPECT_EQ(err, NRF_EINVAL);
 }
+
+namespace {
+
+nrf_cfg *
+Cfg(const std::string &doc, uint64_t gen)
+{
+	nrf_cfg_problems probs = {};
+	int err = 0;
+	nrf_cfg *cfg = nrf_cfg_load(doc.data(), doc.size(), gen, &probs, &err);
+
+	nrf_cfg_problems_fini(&probs);
+	EXPECT_NE(cfg, nullptr);
+	return cfg;
+}
+
+} // namespace
+
+/* The one path of a live change (rt_apply.c): a typed refusal, nothing
+ * changed by it; a prepared change dropped changes nothing either; a
+ * committed one is in use by every worker when commit returns. */
+TEST(RtApply, PrepareRefusesWithAReasonAndCommitPublishesAndWaits)
+{
+	uint16_t port = FreePort(), peer = FreePort();
+	nrf_rt_params p = {2, nullptr, nullptr, nullptr};
+	int err = 0;
+	nrf_rt *rt = nrf_rt_create(&p, Snap(Doc(port, peer, "one"), 1), &err);
+
+	ASSERT_NE(rt, nullptr) << nrf_strerror(err);
+	ASSERT_EQ(nrf_rt_start(rt), 0);
+
+	nrf_rt_change ch = {};
+	EXPECT_EQ(nrf_rt_prepare(rt, Cfg(Doc(FreePort(), peer, "x"), 2), &ch),
+		NRF_RT_APPLY_RESTART_ONLY);
+	EXPECT_EQ(ch.n_restart, 1u);
+	EXPECT_STREQ(ch.restart[0], "/runtime/listen");
+	EXPECT_EQ(ch.snap, nullptr);
+
+	ASSERT_EQ(nrf_rt_prepare(rt, Cfg(Doc(port, peer, "dropped"), 2), &ch), NRF_RT_APPLY_OK);
+	ASSERT_NE(ch.snap, nullptr);
+	nrf_rt_change_drop(&ch);
+	EXPECT_EQ(ch.snap, nullptr);
+	EXPECT_EQ(nrf_rt_generation(rt), 1u);
+
+	ASSERT_EQ(nrf_rt_prepare(rt, Cfg(Doc(port, peer, "two"), 2), &ch), NRF_RT_APPLY_OK);
+	uint64_t gen = 0;
+	bool seen = false;
+	ASSERT_EQ(nrf_rt_commit(rt, &ch, 3000, &gen, &seen), 0);
+	EXPECT_EQ(ch.snap, nullptr);
+	EXPECT_EQ(gen, 2u);
+	EXPECT_TRUE(seen);
+	EXPECT_TRUE(nrf_rt_generation_seen(rt, 2));
+
+	nrf_rt_stop(rt, 100);
+	nrf_rt_join(rt);
+	nrf_rt_free(rt);
+}
