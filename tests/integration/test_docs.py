@@ -51,6 +51,16 @@ class Docs(unittest.TestCase):
         with open(os.path.join(ROOT, 'README.md')) as f:
             self.assertIn('docs/behaviour.md', f.read())
 
+    def test_04_every_decision_record_is_in_the_index_with_a_status(self):
+        d = os.path.join(ROOT, 'docs', 'decisions')
+        with open(os.path.join(d, 'README.md')) as f:
+            rows = {m.group(1): m.group(2).strip() for m in re.finditer(
+                r'^\| \[\d{4}\]\((\d{4}-[^)]+\.md)\) \|[^|]*\|([^|]*)\|$', f.read(), re.M)}
+        records = sorted(x for x in os.listdir(d) if re.match(r'\d{4}-.*\.md$', x))
+        self.assertEqual(sorted(rows), records)
+        for rec, status in rows.items():
+            self.assertRegex(status, r'^(holds|history)', rec)
+
 
 if __name__ == '__main__':
     argv = [a for i, a in enumerate(sys.argv) if a != '--build-dir' and
