@@ -25,22 +25,9 @@
 #include "nrf_tp.h"
 #include "rt_pool_glue.h"
 
+#include "unit/test_net.h"
+
 namespace {
-
-uint16_t
-FreePort()
-{
-	int fd = socket(AF_INET, SOCK_STREAM, 0);
-	sockaddr_in a = {};
-	socklen_t len = sizeof(a);
-
-	a.sin_family = AF_INET;
-	a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-	bind(fd, (sockaddr *)&a, sizeof(a));
-	getsockname(fd, (sockaddr *)&a, &len);
-	close(fd);
-	return ntohs(a.sin_port);
-}
 
 /* One peer (snapshot peer 0) and, when @p local_port is not 0, a local NRF. */
 std::string

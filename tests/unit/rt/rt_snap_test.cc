@@ -16,22 +16,9 @@
 #include "nrf_err.h"
 #include "nrf_rt.h"
 
+#include "unit/test_net.h"
+
 namespace {
-
-uint16_t
-FreePort()
-{
-	int fd = socket(AF_INET, SOCK_STREAM, 0);
-	sockaddr_in a = {};
-	socklen_t len = sizeof(a);
-
-	a.sin_family = AF_INET;
-	a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-	bind(fd, (sockaddr *)&a, sizeof(a));
-	getsockname(fd, (sockaddr *)&a, &len);
-	close(fd);
-	return ntohs(a.sin_port);
-}
 
 std::string
 Doc(uint16_t port, uint16_t peer_port, const char *detail)
