@@ -77,7 +77,7 @@ if [ "$sanitize" = 1 ]; then
 		test_timeouts test_links test_health test_reconfig test_tls test_api
 		test_seed_topology test_nrfwd_basic test_nrfwd_ctl test_nrfwd_ctl_topo test_load
 		test_dns test_peers test_upstream_h2 test_fleet_tls test_idle_eviction
-		test_client_limits test_units test_loops)
+		test_client_limits test_units test_loops test_upgrade)
 	if [ -f tests/integration/meson.build ]; then
 		rdir="$(cd "$asandir" && pwd)/meson-logs/sanitizer-reports"
 		rm -rf "$rdir"
