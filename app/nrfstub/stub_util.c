@@ -199,18 +199,6 @@ sb_fini(struct sb *b)
 	b->oom = 0;
 }
 
-static int
-hexval(char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
-
 int
 url_decode(const char *s, size_t n, char *out, size_t outsz)
 {
@@ -221,9 +209,9 @@ url_decode(const char *s, size_t n, char *out, size_t outsz)
 
 		if (ch == '+') {
 			ch = ' ';
-		} else if (ch == '%' && i + 2 < n && hexval(s[i + 1]) >= 0 &&
-			   hexval(s[i + 2]) >= 0) {
-			ch = (char)(hexval(s[i + 1]) << 4 | hexval(s[i + 2]));
+		} else if (ch == '%' && i + 2 < n && nrf_hexval(s[i + 1]) >= 0 &&
+			   nrf_hexval(s[i + 2]) >= 0) {
+			ch = (char)(nrf_hexval(s[i + 1]) << 4 | nrf_hexval(s[i + 2]));
 			i += 2;
 		}
 		if (o + 1 >= outsz)

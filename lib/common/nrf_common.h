@@ -112,6 +112,19 @@ nrf_copy(void *dst, const void *src, size_t n)
 	}
 }
 
+/** The value of hex digit @p c (either case), or -1 when it is none. */
+static inline int
+nrf_hexval(char c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	if (c >= 'A' && c <= 'F')
+		return c - 'A' + 10;
+	return -1;
+}
+
 /**
  * The 16 lower-case hex digits of @p z, most significant first, into
  * @p out (no NUL added): what `snprintf(out, 17, "%016llx", z)` writes.

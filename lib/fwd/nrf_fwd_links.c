@@ -226,18 +226,6 @@ nrf_fwd_links_uri(const struct nrf_fwd_links *l, const char *in, size_t len, cha
 /* ------------------------------------------------------------------------ */
 /* JSON                                                                      */
 
-static int
-hexval(char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
-
 /*
  * One character of a JSON string at @p r (@p n raw bytes left, n > 0):
  * its decoded byte in @p c and its raw length, or 0 for an escape this
@@ -279,7 +267,7 @@ json_char(const char *r, size_t n, char *c)
 		if (n < 6)
 			return 0;
 		for (int i = 2; i < 6; i++) {
-			int h = hexval(r[i]);
+			int h = nrf_hexval(r[i]);
 
 			if (h < 0)
 				return 0;

@@ -302,18 +302,6 @@ rt_limit_key_addr(const char *peer, struct rt_limit_key *k)
 	return true;
 }
 
-static int
-hexval(char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
-
 /*
  * TS 29.500 §5.2.2.2: User-Agent of an NF is "<NF type>-<NF instance id>"
  * with an optional " <FQDN>" after it; the instance id is a UUID (TS 29.571
@@ -358,8 +346,8 @@ rt_limit_key_ua(struct nrf_slice ua, struct rt_limit_key *k)
 				return false;
 			continue;
 		}
-		hi = hexval(u[i]);
-		lo = hexval(u[i + 1]);
+		hi = nrf_hexval(u[i]);
+		lo = nrf_hexval(u[i + 1]);
 		if (hi < 0 || lo < 0)
 			return false;
 		b[j++] = (uint8_t)(hi << 4 | lo);

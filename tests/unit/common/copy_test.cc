@@ -97,3 +97,15 @@ TEST(Hex16, WritesWhatSnprintfWritesAndNothingMore)
 }
 
 } // namespace
+
+TEST(NrfHexval, EveryByte)
+{
+	for (int b = 0; b < 256; b++) {
+		char c = static_cast<char>(b);
+		int want = (c >= '0' && c <= '9') ? c - '0'
+			: (c >= 'a' && c <= 'f') ? c - 'a' + 10
+			: (c >= 'A' && c <= 'F') ? c - 'A' + 10 : -1;
+
+		EXPECT_EQ(nrf_hexval(c), want) << b;
+	}
+}
