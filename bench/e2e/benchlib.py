@@ -6,7 +6,9 @@ cpu_seconds(): utime+stime of a process and its live descendants, from /proc
 cpu_seconds_ns(): the same from schedstat, to the nanosecond
 (nghttpx forks a worker; the others are single processes);
 parse_h2load(): the summary of one h2load run;
-write_section(): replace one marked section of docs/benchmarks.md.
+write_section(): replace one marked section of docs/benchmarks.md;
+haproxy_h2_proxy(): the HAProxy 2.6 configuration every comparison uses
+(one thread, h2 on both sides, connections to the upstream reused).
 """
 import os
 import socket
@@ -18,6 +20,24 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."
 import h2load_out  # noqa: E402
 
 CLK = os.sysconf("SC_CLK_TCK")
+
+
+def haproxy_h2_proxy(path, listen, upstream, timeouts=None, frontend_rules=""):
+    """Write HAProxy's configuration for the side-by-side runs to @path: one
+    thread, an h2 (cleartext) frontend on @listen ("ADDR:PORT") and one h2
+    server @upstream ("ADDR:PORT"), with http-reuse always. @timeouts: the
+    defaults section's timeout lines (name -> value), else connect 1s,
+    client 30s, server 30s. @frontend_rules: lines put in the frontend
+    before its default_backend (each indented, each ending in a newline).
+    Returns @path."""
+    t = timeouts or {"connect": "1s", "client": "30s", "server": "30s"}
+    with open(path, "w") as f:
+        f.write("global\n    nbthread 1\n    log stdout format raw local0 emerg\n"
+                "defaults\n    mode http\n" +
+                "".join(f"    timeout {k} {v}\n" for k, v in t.items()) +
+                f"frontend fe\n    bind {listen} proto h2\n{frontend_rules}    default_backend be\n"
+                f"backend be\n    http-reuse always\n    server s1 {upstream} proto h2\n")
+    return path
 
 
 def free_port():

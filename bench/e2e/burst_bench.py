@@ -26,7 +26,8 @@ import tempfile
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from benchlib import free_port, parse_h2load, wait_port, write_section  # noqa: E402
+from benchlib import (  # noqa: E402
+    free_port, haproxy_h2_proxy, parse_h2load, wait_port, write_section)
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 PATH = "/nnrf-disc/v1/nf-instances?target-nf-type=AMF&requester-nf-type=SMF"
@@ -113,23 +114,8 @@ def main():
             systems.append((name, port))
         start_nrfwd("nrfwd (local NRF, defaults)", {})
         port = free_port()
-        hcfg = os.path.join(tmp, "haproxy.cfg")
-        with open(hcfg, "w") as f:
-            f.write(f"""global
-    nbthread 1
-    log stdout format raw local0 emerg
-defaults
-    mode http
-    timeout connect 1s
-    timeout client 30s
-    timeout server 30s
-frontend fe
-    bind 127.0.0.1:{port} proto h2
-    default_backend be
-backend be
-    http-reuse always
-    server s1 127.0.0.1:{up} proto h2
-""")
+        hcfg = haproxy_h2_proxy(os.path.join(tmp, "haproxy.cfg"), f"127.0.0.1:{port}",
+                                f"127.0.0.1:{up}")
         start(["haproxy", "-f", hcfg, "-db"], 1, port)
         systems.append(("HAProxy 2.6", port))
         port = free_port()

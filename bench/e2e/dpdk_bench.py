@@ -70,7 +70,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)
 sys.path.insert(0, os.path.join(ROOT, "tests", "dpdk"))
 sys.path.insert(0, os.path.join(ROOT, "bench", "e2e"))
 import nrfwd_dpdk_harness as D  # noqa: E402
-from benchlib import CLK, cpu_seconds, write_section  # noqa: E402
+from benchlib import CLK, cpu_seconds, haproxy_h2_proxy, write_section  # noqa: E402
 
 VIA = "2.0 nrf-x.seg9.example.com:8080, 2.0 nrf-y.seg8.example.com:8080, 2.0 nrf-z.seg7.example.com:8080"
 SELF = ("nrf-bench.seg1.example.com", 18500)
@@ -268,23 +268,8 @@ class Bench:
             "--workers", "1", "--log-level", "warn"], wait_port=NRFWD_PORT, ip=KERN_IP)
 
     def start_haproxy(self):
-        cfg = os.path.join(self.tmp, "haproxy.cfg")
-        with open(cfg, "w") as f:
-            f.write(f"""global
-    nbthread 1
-    log stdout format raw local0 emerg
-defaults
-    mode http
-    timeout connect 1s
-    timeout client 30s
-    timeout server 30s
-frontend fe
-    bind {KERN_IP}:{HAP_PORT} proto h2
-    default_backend be
-backend be
-    http-reuse always
-    server s1 {CLIENT_IP}:{UP_PORT} proto h2
-""")
+        cfg = haproxy_h2_proxy(os.path.join(self.tmp, "haproxy.cfg"), f"{KERN_IP}:{HAP_PORT}",
+                               f"{CLIENT_IP}:{UP_PORT}")
         return self.spawn("haproxy", self.ns_p, ["taskset", "-c", "1", "haproxy", "-f", cfg, "-db"],
                           wait_port=HAP_PORT, ip=KERN_IP)
 

@@ -44,7 +44,8 @@ import tempfile
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from benchlib import cpu_seconds_ns, free_port, wait_port, write_section  # noqa: E402
+from benchlib import (  # noqa: E402
+    cpu_seconds_ns, free_port, haproxy_h2_proxy, wait_port, write_section)
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 SELF = "nrf-bench.seg1.example.com:18500"
@@ -140,23 +141,8 @@ def main():
     http-request track-sc0 req.hdr(user-agent)
     http-request deny deny_status 429 if {{ sc_http_req_rate(0) gt {args.limit} }}
 """ if limited else "")
-        path = os.path.join(tmp, f"haproxy-{port}.cfg")
-        with open(path, "w") as f:
-            f.write(f"""global
-    nbthread 1
-    log stdout format raw local0 emerg
-defaults
-    mode http
-    timeout connect 1s
-    timeout client 30s
-    timeout server 30s
-frontend fe
-    bind 127.0.0.1:{port} proto h2
-{rule}    default_backend be
-backend be
-    http-reuse always
-    server s1 127.0.0.1:{upstream} proto h2
-""")
+        path = haproxy_h2_proxy(os.path.join(tmp, f"haproxy-{port}.cfg"), f"127.0.0.1:{port}",
+                                f"127.0.0.1:{upstream}", frontend_rules=rule)
         return start(["haproxy", "-f", path, "-db"], 1, port), port
 
     phases = [("alone", None, 0), ("10x", args.good_rps * 10, 16), ("flood", None, 64)]

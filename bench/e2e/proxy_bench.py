@@ -53,7 +53,8 @@ import tempfile
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from benchlib import cpu_seconds_ns, free_port, parse_h2load, wait_port, write_section  # noqa: E402
+from benchlib import (  # noqa: E402
+    cpu_seconds_ns, free_port, haproxy_h2_proxy, parse_h2load, wait_port, write_section)
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 VIA = "2.0 nrf-x.seg9.example.com:8080, 2.0 nrf-y.seg8.example.com:8080, 2.0 nrf-z.seg7.example.com:8080"
@@ -206,23 +207,8 @@ frontend origin
 
         def start_hap(upstream):
             port = free_port()
-            path = os.path.join(tmp, f"haproxy-{port}.cfg")
-            with open(path, "w") as f:
-                f.write(f"""global
-    nbthread 1
-    log stdout format raw local0 emerg
-defaults
-    mode http
-    timeout connect 1s
-    timeout client 30s
-    timeout server 30s
-frontend fe
-    bind 127.0.0.1:{port} proto h2
-    default_backend be
-backend be
-    http-reuse always
-    server s1 127.0.0.1:{upstream} proto h2
-""")
+            path = haproxy_h2_proxy(os.path.join(tmp, f"haproxy-{port}.cfg"),
+                                    f"127.0.0.1:{port}", f"127.0.0.1:{upstream}")
             return start(["haproxy", "-f", path, "-db"], 1, port), port
 
         def start_ngx(upstream):

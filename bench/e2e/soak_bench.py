@@ -9,7 +9,7 @@ Topology (loopback):
                          │                 AMF discovery answer, so bigdrop bites)
                          ├──────────────► peer nrfstub "nrf-e"  (priority 1, E profiles)
                          └──────────────► peer nrfstub "nrf-e2" (priority 2, E profiles)
-  h2load x 4 kinds ─► HAProxy 2.6 (nbthread 1, PLATFORM recipe) ─► the same "local" nrfstub
+  h2load x 4 kinds ─► HAProxy 2.6 (nbthread 1, as in every comparison) ─► the same "local" nrfstub
 
 HAProxy only forwards (no local-then-peer logic, no loop detection): it is the reference for
 memory and stability under the same soak, not for the answers.
@@ -59,7 +59,8 @@ import threading
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from benchlib import cpu_seconds_ns, free_port, wait_port, write_section  # noqa: E402
+from benchlib import (  # noqa: E402
+    cpu_seconds_ns, free_port, haproxy_h2_proxy, wait_port, write_section)
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(
     os.path.abspath(__file__)))), "tests", "integration"))
 from h2frames import PREFACE, frame, hpack_int, lit  # noqa: E402 (raw frames: the tests' one copy)
@@ -364,25 +365,10 @@ def main():
         sysprocs = {"nrfwd": nrfwd}
         if not args.no_haproxy:
             p_hap = free_port()
-            hapcfg = os.path.join(tmp, "haproxy.cfg")
-            with open(hapcfg, "w") as f:
-                f.write(f"""global
-    nbthread 1
-    log stdout format raw local0 emerg
-defaults
-    mode http
-    timeout connect 1s
-    timeout client 10s
-    timeout http-request 5s
-    timeout http-keep-alive 60s
-    timeout server 5s
-frontend fe
-    bind 127.0.0.1:{p_hap} proto h2
-    default_backend be
-backend be
-    http-reuse always
-    server s1 127.0.0.1:{p_local} proto h2
-""")
+            hapcfg = haproxy_h2_proxy(
+                os.path.join(tmp, "haproxy.cfg"), f"127.0.0.1:{p_hap}", f"127.0.0.1:{p_local}",
+                {"connect": "1s", "client": "10s", "http-request": "5s",
+                 "http-keep-alive": "60s", "server": "5s"})
             hap = P.start("haproxy", ["haproxy", "-f", hapcfg, "-db"], p_hap)
             systems.append(("haproxy", p_hap))
             pids["haproxy"] = hap.pid
