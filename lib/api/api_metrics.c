@@ -487,6 +487,16 @@ dpdk(struct api_buf *b, const struct api_metrics_in *in)
 		api_buf_printf(b, "nrfwd_dpdk_stray_rst_total{lcore=\"%d\",kind=\"limited\"} "
 			"%llu\n", d->lcore, (unsigned long long)d->lc.rst_limited);
 	}
+	head(b, "nrfwd_dpdk_challenge_acks_total", "counter",
+		"ACKs in answer to unacceptable segments of live connections (RFC 5961 challenge "
+		"ACKs): sent, and not sent (segment dropped) because the per-second budget was "
+		"spent.");
+	EACH_DP(i, d) {
+		api_buf_printf(b, "nrfwd_dpdk_challenge_acks_total{lcore=\"%d\",kind=\"sent\"} "
+			"%llu\n", d->lcore, (unsigned long long)d->lc.challenge_acks);
+		api_buf_printf(b, "nrfwd_dpdk_challenge_acks_total{lcore=\"%d\",kind=\"limited\"} "
+			"%llu\n", d->lcore, (unsigned long long)d->lc.challenge_limited);
+	}
 	head(b, "nrfwd_dpdk_syn_cookies_total", "counter",
 		"SYN cookies of the DPDK worker: SYN-ACKs sent with one (a listener with many "
 		"half-open connections), ACKs that returned a valid one (connections made).");
@@ -516,6 +526,16 @@ dpdk(struct api_buf *b, const struct api_metrics_in *in)
 	EACH_DP(i, d)
 		api_buf_printf(b, "nrfwd_dpdk_rx_held_frames{lcore=\"%d\"} %llu\n", d->lcore,
 			(unsigned long long)d->lc.rx_held);
+	head(b, "nrfwd_dpdk_pcbs_dropped_total", "counter",
+		"TCP pcbs the DPDK worker dropped: half_open (SYN_RCVD past synRcvdTimeoutMs or "
+		"synAckRetries), orphan (connections nrfwd had closed, reset when lwIP's pool was "
+		"nearly used up).");
+	EACH_DP(i, d) {
+		api_buf_printf(b, "nrfwd_dpdk_pcbs_dropped_total{lcore=\"%d\",kind=\"half_open\"} "
+			"%llu\n", d->lcore, (unsigned long long)d->lc.half_open_expired);
+		api_buf_printf(b, "nrfwd_dpdk_pcbs_dropped_total{lcore=\"%d\",kind=\"orphan\"} "
+			"%llu\n", d->lcore, (unsigned long long)d->lc.orphans_reset);
+	}
 	head(b, "nrfwd_dpdk_listen_overflows_total", "counter",
 		"Connections the DPDK worker refused because a listen queue was full.");
 	EACH_DP(i, d)
