@@ -75,7 +75,10 @@ static struct {
 	bool on;
 	struct tcp_pcb *watched; /* the pcb of the segment lwIP has */
 	bool watched_gone;       /* ... and lwIP freed it */
+	uint32_t zombies;        /* freed pcbs still linked in tcp_active_pcbs */
 } dm;
+
+#define DM_ZOMBIES_MAX 64 /* unlinked in one walk at the latest then */
 
 static inline uint64_t
 key_of(uint32_t rip, uint16_t rport, uint16_t lport)
@@ -245,14 +248,49 @@ splice(struct tcp_pcb **head, struct tcp_pcb *rest)
 }
 
 /*
+ * Unlink the zombies: pcbs lwIP freed while it was shown a list starting
+ * at them (tp_demux_input()), left in tcp_active_pcbs with their next
+ * pointing where lwIP's list went on. lwIP set their state to CLOSED
+ * (tcp_pcb_remove()), which no pcb of the list has otherwise; the pool
+ * does not write there (memp keeps its link at the element's start) and
+ * the pcbs cannot be handed out again before this runs (see
+ * tp_demux_repair()). One walk for many resets at once, where unlinking
+ * each one would walk to it.
+ */
+void
+tp_demux_repair(void)
+{
+	struct tcp_pcb *p, *prev = NULL;
+
+	if (dm.zombies == 0)
+		return;
+	for (p = tcp_active_pcbs; p != NULL && dm.zombies > 0;) {
+		if (p->state == CLOSED) {
+			p = p->next;
+			if (prev != NULL)
+				prev->next = p;
+			else
+				tcp_active_pcbs = p;
+			dm.zombies--;
+			continue;
+		}
+		prev = p;
+		p = p->next;
+	}
+	dm.zombies = 0;
+}
+
+/*
  * lwIP saw the list @p head starting at @p pcb (the real list starts at
  * @p real). Put the real list back: unchanged if @p pcb is still the
- * view's head; if lwIP took @p pcb out of the list (@p left: freed, or
- * moved to another list), lwIP made the view start at what followed it:
+ * view's head; if lwIP took @p pcb out of the list, lwIP made the view
+ * start at what followed it: a freed pcb (@p freed) of the active list
+ * stays linked as a zombie pointing there (tp_demux_repair()); otherwise
  * its predecessor in the real list is pointed there.
  */
 static void
-restore(struct tcp_pcb **head, struct tcp_pcb *real, struct tcp_pcb *pcb, bool left)
+restore(struct tcp_pcb **head, struct tcp_pcb *real, struct tcp_pcb *pcb, bool left,
+	bool freed)
 {
 	struct tcp_pcb *view = *head, *q;
 
@@ -270,6 +308,14 @@ restore(struct tcp_pcb **head, struct tcp_pcb *real, struct tcp_pcb *pcb, bool l
 	}
 	if (real == pcb) {
 		/* It was the real head too: lwIP's view is the real list. */
+		return;
+	}
+	if (freed && head == &tcp_active_pcbs) {
+		pcb->next = view;
+		dm.zombies++;
+		*head = real;
+		if (dm.zombies >= DM_ZOMBIES_MAX)
+			tp_demux_repair();
 		return;
 	}
 	for (q = real; q->next != pcb; q = q->next)
@@ -290,15 +336,21 @@ tp_demux_input(struct netif *nif, struct pbuf *p, const uint8_t *ip, uint16_t le
 	err_t e;
 
 	if (!dm.on || ip[9] != 6 || ihl < 20 || len < ihl + 20u || (ip[6] & 0x3fu) != 0 ||
-		ip[7] != 0)
+		ip[7] != 0) {
+		tp_demux_repair();
 		return nif->input(p, nif);
+	}
 	memcpy(&src, ip + 12, 4);
 	memcpy(&dst, ip + 16, 4);
-	if (dst != ip4_addr_get_u32(netif_ip4_addr(nif)))
+	if (dst != ip4_addr_get_u32(netif_ip4_addr(nif))) {
+		tp_demux_repair();
 		return nif->input(p, nif);
+	}
 	sport = (uint16_t)(th[0] << 8 | th[1]);
 	dport = (uint16_t)(th[2] << 8 | th[3]);
 	pcb = lookup(key_of(src, sport, dport));
+	if (pcb == NULL)
+		tp_demux_repair(); /* lwIP may allocate a pcb: no zombie left */
 	act = tcp_active_pcbs;
 	tw = tcp_tw_pcbs;
 	if (pcb == NULL) {
@@ -318,19 +370,24 @@ tp_demux_input(struct netif *nif, struct pbuf *p, const uint8_t *ip, uint16_t le
 		tcp_tw_pcbs = pcb;
 		e = nif->input(p, nif);
 		left = dm.watched_gone || pcb->state != TIME_WAIT;
-		restore(&tcp_tw_pcbs, tw, pcb, left);
+		restore(&tcp_tw_pcbs, tw, pcb, left, dm.watched_gone);
 		splice(&tcp_active_pcbs, act);
 	} else {
 		tcp_active_pcbs = pcb;
 		e = nif->input(p, nif);
 		left = dm.watched_gone || pcb->state == TIME_WAIT || pcb->state == CLOSED;
-		restore(&tcp_active_pcbs, act, pcb, left);
+		restore(&tcp_active_pcbs, act, pcb, left, dm.watched_gone);
 	}
 	dm.watched = NULL;
 	return e;
 }
 
 #else /* Debian's liblwip: no ISN hook, no index */
+
+void
+tp_demux_repair(void)
+{
+}
 
 int
 tp_demux_init(void)

@@ -41,6 +41,14 @@ void tp_demux_fini(void);
 err_t tp_demux_input(struct netif *nif, struct pbuf *p, const uint8_t *ip, uint16_t len);
 
 /*
+ * Unlink the pcbs lwIP freed during tp_demux_input() calls (kept linked
+ * until now so that a burst of resets costs one walk of the list, not one
+ * per reset). Must run after a burst of tp_demux_input() calls and before
+ * anything else of lwIP runs (timers, connects, closes, aborts).
+ */
+void tp_demux_repair(void);
+
+/*
  * The pcb of the active or TIME_WAIT lists for remote @p rip:@p rport and
  * local port @p lport (addresses in network order, ports in host order),
  * or NULL.

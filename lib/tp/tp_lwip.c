@@ -1060,6 +1060,7 @@ lw_poll(struct nrf_tp_loop *loop, int timeout_ms)
 	flush_owed(loop);
 	io = nrf_tp_dp_tx_flush();
 	io += nrf_tp_dp_rx(rx_frame, &lw.netif);
+	tp_demux_repair(); /* before lwIP's timers and the handlers */
 	if (t0 >= loop->next_tmr) {
 		uint64_t ms = sys_now();
 

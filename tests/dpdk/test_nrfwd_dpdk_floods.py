@@ -371,6 +371,10 @@ def conn_flood_case(fab, c, x, url, mgmt_host, kind, n, rate, hold, path, result
            'probes': (good, len(probes)), 'recovery': recovery, 'crowd': crowd_out}
     results[(kind, path)] = fig
     m = metrics(fab, mgmt_host) if path == 'dpdk' else {}
+    if os.environ.get('NRFWD_FLOODS_DUMP'):
+        import shutil
+        shutil.copy(log, '/tmp/nrfwd-floods-h2load-%s-%s.log' % (path, kind))
+        print('       flood window %.3f .. %.3f' % (t0, t1))
     if m and os.environ.get('NRFWD_FLOODS_DUMP'):
         for key in sorted(m):
             if m[key] != m0.get(key, 0.0) and 'dpdk' in key:
