@@ -1002,6 +1002,12 @@ sample_use(void)
 	st->pcb_time_wait = tw;
 #ifdef NRF_LWIP_OWN
 	st->rx_held = lw.held;
+	/* Every pcb of lwIP's lists is in the index and the other way round
+	 * (tp_demux.c): a difference would be a pcb lost from a list (no
+	 * timers: no retransmission) or a stale entry. */
+	if (syn + est + other + tw != tp_demux_count())
+		NRF_LOG_RL(WARN, "tp-lwip", "lwIP lists hold %llu pcbs, the index %u",
+			(unsigned long long)(syn + est + other + tw), tp_demux_count());
 #endif
 }
 
