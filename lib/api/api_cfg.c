@@ -65,6 +65,8 @@ api_route(const char *path)
 		return API_RES_READYZ;
 	if (path_is(path, "/peers"))
 		return API_RES_PEERS;
+	if (path_is(path, "/dpdk"))
+		return API_RES_DPDK;
 	return API_RES_NONE;
 }
 

@@ -44,6 +44,7 @@ enum api_res {
 	API_RES_HEALTHZ,
 	API_RES_READYZ,
 	API_RES_PEERS,      /* /peers (api_peers.c) */
+	API_RES_DPDK,       /* /dpdk (api_dpdk.c) */
 };
 
 /* A configuration group as a resource. */
@@ -206,7 +207,13 @@ struct api_metrics_in {
 					   * (entries with !polled are skipped);
 					   * NULL: not on DPDK */
 	struct nrf_rt_dns_stats dns;    /* peer names (!running: no series) */
+	const struct nrf_tp_dpdk_xstat *xstats; /* the DPDK port's extended
+					 * counters (with dp) */
+	unsigned int n_xstats;
 };
+
+/* Extended counters of the DPDK port shown at most (/metrics, GET /dpdk). */
+#define API_XSTATS_MAX 256
 
 /* The Prometheus text exposition (format 0.0.4) of @p in. */
 void api_metrics_render(struct api_buf *b, const struct api_metrics_in *in);
@@ -275,9 +282,6 @@ int api_source_persist(const struct nrf_api_source *src, struct nrf_rt_snap *sna
 void api_source_metrics(const struct nrf_api_source *src, struct api_buf *b);
 void api_source_ready(const struct nrf_api_source *src, json_t *doc);
 
-#ifdef __cplusplus
-}
-#endif
 /*
  * GET /peers (api_peers.c): @p up upstreams of the running configuration
  * joined by name with @p st (their counters summed over the workers), as
@@ -288,5 +292,21 @@ char *api_peers_render(const struct nrf_rt_upstream *up, size_t n_up,
 	const struct nrf_rt_peer_stats *st, size_t n_st, uint64_t generation, uint64_t now_ns);
 /* api_peers_render() of @p rt now (control thread). */
 char *api_peers_get(struct nrf_rt *rt);
+
+/*
+ * GET /dpdk (docs/rest-api.md, "DPDK"): the DPDK transport's counters as
+ * JSON: per worker @p dp[0..@p n) (entries with !polled are skipped; NULL
+ * or n == 0: not on DPDK), the port's counters (from the first polled
+ * worker) and its @p n_xs extended counters @p xs. A malloc'd string, NULL
+ * without memory. Pure: tested without a runtime.
+ */
+char *api_dpdk_render(const struct nrf_rt_dp_stats *dp, unsigned int n,
+	const struct nrf_tp_dpdk_xstat *xs, unsigned int n_xs);
+/* api_dpdk_render() of @p rt now (control thread). */
+char *api_dpdk_get(struct nrf_rt *rt);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif /* NRF_API_INT_H */

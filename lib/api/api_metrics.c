@@ -548,6 +548,22 @@ dpdk(struct api_buf *b, const struct api_metrics_in *in)
 		"Frames the DPDK port dropped because its RX ring was full (imissed).", d->port.imissed);
 	scalar(b, "nrfwd_dpdk_port_rx_nombuf_total", "counter",
 		"RX mbuf allocation failures of the DPDK port.", d->port.rx_nombuf);
+	scalar(b, "nrfwd_dpdk_port_rx_errors_total", "counter",
+		"Erroneous frames the DPDK port received (ierrors).", d->port.ierrors);
+	scalar(b, "nrfwd_dpdk_port_tx_errors_total", "counter",
+		"Frames the DPDK port failed to send (oerrors).", d->port.oerrors);
+	if (in->n_xstats > 0) {
+		head(b, "nrfwd_dpdk_port_xstats_total", "counter",
+			"Extended counters of the DPDK port, as its driver names them "
+			"(rte_eth_xstats_get(); drops by cause on a NIC, few on net_af_packet).");
+		for (i = 0; i < in->n_xstats; i++) {
+			char e[2 * sizeof(in->xstats[i].name)];
+
+			api_buf_printf(b, "nrfwd_dpdk_port_xstats_total{name=\"%s\"} %llu\n",
+				esc(in->xstats[i].name, e, sizeof(e)),
+				(unsigned long long)in->xstats[i].value);
+		}
+	}
 	scalar(b, "nrfwd_dpdk_tsc_hz", "gauge", "TSC cycles per second (cycles to seconds).",
 		d->tsc_hz);
 }

@@ -345,6 +345,22 @@ struct nrf_tp_dpdk_port_stats {
 /** @return 0, NRF_EINVAL (not initialised), NRF_EIO. Any thread. */
 int nrf_tp_dpdk_port_stats(struct nrf_tp_dpdk_port_stats *out);
 
+/** One extended counter of the port, as the PMD names it. */
+struct nrf_tp_dpdk_xstat {
+	char name[64];
+	uint64_t value;
+};
+
+/**
+ * The port's extended counters (rte_eth_xstats_get(): what the PMD offers;
+ * net_af_packet has few, a NIC's PMD its drops by cause), up to @p max
+ * into @p out in the PMD's order; names longer than 63 bytes are cut.
+ * Allocates while it runs: not for the data path.
+ * @return how many were written (>= 0), NRF_EINVAL (not initialised),
+ *   NRF_EIO (the PMD failed), NRF_ENOMEM. Any thread.
+ */
+int nrf_tp_dpdk_port_xstats(struct nrf_tp_dpdk_xstat *out, unsigned int max);
+
 #ifdef __cplusplus
 }
 #endif

@@ -1350,3 +1350,40 @@ nrf_tp_dpdk_port_stats(struct nrf_tp_dpdk_port_stats *out)
 	out->rx_nombuf = s.rx_nombuf;
 	return 0;
 }
+
+int
+nrf_tp_dpdk_port_xstats(struct nrf_tp_dpdk_xstat *out, unsigned int max)
+{
+	struct rte_eth_xstat_name *names = NULL;
+	struct rte_eth_xstat *vals = NULL;
+	int n, k, i, w = 0;
+
+	if (!pt.port_started)
+		return NRF_EINVAL;
+	n = rte_eth_xstats_get_names(pt.port, NULL, 0);
+	if (n < 0)
+		return NRF_EIO;
+	if (n == 0)
+		return 0;
+	names = calloc((size_t)n, sizeof(*names));
+	vals = calloc((size_t)n, sizeof(*vals));
+	if (names == NULL || vals == NULL) {
+		free(names);
+		free(vals);
+		return NRF_ENOMEM;
+	}
+	k = rte_eth_xstats_get_names(pt.port, names, (unsigned int)n);
+	n = k > 0 && k <= n ? rte_eth_xstats_get(pt.port, vals, (unsigned int)k) : -1;
+	if (n > k)
+		n = -1;
+	for (i = 0; i < n && (unsigned int)w < max; i++) {
+		if (vals[i].id >= (uint64_t)k)
+			continue;
+		snprintf(out[w].name, sizeof(out[w].name), "%s", names[vals[i].id].name);
+		out[w].value = vals[i].value;
+		w++;
+	}
+	free(names);
+	free(vals);
+	return n < 0 ? NRF_EIO : w;
+}

@@ -428,6 +428,36 @@ def start_kernel_nrfwd(fab, k, stub):
     return proc
 
 
+def dpdk_view(fab, a, own):
+    """GET /dpdk after the spoofed floods: the same counters as /metrics,
+    and the port's extended counters (what net_af_packet offers) in both."""
+    import nrfwd_dpdk_harness as D
+
+    r = fab.run(a, ['curl', '-s', '-m', '10', 'http://127.0.0.1:%d/dpdk' % MGMT], timeout=20)
+    doc = json.loads(r.stdout.decode())
+    m = metrics(fab, a)
+    D.expect_eq(doc['transport'], 'dpdk', 'transport')
+    D.expect_eq(len(doc['workers']), 1, 'workers')
+    w = doc['workers'][0]
+    for key, name, labels in (('strayResets', 'nrfwd_dpdk_stray_rst_total', 'limited'),
+                              ('synCookies', 'nrfwd_dpdk_syn_cookies_total', 'sent')):
+        sub = 'limited' if key == 'strayResets' else 'sent'
+        # /metrics was read just after: the same count, or a few more.
+        later = int(summed(m, name, kind=labels))
+        D.expect(0 <= later - w[key][sub] <= 5, '%s.%s %d, /metrics %d' % (
+            key, sub, w[key][sub], later))
+    D.expect(w['strayResets']['limited'] > 0, 'no stray RST limited in GET /dpdk')
+    if own:
+        D.expect(w['synCookies']['sent'] > 0, 'no SYN cookie in GET /dpdk')
+    xs = doc['port']['xstats']
+    xm = {k: v for k, v in m.items() if k.startswith('nrfwd_dpdk_port_xstats_total{')}
+    print('     GET /dpdk: %d extended counters of the port (%s), rx frames %d, missed %d' % (
+        len(xs), ', '.join(sorted(xs)[:6]) + (', ...' if len(xs) > 6 else ''),
+        doc['port']['rxFrames'], doc['port']['rxMissed']), flush=True)
+    D.expect(len(xs) > 0, 'no extended counter of the port')
+    D.expect_eq(len(xm), len(xs), 'extended counters in /metrics')
+
+
 def own_lwip():
     """Whether the build under test has nrfwd's own lwIP build (SYN
     cookies, challenge-ACK budget, pcb index) rather than Debian's liblwip:
@@ -514,6 +544,7 @@ def floods(fab, r):
         else:
             print('SKIP dpdk: SYN flood from spoofed addresses: Debian\'s liblwip build '
                   '(no SYN cookies: they need the own lwIP build\'s ISN hook)', flush=True)
+        r.check('dpdk: GET /dpdk and the port\'s extended counters', dpdk_view, fab, a, own)
     if only not in ('', 'connections'):
         return
     for kind, n, hold in (('bare', BARE, BARE / CONN_RATE + 1.0),
