@@ -37,6 +37,7 @@
  * listener) and leave it when lwIP frees them (tcp_free() calls the
  * extended argument's destroy callback).
  */
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/random.h>
@@ -61,6 +62,15 @@
 #if MEMP_NUM_TCP_PCB * 2 > DM_SLOTS
 #error "tp_demux: DM_SLOTS must be at least twice MEMP_NUM_TCP_PCB"
 #endif
+/* Zombies (tp_demux_repair()) are read after lwIP freed them: the pool
+ * must write only its free-list link, at the element's start, before
+ * next and state. */
+#if MEMP_OVERFLOW_CHECK || MEMP_MEM_MALLOC
+#error "tp_demux: freed pcbs must stay as lwIP left them (no overflow check, pools)"
+#endif
+_Static_assert(offsetof(struct tcp_pcb, next) >= sizeof(void *) &&
+	offsetof(struct tcp_pcb, state) >= sizeof(void *),
+	"a freed pcb's next and state must lie past the pool's link");
 
 struct slot {
 	uint64_t key;          /* remote address << 32 | remote port << 16 | local port */

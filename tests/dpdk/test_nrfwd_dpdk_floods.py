@@ -404,12 +404,28 @@ def conn_flood_case(fab, c, x, url, mgmt_host, kind, n, rate, hold, path, result
     D.expect_eq(good, len(probes), 'probes answered 200 (%r)' % probes)
     D.expect_eq(st_after, 200, 'a new connection after the flood')
     D.expect(recovery < 1.0, 'a new connection after the flood took %.2f s' % recovery)
-    if target is not None:
+    if target is not None and not slow_build():
         # Within 2x of the kernel path's p99 under the same flood; a few ms
         # of slack for a loaded 2-core machine, where either p99 is a few
         # requests delayed by a scheduler tick.
         D.expect(p99 <= 2 * target['p99'] + 10.0,
                  'p99 %.1f ms during the flood, the kernel path %.1f ms' % (p99, target['p99']))
+
+
+def slow_build():
+    """A build whose timing is not nrfwd's as it ships: sanitizers, or lwIP's
+    assertions (-Dlwip_asserts=true: lwIP then checks its lists on every
+    change, a walk of every pcb). The p99 comparison is reported, not
+    asserted there."""
+    import nrfwd_harness as H
+    if H.sanitized() != 'none':
+        return True
+    try:
+        with open(os.path.join(H.BUILD_DIR, 'meson-info', 'intro-buildoptions.json')) as f:
+            opts = {o['name']: o['value'] for o in json.load(f)}
+    except (OSError, ValueError):
+        return False
+    return str(opts.get('lwip_asserts', 'false')) == 'true' or opts.get('buildtype') == 'debug'
 
 
 def start_kernel_nrfwd(fab, k, stub):
