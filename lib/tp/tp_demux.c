@@ -56,6 +56,10 @@
 #ifdef NRF_LWIP_OWN
 #include "nrf_lwip_hooks.h"
 
+#if !defined(LWIP_HOOK_TCP_INPACKET_PCB) || LWIP_TCP_PCB_NUM_EXT_ARGS < 1
+#error "subprojects/lwip has an older overlay than subprojects/packagefiles/lwip: run scripts/fetch_lwip.sh"
+#endif
+
 #define DM_SLOTS 32768u /* a power of two above 2 x MEMP_NUM_TCP_PCB */
 #define DM_NEAR_FULL 16u /* pcbs left in the pool: lwIP's own walk */
 
@@ -88,7 +92,7 @@ static struct {
 	uint32_t zombies;        /* freed pcbs still linked in tcp_active_pcbs */
 } dm;
 
-#define DM_ZOMBIES_MAX 64 /* unlinked in one walk at the latest then */
+#define DM_ZOMBIES_MAX 1024 /* unlinked in one walk at the latest then */
 
 static inline uint64_t
 key_of(uint32_t rip, uint16_t rport, uint16_t lport)
@@ -263,10 +267,16 @@ splice(struct tcp_pcb **head, struct tcp_pcb *rest)
  * pointing where lwIP's list went on. lwIP set their state to CLOSED
  * (tcp_pcb_remove()), which no pcb of the list has otherwise; the pool
  * does not write there (memp keeps its link at the element's start) and
- * the pcbs cannot be handed out again before this runs (see
- * tp_demux_repair()). One walk for many resets at once, where unlinking
- * each one would walk to it.
+ * the pcbs cannot be handed out again before this runs (tp_demux.h says
+ * when it must). One walk for many resets at once, where unlinking each
+ * one would walk to it.
  */
+bool
+tp_demux_pending(void)
+{
+	return dm.zombies > 0;
+}
+
 void
 tp_demux_repair(void)
 {
@@ -393,6 +403,12 @@ tp_demux_input(struct netif *nif, struct pbuf *p, const uint8_t *ip, uint16_t le
 }
 
 #else /* Debian's liblwip: no ISN hook, no index */
+
+bool
+tp_demux_pending(void)
+{
+	return false;
+}
 
 void
 tp_demux_repair(void)

@@ -41,12 +41,20 @@ void tp_demux_fini(void);
 err_t tp_demux_input(struct netif *nif, struct pbuf *p, const uint8_t *ip, uint16_t len);
 
 /*
- * Unlink the pcbs lwIP freed during tp_demux_input() calls (kept linked
- * until now so that a burst of resets costs one walk of the list, not one
- * per reset). Must run after a burst of tp_demux_input() calls and before
- * anything else of lwIP runs (timers, connects, closes, aborts).
+ * Unlink the pcbs lwIP freed during tp_demux_input() calls ("zombies":
+ * kept linked, their next pointing on, so that a burst of resets costs
+ * one walk of the list, not one per reset). Zombies may stay while lwIP
+ * only finds pcbs through tp_demux_input() and the owner writes, reads or
+ * closes connections (lwIP's own removals walk through them unharmed);
+ * this must run before anything that may take a pcb from the pool
+ * (tcp_new(), a SYN to a listener: tp_demux_input() does it), before
+ * lwIP's timers (sys_check_timeouts()), before a walk of the lists of the
+ * transport's own, and before netif_remove(). Cheap when there is none.
  */
 void tp_demux_repair(void);
+
+/* Zombies to unlink (tp_demux_repair())? */
+bool tp_demux_pending(void);
 
 /*
  * The pcb of the active or TIME_WAIT lists for remote @p rip:@p rport and

@@ -544,6 +544,7 @@ nrf_tp_lw_stop(void)
 		NRF_LOG(WARN, "tp-lwip", "%lu lwIP assertion(s) failed while running (see the "
 			"\"lwip: assertion\" lines)", nrf_lwip_assert_count);
 #endif
+	tp_demux_repair(); /* netif_remove() walks the pcbs */
 	netif_set_down(&lw.netif);
 	netif_remove(&lw.netif);
 	tp_neigh_fini();
@@ -1034,6 +1035,7 @@ reap_orphans(uint64_t ms)
 	if (used < MEMP_NUM_TCP_PCB - MEMP_NUM_TCP_PCB / 8 || ms < lw.next_reap_ms)
 		return;
 	lw.next_reap_ms = ms + 50;
+	tp_demux_repair();
 	if (used - goal > 256)
 		goal = used - 256;
 	/* First those quiet for 2 s or more, then any. */
@@ -1066,14 +1068,21 @@ lw_poll(struct nrf_tp_loop *loop, int timeout_ms)
 	flush_owed(loop);
 	io = nrf_tp_dp_tx_flush();
 	io += nrf_tp_dp_rx(rx_frame, &lw.netif);
-	tp_demux_repair(); /* before lwIP's timers and the handlers */
 	if (t0 >= loop->next_tmr) {
 		uint64_t ms = sys_now();
 
-		sys_check_timeouts();
+		/* lwIP's TCP timers walk its lists: never with pcbs freed in
+		 * them (tp_demux.h). With some, the timers run only after the
+		 * walk that unlinks them, and only when one is due: a burst of
+		 * resets costs a walk per timer tick, not per RX burst. */
+		if (!tp_demux_pending() || sys_timeouts_sleeptime() <= 1) {
+			tp_demux_repair();
+			sys_check_timeouts();
+		}
 		tp_neigh_tick(ms);
 		tp_syn_tick(ms);
 		if (ms >= loop->next_sample_ms) {
+			tp_demux_repair();
 			sample_use();
 			loop->next_sample_ms = ms + 1000;
 		}
@@ -1144,6 +1153,7 @@ lw_listen(struct nrf_tp_loop *loop, const struct nrf_tp_addr *addr, int backlog,
 		return NULL;
 	}
 	l = calloc(1, sizeof(*l));
+	tp_demux_repair(); /* tcp_new() may take a pcb lwIP freed */
 	pcb = l != NULL ? tcp_new_ip_type(IPADDR_TYPE_V4) : NULL;
 	if (pcb == NULL) {
 		free(l);
@@ -1248,6 +1258,7 @@ lw_connect(struct nrf_tp_loop *loop, const struct nrf_tp_addr *addr, int *err)
 		return NULL;
 	}
 	c = calloc(1, sizeof(*c));
+	tp_demux_repair(); /* tcp_new() may take a pcb lwIP freed */
 	pcb = c != NULL ? tcp_new_ip_type(IPADDR_TYPE_V4) : NULL;
 	if (pcb == NULL) {
 		free(c);
