@@ -124,6 +124,76 @@ def attack(kind, dev, dst_ip, dst_mac, rate, seconds):
 PREFACE = b'PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n'
 
 
+def h2_frame(ftype, flags, payload=b''):
+    return struct.pack('!I', len(payload))[1:] + bytes([ftype, flags]) + b'\0\0\0\0' + payload
+
+
+def forged(dev, dst_ip, dst_mac, rate, seconds):
+    """Inside the attacker's namespace: an HTTP/2 connection of its own to
+    @dst_ip:PORT (preface, SETTINGS, nrfwd's SETTINGS acknowledged), then,
+    on a raw socket, segments forged for that connection's addresses and
+    ports with sequence and acknowledgement numbers far off (each one an
+    unacceptable segment: RFC 5961's challenge ACK) at @rate for @seconds;
+    then a PING on the connection. Prints JSON: frames sent, whether the
+    PING was answered."""
+    import json
+    import select
+
+    c = socket.create_connection((dst_ip, PORT), timeout=5)
+    c.sendall(PREFACE + h2_frame(4, 0))
+    got = b''
+    end = time.monotonic() + 5
+    while b'\x04\x00\x00\x00\x00\x00' not in got[:64] and time.monotonic() < end:
+        got += c.recv(65536)  # nrfwd's SETTINGS
+    c.sendall(h2_frame(4, 1))
+    sip, sport = c.getsockname()
+    s = socket.socket(socket.AF_PACKET, socket.SOCK_RAW)
+    s.bind((dev, 0))
+    src_mac = bytes.fromhex(open('/sys/class/net/%s/address' % dev).read().strip()
+                            .replace(':', ''))
+    dmac = bytes.fromhex(dst_mac.replace(':', ''))
+    frames = [frame(dmac, src_mac, socket.inet_aton(sip), socket.inet_aton(dst_ip), sport, PORT,
+                    random.getrandbits(32), random.getrandbits(32), 0x10, b'')
+              for _ in range(5000)]
+    sent = 0
+    t0 = time.monotonic()
+    batch = max(1, rate // 200)
+    while time.monotonic() - t0 < seconds:
+        due = int((time.monotonic() - t0) * rate)
+        while sent < due:
+            for _ in range(batch):
+                try:
+                    s.send(frames[sent % len(frames)])
+                except OSError:
+                    pass
+                sent += 1
+        time.sleep(0.002)
+    c.setblocking(False)
+    try:  # what came meanwhile
+        while c.recv(65536):
+            pass
+    except (BlockingIOError, OSError):
+        pass
+    c.setblocking(True)
+    c.settimeout(3)
+    alive = False
+    try:
+        c.sendall(h2_frame(6, 0, b'floods!!'))
+        end = time.monotonic() + 3
+        buf = b''
+        while time.monotonic() < end and not alive:
+            r, _, _ = select.select([c], [], [], 0.5)
+            if r:
+                d = c.recv(65536)
+                if not d:
+                    break
+                buf += d
+                alive = h2_frame(6, 1, b'floods!!') in buf
+    except OSError:
+        pass
+    print(json.dumps({'sent': sent, 'alive': alive}))
+
+
 def crowd(kind, dst_ip, port, n, rate, hold):
     """Inside the attacker's namespace: open @n TCP connections to
     @dst_ip:@port at @rate a second from this host's own address. 'bare'
@@ -463,6 +533,37 @@ def start_kernel_nrfwd(fab, k, stub):
     return proc
 
 
+FORGED_RATE, FORGED_S = 10000, 3.0
+
+
+def forged_case(fab, a, x, fwd):
+    """Forged out-of-window segments of one live connection: the ACKs
+    nrfwd answers them with stay within runtime.dpdk.challengeAcksPerSecond
+    (1 000 a second and as much burst), the rest is dropped and counted, and
+    the connection lives on (its PING answered)."""
+    import nrfwd_dpdk_harness as D
+
+    m0 = metrics(fab, a)
+    mac = mac_of(fab, a, fab.dpdk_dev(a))
+    r = fab.run(x, [sys.executable, os.path.abspath(__file__), '--forged', x.dev, fwd.dpdk_ip,
+                    mac, str(FORGED_RATE), str(FORGED_S)], timeout=FORGED_S + 30)
+    D.expect(r.returncode == 0, 'forger: %s' % (r.stdout + r.stderr).decode()[-2000:])
+    out = json.loads(r.stdout.decode().strip().splitlines()[-1])
+    m = metrics(fab, a)
+    sent = summed(m, 'nrfwd_dpdk_challenge_acks_total', kind='sent') - \
+        summed(m0, 'nrfwd_dpdk_challenge_acks_total', kind='sent')
+    limited = summed(m, 'nrfwd_dpdk_challenge_acks_total', kind='limited') - \
+        summed(m0, 'nrfwd_dpdk_challenge_acks_total', kind='limited')
+    print('     forged segments of a live connection: %d in %.0f s; challenge ACKs sent %d, '
+          'limited %d; the connection answered its PING: %s' % (
+              out['sent'], FORGED_S, sent, limited, out['alive']), flush=True)
+    D.expect(out['sent'] >= FORGED_RATE * FORGED_S * 0.5, 'only %d forged' % out['sent'])
+    D.expect(limited > 0, 'no challenge ACK limited')
+    D.expect(sent <= 1000 * (FORGED_S + 2) + 1000, '%d challenge ACKs sent' % sent)
+    D.expect(sent + limited >= out['sent'] * 0.5, 'forged segments not seen as unacceptable')
+    D.expect(out['alive'], 'the connection did not answer its PING after the forged segments')
+
+
 def dpdk_view(fab, a, own):
     """GET /dpdk after the spoofed floods: the same counters as /metrics,
     and the port's extended counters (what net_af_packet offers) in both."""
@@ -579,6 +680,12 @@ def floods(fab, r):
         else:
             print('SKIP dpdk: SYN flood from spoofed addresses: Debian\'s liblwip build '
                   '(no SYN cookies: they need the own lwIP build\'s ISN hook)', flush=True)
+        if own:
+            r.check('dpdk: forged segments of a live connection (%d/s, %.0f s)'
+                    % (FORGED_RATE, FORGED_S), forged_case, fab, a, x, fwd)
+        else:
+            print('SKIP dpdk: forged segments of a live connection: Debian\'s liblwip build '
+                  '(no challenge-ACK budget: it needs the own lwIP build\'s hooks)', flush=True)
         r.check('dpdk: GET /dpdk and the port\'s extended counters', dpdk_view, fab, a, own)
     if only not in ('', 'connections'):
         return
@@ -598,6 +705,9 @@ def floods(fab, r):
 def main(argv):
     if len(argv) == 8 and argv[1] == '--attack':
         attack(argv[2], argv[3], argv[4], argv[5], int(argv[6]), float(argv[7]))
+        return 0
+    if len(argv) == 7 and argv[1] == '--forged':
+        forged(argv[2], argv[3], argv[4], int(argv[5]), float(argv[6]))
         return 0
     if len(argv) == 8 and argv[1] == '--crowd':
         crowd(argv[2], argv[3], int(argv[4]), int(argv[5]), int(argv[6]), float(argv[7]))
