@@ -84,6 +84,13 @@ dpdk_settings(const struct nrf_cfg *cfg, const struct nrfwd_tp_opts *o,
 	c->idle_sleep_max_us = d->idle_sleep_max_us;
 	c->arp_probe_ms = d->arp_probe_ms;
 	c->link_wait_ms = d->link_wait_ms;
+	c->arp_rate = d->arp_rate;
+	c->arp_stranger_rate = d->arp_stranger_rate;
+	c->stray_rst_rate = d->stray_rst_rate;
+	c->challenge_ack_rate = d->challenge_ack_rate;
+	c->syn_cookie_from = d->syn_cookie_from;
+	c->syn_rcvd_timeout_ms = d->syn_rcvd_timeout_ms;
+	c->synack_retries = d->synack_retries;
 	c->pci_nic_intended = o->pci_nic;
 	c->role = o->role;
 	c->queue = (uint16_t)o->queue;

@@ -789,6 +789,92 @@ def run_own(args, b):
     return 0
 
 
+FLOOD_RATE, FLOOD_S = 20000, 5.0  # as tests/dpdk/test_nrfwd_dpdk_floods.py
+
+
+def run_flood(args, b):
+    """CPU per flood frame on each path, side by side: the floods test's
+    attacker (tests/dpdk/test_nrfwd_dpdk_floods.py --attack: spoofed
+    out-of-window ACKs, then SYNs, from addresses .150-.250 of the segment,
+    20 000 a second for 5 s) from the client end of the veth against nrfwd
+    on DPDK and then on kernel sockets, one system at a time, each started
+    afresh. Per frame sent: the nrfwd process's CPU (on DPDK its poll loop,
+    which also sleeps when idle: the loop's busy cycles are shown too),
+    the irq+softirq time of all CPUs, and everything together with the
+    attacker's own process (the send path, and on a veth the receiver's
+    kernel work in the sender's context): what the flood costs the machine."""
+    attack = os.path.join(ROOT, "tests", "dpdk", "test_nrfwd_dpdk_floods.py")
+    rows = {}
+    try:
+        b.setup()
+        b.start_upstream()
+        mac = subprocess.run(["ip", "netns", "exec", b.ns_p, "cat",
+                              f"/sys/class/net/{b.dev_p}/address"],
+                             capture_output=True, text=True).stdout.strip()
+        for rnd in range(args.rounds):
+            print(f"round {rnd + 1}/{args.rounds}", flush=True)
+            for kind in ("ack", "syn"):
+                for path in ("dpdk", "kernel"):
+                    p = b.start_dpdk_nrfwd(rnd * 10 + (1 if kind == "syn" else 0)) \
+                        if path == "dpdk" else b.start_kernel_nrfwd()
+                    ip = DPDK_IP if path == "dpdk" else KERN_IP
+                    try:
+                        time.sleep(1.0)
+                        busy0 = b.dpdk_counters() if path == "dpdk" else None
+                        c0, s0, n0 = children_cpu(), softirq_seconds(), cpu_seconds(p.pid)
+                        r = subprocess.run(["ip", "netns", "exec", b.ns_c, sys.executable, attack,
+                                            "--attack", kind, b.dev_c, ip, mac, str(FLOOD_RATE),
+                                            str(FLOOD_S)], capture_output=True, text=True,
+                                           timeout=FLOOD_S + 60)
+                        time.sleep(0.5)  # what the flood left queued is done
+                        c1, s1, n1 = children_cpu(), softirq_seconds(), cpu_seconds(p.pid)
+                        busy1 = b.dpdk_counters() if path == "dpdk" else None
+                    finally:
+                        b.stop(p)
+                    sent = int(r.stdout.split()[-1]) if r.returncode == 0 and r.stdout else 0
+                    if sent == 0:
+                        raise RuntimeError("attacker: " + (r.stdout + r.stderr)[-1000:])
+                    x = {"nrfwd": (n1 - n0) / sent, "softirq": (s1 - s0) / sent,
+                         "all": ((n1 - n0) + (s1 - s0) + (c1 - c0)) / sent}
+                    if busy1 is not None and busy1[2] > 0:
+                        x["loop"] = (busy1[0] - busy0[0]) / busy1[2] / sent
+                    rows.setdefault((kind, path), []).append(x)
+                    print(f"  {kind} flood, {path}: {sent} frames; per frame nrfwd "
+                          f"{x['nrfwd'] * 1e6:.2f} us, irq+softirq {x['softirq'] * 1e6:.2f} us, "
+                          f"all {x['all'] * 1e6:.2f} us"
+                          + (f", poll loop busy {x['loop'] * 1e6:.2f} us" if "loop" in x else ""),
+                          flush=True)
+    finally:
+        b.cleanup()
+
+    def med(kind, path, key):
+        v = [x[key] * 1e6 for x in rows.get((kind, path), []) if key in x]
+        return f"{statistics.median(v):.2f}" if v else "—"
+
+    lines = [
+        f"Command: `python3 bench/e2e/dpdk_bench.py --flood --rounds {args.rounds}` (as root) — "
+        f"{time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}, {platform.node() and 'shared'} "
+        f"{os.cpu_count()}-core machine, EAL memory `{' '.join(b.mem)}`; medians of "
+        f"{args.rounds} rounds. The floods test's attacker sends {FLOOD_RATE} spoofed frames a "
+        f"second for {FLOOD_S:.0f} s over a veth to nrfwd (DPDK: net_af_packet on the other end; "
+        "kernel: the other end's own stack); CPU in microseconds per frame sent.",
+        "",
+        "| flood | path | nrfwd process | its poll loop busy | irq + softirq (all CPUs) | "
+        "all: nrfwd + irq/softirq + the attacker |",
+        "|---|---|---|---|---|---|",
+    ]
+    for kind, label in (("ack", "out-of-window ACKs"), ("syn", "SYNs")):
+        for path, pl in (("dpdk", "DPDK (own lwIP build)"), ("kernel", "kernel sockets")):
+            lines.append(f"| {label} | {pl} | {med(kind, path, 'nrfwd')} | "
+                         f"{med(kind, path, 'loop') if path == 'dpdk' else '—'} | "
+                         f"{med(kind, path, 'softirq')} | {med(kind, path, 'all')} |")
+    text = "\n".join(lines)
+    print(text)
+    if not args.no_write:
+        write_section(os.path.join(ROOT, "docs", "benchmarks.md"), "dpdk-floods", text)
+    return 0
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--build-dir", default="build")
@@ -833,6 +919,9 @@ def main():
                     help="record call graphs (dwarf) and keep the perf data files in DIR")
     ap.add_argument("--no-perf", action="store_true")
     ap.add_argument("--no-write", action="store_true")
+    ap.add_argument("--flood", action="store_true",
+                    help="CPU per flood frame (spoofed ACKs, SYNs) on the DPDK and the kernel "
+                         "path; writes the dpdk-floods section")
     args = ap.parse_args()
     args.devices = [d for d in args.device.split(",") if d]
     if not args.devices or any(d not in ("af_packet", "memif") for d in args.devices) or (
@@ -848,6 +937,9 @@ def main():
         print(f"cannot run: {reason}")
         return 77
     b = Bench(args)
+    if args.flood:
+        signal.signal(signal.SIGTERM, lambda _s, _f: sys.exit("terminated"))
+        return run_flood(args, b)
     if args.icount_only:
         signal.signal(signal.SIGTERM, lambda _s, _f: sys.exit("terminated"))
         args.callgrind = args.callgrind or 3000

@@ -209,6 +209,7 @@ serve_metrics(struct nrf_api *api, struct MHD_Connection *c, struct api_req *rq)
 	struct nrf_rt_peer_stats *peers = NULL;
 	struct api_metrics_in in;
 	struct nrf_rt_dp_stats dp[NRF_RT_MAX_WORKERS];
+	struct nrf_tp_dpdk_xstat *xs = NULL;
 	bool any_dp = false;
 	struct api_buf b = {0};
 	unsigned int n = NRF_MIN(nrf_rt_workers(api->rt), (unsigned int)NRF_RT_MAX_WORKERS), i;
@@ -243,8 +244,15 @@ serve_metrics(struct nrf_api *api, struct MHD_Connection *c, struct api_req *rq)
 		if (nrf_rt_dp_stats_worker(api->rt, i, &dp[i]) == 0 && dp[i].polled)
 			any_dp = true;
 	}
-	if (any_dp)
+	if (any_dp) {
+		int nx;
+
 		in.dp = dp;
+		xs = calloc(API_XSTATS_MAX, sizeof(*xs));
+		nx = xs != NULL ? nrf_tp_dpdk_port_xstats(xs, API_XSTATS_MAX) : 0;
+		in.xstats = xs;
+		in.n_xstats = nx > 0 ? (unsigned int)nx : 0;
+	}
 	{
 		struct nrf_rt_loop *lv = NULL;
 		size_t ln = 0;
@@ -257,6 +265,7 @@ serve_metrics(struct nrf_api *api, struct MHD_Connection *c, struct api_req *rq)
 	api_metrics_process(&b);
 	api_source_metrics(api->src, &b);
 	pthread_mutex_unlock(&api->lock);
+	free(xs);
 	free(peers);
 	free(st);
 	if (b.oom || b.p == NULL) {
@@ -686,6 +695,14 @@ first_call(struct nrf_api *api, struct MHD_Connection *c, struct api_req *rq,
 			return reply(api, c, rq, 200, CT_JSON, "{\"status\":\"alive\"}\n", NULL);
 		case API_RES_READYZ:
 			return serve_ready(api, c, rq);
+		case API_RES_DPDK: {
+			char *text = api_dpdk_get(api->rt);
+
+			if (text == NULL)
+				return reply_problem(api, c, rq, 500, "Internal Server Error",
+					"SYSTEM_FAILURE", "out of memory", NULL, NULL);
+			return reply_json_owned(api, c, rq, 200, text);
+		}
 		case API_RES_PEERS: {
 			char *text = api_peers_get(api->rt);
 

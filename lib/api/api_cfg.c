@@ -67,6 +67,8 @@ api_route(const char *path)
 		return API_RES_PEERS;
 	if (path_is(path, "/loops"))
 		return API_RES_LOOPS;
+	if (path_is(path, "/dpdk"))
+		return API_RES_DPDK;
 	return API_RES_NONE;
 }
 

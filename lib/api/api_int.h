@@ -45,6 +45,7 @@ enum api_res {
 	API_RES_READYZ,
 	API_RES_PEERS,      /* /peers (api_peers.c) */
 	API_RES_LOOPS,      /* /loops (api_loops.c) */
+	API_RES_DPDK,       /* /dpdk (api_dpdk.c) */
 };
 
 /* A configuration group as a resource. */
@@ -208,7 +209,13 @@ struct api_metrics_in {
 					   * NULL: not on DPDK */
 	struct nrf_rt_dns_stats dns;    /* peer names (!running: no series) */
 	uint64_t loop_paths;            /* distinct loop paths (GET /loops) */
+	const struct nrf_tp_dpdk_xstat *xstats; /* the DPDK port's extended
+					 * counters (with dp) */
+	unsigned int n_xstats;
 };
+
+/* Extended counters of the DPDK port shown at most (/metrics, GET /dpdk). */
+#define API_XSTATS_MAX 256
 
 /* The Prometheus text exposition (format 0.0.4) of @p in. */
 void api_metrics_render(struct api_buf *b, const struct api_metrics_in *in);
@@ -277,9 +284,6 @@ int api_source_persist(const struct nrf_api_source *src, struct nrf_rt_snap *sna
 void api_source_metrics(const struct nrf_api_source *src, struct api_buf *b);
 void api_source_ready(const struct nrf_api_source *src, json_t *doc);
 
-#ifdef __cplusplus
-}
-#endif
 /*
  * GET /peers (api_peers.c): @p up upstreams of the running configuration
  * joined by name with @p st (their counters summed over the workers), as
@@ -299,15 +303,25 @@ char *api_peers_get(struct nrf_rt *rt);
  * at the same moment. api_loops_doc(): as a JSON object (NULL: out of
  * memory); api_loops_render(): as text (malloc'd).
  */
-#ifdef __cplusplus
-extern "C" {
-#endif
 json_t *api_loops_doc(struct nrf_rt_loop *v, size_t n, uint64_t drops, const char *self,
 	unsigned int workers, size_t limit, uint64_t now_ns, uint64_t real_ns);
 char *api_loops_render(struct nrf_rt_loop *v, size_t n, uint64_t drops, const char *self,
 	unsigned int workers, size_t limit, uint64_t now_ns, uint64_t real_ns);
 /* api_loops_render() of @p rt now (control thread). */
 char *api_loops_get(struct nrf_rt *rt, size_t limit);
+
+/*
+ * GET /dpdk (docs/rest-api.md, "DPDK"): the DPDK transport's counters as
+ * JSON: per worker @p dp[0..@p n) (entries with !polled are skipped; NULL
+ * or n == 0: not on DPDK), the port's counters (from the first polled
+ * worker) and its @p n_xs extended counters @p xs. A malloc'd string, NULL
+ * without memory. Pure: tested without a runtime.
+ */
+char *api_dpdk_render(const struct nrf_rt_dp_stats *dp, unsigned int n,
+	const struct nrf_tp_dpdk_xstat *xs, unsigned int n_xs);
+/* api_dpdk_render() of @p rt now (control thread). */
+char *api_dpdk_get(struct nrf_rt *rt);
+
 #ifdef __cplusplus
 }
 #endif

@@ -487,6 +487,16 @@ dpdk(struct api_buf *b, const struct api_metrics_in *in)
 		api_buf_printf(b, "nrfwd_dpdk_stray_rst_total{lcore=\"%d\",kind=\"limited\"} "
 			"%llu\n", d->lcore, (unsigned long long)d->lc.rst_limited);
 	}
+	head(b, "nrfwd_dpdk_challenge_acks_total", "counter",
+		"ACKs in answer to unacceptable segments of live connections (RFC 5961 challenge "
+		"ACKs): sent, and not sent (segment dropped) because the per-second budget was "
+		"spent.");
+	EACH_DP(i, d) {
+		api_buf_printf(b, "nrfwd_dpdk_challenge_acks_total{lcore=\"%d\",kind=\"sent\"} "
+			"%llu\n", d->lcore, (unsigned long long)d->lc.challenge_acks);
+		api_buf_printf(b, "nrfwd_dpdk_challenge_acks_total{lcore=\"%d\",kind=\"limited\"} "
+			"%llu\n", d->lcore, (unsigned long long)d->lc.challenge_limited);
+	}
 	head(b, "nrfwd_dpdk_syn_cookies_total", "counter",
 		"SYN cookies of the DPDK worker: SYN-ACKs sent with one (a listener with many "
 		"half-open connections), ACKs that returned a valid one (connections made).");
@@ -516,6 +526,16 @@ dpdk(struct api_buf *b, const struct api_metrics_in *in)
 	EACH_DP(i, d)
 		api_buf_printf(b, "nrfwd_dpdk_rx_held_frames{lcore=\"%d\"} %llu\n", d->lcore,
 			(unsigned long long)d->lc.rx_held);
+	head(b, "nrfwd_dpdk_pcbs_dropped_total", "counter",
+		"TCP pcbs the DPDK worker dropped: half_open (SYN_RCVD past synRcvdTimeoutMs or "
+		"synAckRetries), orphan (connections nrfwd had closed, reset when lwIP's pool was "
+		"nearly used up).");
+	EACH_DP(i, d) {
+		api_buf_printf(b, "nrfwd_dpdk_pcbs_dropped_total{lcore=\"%d\",kind=\"half_open\"} "
+			"%llu\n", d->lcore, (unsigned long long)d->lc.half_open_expired);
+		api_buf_printf(b, "nrfwd_dpdk_pcbs_dropped_total{lcore=\"%d\",kind=\"orphan\"} "
+			"%llu\n", d->lcore, (unsigned long long)d->lc.orphans_reset);
+	}
 	head(b, "nrfwd_dpdk_listen_overflows_total", "counter",
 		"Connections the DPDK worker refused because a listen queue was full.");
 	EACH_DP(i, d)
@@ -528,6 +548,22 @@ dpdk(struct api_buf *b, const struct api_metrics_in *in)
 		"Frames the DPDK port dropped because its RX ring was full (imissed).", d->port.imissed);
 	scalar(b, "nrfwd_dpdk_port_rx_nombuf_total", "counter",
 		"RX mbuf allocation failures of the DPDK port.", d->port.rx_nombuf);
+	scalar(b, "nrfwd_dpdk_port_rx_errors_total", "counter",
+		"Erroneous frames the DPDK port received (ierrors).", d->port.ierrors);
+	scalar(b, "nrfwd_dpdk_port_tx_errors_total", "counter",
+		"Frames the DPDK port failed to send (oerrors).", d->port.oerrors);
+	if (in->n_xstats > 0) {
+		head(b, "nrfwd_dpdk_port_xstats_total", "counter",
+			"Extended counters of the DPDK port, as its driver names them "
+			"(rte_eth_xstats_get(); drops by cause on a NIC, few on net_af_packet).");
+		for (i = 0; i < in->n_xstats; i++) {
+			char e[2 * sizeof(in->xstats[i].name)];
+
+			api_buf_printf(b, "nrfwd_dpdk_port_xstats_total{name=\"%s\"} %llu\n",
+				esc(in->xstats[i].name, e, sizeof(e)),
+				(unsigned long long)in->xstats[i].value);
+		}
+	}
 	scalar(b, "nrfwd_dpdk_tsc_hz", "gauge", "TSC cycles per second (cycles to seconds).",
 		d->tsc_hz);
 }

@@ -386,6 +386,21 @@ const struct field cfg_dpdk_fields[] = {
 		.min = 0, .max = 10000, .def = 300},
 	{FLD("linkWaitMs", F_U32, struct nrf_cfg_dpdk, link_wait_ms),
 		.min = 0, .max = 60000, .def = 2000},
+	/* Floods (docs/tuning.md "Floods"; decisions 0056, 0057, 0062). */
+	{FLD("arpRequestsPerSecond", F_U32, struct nrf_cfg_dpdk, arp_rate),
+		.min = 1, .max = 1000000, .def = 200},
+	{FLD("arpStrangerRequestsPerSecond", F_U32, struct nrf_cfg_dpdk, arp_stranger_rate),
+		.min = 1, .max = 1000000, .def = 20},
+	{FLD("strayResetsPerSecond", F_U32, struct nrf_cfg_dpdk, stray_rst_rate),
+		.min = 1, .max = 1000000, .def = 200},
+	{FLD("challengeAcksPerSecond", F_U32, struct nrf_cfg_dpdk, challenge_ack_rate),
+		.min = 1, .max = 1000000, .def = 1000},
+	{FLD("synCookieThreshold", F_U32, struct nrf_cfg_dpdk, syn_cookie_from),
+		.min = 1, .max = 254, .def = 128},
+	{FLD("synRcvdTimeoutMs", F_U32, struct nrf_cfg_dpdk, syn_rcvd_timeout_ms),
+		.min = 1000, .max = 20000, .def = 20000},
+	{FLD("synAckRetries", F_U32, struct nrf_cfg_dpdk, synack_retries),
+		.min = 1, .max = 12, .def = 5},
 	{NULL},
 };
 

@@ -220,6 +220,14 @@ struct nrf_cfg_dpdk {
 	uint32_t idle_sleep_max_us;  /**< idleSleepMaxUs 0..1000000, default 1000 */
 	uint32_t arp_probe_ms;       /**< arpProbeMs 0..10000 (0: skip), default 300 */
 	uint32_t link_wait_ms;       /**< linkWaitMs 0..60000, default 2000 */
+	/* Floods (docs/tuning.md "Floods"): budgets per second. */
+	uint32_t arp_rate;           /**< arpRequestsPerSecond 1..1000000, default 200 */
+	uint32_t arp_stranger_rate;  /**< arpStrangerRequestsPerSecond, default 20 */
+	uint32_t stray_rst_rate;     /**< strayResetsPerSecond, default 200 */
+	uint32_t challenge_ack_rate; /**< challengeAcksPerSecond, default 1000 */
+	uint32_t syn_cookie_from;    /**< synCookieThreshold 1..254, default 128 */
+	uint32_t syn_rcvd_timeout_ms; /**< synRcvdTimeoutMs 1000..20000, default 20000 */
+	uint32_t synack_retries;     /**< synAckRetries 1..12, default 5 */
 };
 
 /**

@@ -151,6 +151,27 @@ struct nrf_tp_dpdk_conf {
 	/** How long to wait for link up after the port starts (default 2000 ms);
 	 * a link still down is logged, not an error. */
 	uint32_t link_wait_ms;
+	/** Floods (docs/tuning.md "Floods"); budgets are per second, each also
+	 * its burst, 1..1000000. ARP requests for destinations nrfwd has
+	 * connections to, the gateway and the local NRF (default 200), and for
+	 * any other (default 20). */
+	uint32_t arp_rate;
+	uint32_t arp_stranger_rate;
+	/** RSTs in answer to a segment for no connection or out of window
+	 * (default 200). */
+	uint32_t stray_rst_rate;
+	/** ACKs in answer to an unacceptable segment of a live connection
+	 * (RFC 5961 challenge ACKs; default 1000; own lwIP build only). */
+	uint32_t challenge_ack_rate;
+	/** Half-open connections of a listener from which SYNs are answered with
+	 * SYN cookies, 1..254 (default 128; own lwIP build only). */
+	uint32_t syn_cookie_from;
+	/** A half-open connection (SYN_RCVD) is dropped once this old,
+	 * 1000..20000 ms (default 20000, lwIP's own limit), or once it sent
+	 * this many SYN-ACK retransmissions unanswered, 1..12 (default 5);
+	 * checked once a second. */
+	uint32_t syn_rcvd_timeout_ms;
+	uint32_t synack_retries;
 	/** Allow EAL arguments without --no-pci / -a / --allow: a real PCI NIC is
 	 * meant to be probed. Without it such arguments are refused. */
 	bool pci_nic_intended;
@@ -269,11 +290,22 @@ struct nrf_tp_dpdk_lcore_stats {
 	uint64_t arp_replies;      /**< ARP replies sent */
 	uint64_t rst_sent;         /**< RSTs sent in answer to a segment */
 	uint64_t rst_limited;      /**< ... not sent: over the per-second budget */
+	uint64_t challenge_acks;   /**< ACKs to unacceptable segments of a live
+	                            * connection (RFC 5961 challenge ACKs; own lwIP
+	                            * build) */
+	uint64_t challenge_limited; /**< ... not sent (segment dropped): over the
+	                            * per-second budget */
 	/* SYN cookies (decision 0057). */
 	uint64_t syn_cookies_sent; /**< SYN-ACKs with a cookie (listener under
 	                            * pressure: no state kept) */
 	uint64_t syn_cookies_ok;   /**< ACKs with a valid cookie: connections made */
 	uint64_t listen_overflows; /**< connections refused: listen queue full */
+	uint64_t half_open_expired; /**< half-open pcbs (SYN_RCVD) dropped: older
+	                            * than synRcvdTimeoutMs or synAckRetries
+	                            * SYN-ACKs unanswered */
+	uint64_t orphans_reset;    /**< closed connections lwIP still held (FIN
+	                            * exchange) reset to free pcbs for new ones:
+	                            * the pool was nearly used up */
 	/* lwIP's use, sampled once a second (gauges). */
 	uint64_t pcb_syn_rcvd;     /**< TCP pcbs half-open (SYN_RCVD) */
 	uint64_t pcb_established;  /**< ... ESTABLISHED */
@@ -312,6 +344,22 @@ struct nrf_tp_dpdk_port_stats {
 
 /** @return 0, NRF_EINVAL (not initialised), NRF_EIO. Any thread. */
 int nrf_tp_dpdk_port_stats(struct nrf_tp_dpdk_port_stats *out);
+
+/** One extended counter of the port, as the PMD names it. */
+struct nrf_tp_dpdk_xstat {
+	char name[64];
+	uint64_t value;
+};
+
+/**
+ * The port's extended counters (rte_eth_xstats_get(): what the PMD offers;
+ * net_af_packet has few, a NIC's PMD its drops by cause), up to @p max
+ * into @p out in the PMD's order; names longer than 63 bytes are cut.
+ * Allocates while it runs: not for the data path.
+ * @return how many were written (>= 0), NRF_EINVAL (not initialised),
+ *   NRF_EIO (the PMD failed), NRF_ENOMEM. Any thread.
+ */
+int nrf_tp_dpdk_port_xstats(struct nrf_tp_dpdk_xstat *out, unsigned int max);
 
 #ifdef __cplusplus
 }

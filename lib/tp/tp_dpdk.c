@@ -153,6 +153,15 @@ check_conf(const struct nrf_tp_dpdk_conf *c)
 			"plus bursts and cache", c->mbufs, c->rx_desc, c->tx_desc);
 		return NRF_EINVAL;
 	}
+	if (c->arp_rate < 1 || c->arp_stranger_rate < 1 || c->stray_rst_rate < 1 ||
+		c->challenge_ack_rate < 1 || c->syn_cookie_from < 1 || c->syn_cookie_from > 254 ||
+		c->syn_rcvd_timeout_ms < 1000 || c->syn_rcvd_timeout_ms > 20000 ||
+		c->synack_retries < 1 || c->synack_retries > 12) {
+		NRF_LOG(ERR, MOD, "DPDK flood settings out of range: budgets must be at least 1, "
+			"the SYN cookie threshold 1..254, the SYN_RCVD timeout 1000..20000 ms and "
+			"SYN-ACK retries 1..12");
+		return NRF_EINVAL;
+	}
 	if (c->mbuf_cache > RTE_MEMPOOL_CACHE_MAX_SIZE || c->mbuf_cache * 3u > c->mbufs * 2u) {
 		NRF_LOG(ERR, MOD, "DPDK mbuf cache %u too large (max %d and 2/3 of the pool)",
 			c->mbuf_cache, RTE_MEMPOOL_CACHE_MAX_SIZE);
@@ -739,6 +748,13 @@ nrf_tp_dpdk_conf_defaults(struct nrf_tp_dpdk_conf *conf)
 	conf->idle_sleep_max_us = 1000;
 	conf->arp_probe_ms = 300;
 	conf->link_wait_ms = 2000;
+	conf->arp_rate = 200;
+	conf->arp_stranger_rate = 20;
+	conf->stray_rst_rate = 200;
+	conf->challenge_ack_rate = 1000;
+	conf->syn_cookie_from = 128;
+	conf->syn_rcvd_timeout_ms = 20000;
+	conf->synack_retries = 5;
 	conf->pci_nic_intended = false;
 }
 
@@ -1333,4 +1349,41 @@ nrf_tp_dpdk_port_stats(struct nrf_tp_dpdk_port_stats *out)
 	out->oerrors = s.oerrors;
 	out->rx_nombuf = s.rx_nombuf;
 	return 0;
+}
+
+int
+nrf_tp_dpdk_port_xstats(struct nrf_tp_dpdk_xstat *out, unsigned int max)
+{
+	struct rte_eth_xstat_name *names = NULL;
+	struct rte_eth_xstat *vals = NULL;
+	int n, k, i, w = 0;
+
+	if (!pt.port_started)
+		return NRF_EINVAL;
+	n = rte_eth_xstats_get_names(pt.port, NULL, 0);
+	if (n < 0)
+		return NRF_EIO;
+	if (n == 0)
+		return 0;
+	names = calloc((size_t)n, sizeof(*names));
+	vals = calloc((size_t)n, sizeof(*vals));
+	if (names == NULL || vals == NULL) {
+		free(names);
+		free(vals);
+		return NRF_ENOMEM;
+	}
+	k = rte_eth_xstats_get_names(pt.port, names, (unsigned int)n);
+	n = k > 0 && k <= n ? rte_eth_xstats_get(pt.port, vals, (unsigned int)k) : -1;
+	if (n > k)
+		n = -1;
+	for (i = 0; i < n && (unsigned int)w < max; i++) {
+		if (vals[i].id >= (uint64_t)k)
+			continue;
+		snprintf(out[w].name, sizeof(out[w].name), "%s", names[vals[i].id].name);
+		out[w].value = vals[i].value;
+		w++;
+	}
+	free(names);
+	free(vals);
+	return n < 0 ? NRF_EIO : w;
 }

@@ -79,6 +79,14 @@ nrf_tp_dpdk_port_stats(struct nrf_tp_dpdk_port_stats *out)
 	return NRF_EINVAL;
 }
 
+int
+nrf_tp_dpdk_port_xstats(struct nrf_tp_dpdk_xstat *out, unsigned int max)
+{
+	(void)out;
+	(void)max;
+	return NRF_EINVAL;
+}
+
 unsigned int
 nrf_tp_dpdk_queues(void)
 {

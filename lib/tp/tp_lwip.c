@@ -73,6 +73,7 @@
 #include "nrf_log.h"
 #include "nrf_tp.h"
 #include "nrf_tp_dpdk.h"
+#include "tp_demux.h"
 #include "tp_dpdk_shim.h"
 #include "tp_neigh.h"
 #include "tp_syn.h"
@@ -188,6 +189,9 @@ static struct {
 	uint16_t mtu;
 	uint32_t ip;             /* network byte order */
 	struct nrf_tp_loop *loop;
+	uint32_t syn_rcvd_ticks; /* runtime.dpdk.synRcvdTimeoutMs in lwIP's slow ticks */
+	uint32_t synack_retries; /* runtime.dpdk.synAckRetries */
+	uint64_t next_reap_ms;   /* orphans: not before (the walk costs) */
 } lw;
 
 /* ------------------------------------------------------------------------ */
@@ -380,14 +384,9 @@ tw_reuse(const uint8_t *ip, uint16_t len, uint32_t src)
 	sport = (uint16_t)(th[0] << 8 | th[1]);
 	dport = (uint16_t)(th[2] << 8 | th[3]);
 	seq = (uint32_t)th[4] << 24 | (uint32_t)th[5] << 16 | (uint32_t)th[6] << 8 | th[7];
-	for (pcb = tcp_tw_pcbs; pcb != NULL; pcb = pcb->next) {
-		if (pcb->local_port == dport && pcb->remote_port == sport &&
-			ip4_addr_get_u32(ip_2_ip4(&pcb->remote_ip)) == src) {
-			if (TCP_SEQ_GT(seq, pcb->rcv_nxt))
-				tcp_abort(pcb); /* TIME_WAIT: removed, no RST sent */
-			return;
-		}
-	}
+	pcb = tp_demux_find(src, sport, dport);
+	if (pcb != NULL && pcb->state == TIME_WAIT && TCP_SEQ_GT(seq, pcb->rcv_nxt))
+		tcp_abort(pcb); /* TIME_WAIT: removed, no RST sent */
 }
 
 static int
@@ -435,7 +434,7 @@ rx_frame(void *arg, void *data, uint16_t len, void *frame)
 
 		/* lwIP owns p now, and through it the mbuf: whatever input()
 		 * says, freeing p gives the mbuf back (rx_ref_free()). */
-		e = nif->input(p, nif);
+		e = tp_demux_input(nif, p, f + ETH_HLEN, (uint16_t)(len - ETH_HLEN));
 		tp_neigh_rx_end();
 		if (e != ERR_OK) {
 			pbuf_free(p);
@@ -456,7 +455,8 @@ rx_frame(void *arg, void *data, uint16_t len, void *frame)
 		tp_neigh_rx_end();
 		return NRF_TP_DP_RX_DROP;
 	}
-	if (pbuf_take(p, data, len) != ERR_OK || nif->input(p, nif) != ERR_OK) {
+	if (pbuf_take(p, data, len) != ERR_OK ||
+		tp_demux_input(nif, p, f + ETH_HLEN, (uint16_t)(len - ETH_HLEN)) != ERR_OK) {
 		tp_neigh_rx_end();
 		pbuf_free(p);
 		return NRF_TP_DP_RX_DROP;
@@ -468,6 +468,7 @@ rx_frame(void *arg, void *data, uint16_t len, void *frame)
 int
 nrf_tp_lw_start(const struct nrf_tp_dpdk_conf *conf, const uint8_t mac[6], uint16_t mtu)
 {
+	struct tp_neigh_budgets budgets;
 	ip4_addr_t ip, mask, gw;
 	uint32_t m;
 
@@ -504,11 +505,23 @@ nrf_tp_lw_start(const struct nrf_tp_dpdk_conf *conf, const uint8_t mac[6], uint1
 	}
 	if (netif_add(&lw.netif, &ip, &mask, &gw, NULL, netif_setup, ethernet_input) == NULL)
 		return NRF_ENOMEM;
-	if (tp_neigh_init(&lw.netif, lw.ip, ip4_addr_get_u32(&mask), ip4_addr_get_u32(&gw)) != 0) {
+	budgets.arp_pinned = conf->arp_rate;
+	budgets.arp_stranger = conf->arp_stranger_rate;
+	budgets.stray_rst = conf->stray_rst_rate;
+	budgets.challenge_ack = conf->challenge_ack_rate;
+	lw.syn_rcvd_ticks = conf->syn_rcvd_timeout_ms / TCP_SLOW_INTERVAL;
+	lw.synack_retries = conf->synack_retries;
+	if (tp_neigh_init(&lw.netif, lw.ip, ip4_addr_get_u32(&mask), ip4_addr_get_u32(&gw),
+		    &budgets) != 0) {
 		netif_remove(&lw.netif);
 		return NRF_ENOMEM;
 	}
-	tp_syn_init(lw.ip, mac, mtu);
+	if (tp_demux_init() != 0) {
+		tp_neigh_fini();
+		netif_remove(&lw.netif);
+		return NRF_ENOMEM;
+	}
+	tp_syn_init(lw.ip, mac, mtu, conf->syn_cookie_from);
 	netif_set_default(&lw.netif);
 	netif_set_link_up(&lw.netif);
 	netif_set_up(&lw.netif); /* sends a gratuitous ARP */
@@ -531,9 +544,11 @@ nrf_tp_lw_stop(void)
 		NRF_LOG(WARN, "tp-lwip", "%lu lwIP assertion(s) failed while running (see the "
 			"\"lwip: assertion\" lines)", nrf_lwip_assert_count);
 #endif
+	tp_demux_repair(); /* netif_remove() walks the pcbs */
 	netif_set_down(&lw.netif);
 	netif_remove(&lw.netif);
 	tp_neigh_fini();
+	tp_demux_fini();
 	lw.up = false;
 }
 
@@ -920,22 +935,65 @@ lw_loop_free(struct nrf_tp_loop *loop)
 	free(loop);
 }
 
-/* lwIP's use for the counters: pcbs by state (a walk of lwIP's lists,
- * once a second), frames held in place. */
+/*
+ * Take @p pcb, whose predecessor in tcp_active_pcbs is @p prev (NULL: it is
+ * the head), out of lwIP: tcp_abandon() with an RST to the peer when
+ * @p rst. lwIP's own removal would walk the list from its head to find
+ * the predecessor; the caller's walk knows it, so lwIP is shown the list
+ * from @p pcb on and the predecessor is linked past it here.
+ * @return the pcb that followed @p pcb.
+ */
+static struct tcp_pcb *
+abandon_at(struct tcp_pcb *prev, struct tcp_pcb *pcb, int rst)
+{
+	struct tcp_pcb *next = pcb->next, *head = tcp_active_pcbs;
+
+	tcp_active_pcbs = pcb;
+	tcp_abandon(pcb, rst); /* tcp_active_pcbs = next */
+	if (prev != NULL) {
+		prev->next = next;
+		tcp_active_pcbs = head;
+	}
+	return next;
+}
+
+/* A connection nrfwd closed that lwIP still holds for the FIN exchange. */
+static inline bool
+orphan(const struct tcp_pcb *p)
+{
+	return p->callback_arg == NULL && p->state >= FIN_WAIT_1 && p->state <= LAST_ACK &&
+		p->state != CLOSE_WAIT;
+}
+
+/*
+ * Once a second: lwIP's use for the counters (pcbs by state, frames held
+ * in place), and half-open pcbs (SYN_RCVD) past runtime.dpdk.synRcvdTimeoutMs
+ * or synAckRetries are dropped (silently: the peer may be a spoofed
+ * address; lwIP's own limit, 20 s, stays behind it).
+ */
 static void
 sample_use(void)
 {
 	struct nrf_tp_dpdk_lcore_stats *st = nrf_tp_dp_lcore_stats();
-	const struct tcp_pcb *p;
+	struct tcp_pcb *p, *prev = NULL;
 	uint64_t syn = 0, est = 0, other = 0, tw = 0;
 
-	for (p = tcp_active_pcbs; p != NULL; p = p->next) {
+	for (p = tcp_active_pcbs; p != NULL;) {
+		if (p->state == SYN_RCVD &&
+			((u32_t)(tcp_ticks - p->tmr) >= lw.syn_rcvd_ticks ||
+				p->nrtx >= lw.synack_retries)) {
+			p = abandon_at(prev, p, 0);
+			st->half_open_expired++;
+			continue;
+		}
 		if (p->state == SYN_RCVD)
 			syn++;
 		else if (p->state == ESTABLISHED)
 			est++;
 		else
 			other++;
+		prev = p;
+		p = p->next;
 	}
 	for (p = tcp_tw_pcbs; p != NULL; p = p->next)
 		tw++;
@@ -945,8 +1003,58 @@ sample_use(void)
 	st->pcb_time_wait = tw;
 #ifdef NRF_LWIP_OWN
 	st->rx_held = lw.held;
+	/* Every pcb of lwIP's lists is in the index and the other way round
+	 * (tp_demux.c): a difference would be a pcb lost from a list (no
+	 * timers: no retransmission) or a stale entry. */
+	if (syn + est + other + tw != tp_demux_count())
+		NRF_LOG_RL(WARN, "tp-lwip", "lwIP lists hold %llu pcbs, the index %u",
+			(unsigned long long)(syn + est + other + tw), tp_demux_count());
 #endif
 }
+
+#ifdef NRF_LWIP_OWN
+/*
+ * lwIP's pcb pool nearly used up (7/8: a flood of connections beyond
+ * runtime.limits.maxConnections, each one nrfwd closes kept by lwIP in
+ * FIN_WAIT for up to 20 s): reset the connections nrfwd already closed
+ * (orphans), those quiet the longest first, until a quarter of the pool is
+ * free, as Linux resets orphans beyond tcp_max_orphans. Otherwise lwIP
+ * would make room only when a pcb is needed, by resetting the connection
+ * idle the longest, live or not, after up to three walks of every pcb per
+ * SYN. At most every 50 ms (a walk of the active list) and 256 resets at a
+ * time (the TX ring takes them in one go).
+ */
+static void
+reap_orphans(uint64_t ms)
+{
+	uint32_t used = tp_demux_count(), goal = MEMP_NUM_TCP_PCB - MEMP_NUM_TCP_PCB / 4;
+	struct tcp_pcb *p, *prev;
+	u32_t quiet;
+	int pass;
+
+	if (used < MEMP_NUM_TCP_PCB - MEMP_NUM_TCP_PCB / 8 || ms < lw.next_reap_ms)
+		return;
+	lw.next_reap_ms = ms + 50;
+	tp_demux_repair();
+	if (used - goal > 256)
+		goal = used - 256;
+	/* First those quiet for 2 s or more, then any. */
+	for (pass = 0; pass < 2 && used > goal; pass++) {
+		quiet = pass == 0 ? 2000 / TCP_SLOW_INTERVAL : 0;
+		prev = NULL;
+		for (p = tcp_active_pcbs; p != NULL && used > goal;) {
+			if (orphan(p) && (u32_t)(tcp_ticks - p->tmr) >= quiet) {
+				p = abandon_at(prev, p, 1);
+				nrf_tp_dp_lcore_stats()->orphans_reset++;
+				used--;
+				continue;
+			}
+			prev = p;
+			p = p->next;
+		}
+	}
+}
+#endif
 
 static int
 lw_poll(struct nrf_tp_loop *loop, int timeout_ms)
@@ -963,13 +1071,24 @@ lw_poll(struct nrf_tp_loop *loop, int timeout_ms)
 	if (t0 >= loop->next_tmr) {
 		uint64_t ms = sys_now();
 
-		sys_check_timeouts();
+		/* lwIP's TCP timers walk its lists: never with pcbs freed in
+		 * them (tp_demux.h). With some, the timers run only after the
+		 * walk that unlinks them, and only when one is due: a burst of
+		 * resets costs a walk per timer tick, not per RX burst. */
+		if (!tp_demux_pending() || sys_timeouts_sleeptime() <= 1) {
+			tp_demux_repair();
+			sys_check_timeouts();
+		}
 		tp_neigh_tick(ms);
 		tp_syn_tick(ms);
 		if (ms >= loop->next_sample_ms) {
+			tp_demux_repair();
 			sample_use();
 			loop->next_sample_ms = ms + 1000;
 		}
+#ifdef NRF_LWIP_OWN
+		reap_orphans(ms);
+#endif
 		loop->next_tmr = t0 + loop->tmr_period;
 	}
 	if (atomic_exchange_explicit(&loop->wake, 0, memory_order_acquire) != 0) {
@@ -1034,6 +1153,7 @@ lw_listen(struct nrf_tp_loop *loop, const struct nrf_tp_addr *addr, int backlog,
 		return NULL;
 	}
 	l = calloc(1, sizeof(*l));
+	tp_demux_repair(); /* tcp_new() may take a pcb lwIP freed */
 	pcb = l != NULL ? tcp_new_ip_type(IPADDR_TYPE_V4) : NULL;
 	if (pcb == NULL) {
 		free(l);
@@ -1138,6 +1258,7 @@ lw_connect(struct nrf_tp_loop *loop, const struct nrf_tp_addr *addr, int *err)
 		return NULL;
 	}
 	c = calloc(1, sizeof(*c));
+	tp_demux_repair(); /* tcp_new() may take a pcb lwIP freed */
 	pcb = c != NULL ? tcp_new_ip_type(IPADDR_TYPE_V4) : NULL;
 	if (pcb == NULL) {
 		free(c);

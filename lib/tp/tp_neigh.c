@@ -18,6 +18,12 @@
 #include "lwip/prot/etharp.h"
 #include "lwip/prot/ethernet.h"
 #include "netif/ethernet.h"
+#ifdef NRF_LWIP_OWN
+#include "lwip/priv/tcp_priv.h"
+#include "lwip/prot/tcp.h"
+#include "lwip/tcp.h"
+#include "nrf_lwip_hooks.h"
+#endif
 
 #include "nrf_err.h"
 #include "nrf_tp_dpdk.h"
@@ -36,11 +42,6 @@
 #define NEIGH_REFRESH_MS 120000 /* a used entry confirmed longer ago is asked again */
 #define NEIGH_STALE_MS 300000  /* a stranger entry unconfirmed this long is freed */
 #define NEIGH_TICK_MS 100
-/* Budgets per second (and burst): ARP requests for pinned and for stranger
- * destinations, RSTs in answer to received segments. */
-#define ARP_BUDGET_PINNED 200
-#define ARP_BUDGET_STRANGER 20
-#define RST_BUDGET 200
 
 #define ETH_HLEN 14
 #define ARP_LEN 28
@@ -68,7 +69,8 @@ struct neigh {
 
 struct bucket {
 	uint32_t tokens;
-	uint32_t rate;
+	uint32_t rate;  /* per second, also the burst */
+	uint32_t milli; /* thousandths of a token carried to the next refill */
 };
 
 static struct {
@@ -84,7 +86,7 @@ static struct {
 	bool mute;             /* ... and answers to it are not sent */
 	uint32_t rx_ip;
 	const uint8_t *rx_mac;
-	struct bucket arp_pinned, arp_stranger, rst;
+	struct bucket arp_pinned, arp_stranger, rst, challenge;
 	struct nrf_tp_dpdk_lcore_stats *st;
 	struct nrf_tp_dpdk_lcore_stats before; /* counters before the first poll */
 } nb;
@@ -450,9 +452,22 @@ tp_neigh_probe(uint32_t ip)
 static void
 refill(struct bucket *b, uint64_t ms)
 {
-	uint64_t t = b->tokens + (uint64_t)b->rate * ms / 1000;
+	uint64_t m = (uint64_t)b->rate * ms + b->milli;
+	uint64_t t = b->tokens + m / 1000;
 
-	b->tokens = t > b->rate ? b->rate : (uint32_t)t;
+	b->milli = (uint32_t)(m % 1000);
+	if (t >= b->rate) {
+		t = b->rate;
+		b->milli = 0;
+	}
+	b->tokens = (uint32_t)t;
+}
+
+static struct bucket
+bucket(uint32_t rate)
+{
+	rate = rate > 0 ? rate : 1;
+	return (struct bucket){rate, rate, 0};
 }
 
 void
@@ -474,6 +489,7 @@ tp_neigh_tick(uint64_t now_ms)
 	refill(&nb.arp_pinned, now_ms - nb.refill_ms);
 	refill(&nb.arp_stranger, now_ms - nb.refill_ms);
 	refill(&nb.rst, now_ms - nb.refill_ms);
+	refill(&nb.challenge, now_ms - nb.refill_ms);
 	nb.refill_ms = now_ms;
 	for (i = 0; i < NEIGH_SETS * NEIGH_WAYS; i++) {
 		struct neigh *n = &nb.tab[i];
@@ -525,8 +541,58 @@ tp_neigh_tick(uint64_t now_ms)
 	}
 }
 
+#ifdef NRF_LWIP_OWN
+/*
+ * A segment of a connection lwIP would answer with nothing but an ACK
+ * (RFC 5961: a challenge ACK; RFC 793: an unacceptable segment): an RST
+ * inside the window but not at its left edge, a SYN, an ACK of data never
+ * sent, a segment wholly outside the receive window. Such ACKs are on the
+ * challenge budget; without a token the segment is dropped unanswered
+ * (dropping is what lwIP does with it after the ACK anyway). As lwIP
+ * itself decides (tcp_process(), tcp_receive()); TIME_WAIT and the
+ * handshake states are left to lwIP.
+ */
+static s8_t
+tcp_in(struct tcp_pcb *pcb, const struct tcp_hdr *h, const struct pbuf *p)
+{
+	u8_t fl;
+	u32_t seq, len;
+	bool challenge;
+
+	if (pcb->state < ESTABLISHED || pcb->state > LAST_ACK)
+		return ERR_OK;
+	fl = TCPH_FLAGS(h);
+	seq = h->seqno; /* host order by now */
+	if (fl & TCP_RST) {
+		challenge = seq != pcb->rcv_nxt &&
+			TCP_SEQ_BETWEEN(seq, pcb->rcv_nxt, pcb->rcv_nxt + pcb->rcv_wnd);
+	} else if (fl & TCP_SYN) {
+		challenge = true;
+	} else if ((fl & TCP_ACK) && TCP_SEQ_GT(h->ackno, pcb->snd_nxt)) {
+		challenge = true;
+	} else {
+		len = p->tot_len + ((fl & TCP_FIN) ? 1u : 0u);
+		if (len == 0)
+			challenge = !TCP_SEQ_BETWEEN(seq, pcb->rcv_nxt,
+				pcb->rcv_nxt + pcb->rcv_wnd - 1);
+		else
+			challenge = TCP_SEQ_LT(seq + len - 1, pcb->rcv_nxt) ||
+				TCP_SEQ_GEQ(seq, pcb->rcv_nxt + pcb->rcv_wnd);
+	}
+	if (!challenge)
+		return ERR_OK;
+	if (!spend(&nb.challenge)) {
+		nb.st->challenge_limited++;
+		return ERR_ABRT;
+	}
+	nb.st->challenge_acks++;
+	return ERR_OK;
+}
+#endif
+
 int
-tp_neigh_init(struct netif *nif, uint32_t ip, uint32_t mask, uint32_t gw)
+tp_neigh_init(struct netif *nif, uint32_t ip, uint32_t mask, uint32_t gw,
+	const struct tp_neigh_budgets *b)
 {
 	if (nb.tab == NULL) {
 		nb.tab = calloc(NEIGH_SETS * NEIGH_WAYS, sizeof(*nb.tab));
@@ -541,9 +607,13 @@ tp_neigh_init(struct netif *nif, uint32_t ip, uint32_t mask, uint32_t gw)
 	nb.gw = ((gw ^ ip) & mask) == 0 ? gw : 0;
 	nb.st = &nb.before;
 	nb.now_ms = nb.refill_ms = sys_now();
-	nb.arp_pinned = (struct bucket){ARP_BUDGET_PINNED, ARP_BUDGET_PINNED};
-	nb.arp_stranger = (struct bucket){ARP_BUDGET_STRANGER, ARP_BUDGET_STRANGER};
-	nb.rst = (struct bucket){RST_BUDGET, RST_BUDGET};
+	nb.arp_pinned = bucket(b->arp_pinned);
+	nb.arp_stranger = bucket(b->arp_stranger);
+	nb.rst = bucket(b->stray_rst);
+	nb.challenge = bucket(b->challenge_ack);
+#ifdef NRF_LWIP_OWN
+	nrf_lwip_tcp_in_fn = tcp_in;
+#endif
 	if (nb.gw != 0)
 		tp_neigh_pin(nb.gw);
 	return 0;
@@ -554,6 +624,9 @@ tp_neigh_fini(void)
 {
 	unsigned int i;
 
+#ifdef NRF_LWIP_OWN
+	nrf_lwip_tcp_in_fn = NULL;
+#endif
 	if (nb.tab == NULL)
 		return;
 	for (i = 0; i < NEIGH_SETS * NEIGH_WAYS; i++)

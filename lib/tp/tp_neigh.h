@@ -34,12 +34,22 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+/* Budgets per second (each also the burst): runtime.dpdk in docs/config.md. */
+struct tp_neigh_budgets {
+	uint32_t arp_pinned;    /* ARP requests for pinned destinations */
+	uint32_t arp_stranger;  /* ... for the others */
+	uint32_t stray_rst;     /* RSTs in answer to a received segment */
+	uint32_t challenge_ack; /* ACKs lwIP sends in answer to an unacceptable
+				 * segment of a connection (own lwIP build) */
+};
+
 /*
  * Set up for @p nif (own address @p ip, @p mask, @p gw: network byte order,
- * gw 0 = none; the gateway is pinned). @p nif's output must be
- * tp_neigh_output. @return 0 or NRF_ENOMEM.
+ * gw 0 = none; the gateway is pinned) with budgets @p b (each at least 1).
+ * @p nif's output must be tp_neigh_output. @return 0 or NRF_ENOMEM.
  */
-int tp_neigh_init(struct netif *nif, uint32_t ip, uint32_t mask, uint32_t gw);
+int tp_neigh_init(struct netif *nif, uint32_t ip, uint32_t mask, uint32_t gw,
+	const struct tp_neigh_budgets *b);
 
 /* Free the table and the packets it queues. */
 void tp_neigh_fini(void);

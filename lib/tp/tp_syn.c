@@ -19,6 +19,7 @@
 #include "lwip/tcp.h"
 
 #include "nrf_tp_dpdk.h"
+#include "tp_demux.h"
 #include "tp_dpdk_shim.h"
 #include "tp_neigh.h"
 #include "tp_syn.h"
@@ -42,6 +43,7 @@ static struct {
 	uint16_t mss;          /* announced */
 	uint64_t now_ms;
 	uint64_t last_sent_ms; /* a cookie was sent (0: never) */
+	uint32_t cookie_from;  /* half-open connections from which cookies answer */
 } sy;
 
 static uint32_t
@@ -185,13 +187,9 @@ send_synack(const uint8_t *f, const uint8_t *ip, const uint8_t *th, uint32_t coo
 static bool
 known(uint32_t src, uint16_t sport, uint16_t dport)
 {
-	struct tcp_pcb *p;
+	const struct tcp_pcb *p = tp_demux_find(src, sport, dport);
 
-	for (p = tcp_active_pcbs; p != NULL; p = p->next)
-		if (p->remote_port == sport && p->local_port == dport &&
-			ip4_addr_get_u32(ip_2_ip4(&p->remote_ip)) == src)
-			return true;
-	return false;
+	return p != NULL && p->state != TIME_WAIT;
 }
 
 /* The SYN the cookie stands for, handed to lwIP (its answer muted). */
@@ -240,7 +238,7 @@ inject_syn(struct netif *nif, const uint8_t *f, const uint8_t *ip, const uint8_t
 	nrf_lwip_isn_next = cookie;
 	nrf_lwip_isn_next_set = 1;
 	tp_neigh_mute(true);
-	if (nif->input(p, nif) != ERR_OK)
+	if (tp_demux_input(nif, p, oi, (uint16_t)tot) != ERR_OK)
 		pbuf_free(p);
 	tp_neigh_mute(false);
 	nrf_lwip_isn_next_set = 0;
@@ -282,7 +280,7 @@ tp_syn_input(struct netif *nif, const uint8_t *f, uint16_t len)
 		int ws;
 		uint32_t i, data = 0;
 
-		if (l->accepts_pending < TP_SYN_COOKIE_FROM)
+		if (l->accepts_pending < sy.cookie_from)
 			return false;
 		thl = (th[12] >> 4) * 4u;
 		if (thl < 20 || len < ETH_HLEN + ihl + thl)
@@ -316,8 +314,9 @@ tp_syn_input(struct netif *nif, const uint8_t *f, uint16_t len)
 }
 
 void
-tp_syn_init(uint32_t ip, const uint8_t mac[6], uint16_t mtu)
+tp_syn_init(uint32_t ip, const uint8_t mac[6], uint16_t mtu, uint32_t cookie_from)
 {
+	sy.cookie_from = cookie_from;
 	if (getrandom(sy.key, sizeof(sy.key), 0) != (ssize_t)sizeof(sy.key)) {
 		uint64_t t = nrf_tp_dp_tsc();
 
@@ -341,8 +340,9 @@ tp_syn_tick(uint64_t now_ms)
 #else /* Debian's liblwip: no ISN hook, no cookies */
 
 void
-tp_syn_init(uint32_t ip, const uint8_t mac[6], uint16_t mtu)
+tp_syn_init(uint32_t ip, const uint8_t mac[6], uint16_t mtu, uint32_t cookie_from)
 {
+	(void)cookie_from;
 	(void)ip;
 	(void)mac;
 	(void)mtu;

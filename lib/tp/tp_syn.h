@@ -4,8 +4,9 @@
 
 /*
  * SYN cookies in front of lwIP's listen path (decision 0057; RFC 4987,
- * Linux's encoding). While a listener has fewer than TP_SYN_COOKIE_FROM
- * half-open connections lwIP handles SYNs as before. From there on a SYN is
+ * Linux's encoding). While a listener has fewer half-open connections than
+ * the threshold (runtime.dpdk.synCookieThreshold) lwIP handles SYNs as
+ * before. From there on a SYN is
  * answered here with a SYN-ACK whose sequence number is a cookie (a keyed
  * SipHash of the addresses, ports and a 64-second slot, plus the MSS and
  * window scale the SYN offered) and nothing is kept. An ACK that carries a
@@ -21,11 +22,10 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-/* Half-open connections of a listener from which SYN cookies answer. */
-#define TP_SYN_COOKIE_FROM 128
-
-/* Own address (network order), MAC and MTU of the port. */
-void tp_syn_init(uint32_t ip, const uint8_t mac[6], uint16_t mtu);
+/* Own address (network order), MAC and MTU of the port; @p cookie_from:
+ * half-open connections of a listener from which SYN cookies answer
+ * (1..254). */
+void tp_syn_init(uint32_t ip, const uint8_t mac[6], uint16_t mtu, uint32_t cookie_from);
 
 /*
  * An IPv4 frame (@p len bytes from its Ethernet header, checksums already

@@ -53,6 +53,13 @@ TEST(CfgDpdk, TransportDefaultsToKernelWithEveryPortDefault)
 	EXPECT_EQ(rt.dpdk.idle_sleep_max_us, 1000u);
 	EXPECT_EQ(rt.dpdk.arp_probe_ms, 300u);
 	EXPECT_EQ(rt.dpdk.link_wait_ms, 2000u);
+	EXPECT_EQ(rt.dpdk.arp_rate, 200u);
+	EXPECT_EQ(rt.dpdk.arp_stranger_rate, 20u);
+	EXPECT_EQ(rt.dpdk.stray_rst_rate, 200u);
+	EXPECT_EQ(rt.dpdk.challenge_ack_rate, 1000u);
+	EXPECT_EQ(rt.dpdk.syn_cookie_from, 128u);
+	EXPECT_EQ(rt.dpdk.syn_rcvd_timeout_ms, 20000u);
+	EXPECT_EQ(rt.dpdk.synack_retries, 5u);
 }
 
 TEST(CfgDpdk, LoadsEveryPortSetting)
@@ -72,6 +79,13 @@ TEST(CfgDpdk, LoadsEveryPortSetting)
 	d = With(d, "/runtime/dpdk/idleSleepMaxUs", "0");
 	d = With(d, "/runtime/dpdk/arpProbeMs", "0");
 	d = With(d, "/runtime/dpdk/linkWaitMs", "100");
+	d = With(d, "/runtime/dpdk/arpRequestsPerSecond", "50");
+	d = With(d, "/runtime/dpdk/arpStrangerRequestsPerSecond", "5");
+	d = With(d, "/runtime/dpdk/strayResetsPerSecond", "10");
+	d = With(d, "/runtime/dpdk/challengeAcksPerSecond", "100");
+	d = With(d, "/runtime/dpdk/synCookieThreshold", "1");
+	d = With(d, "/runtime/dpdk/synRcvdTimeoutMs", "3000");
+	d = With(d, "/runtime/dpdk/synAckRetries", "1");
 	Loaded l = Load(d);
 	ASSERT_NE(l.cfg, nullptr) << l.Dump();
 	const nrf_cfg_dpdk &p = l.cfg->rt.dpdk;
@@ -90,6 +104,13 @@ TEST(CfgDpdk, LoadsEveryPortSetting)
 	EXPECT_EQ(p.idle_sleep_max_us, 0u);
 	EXPECT_EQ(p.arp_probe_ms, 0u);
 	EXPECT_EQ(p.link_wait_ms, 100u);
+	EXPECT_EQ(p.arp_rate, 50u);
+	EXPECT_EQ(p.arp_stranger_rate, 5u);
+	EXPECT_EQ(p.stray_rst_rate, 10u);
+	EXPECT_EQ(p.challenge_ack_rate, 100u);
+	EXPECT_EQ(p.syn_cookie_from, 1u);
+	EXPECT_EQ(p.syn_rcvd_timeout_ms, 3000u);
+	EXPECT_EQ(p.synack_retries, 1u);
 	EXPECT_EQ(p.mtu, 9000u);
 }
 
@@ -310,6 +331,13 @@ TEST(CfgDpdk, EqualSeesEveryPortDifference)
 		{"/runtime/dpdk/idleSleepMaxUs", "2000"},
 		{"/runtime/dpdk/arpProbeMs", "0"},
 		{"/runtime/dpdk/linkWaitMs", "0"},
+		{"/runtime/dpdk/arpRequestsPerSecond", "1"},
+		{"/runtime/dpdk/arpStrangerRequestsPerSecond", "1"},
+		{"/runtime/dpdk/strayResetsPerSecond", "1"},
+		{"/runtime/dpdk/challengeAcksPerSecond", "1"},
+		{"/runtime/dpdk/synCookieThreshold", "2"},
+		{"/runtime/dpdk/synRcvdTimeoutMs", "1000"},
+		{"/runtime/dpdk/synAckRetries", "2"},
 	};
 	for (const auto &ch : changes) {
 		Loaded o = Load(With(base, ch.first, ch.second));

@@ -15,6 +15,8 @@
 #include "lwip/opt.h"
 #include "lwip/arch.h"
 #include "lwip/sys.h"
+#include "lwip/tcp.h"
+#include <stddef.h>
 #include "nrf_lwip_hooks.h"
 
 #if BYTE_ORDER != LITTLE_ENDIAN
@@ -244,6 +246,19 @@ nrf_lwip_siphash24(const uint8_t *in, size_t len, const uint64_t k[2])
 
 u32_t nrf_lwip_isn_next;
 int nrf_lwip_isn_next_set;
+void (*nrf_lwip_pcb_new)(struct tcp_pcb *pcb);
+s8_t (*nrf_lwip_tcp_in_fn)(struct tcp_pcb *pcb, const struct tcp_hdr *hdr,
+	const struct pbuf *p);
+
+s8_t
+nrf_lwip_tcp_inpacket(struct tcp_pcb *pcb, struct tcp_hdr *hdr, u16_t optlen, u16_t opt1len,
+	u8_t *opt2, struct pbuf *p)
+{
+	(void)optlen;
+	(void)opt1len;
+	(void)opt2;
+	return nrf_lwip_tcp_in_fn != NULL ? nrf_lwip_tcp_in_fn(pcb, hdr, p) : ERR_OK;
+}
 
 u32_t
 nrf_lwip_tcp_isn(const ip_addr_t *local_ip, u16_t local_port, const ip_addr_t *remote_ip,
@@ -256,6 +271,11 @@ nrf_lwip_tcp_isn(const ip_addr_t *local_ip, u16_t local_port, const ip_addr_t *r
 	struct timespec ts;
 	uint64_t t;
 
+	/* lwIP calls this hook as tcp_next_iss(pcb) does, with the pcb's
+	 * own fields: the pcb is the one holding @p local_ip. */
+	if (nrf_lwip_pcb_new != NULL)
+		nrf_lwip_pcb_new((struct tcp_pcb *)(void *)((char *)(uintptr_t)local_ip -
+			offsetof(struct tcp_pcb, local_ip)));
 	if (nrf_lwip_isn_next_set) {
 		/* A connection a SYN cookie stands for (tp_lwip.c). */
 		nrf_lwip_isn_next_set = 0;

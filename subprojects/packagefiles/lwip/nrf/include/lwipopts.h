@@ -138,6 +138,12 @@ extern int nrf_lwip_chksum_scalar_only;
 /* ---- hooks ----------------------------------------------------------- */
 #define LWIP_HOOK_FILENAME "nrf_lwip_hooks.h"
 #define LWIP_HOOK_TCP_ISN nrf_lwip_tcp_isn
+/* One extended argument per pcb: the transport's index of connections by
+ * address and ports learns through it when lwIP frees a pcb (lib/tp). */
+#define LWIP_TCP_PCB_NUM_EXT_ARGS 1
+/* Every segment of a known pcb passes the transport first (it limits the
+ * ACKs lwIP sends to unacceptable segments of a connection, RFC 5961). */
+#define LWIP_HOOK_TCP_INPACKET_PCB nrf_lwip_tcp_inpacket
 
 /* ---- debugging: off; assertions per arch/cc.h ------------------------- */
 /* Assertions compiled out unless the build asks for them (meson

@@ -26,6 +26,30 @@ u32_t nrf_lwip_tcp_isn(const ip_addr_t *local_ip, u16_t local_port,
 extern u32_t nrf_lwip_isn_next;
 extern int nrf_lwip_isn_next_set;
 
+/*
+ * Called by nrf_lwip_tcp_isn() with the pcb it numbers, when set: every
+ * pcb that enters lwIP's active list (a connect, or a SYN to a listener,
+ * also one a SYN cookie stands for) passes there first, with its addresses
+ * and ports already set. The transport's index of pcbs (lib/tp) learns of
+ * them here. Stack thread.
+ */
+struct tcp_pcb;
+extern void (*nrf_lwip_pcb_new)(struct tcp_pcb *pcb);
+
+/*
+ * LWIP_HOOK_TCP_INPACKET_PCB: a segment for @p pcb (of any list, LISTEN
+ * included) after lwIP found it, header fields in host order, @p p past
+ * the TCP header (p->tot_len: the payload). Returns what
+ * nrf_lwip_tcp_in_fn returns when set, else ERR_OK; anything but ERR_OK
+ * makes lwIP drop the segment. Stack thread.
+ */
+struct tcp_hdr;
+struct pbuf;
+extern s8_t (*nrf_lwip_tcp_in_fn)(struct tcp_pcb *pcb, const struct tcp_hdr *hdr,
+	const struct pbuf *p);
+s8_t nrf_lwip_tcp_inpacket(struct tcp_pcb *pcb, struct tcp_hdr *hdr, u16_t optlen,
+	u16_t opt1len, u8_t *opt2, struct pbuf *p);
+
 /* SipHash-2-4 of @p len bytes at @p in with the 128-bit key @p k. */
 u64_t nrf_lwip_siphash24(const u8_t *in, size_t len, const u64_t k[2]);
 
