@@ -27,7 +27,6 @@
 
 #define MOD "h2"
 
-#define PREFACE_LEN 24u /* "PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n", checked by nghttp2 */
 #define FRAME_HDR 9u
 #define PRIORITY_LEN 5u
 
@@ -180,161 +179,48 @@ check_header(struct h2_guard *g, const struct frame *f, struct h2_guard_verdict 
 	}
 }
 
-/* The leading payload bytes of the current frame were read (a dependency). */
+/* The leading payload bytes @p pay of a frame on @p sid that carries a
+ * dependency (@p want: 5 after a pad length, else 4). */
 static bool
-check_payload(struct h2_guard *g, struct h2_guard_verdict *v)
+check_payload(struct h2_guard *g, const uint8_t *pay, uint8_t want, uint32_t sid,
+	struct h2_guard_verdict *v)
 {
-	uint32_t dep = be32(g->pay + (g->want == 5 ? 1 : 0)) & 0x7fffffffu;
+	uint32_t dep = be32(pay + (want == 5 ? 1 : 0)) & 0x7fffffffu;
 	uint8_t *st;
 
-	if (dep != g->sid)
+	if (dep != sid)
 		return false;
 	/* A stream that depends on itself: a stream error (RFC 9113 §5.3.1),
 	 * unless the stream is idle (a RST_STREAM there is a connection
 	 * error for the client, §5.1) or forgotten (the pass could not send
 	 * it only once). */
-	if (!(g->sid & 1) || g->sid > g->hi || (st = remembered(g, g->sid)) == NULL)
+	if (!(sid & 1) || sid > g->hi || (st = remembered(g, sid)) == NULL)
 		return verdict(v, H2_GV_GOAWAY, 0, NGHTTP2_PROTOCOL_ERROR);
-	return reset_once(st, v, g->sid, NGHTTP2_PROTOCOL_ERROR);
+	return reset_once(st, v, sid, NGHTTP2_PROTOCOL_ERROR);
 }
 
 bool
-h2_guard_scan(
-	struct h2_guard *g, const uint8_t *in, size_t len, size_t *pos, struct h2_guard_verdict *v)
+h2_guard_frame(struct h2_guard *g, const uint8_t *f, struct h2_guard_verdict *v)
 {
-	size_t i = *pos;
+	struct frame fr;
 
-	if (g->state != H2_GUARD_ON) {
-		*pos = len;
+	if (g->state != H2_GUARD_ON)
 		return false;
+	fr.len = be32(f) >> 8;
+	fr.type = f[3];
+	fr.flags = f[4];
+	fr.sid = be32(f + 5) & 0x7fffffffu;
+	g->want = 0;
+	if (!check_header(g, &fr, v)) {
+		uint8_t want = g->want;
+
+		/* the dependency check reads the first payload bytes (check_header()
+		 * asks for them only when the frame holds them) */
+		g->want = 0;
+		if (want == 0 || !check_payload(g, f + FRAME_HDR, want, fr.sid, v))
+			return false;
 	}
-	if (g->pre < PREFACE_LEN) {
-		size_t k = NRF_MIN((size_t)(PREFACE_LEN - g->pre), len - i);
-
-		g->pre += (uint8_t)k;
-		i += k;
-	}
-	while (i < len) {
-		struct frame f;
-		const uint8_t *h;
-		size_t at;
-
-		if (g->skip > 0) {
-			/* a payload that began in an earlier read, or one the
-			 * check reads */
-			size_t k = NRF_MIN((size_t)g->skip, len - i);
-
-			if (g->got < g->want) {
-				size_t n = NRF_MIN(k, (size_t)(g->want - g->got));
-
-				memcpy(g->pay + g->got, in + i, n);
-				g->got += (uint8_t)n;
-				if (g->got == g->want && check_payload(g, v)) {
-					v->type = g->type;
-					v->at = i;
-					g->skip -= (uint32_t)k;
-					if (g->skip == 0)
-						g->want = 0;
-					*pos = i + k;
-					return true;
-				}
-			}
-			g->skip -= (uint32_t)k;
-			i += k;
-			if (g->skip == 0)
-				g->want = 0;
-			continue;
-		}
-		if (g->hlen == 0 && len - i >= FRAME_HDR) {
-			h = in + i; /* the usual case: a whole header in this read */
-			at = i;
-			i += FRAME_HDR;
-		} else {
-			size_t n = NRF_MIN((size_t)(FRAME_HDR - g->hlen), len - i);
-
-			/* a header cut by a read began in an earlier input */
-			at = g->hlen == 0 ? i : *pos;
-			memcpy(g->hdr + g->hlen, in + i, n);
-			g->hlen += (uint8_t)n;
-			i += n;
-			if (g->hlen < FRAME_HDR)
-				break;
-			g->hlen = 0;
-			h = g->hdr;
-		}
-		f.len = be32(h) >> 8;
-		f.type = h[3];
-		f.flags = h[4];
-		f.sid = be32(h + 5) & 0x7fffffffu;
-		if (check_header(g, &f, v)) {
-			v->type = f.type;
-			v->at = at;
-			g->skip = f.len; /* the next call goes on after it */
-			*pos = i;
-			return true;
-		}
-		if (g->want > 0) {
-			/* the check reads the first payload bytes */
-			g->sid = f.sid;
-			g->type = f.type;
-			g->got = 0;
-			g->skip = f.len;
-			continue;
-		}
-		if (g->state != H2_GUARD_ON)
-			break;
-		if (f.len <= len - i) {
-			i += f.len; /* the usual case: the whole payload is here */
-			continue;
-		}
-		g->skip = f.len - (uint32_t)(len - i);
-		break;
-	}
-	*pos = len;
-	return false;
-}
-
-/*
- * A front connection's input (h2_srv_engine's recv): the guard's verdicts
- * applied through the server (h2_srv.c), the bytes between them fed to
- * it. Returns 0, or h2_srv_recv()'s NRF_EPARSE / NRF_EPROTO.
- */
-int
-h2_guard_recv_srv(struct nrf_h2_conn *c, const uint8_t *in, size_t len)
-{
-	struct h2_guard *g = &c->guard;
-	struct h2_guard_verdict v;
-	size_t pos = 0, fed = 0;
-	int rc;
-
-	if (g->state == H2_GUARD_DONE)
-		return 0;
-	while (h2_guard_scan(g, in, len, &pos, &v)) {
-		if (v.at > fed) {
-			rc = h2_srv_recv(c, in + fed, v.at - fed);
-			if (rc != 0)
-				return rc;
-			fed = v.at;
-		}
-		if (v.kind == H2_GV_GOAWAY) {
-			NRF_LOG_RL(DEBUG, MOD, "connection error %s (frame type %u)",
-				nghttp2_http2_strerror(v.code), v.type);
-			g->state = H2_GUARD_DONE;
-			h2_srv_goaway(c, h2_srv_last_proc(c), v.code, NULL, true);
-			c->srv->phase = SP_IGNORE;
-			return NRF_EPROTO;
-		} else {
-			struct nrf_h2_stream *st = h2_srv_stream(c, v.sid);
-
-			if (st != NULL) {
-				st->flags |= NRF_H2_SF_MALFORMED;
-				h2_srv_reset(c, st, v.code);
-			} else {
-				h2_srv_rst(c, v.sid, v.code);
-			}
-		}
-	}
-	if (fed < len)
-		return h2_srv_recv(c, in + fed, len - fed);
-	return 0;
+	v->type = fr.type;
+	v->at = 0;
+	return true;
 }

@@ -5,12 +5,13 @@
 /*
  * The front connection's frame-header pass (h2_guard.c; decision 0015).
  *
- * Front sessions run nghttp2 without closed streams and without RFC 7540
- * priorities (decision 0009). With those settings nghttp2 1.52 drops frames
- * on closed streams silently, ignores a HEADERS whose stream id is below an
- * earlier one, and skips PRIORITY frames unread. This pass reads the frame
- * headers of a front connection's input before nghttp2_session_mem_recv()
- * does and applies the RFC 9113 rules nghttp2 leaves out:
+ * The front server keeps no closed streams and no RFC 7540 priorities (as
+ * nghttp2 1.52 with the settings of decision 0009, whose behaviour it
+ * keeps): it drops frames on closed streams silently, ignores a HEADERS
+ * whose stream id is below an earlier one, and skips PRIORITY frames
+ * unread. These rules, checked on each frame the server's frame loop
+ * assembles before it handles it (h2_srv.c), are the RFC 9113 rules that
+ * leaves out:
  *
  *   frame                                   answer
  *   HEADERS opening a stream id the client  GOAWAY(PROTOCOL_ERROR)   §5.1.1
@@ -25,7 +26,8 @@
  *     priority, depending on its own        GOAWAY(PROTOCOL_ERROR) on an
  *     stream                                idle or forgotten stream §5.3.1
  *
- * Everything the pass is not sure of is left to nghttp2 (which ignores it):
+ * Everything the pass is not sure of is left to the server (which ignores
+ * it):
  * every verdict above rests on the client's own frames, never on what this
  * side did to a stream, so a frame that crosses our RST_STREAM is never
  * punished (RFC 9113 §5.1: it must be ignored). Memory is bounded: the
@@ -50,23 +52,15 @@
 /* One front connection's pass. All zero = a new connection. */
 struct h2_guard {
 	uint32_t hi;   /* highest stream id the client opened; 0: none */
-	uint32_t skip; /* payload bytes of the current frame still to come */
 	uint32_t blk;  /* stream of an unfinished header block; 0: none */
-	uint32_t sid;  /* current frame's stream and type, while want > 0 */
-	uint8_t type;
-	uint8_t want; /* leading payload bytes the check needs (pay[]) */
-	uint8_t got;
-	uint8_t hlen;  /* bytes of a frame header cut by the end of a read */
-	uint8_t pre;   /* connection preface bytes passed (24 in all) */
+	uint8_t want;  /* leading payload bytes the check of a frame needs */
 	uint8_t state; /* H2_GUARD_ON, _OFF, _DONE */
-	uint8_t hdr[9];
-	uint8_t pay[5];
 	uint8_t win[H2_GUARD_WIN]; /* H2_GS_* of ids (hi - 2 * WIN, hi] */
 };
 
 #define H2_GUARD_ON 0u	 /* checking */
-#define H2_GUARD_OFF 1u	 /* nghttp2 is ending the connection: bytes pass */
-#define H2_GUARD_DONE 2u /* the pass ended the connection: bytes dropped */
+#define H2_GUARD_OFF 1u	 /* the server is ending the connection: frames pass */
+#define H2_GUARD_DONE 2u /* the pass ended the connection */
 
 /* What the pass asks for. */
 #define H2_GV_RST 1u	/* stream error: RST_STREAM(sid, code) */
@@ -77,17 +71,19 @@ struct h2_guard_verdict {
 	uint8_t type; /* the offending frame's type */
 	uint32_t sid;
 	uint32_t code; /* HTTP/2 error code */
-	size_t at;     /* input before this offset goes to nghttp2 first */
+	size_t at;     /* always 0: the verdict is on the frame given */
 };
 
 /*
- * Read frame headers in @p in [*@p pos, @p len) and stop at the first frame
- * that breaks a rule: true, with @p v filled (v->at >= the entry value of
- * *@p pos) and *@p pos past the bytes examined (call again from there).
- * False when the input ends without one (*@p pos = @p len). No I/O, no
- * allocation; the state carries partial headers and payload across calls.
+ * The rules above for one whole frame the client sent (@p f: its 9-byte
+ * header and its whole payload), before the server handles it: true, with
+ * @p v filled, when it breaks one. The caller (h2_srv.c) sends what @p v
+ * says: on H2_GV_GOAWAY it ends the connection (and sets state to
+ * H2_GUARD_DONE), on H2_GV_RST it resets the stream and still hands the
+ * frame to the server, which ignores frames on a stream it reset. No I/O,
+ * no allocation. Frame headers are read once: the server's frame loop
+ * calls this.
  */
-bool h2_guard_scan(
-	struct h2_guard *g, const uint8_t *in, size_t len, size_t *pos, struct h2_guard_verdict *v);
+bool h2_guard_frame(struct h2_guard *g, const uint8_t *f, struct h2_guard_verdict *v);
 
 #endif /* NRF_H2_GUARD_H */

@@ -221,6 +221,7 @@ struct h2_srv {
 	bool r_no_rfc7540;
 	uint32_t rst_tokens;   /* reset rate limit (h2_srv.c) */
 	uint64_t rst_tokens_at; /* s */
+	struct h2_guard guard;  /* the frame-header rules (h2_guard.c) */
 };
 
 #define SP_PREFACE 0u  /* the client's 24-byte preface */
@@ -321,7 +322,6 @@ int h2_conn_check_head(struct nrf_h2_conn *c, struct nrf_h2_stream *st);
 /* A PING ACK on a front connection (the drain's, or the owner's token). */
 void h2_conn_ping_ack(struct nrf_h2_conn *c, const uint8_t d[8]);
 struct nrf_h2_stream *h2_srv_stream(struct nrf_h2_conn *c, uint32_t sid);
-int h2_guard_recv_srv(struct nrf_h2_conn *c, const uint8_t *in, size_t len);
 
 struct nrf_h2_conn {
 	struct nrf_h2_ctx *ctx;
@@ -357,7 +357,6 @@ struct nrf_h2_conn {
 	uint8_t *obuf;
 	uint32_t olen;
 	uint32_t ooff;
-	struct h2_guard guard; /* front: the frame-header pass (h2_guard.c) */
 	/* Timeouts (h2_tmo.c): when a sweep first saw the connection waiting
 	 * (ns; 0: not seen so). Event paths only clear them. */
 	uint64_t tmo_hs;      /* front: handshake not done */

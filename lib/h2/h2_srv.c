@@ -21,8 +21,8 @@
  * The behaviour the owner and the client see is that of the nghttp2 server
  * session it replaced, as test_h2_conformance.py, test_hostile.py,
  * test_limits.py and test_timeouts.py pin it (they ran against both):
- * h2_guard.c's frame-header pass in front of it unchanged
- * (h2_guard_recv_srv()), header floods answered 431 then
+ * h2_guard.c's frame-header rules on every frame before it is handled
+ * (guard(), frame headers read once), header floods answered 431 then
  * GOAWAY(ENHANCE_YOUR_CALM), stream resets limited as Debian's nghttp2
  * limits them (CVE-2023-44487), at most 1 000 unwritten PING/SETTINGS
  * acknowledgements.
@@ -788,6 +788,40 @@ on_priority(struct nrf_h2_conn *c, uint32_t sid, size_t len)
 	return 0;
 }
 
+/*
+ * The frame-header rules (h2_guard.c) on frame @p f before it is handled:
+ * a connection error ends the connection here; a stream error resets the
+ * stream (or answers RST_STREAM on an id this side no longer tracks) and the
+ * frame is still handled, as every frame on a stream this side reset is:
+ * ignored.
+ */
+static int
+guard(struct nrf_h2_conn *c, const uint8_t *f)
+{
+	struct h2_srv *s = c->srv;
+	struct h2_guard_verdict v;
+	struct nrf_h2_stream *st;
+
+	if (!h2_guard_frame(&s->guard, f, &v))
+		return 0;
+	if (v.kind == H2_GV_GOAWAY) {
+		NRF_LOG_RL(DEBUG, MOD, "connection error %s (frame type %u)",
+			nghttp2_http2_strerror(v.code), v.type);
+		s->guard.state = H2_GUARD_DONE;
+		h2_srv_goaway(c, s->last_proc, v.code, NULL, true);
+		s->phase = SP_IGNORE;
+		return NRF_EPROTO;
+	}
+	st = h2_srv_stream(c, v.sid);
+	if (st != NULL) {
+		st->flags |= NRF_H2_SF_MALFORMED;
+		h2_srv_reset(c, st, v.code);
+	} else {
+		h2_srv_rst(c, v.sid, v.code);
+	}
+	return 0;
+}
+
 static int
 frame(struct nrf_h2_conn *c, const uint8_t *f, size_t len)
 {
@@ -796,6 +830,12 @@ frame(struct nrf_h2_conn *c, const uint8_t *f, size_t len)
 	uint32_t sid = get32(f + 5) & WIN_MAX;
 	const uint8_t *p = f + 9;
 
+	if (s->guard.state == H2_GUARD_ON) {
+		int rc = guard(c, f);
+
+		if (rc != 0)
+			return rc;
+	}
 	if (s->phase == SP_SETTINGS) {
 		if (type != FT_SETTINGS || (flags & FL_ACK))
 			return conn_error(c, NRF_H2_PROTOCOL_ERROR, "SETTINGS expected");
@@ -1266,8 +1306,8 @@ h2_srv_last_proc(const struct nrf_h2_conn *c)
 	return c->srv->last_proc;
 }
 
-/* RST_STREAM(@p code) on a stream this side no longer tracks
- * (h2_guard_recv_srv()). */
+/* RST_STREAM(@p code) on a stream this side no longer tracks (a verdict of
+ * the frame-header rules, guard()). */
 void
 h2_srv_rst(struct nrf_h2_conn *c, uint32_t sid, uint32_t code)
 {
@@ -1282,13 +1322,11 @@ srv_done(const struct nrf_h2_conn *c)
 	return !h2_srv_want_read(c) && !h2_srv_want_write(c);
 }
 
-/* Input goes through the frame-header pass first (h2_guard.c), which
- * feeds h2_srv_recv(). */
 const struct h2_engine_ops h2_srv_engine = {
 	.name = "server",
 	.start = h2_srv_start,
 	.free = h2_srv_free,
-	.recv = h2_guard_recv_srv,
+	.recv = h2_srv_recv,
 	.fill = h2_srv_fill,
 	.want_write = h2_srv_want_write,
 	.done = srv_done,
