@@ -1,0 +1,853 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * libFuzzer target, differential: the same client bytes into nrfwd's own
+ * front (lib/h2: h2_guard.c's frame-header pass, h2_srv.c, h2_hpack.c,
+ * h2_check.c; an nrf_h2 context with one server connection on the fake
+ * transport of tests/unit/rt/fake_tp.h) and into nghttp2's server session
+ * configured as the front it replaced (decisions 0009, 0046, 0063:
+ * no_closed_streams, no_http_messaging, no_auto_window_update, the same
+ * max_continuations, the same SETTINGS and connection window). Both have
+ * the same trivial owner: every request gets one answer, decided by
+ * nrfwd's request policy (h2_conn_check_head() and on_request's contract
+ * in nrf_h2.h, written out again below for nghttp2's callbacks): 431 for a
+ * header list over max_header_bytes, 400 without :method or :path or for
+ * CONNECT, 413 for a content-length or a body over max_body_bytes (at
+ * once, before the request ends), else 200 once the request is complete;
+ * the answer has a 2-byte body.
+ *
+ * Input: byte 0 chooses the scene, the rest is what the client sends (the
+ * connection preface is put in front of it unless byte 0 says "raw"), in
+ * pieces of the chosen size; after each piece both servers run until they
+ * have nothing left to do, and what they wrote is taken.
+ *
+ *   byte 0  bits 0-3  piece size: whole, 1, 2, 3, 5, 8, 9, 13, 16, 24, 32,
+ *                     64, 100, 256, 1000, 4096
+ *           bit 4     raw: no preface put in front
+ *           bit 5     small limits (1 KiB header list, 512 B bodies,
+ *                     4 streams); else 16 KiB, 64 KiB, 100
+ *
+ * Both outputs are parsed into outcome classes (struct outcome): per
+ * stream the :status of the answer's HEADERS (0: none) and the code of the
+ * server's RST_STREAM (-1: none); for the connection, the first GOAWAY's
+ * error code and last-stream-id (-1: none). They must be equal but for the
+ * known, intended differences listed in benign(), each with its reason;
+ * any other difference aborts with both outcome lists on stderr. Order and
+ * framing of the output (DATA sizes, WINDOW_UPDATE, SETTINGS ACKs, PING
+ * ACKs) are not compared: they are nobody's contract.
+ *
+ * Time does not pass: no timeout of nrfwd's (nrf_h2_ctx_sweep()) runs,
+ * as nghttp2 has none. nghttp2 1.52 as Debian ships it (with its limit on
+ * stream resets, CVE-2023-44487, and on CONTINUATION frames,
+ * CVE-2024-28182).
+ *
+ * FUZZ_VERBOSE=1 prints both outcome lists for every input.
+ */
+#include <nghttp2/nghttp2.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fake_tp.h"
+#include "h2_frames.h"
+#include "h2_guard.h"
+#include "nrf_err.h"
+#include "nrf_h2.h"
+#include "nrf_log.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+#define CHECK(cond)                                                                    \
+	do {                                                                           \
+		if (!(cond)) {                                                         \
+			fprintf(stderr, "fuzz_front_diff: %s:%d: %s\n", __FILE__,      \
+				__LINE__, #cond);                                      \
+			abort();                                                       \
+		}                                                                      \
+	} while (0)
+
+static const char preface[] = "PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n";
+#define PREFACE_LEN (sizeof(preface) - 1)
+#define LISTEN_PORT 8080
+
+static const size_t pieces[16] = {0, 1, 2, 3, 5, 8, 9, 13, 16, 24, 32, 64, 100, 256, 1000,
+	4096};
+
+/* The limits both servers run with (nrf_h2_limits; windows at nrfwd's
+ * defaults: stream 256 KiB, connection 16 MiB). */
+struct limits {
+	uint32_t max_header_bytes;
+	uint32_t max_body_bytes;
+	uint32_t max_streams;
+};
+
+#define STREAM_WINDOW (256u * 1024u)
+#define CONN_WINDOW (16u * 1024u * 1024u)
+static const char body[] = "ok";
+
+/* ------------------------------------------------------------------------ */
+/* Outcomes                                                                  */
+
+struct sout {
+	int32_t id;
+	int status;   /* :status of the server's first HEADERS, 0: none */
+	int64_t rst;  /* RST_STREAM code from the server, -1: none */
+};
+
+struct outcome {
+	const char *who;
+	struct sout *st;
+	size_t n, cap;
+	int64_t ga_code;   /* first GOAWAY: error code, -1: none */
+	int64_t ga_last;   /* its last-stream-id */
+	bool bad_output;   /* the output did not parse (reported, aborts) */
+	/* the byte stream the server wrote */
+	uint8_t *buf;
+	size_t len, bcap;
+};
+
+static struct sout *
+out_stream(struct outcome *o, int32_t id)
+{
+	for (size_t i = 0; i < o->n; i++)
+		if (o->st[i].id == id)
+			return &o->st[i];
+	if (o->n == o->cap) {
+		o->cap = o->cap * 2 + 16;
+		o->st = realloc(o->st, o->cap * sizeof(*o->st));
+		CHECK(o->st != NULL);
+	}
+	o->st[o->n].id = id;
+	o->st[o->n].status = 0;
+	o->st[o->n].rst = -1;
+	return &o->st[o->n++];
+}
+
+static const struct sout *
+find_stream(const struct outcome *o, int32_t id)
+{
+	static const struct sout none = {0, 0, -1};
+
+	for (size_t i = 0; i < o->n; i++)
+		if (o->st[i].id == id)
+			return &o->st[i];
+	return &none;
+}
+
+static void
+out_append(struct outcome *o, const uint8_t *p, size_t n)
+{
+	if (o->len + n > o->bcap) {
+		o->bcap = (o->len + n) * 2;
+		o->buf = realloc(o->buf, o->bcap);
+		CHECK(o->buf != NULL);
+	}
+	memcpy(o->buf + o->len, p, n);
+	o->len += n;
+}
+
+static uint32_t
+get32(const uint8_t *p)
+{
+	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
+}
+
+/* The :status of a complete response header block (nghttp2's inflater,
+ * one per connection: the encoders may use the dynamic table). */
+static int
+block_status(nghttp2_hd_inflater *inf, const uint8_t *p, size_t len, bool *bad)
+{
+	int status = -1;
+
+	for (;;) {
+		nghttp2_nv nv;
+		int fl = 0;
+		ssize_t rv = nghttp2_hd_inflate_hd2(inf, &nv, &fl, p, len, 1);
+
+		if (rv < 0) {
+			*bad = true;
+			return -1;
+		}
+		p += rv;
+		len -= (size_t)rv;
+		if ((fl & NGHTTP2_HD_INFLATE_EMIT) && status < 0 && nv.namelen == 7 &&
+			memcmp(nv.name, ":status", 7) == 0) {
+			status = 0;
+			for (size_t i = 0; i < nv.valuelen && i < 4; i++)
+				status = status * 10 + (nv.value[i] - '0');
+		}
+		if (fl & NGHTTP2_HD_INFLATE_FINAL) {
+			nghttp2_hd_inflate_end_headers(inf);
+			break;
+		}
+		if (rv == 0 && len == 0) {
+			*bad = true;
+			break;
+		}
+	}
+	return status;
+}
+
+/* Frames of the server's output into the outcome. */
+static void
+parse_output(struct outcome *o)
+{
+	nghttp2_hd_inflater *inf;
+	const uint8_t *p = o->buf;
+	size_t left = o->len;
+	uint8_t *hb = NULL;
+	size_t hb_len = 0;
+	int32_t hb_id = 0;
+
+	CHECK(nghttp2_hd_inflate_new(&inf) == 0);
+	while (left >= 9) {
+		size_t len = (size_t)p[0] << 16 | (size_t)p[1] << 8 | p[2];
+		uint8_t type = p[3], flags = p[4];
+		int32_t id = (int32_t)(get32(p + 5) & 0x7fffffffu);
+		const uint8_t *pl = p + 9;
+
+		if (left - 9 < len)
+			break; /* cut short: not written yet */
+		if (type == NGHTTP2_HEADERS || (type == NGHTTP2_CONTINUATION && hb_id != 0)) {
+			size_t skip = 0, plen = len;
+
+			if (type == NGHTTP2_HEADERS) {
+				if (flags & NGHTTP2_FLAG_PADDED)
+					skip = 1, plen -= 1 + pl[0];
+				if (flags & NGHTTP2_FLAG_PRIORITY)
+					skip += 5, plen -= 5;
+				hb_id = id;
+				hb_len = 0;
+			}
+			hb = realloc(hb, hb_len + plen + 1);
+			CHECK(hb != NULL);
+			memcpy(hb + hb_len, pl + skip, plen);
+			hb_len += plen;
+			if (flags & NGHTTP2_FLAG_END_HEADERS) {
+				struct sout *s = out_stream(o, hb_id);
+				int status = block_status(inf, hb, hb_len, &o->bad_output);
+
+				if (s->status == 0)
+					s->status = status;
+				hb_id = 0;
+			}
+		} else if (type == NGHTTP2_RST_STREAM && len == 4) {
+			struct sout *s = out_stream(o, id);
+
+			if (s->rst < 0)
+				s->rst = get32(pl);
+		} else if (type == NGHTTP2_GOAWAY && len >= 8 && o->ga_code < 0) {
+			o->ga_last = get32(pl) & 0x7fffffffu;
+			o->ga_code = get32(pl + 4);
+		}
+		p += 9 + len;
+		left -= 9 + len;
+	}
+	free(hb);
+	nghttp2_hd_inflate_del(inf);
+}
+
+static void
+dump(const struct outcome *o)
+{
+	fprintf(stderr, "  %s: GOAWAY %lld last %lld%s\n", o->who, (long long)o->ga_code,
+		(long long)o->ga_last, o->bad_output ? " (output did not parse)" : "");
+	for (size_t i = 0; i < o->n; i++)
+		fprintf(stderr, "  %s: stream %d: status %d rst %lld\n", o->who, o->st[i].id,
+			o->st[i].status, (long long)o->st[i].rst);
+}
+
+/* ------------------------------------------------------------------------ */
+/* The owner's answer, as both servers decide it                            */
+
+static int
+answer_status(int err, const struct nrf_h2_stream *st)
+{
+	switch (err) {
+	case 0:
+		return 200;
+	case NRF_EPARSE:
+		return 400;
+	case NRF_ETOOBIG:
+		return (st->flags & NRF_H2_SF_HDR_OVER) ? 431 : 413;
+	case NRF_EFULL:
+		return 503;
+	case NRF_ETIMEDOUT:
+		return 408;
+	default:
+		return 500;
+	}
+}
+
+/* ------------------------------------------------------------------------ */
+/* nrfwd's own front                                                         */
+
+static void
+own_on_request(struct nrf_h2_stream *st, int err)
+{
+	static const struct nrf_h2_hdr ct = {
+		.name = {"content-type", 12}, .value = {"text/plain", 10}};
+
+	CHECK(nrf_h2_respond(st, answer_status(err, st), &ct, 1, body, sizeof(body) - 1,
+		false) == 0);
+}
+
+static const struct nrf_h2_cbs own_cbs = {
+	.on_request = own_on_request,
+};
+
+struct own {
+	const struct nrf_tp_ops *tp;
+	struct nrf_tp_loop *loop;
+	struct nrf_h2_ctx *ctx;
+	struct nrf_tp_listener *l;
+	struct fake_conn *c;
+};
+
+static void
+on_listen(void *arg, unsigned int ev)
+{
+	(void)arg;
+	(void)ev;
+}
+
+static void
+own_start(struct own *o, const struct limits *lim)
+{
+	struct nrf_h2_limits hl;
+	struct nrf_tp_addr a;
+	struct nrf_tp_conn *tc;
+	int err;
+
+	memset(&hl, 0, sizeof(hl));
+	hl.max_header_bytes = lim->max_header_bytes;
+	hl.max_body_bytes = lim->max_body_bytes;
+	hl.max_concurrent_streams = lim->max_streams;
+	hl.stream_window = STREAM_WINDOW;
+	hl.conn_window = CONN_WINDOW;
+	o->tp = fake_tp_ops();
+	o->loop = o->tp->loop_create(&err);
+	CHECK(o->loop != NULL);
+	o->ctx = nrf_h2_ctx_create(o->tp, o->loop, &hl, &err);
+	CHECK(o->ctx != NULL);
+	CHECK(nrf_tp_addr_parse("127.0.0.1", LISTEN_PORT, &a) == 0);
+	o->l = o->tp->listen(o->loop, &a, 16, on_listen, o, &err);
+	CHECK(o->l != NULL);
+	o->c = fake_tp_dial(LISTEN_PORT);
+	CHECK(o->c != NULL);
+	tc = o->tp->accept(o->l, &err);
+	CHECK(tc != NULL);
+	CHECK(nrf_h2_conn_server(o->ctx, tc, &own_cbs, o, &err) != NULL);
+}
+
+/* Run until nothing is left to do; take what was written. */
+static void
+own_run(struct own *o, struct outcome *out)
+{
+	for (int i = 0; i < 10000; i++) {
+		bool moved = o->tp->poll(o->loop, 0) > 0;
+		const uint8_t *p;
+		size_t n;
+
+		moved |= nrf_h2_ctx_run(o->ctx);
+		p = fake_conn_out(o->c, &n);
+		if (n > 0) {
+			out_append(out, p, n);
+			fake_conn_take(o->c, n);
+			moved = true;
+		}
+		if (!moved)
+			return;
+	}
+	CHECK(!"nrfwd's front never settles");
+}
+
+static void
+own_stop(struct own *o, struct outcome *out)
+{
+	fake_conn_shutdown(o->c);
+	own_run(o, out);
+	CHECK(fake_conn_closed(o->c));
+	fake_conn_release(o->c);
+	o->tp->listener_close(o->l);
+	nrf_h2_ctx_free(o->ctx);
+	o->tp->loop_free(o->loop);
+	CHECK(fake_tp_reset() == 0);
+}
+
+/* ------------------------------------------------------------------------ */
+/* nghttp2's server session                                                  */
+
+struct ngs {
+	int32_t id;
+	uint32_t hdr_bytes;   /* header list so far (name + value + 32) */
+	bool hdr_over;
+	bool has_path, has_method, connect;
+	int64_t clen;         /* content-length, -1: none or not a number */
+	uint64_t body;
+	bool answered;
+	bool in_headers;      /* the request's first header block */
+};
+
+struct ng {
+	nghttp2_session *sess;
+	const struct limits *lim;
+	struct ngs *st;
+	size_t n, cap;
+	bool dead;            /* mem_recv failed: the application closes */
+	struct h2_guard guard;
+};
+
+static struct ngs *
+ng_stream(struct ng *g, int32_t id)
+{
+	for (size_t i = 0; i < g->n; i++)
+		if (g->st[i].id == id)
+			return &g->st[i];
+	if (g->n == g->cap) {
+		g->cap = g->cap * 2 + 16;
+		g->st = realloc(g->st, g->cap * sizeof(*g->st));
+		CHECK(g->st != NULL);
+	}
+	memset(&g->st[g->n], 0, sizeof(g->st[0]));
+	g->st[g->n].id = id;
+	g->st[g->n].clen = -1;
+	return &g->st[g->n++];
+}
+
+static ssize_t
+ng_read_body(nghttp2_session *sess, int32_t id, uint8_t *buf, size_t len,
+	uint32_t *flags, nghttp2_data_source *src, void *arg)
+{
+	(void)sess;
+	(void)id;
+	(void)arg;
+	(void)src;
+	CHECK(len >= sizeof(body) - 1);
+	memcpy(buf, body, sizeof(body) - 1);
+	*flags |= NGHTTP2_DATA_FLAG_EOF;
+	return (ssize_t)(sizeof(body) - 1);
+}
+
+static void
+ng_answer(struct ng *g, struct ngs *s, int status)
+{
+	char sbuf[4];
+	nghttp2_nv nv[2] = {
+		{(uint8_t *)":status", (uint8_t *)sbuf, 7, 3, NGHTTP2_NV_FLAG_NONE},
+		{(uint8_t *)"content-type", (uint8_t *)"text/plain", 12, 10,
+			NGHTTP2_NV_FLAG_NONE},
+	};
+	nghttp2_data_provider dp = {.read_callback = ng_read_body};
+
+	if (s->answered)
+		return;
+	s->answered = true;
+	snprintf(sbuf, sizeof(sbuf), "%03d", status);
+	/* A stream nghttp2 closed meanwhile: nothing to answer. */
+	(void)nghttp2_submit_response(g->sess, s->id, nv, 2, &dp);
+}
+
+static int
+ng_on_begin_headers(nghttp2_session *sess, const nghttp2_frame *f, void *arg)
+{
+	struct ng *g = arg;
+
+	(void)sess;
+	if (f->hd.type == NGHTTP2_HEADERS && f->headers.cat == NGHTTP2_HCAT_REQUEST)
+		ng_stream(g, f->hd.stream_id)->in_headers = true;
+	return 0;
+}
+
+static int
+ng_on_header(nghttp2_session *sess, const nghttp2_frame *f, const uint8_t *name,
+	size_t namelen, const uint8_t *value, size_t valuelen, uint8_t flags, void *arg)
+{
+	struct ng *g = arg;
+	struct ngs *s;
+	size_t cost = namelen + valuelen + 32;
+
+	(void)sess;
+	(void)flags;
+	if (f->hd.type != NGHTTP2_HEADERS)
+		return 0;
+	s = ng_stream(g, f->hd.stream_id);
+	if (!s->in_headers || s->hdr_over)
+		return 0;
+	if (cost > g->lim->max_header_bytes - s->hdr_bytes) {
+		s->hdr_over = true;
+		return 0;
+	}
+	s->hdr_bytes += (uint32_t)cost;
+	if (namelen == 5 && memcmp(name, ":path", 5) == 0 && valuelen > 0)
+		s->has_path = true;
+	if (namelen == 7 && memcmp(name, ":method", 7) == 0 && valuelen > 0) {
+		s->has_method = true;
+		s->connect = valuelen == 7 && memcmp(value, "CONNECT", 7) == 0;
+	}
+	if (namelen == 14 && memcmp(name, "content-length", 14) == 0) {
+		int64_t v = 0;
+
+		for (size_t i = 0; i < valuelen && v >= 0; i++)
+			v = (value[i] >= '0' && value[i] <= '9' && v < (INT64_MAX - 9) / 10) ?
+				v * 10 + (value[i] - '0') :
+				-1;
+		s->clen = valuelen > 0 ? v : -1;
+	}
+	return 0;
+}
+
+static int
+ng_on_data_chunk(nghttp2_session *sess, uint8_t flags, int32_t id, const uint8_t *data,
+	size_t len, void *arg)
+{
+	struct ng *g = arg;
+	struct ngs *s = ng_stream(g, id);
+
+	(void)sess;
+	(void)flags;
+	(void)data;
+	s->body += len;
+	if (!s->answered && s->body > g->lim->max_body_bytes)
+		ng_answer(g, s, 413);
+	return 0;
+}
+
+static int
+ng_on_frame_recv(nghttp2_session *sess, const nghttp2_frame *f, void *arg)
+{
+	struct ng *g = arg;
+	struct ngs *s;
+	bool end = (f->hd.flags & NGHTTP2_FLAG_END_STREAM) != 0;
+
+	(void)sess;
+	if (f->hd.type == NGHTTP2_HEADERS) {
+		s = ng_stream(g, f->hd.stream_id);
+		if (s->in_headers) {
+			/* end of the request's header block (h2_conn_check_head()) */
+			s->in_headers = false;
+			if (s->hdr_over)
+				ng_answer(g, s, 431);
+			else if (!s->has_path || !s->has_method || s->connect)
+				ng_answer(g, s, 400);
+			else if (s->clen > 0 && (uint64_t)s->clen > g->lim->max_body_bytes)
+				ng_answer(g, s, 413);
+		}
+		if (end)
+			ng_answer(g, s, 200);
+	} else if (f->hd.type == NGHTTP2_DATA && end) {
+		ng_answer(g, ng_stream(g, f->hd.stream_id), 200);
+	}
+	return 0;
+}
+
+static void
+ng_start(struct ng *g, const struct limits *lim, bool messaging)
+{
+	nghttp2_session_callbacks *cb;
+	nghttp2_option *opt;
+	nghttp2_settings_entry iv[4] = {
+		{NGHTTP2_SETTINGS_MAX_CONCURRENT_STREAMS, lim->max_streams},
+		{NGHTTP2_SETTINGS_NO_RFC7540_PRIORITIES, 1},
+		{NGHTTP2_SETTINGS_MAX_HEADER_LIST_SIZE, lim->max_header_bytes},
+		{NGHTTP2_SETTINGS_INITIAL_WINDOW_SIZE, STREAM_WINDOW},
+	};
+	uint32_t win = CONN_WINDOW;
+
+	memset(g, 0, sizeof(*g));
+	g->lim = lim;
+	CHECK(nghttp2_session_callbacks_new(&cb) == 0);
+	nghttp2_session_callbacks_set_on_begin_headers_callback(cb, ng_on_begin_headers);
+	nghttp2_session_callbacks_set_on_header_callback(cb, ng_on_header);
+	nghttp2_session_callbacks_set_on_data_chunk_recv_callback(cb, ng_on_data_chunk);
+	nghttp2_session_callbacks_set_on_frame_recv_callback(cb, ng_on_frame_recv);
+	CHECK(nghttp2_option_new(&opt) == 0);
+	/* As the nghttp2 front was configured (decisions 0009, 0063). */
+	nghttp2_option_set_no_closed_streams(opt, 1);
+	nghttp2_option_set_no_http_messaging(opt, !messaging);
+	nghttp2_option_set_no_auto_window_update(opt, 1);
+	nghttp2_option_set_max_continuations(opt,
+		2 * ((lim->max_header_bytes + 16383) / 16384) > 8 ?
+			2 * ((lim->max_header_bytes + 16383) / 16384) :
+			8);
+	CHECK(nghttp2_session_server_new2(&g->sess, cb, g, opt) == 0);
+	nghttp2_option_del(opt);
+	nghttp2_session_callbacks_del(cb);
+	CHECK(nghttp2_submit_settings(g->sess, NGHTTP2_FLAG_NONE, iv, 4) == 0);
+	/* connection window: max(conn_window, max_body + stream_window) */
+	if ((uint64_t)lim->max_body_bytes + STREAM_WINDOW > win)
+		win = lim->max_body_bytes + STREAM_WINDOW;
+	CHECK(nghttp2_session_set_local_window_size(g->sess, NGHTTP2_FLAG_NONE, 0,
+		      (int32_t)win) == 0);
+}
+
+static void
+ng_run(struct ng *g, struct outcome *out)
+{
+	for (;;) {
+		const uint8_t *p;
+		ssize_t n = nghttp2_session_mem_send(g->sess, &p);
+
+		if (n <= 0)
+			return;
+		out_append(out, p, (size_t)n);
+	}
+}
+
+static void
+ng_mem_recv(struct ng *g, const uint8_t *p, size_t n)
+{
+	if (!g->dead && n > 0 && nghttp2_session_mem_recv(g->sess, p, n) < 0)
+		g->dead = true; /* a fatal error: the application closes */
+}
+
+/*
+ * The client's bytes into nghttp2 behind h2_guard.c's pass, as the nghttp2
+ * front took them (its h2_guard_recv(), removed with decision 0063): the
+ * pass applies the RFC 9113 rules nghttp2 1.52 leaves out with these
+ * options (h2_guard.h lists them); a verdict's frame reaches nghttp2 only
+ * after what came before it, a GOAWAY verdict ends the session there
+ * (terminate_session), a RST_STREAM verdict resets the stream, which is
+ * then never answered. These are intended differences from bare nghttp2,
+ * made explicit this way rather than as exceptions after the fact.
+ */
+static void
+ng_recv(struct ng *g, const uint8_t *in, size_t len)
+{
+	struct h2_guard_verdict v;
+	size_t pos = 0, fed = 0;
+
+	if (g->guard.state == H2_GUARD_DONE || g->dead)
+		return;
+	while (h2_guard_scan(&g->guard, in, len, &pos, &v)) {
+		if (v.at > fed) {
+			ng_mem_recv(g, in + fed, v.at - fed);
+			fed = v.at;
+		}
+		if (g->dead)
+			return;
+		if (v.kind == H2_GV_GOAWAY) {
+			g->guard.state = H2_GUARD_DONE;
+			(void)nghttp2_session_terminate_session(g->sess, v.code);
+			return;
+		}
+		ng_stream(g, (int32_t)v.sid)->answered = true; /* never answered */
+		(void)nghttp2_submit_rst_stream(g->sess, NGHTTP2_FLAG_NONE, (int32_t)v.sid,
+			v.code);
+	}
+	if (fed < len)
+		ng_mem_recv(g, in + fed, len - fed);
+}
+
+/* ------------------------------------------------------------------------ */
+/* The comparison                                                            */
+
+static void
+outcome_free(struct outcome *o)
+{
+	free(o->st);
+	free(o->buf);
+}
+
+/* What the client's own frames say (its bytes, split as a server reads
+ * them): the streams it reset. */
+struct cview {
+	int32_t *rst;
+	size_t n, cap;
+};
+
+static void
+on_client_frame(void *arg, uint8_t type, uint8_t flags, int32_t id, const uint8_t *pl,
+	size_t len)
+{
+	struct cview *cv = arg;
+
+	(void)flags;
+	(void)pl;
+	(void)len;
+	if (type != H2F_RST_STREAM || id == 0)
+		return;
+	if (cv->n == cv->cap) {
+		cv->cap = cv->cap * 2 + 8;
+		cv->rst = realloc(cv->rst, cv->cap * sizeof(*cv->rst));
+		CHECK(cv->rst != NULL);
+	}
+	cv->rst[cv->n++] = id;
+}
+
+static bool
+client_reset(const struct cview *cv, int32_t id)
+{
+	for (size_t i = 0; i < cv->n; i++)
+		if (cv->rst[i] == id)
+			return true;
+	return false;
+}
+
+/*
+ * The known, intended differences on one stream. @p x is nrfwd's outcome,
+ * @p y nghttp2's (no_http_messaging, as configured for the front), @p z
+ * that of nghttp2 with its own HTTP messaging on (an oracle for HTTP's
+ * rules only, not compared otherwise). Returns the reason when the
+ * difference is benign, NULL when it is not.
+ */
+static const char *
+benign_stream(const struct sout *x, const struct sout *y, const struct sout *z,
+	const struct cview *cv, const struct outcome *a, const struct outcome *b)
+{
+	/*
+	 * 1. HTTP messaging. nrfwd checks requests itself (h2_check.c:
+	 *    pseudo-headers, field names and values, connection-specific
+	 *    fields, TE, content-length against the body; RFC 9113 §8.1.1,
+	 *    §8.2) and resets a malformed request with
+	 *    RST_STREAM(PROTOCOL_ERROR), never delivering it (an answer
+	 *    already sent, an early 413 or 431, stays). The front's nghttp2
+	 *    ran with no_http_messaging, so it delivers it and the owner
+	 *    answers. Benign when nghttp2's own HTTP messaging finds the
+	 *    request malformed too: the same rule, applied by the other
+	 *    implementation.
+	 */
+	if (x->rst == NGHTTP2_PROTOCOL_ERROR && y->rst < 0 && z->rst == NGHTTP2_PROTOCOL_ERROR &&
+		(x->status == 0 || x->status == y->status))
+		return "malformed request (HTTP messaging: nrfwd and nghttp2's own checks)";
+	/*
+	 * 2. A stream the client reset itself. Whether its answer was
+	 *    written before the client's RST_STREAM was read depends on how
+	 *    much each server reads before it writes (nghttp2 processes the
+	 *    whole read, nrfwd writes between its read budget's slices): a
+	 *    race the client started, the same on the wire as an answer that
+	 *    crossed the RST_STREAM. Only the answer may differ, not resets
+	 *    sent by the server.
+	 */
+	if (client_reset(cv, x->id != 0 ? x->id : y->id) && x->rst == y->rst &&
+		(x->status == 0 || y->status == 0))
+		return "stream reset by the client: its answer raced the RST_STREAM";
+	/*
+	 * 3. Answers submitted before a connection error in the same read.
+	 *    nghttp2's terminate_session sends GOAWAY first and then nothing
+	 *    else, dropping answers it had queued; nrfwd writes what it had
+	 *    queued (answers to streams at or below the GOAWAY's
+	 *    last-stream-id, which the client may take as processed), then
+	 *    the GOAWAY. Only when both ended the connection with the same
+	 *    error, and nrfwd's extra answer is the only difference.
+	 */
+	if (a->ga_code > 0 && a->ga_code == b->ga_code && x->id != 0 && x->id <= a->ga_last &&
+		x->status != 0 && y->status == 0 && x->rst == y->rst)
+		return "answer written before the GOAWAY that nghttp2 drops";
+	return NULL;
+}
+
+static bool
+benign_conn(const struct outcome *a, const struct outcome *b)
+{
+	(void)a;
+	(void)b;
+	return false;
+}
+
+static void
+compare(struct outcome *a, struct outcome *b, struct outcome *c, const struct cview *cv)
+{
+	bool same = !a->bad_output && !b->bad_output;
+	bool verbose = getenv("FUZZ_VERBOSE") != NULL;
+
+	if (same && (a->ga_code != b->ga_code || a->ga_last != b->ga_last))
+		same = benign_conn(a, b);
+	for (int pass = 0; pass < 2; pass++) {
+		const struct outcome *o = pass == 0 ? a : b;
+
+		for (size_t i = 0; same && i < o->n; i++) {
+			int32_t id = o->st[i].id;
+			const struct sout *x = find_stream(a, id), *y = find_stream(b, id);
+			const char *why;
+
+			if (x->status == y->status && x->rst == y->rst)
+				continue;
+			why = benign_stream(x, y, find_stream(c, id), cv, a, b);
+			if (why == NULL)
+				same = false;
+			else if (verbose && pass == 0)
+				fprintf(stderr, "fuzz_front_diff: stream %d differs: %s\n", id, why);
+		}
+	}
+	if (!same || verbose) {
+		fprintf(stderr, "fuzz_front_diff: %s\n", same ? "same" : "DIFFERENT outcomes");
+		dump(a);
+		dump(b);
+		dump(c);
+	}
+	CHECK(same);
+}
+
+int
+LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	static const struct limits small = {1024, 512, 4}, normal = {16384, 65536, 100};
+	static bool once;
+	struct outcome oa = {.who = "nrfwd       ", .ga_code = -1, .ga_last = -1};
+	struct outcome ob = {.who = "nghttp2     ", .ga_code = -1, .ga_last = -1};
+	struct outcome oc = {.who = "nghttp2+http", .ga_code = -1, .ga_last = -1};
+	struct cview cv = {0};
+	const struct limits *lim;
+	struct h2f cf;
+	struct own own;
+	struct ng ng, nm;
+	size_t piece;
+	uint8_t b0;
+
+	if (!once) {
+		once = true;
+		if (getenv("WORLD_LOG") == NULL)
+			nrf_log_set_level((enum nrf_log_level)-1); /* nothing printed */
+	}
+	if (size < 1)
+		return 0;
+	b0 = data[0];
+	data++;
+	size--;
+	piece = pieces[b0 & 15];
+	lim = (b0 & 0x20) ? &small : &normal;
+
+	own_start(&own, lim);
+	ng_start(&ng, lim, false);
+	ng_start(&nm, lim, true);
+	h2f_init(&cf, PREFACE_LEN, on_client_frame, &cv);
+	own_run(&own, &oa);
+	ng_run(&ng, &ob);
+	ng_run(&nm, &oc);
+	if (!(b0 & 0x10)) {
+		CHECK(fake_conn_push(own.c, preface, PREFACE_LEN) == 0);
+		ng_recv(&ng, (const uint8_t *)preface, PREFACE_LEN);
+		ng_recv(&nm, (const uint8_t *)preface, PREFACE_LEN);
+		h2f_feed(&cf, (const uint8_t *)preface, PREFACE_LEN);
+	}
+	for (size_t off = 0; off < size;) {
+		size_t k = piece == 0 || piece > size - off ? size - off : piece;
+
+		CHECK(fake_conn_push(own.c, data + off, k) == 0);
+		ng_recv(&ng, data + off, k);
+		ng_recv(&nm, data + off, k);
+		h2f_feed(&cf, data + off, k);
+		off += k;
+		own_run(&own, &oa);
+		ng_run(&ng, &ob);
+		ng_run(&nm, &oc);
+	}
+	parse_output(&oa);
+	parse_output(&ob);
+	parse_output(&oc);
+	compare(&oa, &ob, &oc, &cv);
+
+	own_stop(&own, &oa);
+	nghttp2_session_del(ng.sess);
+	nghttp2_session_del(nm.sess);
+	free(ng.st);
+	free(nm.st);
+	h2f_fini(&cf);
+	free(cv.rst);
+	outcome_free(&oa);
+	outcome_free(&ob);
+	outcome_free(&oc);
+	return 0;
+}
