@@ -388,6 +388,7 @@ struct ngs {
 	uint64_t body;
 	bool answered;
 	bool in_headers;      /* the request's first header block */
+	size_t sent;          /* answer body bytes given to nghttp2 */
 };
 
 struct ng {
@@ -427,14 +428,18 @@ static ssize_t
 ng_read_body(nghttp2_session *sess, int32_t id, uint8_t *buf, size_t len,
 	uint32_t *flags, nghttp2_data_source *src, void *arg)
 {
+	struct ng *g = arg;
+	struct ngs *s = ng_stream(g, id);
+	size_t n = sizeof(body) - 1 - s->sent;
+
 	(void)sess;
-	(void)id;
-	(void)arg;
 	(void)src;
-	CHECK(len >= sizeof(body) - 1);
-	memcpy(buf, body, sizeof(body) - 1);
-	*flags |= NGHTTP2_DATA_FLAG_EOF;
-	return (ssize_t)(sizeof(body) - 1);
+	n = n < len ? n : len; /* the client's window may be smaller */
+	memcpy(buf, body + s->sent, n);
+	s->sent += n;
+	if (s->sent == sizeof(body) - 1)
+		*flags |= NGHTTP2_DATA_FLAG_EOF;
+	return (ssize_t)n;
 }
 
 static void
@@ -597,9 +602,13 @@ ng_run(struct ng *g, struct outcome *out)
 		ssize_t n = nghttp2_session_mem_send(g->sess, &p);
 
 		if (n <= 0)
-			return;
+			break;
 		out_append(out, p, (size_t)n);
 	}
+	/* Nothing more to read or write (a GOAWAY either way, no stream
+	 * left): the application closes, as nrfwd does. */
+	if (!nghttp2_session_want_read(g->sess) && !nghttp2_session_want_write(g->sess))
+		g->dead = true;
 }
 
 static void
@@ -725,6 +734,14 @@ struct cview {
 	bool long_cont; /* ... a CONTINUATION over 16 384 bytes */
 	bool many_settings; /* a SETTINGS frame with more than 32 entries */
 	bool odd_goaway;    /* a GOAWAY naming a client stream, or a higher one */
+	bool dup_settings;  /* a SETTINGS frame naming a known setting twice */
+	bool bad_pad;       /* a padded DATA or HEADERS with no room for its padding */
+	unsigned int acks;  /* SETTINGS ACKs the client sent */
+	bool wu0;           /* a WINDOW_UPDATE of 0 on a stream */
+	int32_t cut_data;   /* the stream of a DATA frame the input ends in */
+	int32_t verify_sid; /* exception 13 taken on this stream: verify_cut() */
+	int verify_status;  /* ... nghttp2's answer there */
+	bool verify_malformed; /* ... or a reset, which nghttp2+http makes too */
 	uint32_t ga_last;   /* last-stream-id of its last GOAWAY (2^31 - 1: none) */
 	int32_t blk;        /* stream of an unfinished header block, 0: none */
 	bool verify_blk;    /* exception 9 taken: nrfwd must confirm it */
@@ -810,6 +827,65 @@ open_block(const struct outcome *a, const struct outcome *b, struct cview *cv)
 	return true;
 }
 
+/*
+ * 10. A SETTINGS frame that names a setting nghttp2 knows twice. nghttp2
+ *    keeps only the last value of each (inbound_frame_set_settings_entry())
+ *    and checks that one; nrfwd processes them in order, as RFC 9113
+ *    §6.5.3 says, and ends the connection at an invalid value even if a
+ *    later one replaces it (PROTOCOL_ERROR, or FLOW_CONTROL_ERROR for
+ *    INITIAL_WINDOW_SIZE). Everything after may differ: only streams
+ *    nrfwd did not process (above its GOAWAY's last-stream-id) where it
+ *    wrote nothing.
+ */
+static bool
+dup_settings(const struct outcome *a, const struct outcome *b, const struct cview *cv)
+{
+	return cv->dup_settings && a->ga_code != b->ga_code &&
+		(a->ga_code == NGHTTP2_PROTOCOL_ERROR || a->ga_code == NGHTTP2_FLOW_CONTROL_ERROR);
+}
+
+/*
+ * 11. A padded DATA or HEADERS frame whose padding does not fit, on a
+ *    stream that is not open. nrfwd ends the connection with
+ *    PROTOCOL_ERROR as RFC 9113 §6.1 and §6.2 say (it checks the frame
+ *    before the stream); nghttp2 ignores frames on streams it does not
+ *    know before it reads their padding. Everything after may differ, as
+ *    in 10.
+ */
+static bool
+bad_pad(const struct outcome *a, const struct outcome *b, const struct cview *cv)
+{
+	return cv->bad_pad && a->ga_code == NGHTTP2_PROTOCOL_ERROR && b->ga_code != a->ga_code;
+}
+
+/*
+ * 12. (Connection.) More SETTINGS ACKs than SETTINGS sent (both servers
+ *    send one). nghttp2 ends the connection with PROTOCOL_ERROR
+ *    ("SETTINGS: unexpected ACK"); nrfwd ignores the extra ACK: RFC 9113
+ *    does not make it an error. Everything nghttp2 would have done after
+ *    it may differ: only streams where nghttp2 wrote nothing.
+ */
+static bool
+extra_ack(const struct outcome *b, const struct cview *cv)
+{
+	return cv->acks > 1 && b->ga_code == NGHTTP2_PROTOCOL_ERROR;
+}
+
+/*
+ * 15. (Connection.) A WINDOW_UPDATE of 0 on a stream that nrfwd closed in
+ *    the same read (answered, or reset as malformed: h2_srv.c closes a
+ *    stream once its RST_STREAM is queued) and so ignores; nghttp2 writes
+ *    only after the whole read, so the stream is still open there, and it
+ *    makes an increment of 0 a connection error (PROTOCOL_ERROR).
+ *    Everything nghttp2 would have done after it may differ: only streams
+ *    where nghttp2 wrote nothing.
+ */
+static bool
+window_0(const struct outcome *a, const struct outcome *b, const struct cview *cv)
+{
+	return cv->wu0 && a->ga_code < 0 && b->ga_code == NGHTTP2_PROTOCOL_ERROR;
+}
+
 static bool
 long_cont(const struct outcome *a, const struct outcome *b, const struct cview *cv)
 {
@@ -828,6 +904,26 @@ on_client_frame(void *arg, uint8_t type, uint8_t flags, int32_t id, const uint8_
 	(void)len;
 	if (type == NGHTTP2_SETTINGS && cv->f->pl_need > 32 * 6)
 		cv->many_settings = true;
+	if ((type == NGHTTP2_DATA || type == NGHTTP2_HEADERS) && (flags & NGHTTP2_FLAG_PADDED) &&
+		(cv->f->pl_need == 0 || pl[0] >= cv->f->pl_need))
+		cv->bad_pad = true;
+	if (type == NGHTTP2_SETTINGS && (flags & NGHTTP2_FLAG_ACK))
+		cv->acks++;
+	if (type == NGHTTP2_WINDOW_UPDATE && id != 0 && len == 4 && (get32(pl) & 0x7fffffffu) == 0)
+		cv->wu0 = true;
+	if (type == NGHTTP2_SETTINGS && !(flags & NGHTTP2_FLAG_ACK)) {
+		uint32_t seen = 0;
+
+		for (size_t i = 0; i + 6 <= len; i += 6) {
+			uint16_t sid = (uint16_t)(pl[i] << 8 | pl[i + 1]);
+
+			if (sid >= 1 && sid <= 9 && sid != 7) {
+				if (seen & (1u << sid))
+					cv->dup_settings = true;
+				seen |= 1u << sid;
+			}
+		}
+	}
 	if (type == NGHTTP2_HEADERS || type == NGHTTP2_CONTINUATION)
 		cv->blk = (flags & NGHTTP2_FLAG_END_HEADERS) ? 0 : id;
 	if (type == NGHTTP2_GOAWAY && id == 0 && len >= 8) {
@@ -883,6 +979,17 @@ benign_stream(const struct sout *x, const struct sout *y, const struct sout *z,
 		(x->status == 0 || x->status == y->status))
 		return "malformed request (HTTP messaging: nrfwd and nghttp2's own checks)";
 	/*
+	 * 14. The same as nghttp2 with its HTTP messaging on, where the two
+	 *    nghttp2 sessions differ themselves (a malformed request reset,
+	 *    with the HPACK and stream-state consequences that has for the
+	 *    rest of the connection, e.g. a later header block nghttp2 without
+	 *    messaging decodes and the other does not): nrfwd checks HTTP,
+	 *    so that session is the one it should match. The connection
+	 *    outcome takes the same rule (compare()).
+	 */
+	if (x->status == z->status && x->rst == z->rst)
+		return "as nghttp2 with HTTP messaging (14)";
+	/*
 	 * 2. A stream the client reset itself. Whether its answer was
 	 *    written before the client's RST_STREAM was read depends on how
 	 *    much each server reads before it writes (nghttp2 processes the
@@ -891,9 +998,24 @@ benign_stream(const struct sout *x, const struct sout *y, const struct sout *z,
 	 *    crossed the RST_STREAM. Only the answer may differ, not resets
 	 *    sent by the server.
 	 */
-	if (client_reset(cv, x->id != 0 ? x->id : y->id) && x->rst == y->rst &&
+	if (client_reset(cv, x->id) && x->rst == y->rst &&
 		(x->status == 0 || y->status == 0))
 		return "stream reset by the client: its answer raced the RST_STREAM";
+	/*
+	 * 13. The input ends inside a DATA frame. nghttp2 hands the owner a
+	 *    body as its bytes come, so its early 413 (a body over
+	 *    max_body_bytes) goes out before the frame is whole; nrfwd takes
+	 *    DATA frames whole. Benign only if nrfwd, given the rest of the
+	 *    frame (zeros), answers the same or resets a request nghttp2's
+	 *    HTTP messaging finds malformed too: checked by verify_cut().
+	 */
+	if (cv->cut_data != 0 && x->id == cv->cut_data && x->status == 0 && x->rst < 0 &&
+		y->status != 0 && cv->verify_sid == 0) {
+		cv->verify_sid = x->id;
+		cv->verify_status = y->status;
+		cv->verify_malformed = z->rst == NGHTTP2_PROTOCOL_ERROR;
+		return "its DATA frame is not whole yet (checked)";
+	}
 	/*
 	 * 3. Frames queued before a connection error in the same read.
 	 *    nghttp2's terminate_session writes its GOAWAY first and nothing
@@ -908,13 +1030,25 @@ benign_stream(const struct sout *x, const struct sout *y, const struct sout *z,
 	 *    PROTOCOL_ERROR (a malformed request, 1, which nghttp2 with HTTP
 	 *    messaging cannot confirm here: its GOAWAY dropped that reset too).
 	 */
+	if ((dup_settings(a, b, cv) || bad_pad(a, b, cv)) && x->id > a->ga_last &&
+		x->status == 0 && x->rst < 0)
+		return "not processed after nrfwd's GOAWAY (10, 11)";
 	if (((a->ga_code > 0 && b->ga_code > 0 && x->id <= a->ga_last) ||
 		    cut_short(a, b, cv) || long_cont(a, b, cv) || many_settings(b, cv) ||
-			odd_goaway(b, cv) || open_block(a, b, cv)) &&
+			odd_goaway(b, cv) || open_block(a, b, cv) || extra_ack(b, cv) ||
+			window_0(a, b, cv)) &&
 		x->id != 0 && y->status == 0 && y->rst < 0 &&
 		(x->rst < 0 || x->rst == a->ga_code || x->rst == NGHTTP2_PROTOCOL_ERROR))
 		return "written before the GOAWAY, where nghttp2 drops it";
 	return NULL;
+}
+
+/* The codes of 5. */
+static bool
+rule_code(int64_t code)
+{
+	return code == NGHTTP2_PROTOCOL_ERROR || code == NGHTTP2_FRAME_SIZE_ERROR ||
+		code == NGHTTP2_COMPRESSION_ERROR || code == NGHTTP2_STREAM_CLOSED;
 }
 
 /* The known, intended differences of the connection outcome. */
@@ -922,13 +1056,14 @@ static bool
 benign_conn(const struct outcome *a, const struct outcome *b, struct cview *cv)
 {
 	if (cut_short(a, b, cv) || long_cont(a, b, cv) || many_settings(b, cv) ||
-		odd_goaway(b, cv) || open_block(a, b, cv))
+		odd_goaway(b, cv) || open_block(a, b, cv) || dup_settings(a, b, cv) ||
+		bad_pad(a, b, cv) || extra_ack(b, cv) || window_0(a, b, cv))
 		return true;
 	/*
 	 * 5. The order of the checks when the input breaks two connection
 	 *    rules: both end the connection after the same stream, with
-	 *    PROTOCOL_ERROR, FRAME_SIZE_ERROR or COMPRESSION_ERROR, not the
-	 *    same; either code is right by RFC 9113, and which comes first is
+	 *    PROTOCOL_ERROR, FRAME_SIZE_ERROR, COMPRESSION_ERROR or
+	 *    STREAM_CLOSED (h2_guard.c's verdicts), not the same; either code is right by RFC 9113, and which comes first is
 	 *    no contract. nghttp2 checks a frame's length before most other
 	 *    rules, but the first frame's type (§3.4) and a header block's
 	 *    CONTINUATION (§6.10) before the length, and finds a Huffman
@@ -940,14 +1075,13 @@ benign_conn(const struct outcome *a, const struct outcome *b, struct cview *cv)
 	 *    oversized frame inside a header block, SETTINGS with both a
 	 *    stream id and a bad length, a short PUSH_PROMISE, a Huffman EOS
 	 *    in a string cut by the end of HEADERS followed by an oversized
-	 *    frame (corpus found_check_order_*). The price: the target does
-	 *    not see which of these three codes a connection error has.
+	 *    frame, a PING on a stream after a HEADERS the guard punishes
+	 *    (corpus found_check_order_*). The price: the target does not see
+	 *    which of these four codes a connection error has, only that
+	 *    both end the connection after the same stream.
 	 */
 	if (a->ga_code > 0 && b->ga_code > 0 && a->ga_last == b->ga_last &&
-		(a->ga_code == NGHTTP2_PROTOCOL_ERROR || a->ga_code == NGHTTP2_FRAME_SIZE_ERROR ||
-			a->ga_code == NGHTTP2_COMPRESSION_ERROR) &&
-		(b->ga_code == NGHTTP2_PROTOCOL_ERROR || b->ga_code == NGHTTP2_FRAME_SIZE_ERROR ||
-			b->ga_code == NGHTTP2_COMPRESSION_ERROR))
+		rule_code(a->ga_code) && rule_code(b->ga_code))
 		return true;
 	return false;
 }
@@ -959,18 +1093,24 @@ compare(struct outcome *a, struct outcome *b, struct outcome *c, struct cview *c
 	bool verbose = getenv("FUZZ_VERBOSE") != NULL;
 
 	if (same && (a->ga_code != b->ga_code || a->ga_last != b->ga_last))
-		same = benign_conn(a, b, cv);
+		same = benign_conn(a, b, cv) || /* 14, with 5's codes */
+			((a->ga_code == c->ga_code ||
+				 (a->ga_code > 0 && rule_code(a->ga_code) && rule_code(c->ga_code))) &&
+				a->ga_last == c->ga_last);
 	for (int pass = 0; pass < 2; pass++) {
 		const struct outcome *o = pass == 0 ? a : b;
 
 		for (size_t i = 0; same && i < o->n; i++) {
 			int32_t id = o->st[i].id;
-			const struct sout *x = find_stream(a, id), *y = find_stream(b, id);
+			/* copies: a stream one side does not know has id 0 */
+			struct sout x = *find_stream(a, id), y = *find_stream(b, id);
+			struct sout z = *find_stream(c, id);
 			const char *why;
 
-			if (x->status == y->status && x->rst == y->rst)
+			if (x.status == y.status && x.rst == y.rst)
 				continue;
-			why = benign_stream(x, y, find_stream(c, id), cv, a, b);
+			x.id = y.id = z.id = id;
+			why = benign_stream(&x, &y, &z, cv, a, b);
 			if (why == NULL)
 				same = false;
 			else if (verbose && pass == 0)
@@ -1015,6 +1155,42 @@ verify_block(const struct limits *lim, const uint8_t *pre, size_t pre_len,
 	CHECK(v.ga_code == NGHTTP2_COMPRESSION_ERROR);
 	own_stop(&own, &v);
 	outcome_free(&v);
+}
+
+/*
+ * Exception 13: the client's bytes (@p pre and @p data), then @p fill
+ * zeros that finish the DATA frame the input ends in, into a fresh nrfwd
+ * front: stream @p cv->verify_sid must get nghttp2's answer, or a reset
+ * with PROTOCOL_ERROR where nghttp2's HTTP messaging reset it too.
+ */
+static void
+verify_cut(const struct limits *lim, const uint8_t *pre, size_t pre_len,
+	const uint8_t *data, size_t size, size_t fill, const struct cview *cv)
+{
+	struct outcome v = {.who = "nrfwd, DATA finished", .ga_code = -1, .ga_last = -1};
+	uint8_t *zeros = calloc(1, fill + 1);
+	const struct sout *x;
+	struct own own;
+
+	CHECK(zeros != NULL);
+	own_start(&own, lim);
+	CHECK(fake_conn_push(own.c, pre, pre_len) == 0);
+	CHECK(fake_conn_push(own.c, data, size) == 0);
+	CHECK(fake_conn_push(own.c, zeros, fill) == 0);
+	own_run(&own, &v);
+	parse_output(&v);
+	x = find_stream(&v, cv->verify_sid);
+	if (x->status != cv->verify_status &&
+		!(cv->verify_malformed && x->rst == NGHTTP2_PROTOCOL_ERROR)) {
+		fprintf(stderr, "fuzz_front_diff: stream %d: nghttp2 answered %d on part of a "
+				"DATA frame, nrfwd not on the whole frame\n",
+			cv->verify_sid, cv->verify_status);
+		dump(&v);
+		abort();
+	}
+	own_stop(&own, &v);
+	outcome_free(&v);
+	free(zeros);
 }
 
 int
@@ -1074,6 +1250,8 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 	cv.cut = cf.hd_len == 9 && cf.pl_len < cf.pl_need;
 	cv.long_cont = cv.cut && cf.hd[3] == NGHTTP2_CONTINUATION && cf.pl_need > 16384;
+	if (cv.cut && cf.hd[3] == NGHTTP2_DATA)
+		cv.cut_data = (int32_t)(get32(cf.hd + 5) & 0x7fffffffu);
 	if (cv.cut && cf.hd[3] == NGHTTP2_SETTINGS && cf.pl_need > 32 * 6)
 		cv.many_settings = true;
 	parse_output(&oa);
@@ -1085,6 +1263,9 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (cv.verify_blk)
 		verify_block(lim, (const uint8_t *)preface, (b0 & 0x10) ? 0 : PREFACE_LEN, data,
 			size, cf.hd_len, cv.blk);
+	if (cv.verify_sid != 0)
+		verify_cut(lim, (const uint8_t *)preface, (b0 & 0x10) ? 0 : PREFACE_LEN, data,
+			size, cf.pl_need - cf.pl_len, &cv);
 	nghttp2_session_del(ng.sess);
 	nghttp2_session_del(nm.sess);
 	free(ng.st);
