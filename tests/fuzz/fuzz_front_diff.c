@@ -1077,10 +1077,11 @@ benign_conn(const struct outcome *a, const struct outcome *b, struct cview *cv)
 	 *    rules: both end the connection after the same stream, with
 	 *    PROTOCOL_ERROR, FRAME_SIZE_ERROR, COMPRESSION_ERROR or
 	 *    STREAM_CLOSED (h2_guard.c's verdicts), not the same; either code
-	 *    is right by RFC 9113, and which comes first is no contract. nghttp2 checks a frame's length before most other
-	 *    rules, but the first frame's type (§3.4) and a header block's
-	 *    CONTINUATION (§6.10) before the length, and finds a Huffman
-	 *    error in a string as its bytes come; nrfwd checks every frame's
+	 *    is right by RFC 9113, and which comes first is no contract.
+	 *    nghttp2 checks a frame's length before most other rules, but
+	 *    the first frame's type (§3.4) and a header block's CONTINUATION
+	 *    (§6.10) before the length, and finds a Huffman error in a
+	 *    string as its bytes come; nrfwd checks every frame's
 	 *    length against SETTINGS_MAX_FRAME_SIZE first (h2_srv_recv()),
 	 *    then a frame's stream id before its length (SETTINGS on a
 	 *    stream, PUSH_PROMISE), and decodes a string once it is whole.
