@@ -1016,12 +1016,13 @@ benign_stream(const struct sout *x, const struct sout *y, const struct sout *z,
 	 * 13. The input ends inside a DATA frame. nghttp2 hands the owner a
 	 *    body as its bytes come, so its early 413 (a body over
 	 *    max_body_bytes) goes out before the frame is whole; nrfwd takes
-	 *    DATA frames whole. Benign only if nrfwd, given the rest of the
-	 *    frame (zeros), answers the same or resets a request nghttp2's
-	 *    HTTP messaging finds malformed too: checked by verify_cut().
+	 *    DATA frames whole. Only while nrfwd's connection is up; benign
+	 *    only if nrfwd, given the rest of the frame (zeros), answers the
+	 *    same or resets a request nghttp2's HTTP messaging finds
+	 *    malformed too: checked by verify_cut().
 	 */
 	if (cv->cut_data != 0 && x->id == cv->cut_data && x->status == 0 && x->rst < 0 &&
-		y->status != 0 && cv->verify_sid == 0) {
+		y->status != 0 && a->ga_code < 0 && cv->verify_sid == 0) {
 		cv->verify_sid = x->id;
 		cv->verify_status = y->status;
 		cv->verify_malformed = z->rst == NGHTTP2_PROTOCOL_ERROR;
