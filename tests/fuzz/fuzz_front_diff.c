@@ -69,21 +69,20 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
-#define CHECK(cond)                                                                    \
-	do {                                                                           \
-		if (!(cond)) {                                                         \
-			fprintf(stderr, "fuzz_front_diff: %s:%d: %s\n", __FILE__,      \
-				__LINE__, #cond);                                      \
-			abort();                                                       \
-		}                                                                      \
+#define CHECK(cond)                                                                         \
+	do {                                                                                \
+		if (!(cond)) {                                                              \
+			fprintf(stderr, "fuzz_front_diff: %s:%d: %s\n", __FILE__, __LINE__, \
+				#cond);                                                     \
+			abort();                                                            \
+		}                                                                           \
 	} while (0)
 
 static const char preface[] = "PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n";
 #define PREFACE_LEN (sizeof(preface) - 1)
 #define LISTEN_PORT 8080
 
-static const size_t pieces[16] = {0, 1, 2, 3, 5, 8, 9, 13, 16, 24, 32, 64, 100, 256, 1000,
-	4096};
+static const size_t pieces[16] = {0, 1, 2, 3, 5, 8, 9, 13, 16, 24, 32, 64, 100, 256, 1000, 4096};
 
 /* The limits both servers run with (nrf_h2_limits; windows at nrfwd's
  * defaults: stream 256 KiB, connection 16 MiB). */
@@ -102,17 +101,17 @@ static const char body[] = "ok";
 
 struct sout {
 	int32_t id;
-	int status;   /* :status of the server's first HEADERS, 0: none */
-	int64_t rst;  /* RST_STREAM code from the server, -1: none */
+	int status;  /* :status of the server's first HEADERS, 0: none */
+	int64_t rst; /* RST_STREAM code from the server, -1: none */
 };
 
 struct outcome {
 	const char *who;
 	struct sout *st;
 	size_t n, cap;
-	int64_t ga_code;   /* first GOAWAY: error code, -1: none */
-	int64_t ga_last;   /* its last-stream-id */
-	bool bad_output;   /* the output did not parse (reported, aborts) */
+	int64_t ga_code; /* first GOAWAY: error code, -1: none */
+	int64_t ga_last; /* its last-stream-id */
+	bool bad_output; /* the output did not parse (reported, aborts) */
 	/* the byte stream the server wrote */
 	uint8_t *buf;
 	size_t len, bcap;
@@ -300,8 +299,8 @@ own_on_request(struct nrf_h2_stream *st, int err)
 	static const struct nrf_h2_hdr ct = {
 		.name = {"content-type", 12}, .value = {"text/plain", 10}};
 
-	CHECK(nrf_h2_respond(st, answer_status(err, st), &ct, 1, body, sizeof(body) - 1,
-		false) == 0);
+	CHECK(nrf_h2_respond(st, answer_status(err, st), &ct, 1, body, sizeof(body) - 1, false) ==
+		0);
 }
 
 static const struct nrf_h2_cbs own_cbs = {
@@ -392,14 +391,14 @@ own_stop(struct own *o, struct outcome *out)
 
 struct ngs {
 	int32_t id;
-	uint32_t hdr_bytes;   /* header list so far (name + value + 32) */
+	uint32_t hdr_bytes; /* header list so far (name + value + 32) */
 	bool hdr_over;
 	bool has_path, has_method, connect;
-	int64_t clen;         /* content-length, -1: none or not a number */
+	int64_t clen; /* content-length, -1: none or not a number */
 	uint64_t body;
 	bool answered;
-	bool in_headers;      /* the request's first header block */
-	size_t sent;          /* answer body bytes given to nghttp2 */
+	bool in_headers; /* the request's first header block */
+	size_t sent;	 /* answer body bytes given to nghttp2 */
 };
 
 struct ng {
@@ -407,11 +406,11 @@ struct ng {
 	const struct limits *lim;
 	struct ngs *st;
 	size_t n, cap;
-	bool dead;            /* mem_recv failed: the application closes */
+	bool dead; /* mem_recv failed: the application closes */
 	struct h2_guard guard;
 	/* whole frame headers only (ng_recv()) */
-	size_t pre;           /* preface bytes passed */
-	size_t left;          /* payload bytes of the current frame to come */
+	size_t pre;  /* preface bytes passed */
+	size_t left; /* payload bytes of the current frame to come */
 	uint8_t hd[9];
 	size_t hd_len;
 	uint8_t *feed;
@@ -436,8 +435,8 @@ ng_stream(struct ng *g, int32_t id)
 }
 
 static ssize_t
-ng_read_body(nghttp2_session *sess, int32_t id, uint8_t *buf, size_t len,
-	uint32_t *flags, nghttp2_data_source *src, void *arg)
+ng_read_body(nghttp2_session *sess, int32_t id, uint8_t *buf, size_t len, uint32_t *flags,
+	nghttp2_data_source *src, void *arg)
 {
 	struct ng *g = arg;
 	struct ngs *s = ng_stream(g, id);
@@ -459,8 +458,7 @@ ng_answer(struct ng *g, struct ngs *s, int status)
 	char sbuf[4];
 	nghttp2_nv nv[2] = {
 		{(uint8_t *)":status", (uint8_t *)sbuf, 7, 3, NGHTTP2_NV_FLAG_NONE},
-		{(uint8_t *)"content-type", (uint8_t *)"text/plain", 12, 10,
-			NGHTTP2_NV_FLAG_NONE},
+		{(uint8_t *)"content-type", (uint8_t *)"text/plain", 12, 10, NGHTTP2_NV_FLAG_NONE},
 	};
 	nghttp2_data_provider dp = {.read_callback = ng_read_body};
 
@@ -484,8 +482,8 @@ ng_on_begin_headers(nghttp2_session *sess, const nghttp2_frame *f, void *arg)
 }
 
 static int
-ng_on_header(nghttp2_session *sess, const nghttp2_frame *f, const uint8_t *name,
-	size_t namelen, const uint8_t *value, size_t valuelen, uint8_t flags, void *arg)
+ng_on_header(nghttp2_session *sess, const nghttp2_frame *f, const uint8_t *name, size_t namelen,
+	const uint8_t *value, size_t valuelen, uint8_t flags, void *arg)
 {
 	struct ng *g = arg;
 	struct ngs *s;
@@ -513,17 +511,17 @@ ng_on_header(nghttp2_session *sess, const nghttp2_frame *f, const uint8_t *name,
 		int64_t v = 0;
 
 		for (size_t i = 0; i < valuelen && v >= 0; i++)
-			v = (value[i] >= '0' && value[i] <= '9' && v < (INT64_MAX - 9) / 10) ?
-				v * 10 + (value[i] - '0') :
-				-1;
+			v = (value[i] >= '0' && value[i] <= '9' && v < (INT64_MAX - 9) / 10)
+				    ? v * 10 + (value[i] - '0')
+				    : -1;
 		s->clen = valuelen > 0 ? v : -1;
 	}
 	return 0;
 }
 
 static int
-ng_on_data_chunk(nghttp2_session *sess, uint8_t flags, int32_t id, const uint8_t *data,
-	size_t len, void *arg)
+ng_on_data_chunk(nghttp2_session *sess, uint8_t flags, int32_t id, const uint8_t *data, size_t len,
+	void *arg)
 {
 	struct ng *g = arg;
 	struct ngs *s = ng_stream(g, id);
@@ -590,10 +588,10 @@ ng_start(struct ng *g, const struct limits *lim, bool messaging)
 	nghttp2_option_set_no_closed_streams(opt, 1);
 	nghttp2_option_set_no_http_messaging(opt, !messaging);
 	nghttp2_option_set_no_auto_window_update(opt, 1);
-	nghttp2_option_set_max_continuations(opt,
-		2 * ((lim->max_header_bytes + 16383) / 16384) > 8 ?
-			2 * ((lim->max_header_bytes + 16383) / 16384) :
-			8);
+	nghttp2_option_set_max_continuations(
+		opt, 2 * ((lim->max_header_bytes + 16383) / 16384) > 8
+			     ? 2 * ((lim->max_header_bytes + 16383) / 16384)
+			     : 8);
 	CHECK(nghttp2_session_server_new2(&g->sess, cb, g, opt) == 0);
 	nghttp2_option_del(opt);
 	nghttp2_session_callbacks_del(cb);
@@ -601,8 +599,8 @@ ng_start(struct ng *g, const struct limits *lim, bool messaging)
 	/* connection window: max(conn_window, max_body + stream_window) */
 	if ((uint64_t)lim->max_body_bytes + STREAM_WINDOW > win)
 		win = lim->max_body_bytes + STREAM_WINDOW;
-	CHECK(nghttp2_session_set_local_window_size(g->sess, NGHTTP2_FLAG_NONE, 0,
-		      (int32_t)win) == 0);
+	CHECK(nghttp2_session_set_local_window_size(g->sess, NGHTTP2_FLAG_NONE, 0, (int32_t)win) ==
+		0);
 }
 
 static void
@@ -669,8 +667,7 @@ ng_recv_whole(struct ng *g, const uint8_t *in, size_t len)
 			return;
 		}
 		ng_stream(g, (int32_t)v.sid)->answered = true; /* never answered */
-		(void)nghttp2_submit_rst_stream(g->sess, NGHTTP2_FLAG_NONE, (int32_t)v.sid,
-			v.code);
+		(void)nghttp2_submit_rst_stream(g->sess, NGHTTP2_FLAG_NONE, (int32_t)v.sid, v.code);
 	}
 	if (fed < len)
 		ng_mem_recv(g, in + fed, len - fed);
@@ -741,21 +738,21 @@ outcome_free(struct outcome *o)
 struct cview {
 	int32_t *rst;
 	size_t n, cap;
-	bool cut; /* the input ends inside a frame whose header is complete */
-	bool long_cont; /* ... a CONTINUATION over 16 384 bytes */
-	bool many_settings; /* a SETTINGS frame with more than 32 entries */
-	bool odd_goaway;    /* a GOAWAY naming a client stream, or a higher one */
-	bool dup_settings;  /* a SETTINGS frame naming a known setting twice */
-	bool bad_pad;       /* a padded DATA or HEADERS with no room for its padding */
-	unsigned int acks;  /* SETTINGS ACKs the client sent */
-	bool wu0;           /* a WINDOW_UPDATE of 0 on a stream */
-	int32_t cut_data;   /* the stream of a DATA frame the input ends in */
-	int32_t verify_sid; /* exception 13 taken on this stream: verify_cut() */
-	int verify_status;  /* ... nghttp2's answer there */
+	bool cut;	       /* the input ends inside a frame whose header is complete */
+	bool long_cont;	       /* ... a CONTINUATION over 16 384 bytes */
+	bool many_settings;    /* a SETTINGS frame with more than 32 entries */
+	bool odd_goaway;       /* a GOAWAY naming a client stream, or a higher one */
+	bool dup_settings;     /* a SETTINGS frame naming a known setting twice */
+	bool bad_pad;	       /* a padded DATA or HEADERS with no room for its padding */
+	unsigned int acks;     /* SETTINGS ACKs the client sent */
+	bool wu0;	       /* a WINDOW_UPDATE of 0 on a stream */
+	int32_t cut_data;      /* the stream of a DATA frame the input ends in */
+	int32_t verify_sid;    /* exception 13 taken on this stream: verify_cut() */
+	int verify_status;     /* ... nghttp2's answer there */
 	bool verify_malformed; /* ... or a reset, which nghttp2+http makes too */
-	uint32_t ga_last;   /* last-stream-id of its last GOAWAY (2^31 - 1: none) */
-	int32_t blk;        /* stream of an unfinished header block, 0: none */
-	bool verify_blk;    /* exception 9 taken: nrfwd must confirm it */
+	uint32_t ga_last;      /* last-stream-id of its last GOAWAY (2^31 - 1: none) */
+	int32_t blk;	       /* stream of an unfinished header block, 0: none */
+	bool verify_blk;       /* exception 9 taken: nrfwd must confirm it */
 	const struct h2f *f;
 };
 
@@ -831,8 +828,7 @@ odd_goaway(const struct outcome *b, const struct cview *cv)
 static bool
 open_block(const struct outcome *a, const struct outcome *b, struct cview *cv)
 {
-	if (cv->cut || cv->blk == 0 || a->ga_code >= 0 ||
-		b->ga_code != NGHTTP2_COMPRESSION_ERROR)
+	if (cv->cut || cv->blk == 0 || a->ga_code >= 0 || b->ga_code != NGHTTP2_COMPRESSION_ERROR)
 		return false;
 	cv->verify_blk = true;
 	return true;
@@ -852,7 +848,7 @@ static bool
 dup_settings(const struct outcome *a, const struct outcome *b, const struct cview *cv)
 {
 	return cv->dup_settings && a->ga_code != b->ga_code &&
-		(a->ga_code == NGHTTP2_PROTOCOL_ERROR || a->ga_code == NGHTTP2_FLOW_CONTROL_ERROR);
+	       (a->ga_code == NGHTTP2_PROTOCOL_ERROR || a->ga_code == NGHTTP2_FLOW_CONTROL_ERROR);
 }
 
 /*
@@ -901,12 +897,11 @@ static bool
 long_cont(const struct outcome *a, const struct outcome *b, const struct cview *cv)
 {
 	return cv->long_cont && a->ga_code == NGHTTP2_FRAME_SIZE_ERROR &&
-		(b->ga_code < 0 || b->ga_code == NGHTTP2_COMPRESSION_ERROR);
+	       (b->ga_code < 0 || b->ga_code == NGHTTP2_COMPRESSION_ERROR);
 }
 
 static void
-on_client_frame(void *arg, uint8_t type, uint8_t flags, int32_t id, const uint8_t *pl,
-	size_t len)
+on_client_frame(void *arg, uint8_t type, uint8_t flags, int32_t id, const uint8_t *pl, size_t len)
 {
 	struct cview *cv = arg;
 
@@ -971,8 +966,8 @@ client_reset(const struct cview *cv, int32_t id)
  * difference is benign, NULL when it is not.
  */
 static const char *
-benign_stream(const struct sout *x, const struct sout *y, const struct sout *z,
-	struct cview *cv, const struct outcome *a, const struct outcome *b)
+benign_stream(const struct sout *x, const struct sout *y, const struct sout *z, struct cview *cv,
+	const struct outcome *a, const struct outcome *b)
 {
 	/*
 	 * 1. HTTP messaging. nrfwd checks requests itself (h2_check.c:
@@ -1009,8 +1004,7 @@ benign_stream(const struct sout *x, const struct sout *y, const struct sout *z,
 	 *    crossed the RST_STREAM. Only the answer may differ, not resets
 	 *    sent by the server.
 	 */
-	if (client_reset(cv, x->id) && x->rst == y->rst &&
-		(x->status == 0 || y->status == 0))
+	if (client_reset(cv, x->id) && x->rst == y->rst && (x->status == 0 || y->status == 0))
 		return "stream reset by the client: its answer raced the RST_STREAM";
 	/*
 	 * 13. The input ends inside a DATA frame. nghttp2 hands the owner a
@@ -1044,13 +1038,12 @@ benign_stream(const struct sout *x, const struct sout *y, const struct sout *z,
 	 *    PROTOCOL_ERROR (a malformed request, 1, which nghttp2 with HTTP
 	 *    messaging cannot confirm here: its GOAWAY dropped that reset too).
 	 */
-	if ((dup_settings(a, b, cv) || bad_pad(a, b, cv)) && x->id > a->ga_last &&
-		x->status == 0 && x->rst < 0)
+	if ((dup_settings(a, b, cv) || bad_pad(a, b, cv)) && x->id > a->ga_last && x->status == 0 &&
+		x->rst < 0)
 		return "not processed after nrfwd's GOAWAY (10, 11)";
-	if (((a->ga_code > 0 && b->ga_code > 0 && x->id <= a->ga_last) ||
-		    cut_short(a, b, cv) || long_cont(a, b, cv) || many_settings(b, cv) ||
-			odd_goaway(b, cv) || open_block(a, b, cv) || extra_ack(b, cv) ||
-			window_0(a, b, cv)) &&
+	if (((a->ga_code > 0 && b->ga_code > 0 && x->id <= a->ga_last) || cut_short(a, b, cv) ||
+		    long_cont(a, b, cv) || many_settings(b, cv) || odd_goaway(b, cv) ||
+		    open_block(a, b, cv) || extra_ack(b, cv) || window_0(a, b, cv)) &&
 		x->id != 0 && y->status == 0 && y->rst < 0 &&
 		(x->rst < 0 || x->rst == a->ga_code || x->rst == NGHTTP2_PROTOCOL_ERROR))
 		return "written before the GOAWAY, where nghttp2 drops it";
@@ -1062,7 +1055,7 @@ static bool
 rule_code(int64_t code)
 {
 	return code == NGHTTP2_PROTOCOL_ERROR || code == NGHTTP2_FRAME_SIZE_ERROR ||
-		code == NGHTTP2_COMPRESSION_ERROR || code == NGHTTP2_STREAM_CLOSED;
+	       code == NGHTTP2_COMPRESSION_ERROR || code == NGHTTP2_STREAM_CLOSED;
 }
 
 /* The known, intended differences of the connection outcome. */
@@ -1095,8 +1088,8 @@ benign_conn(const struct outcome *a, const struct outcome *b, struct cview *cv)
 	 *    which of these four codes a connection error has, only that
 	 *    both end the connection after the same stream.
 	 */
-	if (a->ga_code > 0 && b->ga_code > 0 && a->ga_last == b->ga_last &&
-		rule_code(a->ga_code) && rule_code(b->ga_code))
+	if (a->ga_code > 0 && b->ga_code > 0 && a->ga_last == b->ga_last && rule_code(a->ga_code) &&
+		rule_code(b->ga_code))
 		return true;
 	return false;
 }
@@ -1109,9 +1102,9 @@ compare(struct outcome *a, struct outcome *b, struct outcome *c, struct cview *c
 
 	if (same && (a->ga_code != b->ga_code || a->ga_last != b->ga_last))
 		same = benign_conn(a, b, cv) || /* 14, with 5's codes */
-			((a->ga_code == c->ga_code ||
-				 (a->ga_code > 0 && rule_code(a->ga_code) && rule_code(c->ga_code))) &&
-				a->ga_last == c->ga_last);
+		       ((a->ga_code == c->ga_code || (a->ga_code > 0 && rule_code(a->ga_code) &&
+							     rule_code(c->ga_code))) &&
+			       a->ga_last == c->ga_last);
 	for (int pass = 0; pass < 2; pass++) {
 		const struct outcome *o = pass == 0 ? a : b;
 
@@ -1129,7 +1122,8 @@ compare(struct outcome *a, struct outcome *b, struct outcome *c, struct cview *c
 			if (why == NULL)
 				same = false;
 			else if (verbose && pass == 0)
-				fprintf(stderr, "fuzz_front_diff: stream %d differs: %s\n", id, why);
+				fprintf(stderr, "fuzz_front_diff: stream %d differs: %s\n", id,
+					why);
 		}
 	}
 	if (!same || verbose) {
@@ -1148,8 +1142,8 @@ compare(struct outcome *a, struct outcome *b, struct outcome *c, struct cview *c
  * connection with COMPRESSION_ERROR.
  */
 static void
-verify_block(const struct limits *lim, const uint8_t *pre, size_t pre_len,
-	const uint8_t *data, size_t size, size_t drop, int32_t sid)
+verify_block(const struct limits *lim, const uint8_t *pre, size_t pre_len, const uint8_t *data,
+	size_t size, size_t drop, int32_t sid)
 {
 	uint8_t cont[9] = {0, 0, 0, NGHTTP2_CONTINUATION, NGHTTP2_FLAG_END_HEADERS,
 		(uint8_t)(sid >> 24), (uint8_t)(sid >> 16), (uint8_t)(sid >> 8), (uint8_t)sid};
@@ -1179,8 +1173,8 @@ verify_block(const struct limits *lim, const uint8_t *pre, size_t pre_len,
  * with PROTOCOL_ERROR where nghttp2's HTTP messaging reset it too.
  */
 static void
-verify_cut(const struct limits *lim, const uint8_t *pre, size_t pre_len,
-	const uint8_t *data, size_t size, size_t fill, const struct cview *cv)
+verify_cut(const struct limits *lim, const uint8_t *pre, size_t pre_len, const uint8_t *data,
+	size_t size, size_t fill, const struct cview *cv)
 {
 	struct outcome v = {.who = "nrfwd, DATA finished", .ga_code = -1, .ga_last = -1};
 	uint8_t *zeros = calloc(1, fill + 1);
@@ -1197,8 +1191,9 @@ verify_cut(const struct limits *lim, const uint8_t *pre, size_t pre_len,
 	x = find_stream(&v, cv->verify_sid);
 	if (x->status != cv->verify_status &&
 		!(cv->verify_malformed && x->rst == NGHTTP2_PROTOCOL_ERROR)) {
-		fprintf(stderr, "fuzz_front_diff: stream %d: nghttp2 answered %d on part of a "
-				"DATA frame, nrfwd not on the whole frame\n",
+		fprintf(stderr,
+			"fuzz_front_diff: stream %d: nghttp2 answered %d on part of a "
+			"DATA frame, nrfwd not on the whole frame\n",
 			cv->verify_sid, cv->verify_status);
 		dump(&v);
 		abort();
@@ -1227,7 +1222,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (!once) {
 		once = true;
 		if (getenv("WORLD_LOG") == NULL)
-			nrf_log_set_level((enum nrf_log_level)-1); /* nothing printed */
+			nrf_log_set_level((enum nrf_log_level) - 1); /* nothing printed */
 	}
 	if (size < 1)
 		return 0;
@@ -1279,8 +1274,8 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		verify_block(lim, (const uint8_t *)preface, (b0 & 0x10) ? 0 : PREFACE_LEN, data,
 			size, cf.hd_len, cv.blk);
 	if (cv.verify_sid != 0)
-		verify_cut(lim, (const uint8_t *)preface, (b0 & 0x10) ? 0 : PREFACE_LEN, data,
-			size, cf.pl_need - cf.pl_len, &cv);
+		verify_cut(lim, (const uint8_t *)preface, (b0 & 0x10) ? 0 : PREFACE_LEN, data, size,
+			cf.pl_need - cf.pl_len, &cv);
 	nghttp2_session_del(ng.sess);
 	nghttp2_session_del(nm.sess);
 	free(ng.st);
