@@ -746,6 +746,8 @@ struct cview {
 	bool bad_pad;	       /* a padded DATA or HEADERS with no room for its padding */
 	unsigned int acks;     /* SETTINGS ACKs the client sent */
 	bool wu0;	       /* a WINDOW_UPDATE of 0 on a stream */
+	bool reuse;	       /* HEADERS on a stream id below the client's highest */
+	int32_t hi;	       /* the client's highest stream id so far */
 	int32_t cut_data;      /* the stream of a DATA frame the input ends in */
 	int32_t verify_sid;    /* exception 13 taken on this stream: verify_cut() */
 	int verify_status;     /* ... nghttp2's answer there */
@@ -879,18 +881,22 @@ extra_ack(const struct outcome *b, const struct cview *cv)
 }
 
 /*
- * 15. (Connection.) A WINDOW_UPDATE of 0 on a stream that nrfwd closed in
- *    the same read (answered, or reset as malformed: h2_srv.c closes a
- *    stream once its RST_STREAM is queued) and so ignores; nghttp2 writes
- *    only after the whole read, so the stream is still open there, and it
- *    makes an increment of 0 a connection error (PROTOCOL_ERROR).
- *    Everything nghttp2 would have done after it may differ: only streams
- *    where nghttp2 wrote nothing.
+ * 15. (Connection.) A frame on a stream that nrfwd closed in the same
+ *    read (answered, or reset as malformed: h2_srv.c closes a stream once
+ *    its RST_STREAM or its last frame is queued, and ignores what the
+ *    client sends on it then): a WINDOW_UPDATE of 0, a HEADERS after the
+ *    client's END_STREAM that the guard has forgotten (more than 128
+ *    stream ids back). nghttp2 writes only after the whole read, so the
+ *    stream is still open there, and it ends the connection
+ *    (PROTOCOL_ERROR for the increment, STREAM_CLOSED for the HEADERS).
+ *    Everything nghttp2 would have done after it may differ: only
+ *    streams where nghttp2 wrote nothing.
  */
 static bool
-window_0(const struct outcome *a, const struct outcome *b, const struct cview *cv)
+closed_in_read(const struct outcome *a, const struct outcome *b, const struct cview *cv)
 {
-	return cv->wu0 && a->ga_code < 0 && b->ga_code == NGHTTP2_PROTOCOL_ERROR;
+	return a->ga_code < 0 && ((cv->wu0 && b->ga_code == NGHTTP2_PROTOCOL_ERROR) ||
+					 (cv->reuse && b->ga_code == NGHTTP2_STREAM_CLOSED));
 }
 
 static bool
@@ -917,6 +923,12 @@ on_client_frame(void *arg, uint8_t type, uint8_t flags, int32_t id, const uint8_
 		cv->acks++;
 	if (type == NGHTTP2_WINDOW_UPDATE && id != 0 && len == 4 && (get32(pl) & 0x7fffffffu) == 0)
 		cv->wu0 = true;
+	if (type == NGHTTP2_HEADERS && id != 0) {
+		if (id <= cv->hi)
+			cv->reuse = true;
+		else
+			cv->hi = id;
+	}
 	if (type == NGHTTP2_SETTINGS && !(flags & NGHTTP2_FLAG_ACK)) {
 		uint32_t seen = 0;
 
@@ -1043,7 +1055,7 @@ benign_stream(const struct sout *x, const struct sout *y, const struct sout *z, 
 		return "not processed after nrfwd's GOAWAY (10, 11)";
 	if (((a->ga_code > 0 && b->ga_code > 0 && x->id <= a->ga_last) || cut_short(a, b, cv) ||
 		    long_cont(a, b, cv) || many_settings(b, cv) || odd_goaway(b, cv) ||
-		    open_block(a, b, cv) || extra_ack(b, cv) || window_0(a, b, cv)) &&
+		    open_block(a, b, cv) || extra_ack(b, cv) || closed_in_read(a, b, cv)) &&
 		x->id != 0 && y->status == 0 && y->rst < 0 &&
 		(x->rst < 0 || x->rst == a->ga_code || x->rst == NGHTTP2_PROTOCOL_ERROR))
 		return "written before the GOAWAY, where nghttp2 drops it";
@@ -1064,7 +1076,7 @@ benign_conn(const struct outcome *a, const struct outcome *b, struct cview *cv)
 {
 	if (cut_short(a, b, cv) || long_cont(a, b, cv) || many_settings(b, cv) ||
 		odd_goaway(b, cv) || open_block(a, b, cv) || dup_settings(a, b, cv) ||
-		bad_pad(a, b, cv) || extra_ack(b, cv) || window_0(a, b, cv))
+		bad_pad(a, b, cv) || extra_ack(b, cv) || closed_in_read(a, b, cv))
 		return true;
 	/*
 	 * 5. The order of the checks when the input breaks two connection
