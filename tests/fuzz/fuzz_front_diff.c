@@ -747,6 +747,8 @@ struct cview {
 	unsigned int acks;     /* SETTINGS ACKs the client sent */
 	bool wu0;	       /* a WINDOW_UPDATE of 0 on a stream */
 	bool reuse;	       /* HEADERS on a stream id below the client's highest */
+	bool ga_seen;	       /* the client sent GOAWAY */
+	int32_t after_ga;      /* the first stream it opened after that, 0: none */
 	int32_t hi;	       /* the client's highest stream id so far */
 	int32_t cut_data;      /* the stream of a DATA frame the input ends in */
 	int32_t verify_sid;    /* exception 13 taken on this stream: verify_cut() */
@@ -849,7 +851,7 @@ open_block(const struct outcome *a, const struct outcome *b, struct cview *cv)
 static bool
 dup_settings(const struct outcome *a, const struct outcome *b, const struct cview *cv)
 {
-	return cv->dup_settings && a->ga_code != b->ga_code &&
+	return cv->dup_settings && (a->ga_code != b->ga_code || a->ga_last != b->ga_last) &&
 	       (a->ga_code == NGHTTP2_PROTOCOL_ERROR || a->ga_code == NGHTTP2_FLOW_CONTROL_ERROR);
 }
 
@@ -923,6 +925,10 @@ on_client_frame(void *arg, uint8_t type, uint8_t flags, int32_t id, const uint8_
 		cv->acks++;
 	if (type == NGHTTP2_WINDOW_UPDATE && id != 0 && len == 4 && (get32(pl) & 0x7fffffffu) == 0)
 		cv->wu0 = true;
+	if (type == NGHTTP2_GOAWAY)
+		cv->ga_seen = true;
+	if (type == NGHTTP2_HEADERS && id > cv->hi && cv->ga_seen && cv->after_ga == 0)
+		cv->after_ga = id;
 	if (type == NGHTTP2_HEADERS && id != 0) {
 		if (id <= cv->hi)
 			cv->reuse = true;
@@ -1019,6 +1025,18 @@ benign_stream(const struct sout *x, const struct sout *y, const struct sout *z, 
 	if (client_reset(cv, x->id) && x->rst == y->rst && (x->status == 0 || y->status == 0))
 		return "stream reset by the client: its answer raced the RST_STREAM";
 	/*
+	 * 16. A stream the client opened after its own GOAWAY. Both servers
+	 *    close the connection once a GOAWAY was received and no stream is
+	 *    left; nrfwd looks at whole frames, nghttp2 opens a stream at its
+	 *    HEADERS' frame header, so when the client's GOAWAY and the start
+	 *    of a new HEADERS come in one read, nghttp2 may still take the
+	 *    stream where nrfwd has closed. Only streams nrfwd did nothing on,
+	 *    while it sent no GOAWAY.
+	 */
+	if (cv->after_ga != 0 && x->id >= cv->after_ga && x->status == 0 && x->rst < 0 &&
+		a->ga_code < 0)
+		return "opened after the client's GOAWAY (16)";
+	/*
 	 * 13. The input ends inside a DATA frame. nghttp2 hands the owner a
 	 *    body as its bytes come, so its early 413 (a body over
 	 *    max_body_bytes) goes out before the frame is whole; nrfwd takes
@@ -1045,7 +1063,8 @@ benign_stream(const struct sout *x, const struct sout *y, const struct sout *z, 
 	 *    GOAWAY. Only when both ended the connection with an error (the
 	 *    GOAWAYs are compared on their own), or nghttp2 alone did for a
 	 *    reason 4, 6, 7, 8, 9, 12 or 15 excuses; when nghttp2 wrote
-	 *    nothing on the stream; and when a reset nrfwd wrote carries the
+	 *    nothing on the stream, or the same answer; and when a reset
+	 *    nrfwd wrote carries the
 	 *    connection error's code or
 	 *    PROTOCOL_ERROR (a malformed request, 1, which nghttp2 with HTTP
 	 *    messaging cannot confirm here: its GOAWAY dropped that reset too).
@@ -1056,7 +1075,7 @@ benign_stream(const struct sout *x, const struct sout *y, const struct sout *z, 
 	if (((a->ga_code > 0 && b->ga_code > 0 && x->id <= a->ga_last) || cut_short(a, b, cv) ||
 		    long_cont(a, b, cv) || many_settings(b, cv) || odd_goaway(b, cv) ||
 		    open_block(a, b, cv) || extra_ack(b, cv) || closed_in_read(a, b, cv)) &&
-		x->id != 0 && y->status == 0 && y->rst < 0 &&
+		x->id != 0 && (y->status == 0 || y->status == x->status) && y->rst < 0 &&
 		(x->rst < 0 || x->rst == a->ga_code || x->rst == NGHTTP2_PROTOCOL_ERROR))
 		return "written before the GOAWAY, where nghttp2 drops it";
 	return NULL;
