@@ -112,6 +112,7 @@ struct outcome {
 	int64_t ga_code; /* first GOAWAY: error code, -1: none */
 	int64_t ga_last; /* its last-stream-id */
 	bool bad_output; /* the output did not parse (reported, aborts) */
+	bool closed;	 /* nrfwd: the connection was closed */
 	/* the byte stream the server wrote */
 	uint8_t *buf;
 	size_t len, bcap;
@@ -901,6 +902,14 @@ closed_in_read(const struct outcome *a, const struct outcome *b, const struct cv
 					 (cv->reuse && b->ga_code == NGHTTP2_STREAM_CLOSED));
 }
 
+/* 16 (see benign_stream()): nrfwd closed the connection after the
+ * client's GOAWAY, before a stream the client opened after it. */
+static bool
+after_goaway(const struct outcome *a, const struct cview *cv)
+{
+	return cv->after_ga != 0 && a->closed && a->ga_code < 0;
+}
+
 static bool
 long_cont(const struct outcome *a, const struct outcome *b, const struct cview *cv)
 {
@@ -1030,11 +1039,11 @@ benign_stream(const struct sout *x, const struct sout *y, const struct sout *z, 
 	 *    left; nrfwd looks at whole frames, nghttp2 opens a stream at its
 	 *    HEADERS' frame header, so when the client's GOAWAY and the start
 	 *    of a new HEADERS come in one read, nghttp2 may still take the
-	 *    stream where nrfwd has closed. Only streams nrfwd did nothing on,
-	 *    while it sent no GOAWAY.
+	 *    stream where nrfwd has closed (and goes on to whatever that
+	 *    stream brings, a connection error too: benign_conn()). Only
+	 *    streams nrfwd did nothing on, once it closed without a GOAWAY.
 	 */
-	if (cv->after_ga != 0 && x->id >= cv->after_ga && x->status == 0 && x->rst < 0 &&
-		a->ga_code < 0)
+	if (after_goaway(a, cv) && x->id >= cv->after_ga && x->status == 0 && x->rst < 0)
 		return "opened after the client's GOAWAY (16)";
 	/*
 	 * 13. The input ends inside a DATA frame. nghttp2 hands the owner a
@@ -1067,7 +1076,9 @@ benign_stream(const struct sout *x, const struct sout *y, const struct sout *z, 
 	 *    nrfwd wrote carries the
 	 *    connection error's code or
 	 *    PROTOCOL_ERROR (a malformed request, 1, which nghttp2 with HTTP
-	 *    messaging cannot confirm here: its GOAWAY dropped that reset too).
+	 *    messaging cannot confirm here: its GOAWAY dropped that reset too)
+	 *    or FLOW_CONTROL_ERROR (a WINDOW_UPDATE that overflowed the
+	 *    stream's window, RFC 9113 §6.9.1, in the same read).
 	 */
 	if ((dup_settings(a, b, cv) || bad_pad(a, b, cv)) && x->id > a->ga_last && x->status == 0 &&
 		x->rst < 0)
@@ -1076,7 +1087,8 @@ benign_stream(const struct sout *x, const struct sout *y, const struct sout *z, 
 		    long_cont(a, b, cv) || many_settings(b, cv) || odd_goaway(b, cv) ||
 		    open_block(a, b, cv) || extra_ack(b, cv) || closed_in_read(a, b, cv)) &&
 		x->id != 0 && (y->status == 0 || y->status == x->status) && y->rst < 0 &&
-		(x->rst < 0 || x->rst == a->ga_code || x->rst == NGHTTP2_PROTOCOL_ERROR))
+		(x->rst < 0 || x->rst == a->ga_code || x->rst == NGHTTP2_PROTOCOL_ERROR ||
+			x->rst == NGHTTP2_FLOW_CONTROL_ERROR))
 		return "written before the GOAWAY, where nghttp2 drops it";
 	return NULL;
 }
@@ -1095,7 +1107,8 @@ benign_conn(const struct outcome *a, const struct outcome *b, struct cview *cv)
 {
 	if (cut_short(a, b, cv) || long_cont(a, b, cv) || many_settings(b, cv) ||
 		odd_goaway(b, cv) || open_block(a, b, cv) || dup_settings(a, b, cv) ||
-		bad_pad(a, b, cv) || extra_ack(b, cv) || closed_in_read(a, b, cv))
+		bad_pad(a, b, cv) || extra_ack(b, cv) || closed_in_read(a, b, cv) ||
+		after_goaway(a, cv))
 		return true;
 	/*
 	 * 5. The order of the checks when the input breaks two connection
@@ -1290,6 +1303,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		ng_run(&nm, &oc);
 	}
 	cv.cut = cf.hd_len == 9 && cf.pl_len < cf.pl_need;
+	oa.closed = fake_conn_closed(own.c);
 	cv.long_cont = cv.cut && cf.hd[3] == NGHTTP2_CONTINUATION && cf.pl_need > 16384;
 	if (cv.cut && cf.hd[3] == NGHTTP2_DATA)
 		cv.cut_data = (int32_t)(get32(cf.hd + 5) & 0x7fffffffu);
