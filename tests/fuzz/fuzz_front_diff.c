@@ -902,12 +902,13 @@ closed_in_read(const struct outcome *a, const struct outcome *b, const struct cv
 					 (cv->reuse && b->ga_code == NGHTTP2_STREAM_CLOSED));
 }
 
-/* 16 (see benign_stream()): nrfwd closed the connection after the
- * client's GOAWAY, before a stream the client opened after it. */
+/* 16 (see benign_stream()): nrfwd closed the connection, without a
+ * GOAWAY of its own, after the client's GOAWAY; nghttp2 read on into
+ * frames that were not whole yet (a new stream, DATA on an idle one). */
 static bool
 after_goaway(const struct outcome *a, const struct cview *cv)
 {
-	return cv->after_ga != 0 && a->closed && a->ga_code < 0;
+	return cv->ga_seen && a->closed && a->ga_code < 0;
 }
 
 static bool
@@ -1043,7 +1044,8 @@ benign_stream(const struct sout *x, const struct sout *y, const struct sout *z, 
 	 *    stream brings, a connection error too: benign_conn()). Only
 	 *    streams nrfwd did nothing on, once it closed without a GOAWAY.
 	 */
-	if (after_goaway(a, cv) && x->id >= cv->after_ga && x->status == 0 && x->rst < 0)
+	if (after_goaway(a, cv) && cv->after_ga != 0 && x->id >= cv->after_ga && x->status == 0 &&
+		x->rst < 0)
 		return "opened after the client's GOAWAY (16)";
 	/*
 	 * 13. The input ends inside a DATA frame. nghttp2 hands the owner a
