@@ -37,9 +37,9 @@
  * first GOAWAY's error code and last-stream-id (-1: none), compared
  * exactly (both servers report the last stream they opened). nrfwd's and
  * nghttp2's must be equal but for the known, intended differences, each a
- * numbered, commented exception in benign_stream() and benign_conn() (1-3
- * and 13-14 per stream; 4-12 and 15 for the connection, with the streams
- * they leave unprocessed); any other difference aborts with the three
+ * numbered, commented exception in benign_stream() and benign_conn() (1-3,
+ * 13, 14 and 16 per stream; 4-12, 15 and 16 for the connection, with the
+ * streams they leave unprocessed); any other difference aborts with the three
  * outcome lists on stderr. Exceptions 9 and 13 are checked: a fresh nrfwd
  * front is given the rest of the input's last frame and must then do what
  * nghttp2 did. Order and framing of the output (DATA sizes,
