@@ -757,6 +757,7 @@ struct cview {
 	bool verify_malformed; /* ... or a reset, which nghttp2+http makes too */
 	uint32_t ga_last;      /* last-stream-id of its last GOAWAY (2^31 - 1: none) */
 	int32_t blk;	       /* stream of an unfinished header block, 0: none */
+	bool blk_broken;       /* a header block was broken by another frame */
 	bool verify_blk;       /* exception 9 taken: nrfwd must confirm it */
 	const struct h2f *f;
 };
@@ -833,7 +834,8 @@ odd_goaway(const struct outcome *b, const struct cview *cv)
 static bool
 open_block(const struct outcome *a, const struct outcome *b, struct cview *cv)
 {
-	if (cv->cut || cv->blk == 0 || a->ga_code >= 0 || b->ga_code != NGHTTP2_COMPRESSION_ERROR)
+	if (cv->cut || cv->blk == 0 || cv->blk_broken || a->ga_code >= 0 ||
+		b->ga_code != NGHTTP2_COMPRESSION_ERROR)
 		return false;
 	cv->verify_blk = true;
 	return true;
@@ -958,10 +960,12 @@ on_client_frame(void *arg, uint8_t type, uint8_t flags, int32_t id, const uint8_
 			}
 		}
 	}
-	if (type == NGHTTP2_HEADERS || type == NGHTTP2_CONTINUATION)
-		cv->blk = (flags & NGHTTP2_FLAG_END_HEADERS) ? 0 : id;
-	else
+	if (cv->blk != 0 && (type != NGHTTP2_CONTINUATION || id != cv->blk)) {
 		cv->blk = 0; /* a block broken by another frame: not 9's case */
+		cv->blk_broken = true;
+	} else if (type == NGHTTP2_HEADERS || type == NGHTTP2_CONTINUATION) {
+		cv->blk = (flags & NGHTTP2_FLAG_END_HEADERS) ? 0 : id;
+	}
 	if (type == NGHTTP2_GOAWAY && id == 0 && len >= 8) {
 		uint32_t last = get32(pl) & 0x7fffffffu;
 
