@@ -630,6 +630,11 @@ on_settings(struct nrf_h2_conn *c, uint8_t flags, uint32_t sid, const uint8_t *p
 					"SETTINGS: invalid SETTINGS_MAX_FRAME_SIZE");
 			s->r_max_frame = v;
 			break;
+		case 0x8: /* ENABLE_CONNECT_PROTOCOL (RFC 8441 §3) */
+			if (v > 1)
+				return conn_error(c, NRF_H2_PROTOCOL_ERROR,
+					"SETTINGS: invalid SETTINGS_ENABLE_CONNECT_PROTOCOL");
+			break;
 		case 0x9: /* NO_RFC7540_PRIORITIES */
 			if (v > 1)
 				return conn_error(c, NRF_H2_PROTOCOL_ERROR,

@@ -53,8 +53,8 @@ h2f_fini(struct h2f *f)
 	f->pl = NULL;
 }
 
-/* Payloads are kept up to 64 bytes (enough for RST_STREAM and GOAWAY). */
-#define H2F_KEEP 64
+/* Payloads are kept up to 16 KiB (a frame of the default maximum size). */
+#define H2F_KEEP 16384
 
 static inline void
 h2f_feed(struct h2f *f, const uint8_t *p, size_t n)
