@@ -27,7 +27,7 @@
  *                     4 streams); else 16 KiB, 64 KiB, 100
  *
  * nghttp2 gets the bytes behind h2_guard.c's frame-header pass, as the
- * nghttp2 front did (ng_recv_whole()): the pass's rules are nrfwd's on
+ * nghttp2 front did (ng_recv()): the pass's rules are nrfwd's on
  * both sides, not differences. A third session, nghttp2 with its own HTTP
  * messaging on, is an oracle for HTTP's rules only (exceptions 1 and 14).
  *
@@ -409,13 +409,13 @@ struct ng {
 	size_t n, cap;
 	bool dead; /* mem_recv failed: the application closes */
 	struct h2_guard guard;
-	/* whole frame headers only (ng_recv()) */
-	size_t pre;  /* preface bytes passed */
-	size_t left; /* payload bytes of the current frame to come */
-	uint8_t hd[9];
-	size_t hd_len;
-	uint8_t *feed;
-	size_t feed_cap;
+	/* frame headers whole, judged first (ng_recv()) */
+	size_t pre;    /* preface bytes passed */
+	size_t left;   /* payload bytes of the current frame to come */
+	uint8_t fb[14]; /* a frame header and up to 5 payload bytes */
+	size_t fb_len;
+	uint8_t *feed;  /* bytes for nghttp2's next mem_recv (ng_put()) */
+	size_t feed_len, feed_cap;
 };
 
 static struct ngs *
@@ -638,28 +638,80 @@ ng_mem_recv(struct ng *g, const uint8_t *p, size_t n)
 }
 
 /*
- * The client's bytes into nghttp2 behind h2_guard.c's pass, as the nghttp2
- * front took them (its h2_guard_recv(), removed with decision 0063): the
- * pass applies the RFC 9113 rules nghttp2 1.52 leaves out with these
- * options (h2_guard.h lists them); a verdict's frame reaches nghttp2 only
- * after what came before it, a GOAWAY verdict ends the session there
- * (terminate_session), a RST_STREAM verdict resets the stream, which is
- * then never answered. These are intended differences from bare nghttp2,
- * made explicit this way rather than as exceptions after the fact.
+ * The client's bytes into nghttp2 behind h2_guard.c's rules, as the removed
+ * nghttp2 front took them (decision 0063; nrfwd's own server now checks them
+ * on each whole frame, which gives the same verdicts because it acts on no
+ * frame before it is whole): the rules nghttp2 1.52 leaves out with these
+ * options (h2_guard.h lists them), judged on a frame's header, or on its
+ * header and the first 4-5 payload bytes where a dependency is read, before
+ * nghttp2 sees any of the frame; a GOAWAY verdict ends the session there
+ * (terminate_session: nothing more is fed), a RST_STREAM verdict resets the
+ * stream, which is then never answered, and the frame goes on to nghttp2.
+ * These are intended differences from bare nghttp2, made explicit this way
+ * rather than as exceptions after the fact.
+ *
+ * nghttp2 gets a frame header only whole: Debian's nghttp2 1.52 (its
+ * backport of the CONTINUATION limit, CVE-2024-28182) counts every read
+ * that ends inside a frame header after an unfinished header block as one
+ * CONTINUATION frame, so with reads of a few bytes
+ * nghttp2_session_mem_recv() fails with NGHTTP2_ERR_TOO_MANY_CONTINUATIONS
+ * on a block of two frames: nghttp2's bug, which would hide every other
+ * difference of those inputs. A TCP server's reads are cut anywhere, so
+ * this changes nothing nghttp2 is meant to decide.
  */
+
+/* Payload bytes the rules may read of a frame with header @p h: a
+ * PRIORITY frame's dependency, or that of HEADERS with the PRIORITY flag
+ * (after a pad length); 0 otherwise. */
+static size_t
+ng_guard_wants(const uint8_t *h)
+{
+	size_t len = (size_t)h[0] << 16 | (size_t)h[1] << 8 | h[2];
+
+	if (h[3] == NGHTTP2_PRIORITY)
+		return len == 5 ? 5 : 0;
+	if (h[3] == NGHTTP2_HEADERS && (h[4] & NGHTTP2_FLAG_PRIORITY)) {
+		size_t want = (h[4] & NGHTTP2_FLAG_PADDED) ? 5 : 4;
+
+		return len >= want ? want : 0;
+	}
+	return 0;
+}
+
+/* Bytes for nghttp2, given to it in one nghttp2_session_mem_recv() per read
+ * and verdict, as the removed front did (ng_flush()). */
 static void
-ng_recv_whole(struct ng *g, const uint8_t *in, size_t len)
+ng_put(struct ng *g, const uint8_t *p, size_t n)
+{
+	if (g->guard.state == H2_GUARD_DONE)
+		return;
+	if (g->feed_len + n > g->feed_cap) {
+		g->feed_cap = (g->feed_len + n) * 2;
+		g->feed = realloc(g->feed, g->feed_cap);
+		CHECK(g->feed != NULL);
+	}
+	memcpy(g->feed + g->feed_len, p, n);
+	g->feed_len += n;
+}
+
+static void
+ng_flush(struct ng *g)
+{
+	ng_mem_recv(g, g->feed, g->feed_len);
+	g->feed_len = 0;
+}
+
+/* The rules on the frame whose header (and first payload bytes) @p f holds:
+ * at a verdict, what came before goes to nghttp2 first; then those bytes. */
+static void
+ng_judge(struct ng *g, const uint8_t *f, size_t n)
 {
 	struct h2_guard_verdict v;
-	size_t pos = 0, fed = 0;
 
 	if (g->guard.state == H2_GUARD_DONE || g->dead)
 		return;
-	while (h2_guard_scan(&g->guard, in, len, &pos, &v)) {
-		if (v.at > fed) {
-			ng_mem_recv(g, in + fed, v.at - fed);
-			fed = v.at;
-		}
+	if (h2_guard_frame(&g->guard, f, &v)) {
+		ng_flush(g);
 		if (g->dead)
 			return;
 		if (v.kind == H2_GV_GOAWAY) {
@@ -670,58 +722,44 @@ ng_recv_whole(struct ng *g, const uint8_t *in, size_t len)
 		ng_stream(g, (int32_t)v.sid)->answered = true; /* never answered */
 		(void)nghttp2_submit_rst_stream(g->sess, NGHTTP2_FLAG_NONE, (int32_t)v.sid, v.code);
 	}
-	if (fed < len)
-		ng_mem_recv(g, in + fed, len - fed);
+	ng_put(g, f, n);
 }
 
-/*
- * The client's bytes into nghttp2, a frame header never cut: the bytes of
- * an incomplete one wait for the rest. Debian's nghttp2 1.52 (its
- * backport of the CONTINUATION limit, CVE-2024-28182) counts every read
- * that ends inside the frame header after an unfinished header block as
- * one CONTINUATION frame, so with reads of a few bytes
- * nghttp2_session_mem_recv() fails with NGHTTP2_ERR_TOO_MANY_CONTINUATIONS
- * on a block of two frames: nghttp2's bug, which would hide every other
- * difference of those inputs. A TCP server's reads are cut anywhere, so
- * this changes nothing nghttp2 is meant to decide.
- */
 static void
 ng_recv(struct ng *g, const uint8_t *in, size_t len)
 {
-	size_t n = 0;
-
-	if (g->feed_cap < len + 9) {
-		g->feed_cap = len + 9;
-		g->feed = realloc(g->feed, g->feed_cap);
-		CHECK(g->feed != NULL);
-	}
 	while (len > 0) {
 		size_t k;
 
 		if (g->pre < PREFACE_LEN || g->left > 0) {
+			/* the preface, or the rest of a payload, as it comes */
 			k = g->pre < PREFACE_LEN ? PREFACE_LEN - g->pre : g->left;
 			k = k < len ? k : len;
-			memcpy(g->feed + n, in, k);
-			n += k;
+			ng_put(g, in, k);
 			if (g->pre < PREFACE_LEN)
 				g->pre += k;
 			else
 				g->left -= k;
 		} else {
-			k = 9 - g->hd_len < len ? 9 - g->hd_len : len;
-			memcpy(g->hd + g->hd_len, in, k);
-			g->hd_len += k;
-			if (g->hd_len == 9) {
-				memcpy(g->feed + n, g->hd, 9);
-				n += 9;
-				g->hd_len = 0;
-				g->left = (size_t)g->hd[0] << 16 | (size_t)g->hd[1] << 8 | g->hd[2];
+			/* a header, and the payload bytes the rules read */
+			size_t need = g->fb_len < 9 ? 9 : 9 + ng_guard_wants(g->fb);
+
+			k = need - g->fb_len < len ? need - g->fb_len : len;
+			memcpy(g->fb + g->fb_len, in, k);
+			g->fb_len += k;
+			if (g->fb_len == 9)
+				need = 9 + ng_guard_wants(g->fb);
+			if (g->fb_len == need) {
+				g->left = ((size_t)g->fb[0] << 16 | (size_t)g->fb[1] << 8 | g->fb[2]) -
+					(need - 9);
+				ng_judge(g, g->fb, need);
+				g->fb_len = 0;
 			}
 		}
 		in += k;
 		len -= k;
 	}
-	ng_recv_whole(g, g->feed, n);
+	ng_flush(g);
 }
 
 /* ------------------------------------------------------------------------ */
