@@ -111,6 +111,16 @@ same(const struct node *a, const struct node *b)
 	return a->nrf >= 0 || b->nrf >= 0 ? a->nrf == b->nrf : strcasecmp(a->name, b->name) == 0;
 }
 
+/* The last passage through @p x in @p m[0..@p h): its index, -1 when none. */
+static long
+last_of(const struct node *m, size_t h, const struct node *x)
+{
+	for (size_t i = h; i-- > 0;)
+		if (same(&m[i], x))
+			return (long)i;
+	return -1;
+}
+
 /*
  * The cycle of one observed path into @p c (nodes in canonical rotation:
  * starting at the smallest name), the member where the request entered it
@@ -130,31 +140,18 @@ cycle_of(const struct nrf_topo *t, const json_t *p, const char *self, struct cyc
 	for (i = 0; i < json_array_size(path) && h < MAX_NODES; i++)
 		m[h++] = node_of(t, json_string_value(json_array_get(path, i)) != NULL
 			? json_string_value(json_array_get(path, i)) : "?");
-	if (kind == 0) {
-		/* back at itself: from its last passage */
-		for (i = h; i-- > 0;)
-			if (same(&m[i], &me)) {
-				k = (long)i;
-				break;
-			}
-		if (k < 0)
-			return false;
-		for (i = (size_t)k; i < h; i++)
-			seq[n++] = m[i];
-	} else if (kind == 1) {
-		/* it would have gone back to the skipped peer */
-		struct node sk = node_of(t, jstr(p, "skipped"));
+	if (kind == 0 || kind == 1) {
+		/* detected: back at itself, from its last passage; prevented: it
+		 * would have gone back to the skipped peer, then on to itself */
+		struct node back = kind == 0 ? me : node_of(t, jstr(p, "skipped"));
 
-		for (i = h; i-- > 0;)
-			if (same(&m[i], &sk)) {
-				k = (long)i;
-				break;
-			}
+		k = last_of(m, h, &back);
 		if (k < 0)
 			return false;
 		for (i = (size_t)k; i < h; i++)
 			seq[n++] = m[i];
-		seq[n++] = me;
+		if (kind == 1)
+			seq[n++] = me;
 	} else {
 		/* a hop limit: the last NRF that appears twice, if any */
 		m[h++] = me;

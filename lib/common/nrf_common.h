@@ -112,6 +112,16 @@ nrf_copy(void *dst, const void *src, size_t n)
 	}
 }
 
+/** Eight bytes at any alignment as one word (host byte order): one load. */
+static inline uint64_t
+nrf_load64(const void *p)
+{
+	uint64_t v;
+
+	memcpy(&v, p, sizeof(v));
+	return v;
+}
+
 /** The value of hex digit @p c (either case), or -1 when it is none. */
 static inline int
 nrf_hexval(char c)

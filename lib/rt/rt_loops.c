@@ -96,15 +96,6 @@ step(uint64_t h, uint64_t v)
 	return h * UINT64_C(0xc2b2ae3d27d4eb4f);
 }
 
-static inline uint64_t
-load8(const char *p)
-{
-	uint64_t v;
-
-	memcpy(&v, p, sizeof(v));
-	return v;
-}
-
 /*
  * The Via bytes, eight at a time; a line's last word overlaps the one
  * before it rather than being assembled byte by byte (the instructions
@@ -122,15 +113,15 @@ hash_lines(const struct nrf_slice *lines, size_t n)
 		if (NRF_LIKELY(len >= 8)) {
 			/* two words an iteration: a third fewer instructions */
 			for (; k + 16 <= len; k += 16) {
-				h = step(h, load8(p + k));
-				h = step(h, load8(p + k + 8));
+				h = step(h, nrf_load64(p + k));
+				h = step(h, nrf_load64(p + k + 8));
 			}
 			if (k + 8 <= len) {
-				h = step(h, load8(p + k));
+				h = step(h, nrf_load64(p + k));
 				k += 8;
 			}
 			if (k < len)
-				h = step(h, load8(p + len - 8));
+				h = step(h, nrf_load64(p + len - 8));
 		} else {
 			uint64_t v = 0;
 

@@ -59,22 +59,12 @@ sep_after(unsigned char c)
 	return c == ' ' || c == '\t' || c == ',' || c == '(';
 }
 
-/* Eight bytes as one word, at any alignment. */
-static inline uint64_t
-load8(const void *p)
-{
-	uint64_t v;
-
-	memcpy(&v, p, sizeof(v));
-	return v;
-}
-
 /* Eight bytes of text against eight of a key, letters in either case:
  * the key is in lower case and @p cm is its case mask (via_key_case()). */
 static inline bool
 same8(const unsigned char *t, const char *key, const char *cm)
 {
-	return (load8(t) | load8(cm)) == load8(key);
+	return (nrf_load64(t) | nrf_load64(cm)) == nrf_load64(key);
 }
 
 /*
