@@ -38,7 +38,7 @@
  * exactly (both servers report the last stream they opened). nrfwd's and
  * nghttp2's must be equal but for the known, intended differences, each a
  * numbered, commented exception in benign_stream() and benign_conn() (1-3,
- * 13, 14, 16 and 17 per stream; 4-12, 15 and 16 for the connection, with the
+ * 13, 14, 16, 17 and 18 per stream; 4-12, 15 and 16 for the connection, with the
  * streams they leave unprocessed); any other difference aborts with the three
  * outcome lists on stderr. Exceptions 9 and 13 are checked: a fresh nrfwd
  * front is given the rest of the input's last frame and must then do what
@@ -1136,6 +1136,18 @@ benign_stream(const struct sout *x, const struct sout *y, const struct sout *z, 
 	 *    or FLOW_CONTROL_ERROR (a WINDOW_UPDATE that overflowed the
 	 *    stream's window, RFC 9113 §6.9.1, in the same read).
 	 */
+	/*
+	 * 18. A stream refused (over SETTINGS_MAX_CONCURRENT_STREAMS before
+	 *    the client acknowledged it) whose header block then ends the
+	 *    connection (it does not decode: the block is still read, to keep
+	 *    the HPACK context). nrfwd writes the RST_STREAM(REFUSED_STREAM)
+	 *    it queued, then the GOAWAY; nghttp2 drops the reset, as in 3.
+	 *    Both tell the client the same: the stream is above the GOAWAY's
+	 *    last-stream-id and was not processed, so it may be sent again.
+	 */
+	if (a->ga_code > 0 && b->ga_code > 0 && x->id > a->ga_last && x->status == 0 &&
+		x->rst == NGHTTP2_REFUSED_STREAM && y->status == 0 && y->rst < 0)
+		return "refused, then the connection error (18)";
 	if ((dup_settings(a, b, cv) || bad_pad(a, b, cv)) && x->id > a->ga_last && x->status == 0 &&
 		x->rst < 0)
 		return "not processed after nrfwd's GOAWAY (10, 11)";
