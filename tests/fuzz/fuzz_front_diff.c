@@ -939,14 +939,16 @@ extra_ack(const struct outcome *b, const struct cview *cv)
  *    nrfwd reset as malformed. nghttp2 writes only after the whole read,
  *    so the stream is still open there, and it ends the connection
  *    (PROTOCOL_ERROR for the increment, STREAM_CLOSED for the HEADERS
- *    and the DATA).
+ *    and the DATA), while nrfwd goes on (and may end the connection
+ *    later, for another reason, after a later stream).
  *    Everything nghttp2 would have done after it may differ: only
  *    streams where nghttp2 wrote nothing.
  */
 static bool
 closed_in_read(const struct outcome *a, const struct outcome *b, const struct cview *cv)
 {
-	return a->ga_code < 0 && ((cv->wu0 && b->ga_code == NGHTTP2_PROTOCOL_ERROR) ||
+	return (a->ga_code < 0 || a->ga_last > b->ga_last) &&
+	       ((cv->wu0 && b->ga_code == NGHTTP2_PROTOCOL_ERROR) ||
 					 ((cv->reuse || cv->data_after_es) &&
 						 b->ga_code == NGHTTP2_STREAM_CLOSED));
 }
