@@ -70,7 +70,8 @@ ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)
 sys.path.insert(0, os.path.join(ROOT, "tests", "dpdk"))
 sys.path.insert(0, os.path.join(ROOT, "bench", "e2e"))
 import nrfwd_dpdk_harness as D  # noqa: E402
-from benchlib import CLK, cpu_seconds, haproxy_h2_proxy, write_section  # noqa: E402
+from benchlib import (  # noqa: E402
+    CLK, add_latency, cpu_model, cpu_seconds, fmt_mmm, haproxy_h2_proxy, mmm, publish)
 
 VIA = "2.0 nrf-x.seg9.example.com:8080, 2.0 nrf-y.seg8.example.com:8080, 2.0 nrf-z.seg7.example.com:8080"
 SELF = ("nrf-bench.seg1.example.com", 18500)
@@ -80,6 +81,15 @@ CLIENT_IP, DPDK_IP, KERN_IP = NET + ".1", NET + ".2", NET + ".3"
 UP_PORT, NRFWD_PORT, HAP_PORT, MGMT_PORT = 9000, 8080, 8081, 19500
 WARM_BATCH = 20000  # requests per h2load run of the warm-up (measure())
 DPDK_COMM = "rte-worker-1"  # the EAL's name for the data-path lcore's thread (-l 0,1)
+# What Bench.dpdk_counters() reads from /metrics, in the order of its answer:
+# (start of the line, a label it carries).
+DPDK_COUNTERS = (
+    ('nrfwd_dpdk_cycles_total{', 'kind="busy"'), ("nrfwd_requests_total{", ""),
+    ("nrfwd_dpdk_tsc_hz ", ""), ('nrfwd_dpdk_cycles_total{', 'kind="tx"'),
+    ('nrfwd_dpdk_frames_total{', 'dir="rx"'), ('nrfwd_dpdk_frames_total{', 'dir="tx"'),
+    ('nrfwd_dpdk_cycles_total{', 'kind="rx"'), ('nrfwd_dpdk_cycles_total{', 'kind="all"'),
+    ('nrfwd_dpdk_iterations_total{', 'kind="busy"'),
+)
 
 
 def children_cpu():
@@ -361,28 +371,16 @@ class Bench:
         RX-call cycles (of busy iterations), busy iterations."""
         r = subprocess.run(["ip", "netns", "exec", self.ns_p, "curl", "-s",
                             f"http://127.0.0.1:{MGMT_PORT}/metrics"], capture_output=True, text=True)
-        busy = req = hz = tx = frx = ftx = rx = allc = bit = 0.0
+        out = [0.0] * len(DPDK_COUNTERS)
         for line in r.stdout.splitlines():
-            v = line.split()[-1] if line and not line.startswith("#") else "0"
-            if line.startswith('nrfwd_dpdk_cycles_total{') and 'kind="busy"' in line:
-                busy = float(v)
-            elif line.startswith('nrfwd_dpdk_cycles_total{') and 'kind="tx"' in line:
-                tx = float(v)
-            elif line.startswith('nrfwd_dpdk_cycles_total{') and 'kind="rx"' in line:
-                rx = float(v)
-            elif line.startswith('nrfwd_dpdk_cycles_total{') and 'kind="all"' in line:
-                allc = float(v)
-            elif line.startswith('nrfwd_dpdk_iterations_total{') and 'kind="busy"' in line:
-                bit = float(v)
-            elif line.startswith('nrfwd_dpdk_frames_total{') and 'dir="rx"' in line:
-                frx = float(v)
-            elif line.startswith('nrfwd_dpdk_frames_total{') and 'dir="tx"' in line:
-                ftx = float(v)
-            elif line.startswith("nrfwd_requests_total{"):
-                req += float(v)
-            elif line.startswith("nrfwd_dpdk_tsc_hz "):
-                hz = float(v)
-        return busy, req, hz, tx, frx, ftx, rx, allc, bit
+            if not line or line.startswith("#"):
+                continue
+            for i, (head, label) in enumerate(DPDK_COUNTERS):
+                if line.startswith(head) and label in line:
+                    v = float(line.split()[-1])
+                    out[i] = out[i] + v if i == 1 else v  # requests: every worker's
+                    break
+        return tuple(out)
 
     # ---- one measured run --------------------------------------------------
     def h2load(self, ip, port, n, logfile):
@@ -390,18 +388,7 @@ class Bench:
                "-c", str(self.args.clients), "-m", str(self.args.streams), "-t", "1",
                "-H", f"via: {VIA}", "--log-file", logfile, f"http://{ip}:{port}{PATH}"]
         r = subprocess.run(cmd, capture_output=True, text=True, timeout=600)
-        res = D.parse_h2load(r.stdout, r.returncode)
-        lat = []
-        with open(logfile) as f:
-            for line in f:
-                parts = line.split()
-                if len(parts) >= 3:
-                    lat.append(int(parts[2]))
-        lat.sort()
-        if lat:
-            res["p50"] = lat[len(lat) // 2] / 1000.0
-            res["p99"] = lat[min(len(lat) - 1, int(len(lat) * 0.99))] / 1000.0
-        return res
+        return add_latency(D.parse_h2load(r.stdout, r.returncode), logfile)
 
     def warm_up(self, ip, port, log):
         """Load until --warmup seconds have passed (at least one batch of
@@ -675,10 +662,9 @@ def run_own(args, b):
 
     def med(name, key, scale=1e6):
         v = [x[key] * scale for x in results[name] if key in x]
-        return (statistics.median(v), min(v), max(v)) if v else (0.0, 0.0, 0.0)
+        return mmm(v) if v else (0.0, 0.0, 0.0)
 
-    def fmt(t, f="{:.2f}"):
-        return f"{f.format(t[0])} ({f.format(t[1])}..{f.format(t[2])})"
+    fmt = fmt_mmm
 
     k = med(names[1], "proxy")
     kern_runs = [x["proxy"] for x in results[names[1]]]
@@ -689,7 +675,7 @@ def run_own(args, b):
         if "DPDK" in n:
             # Per round: own / the kernel nrfwd's CPU in the same round.
             rr = [x["own_cpu"] / kernel for x, kernel in zip(results[n], kern_runs) if kernel]
-            ratios[n] = (statistics.median(rr), min(rr), max(rr)) if rr else (0.0, 0.0, 0.0)
+            ratios[n] = mmm(rr) if rr else (0.0, 0.0, 0.0)
             rows.append(f"| {n} | {fmt(med(n, 'rps', 1), '{:,.0f}')} | {fmt(med(n, 'proxy'))} | "
                         f"{fmt(med(n, 'dev_tx'))} | {fmt(med(n, 'dev_rx'))} | {fmt(med(n, 'own'))} | "
                         f"{fmt(med(n, 'ran', 100), '{:.0f}')} | **{fmt(med(n, 'own_cpu'))}** | "
@@ -707,7 +693,7 @@ def run_own(args, b):
     floor = [x["user_cpu"] / x["proxy"] for x in results[names[1]] if x.get("proxy")]
     floor_line = []
     if floor:
-        f3 = (statistics.median(floor), min(floor), max(floor))
+        f3 = mmm(floor)
         floor_line = ["", f"**The floor of own CPU / kernel**: the kernel nrfwd's user CPU / its "
                       f"utime+stime, per round: **{fmt(f3, '{:.2f}')}**. A DPDK worker runs the same "
                       "user-space code (HTTP/2 both legs, HPACK, Via scan, forwarding: the same "
@@ -782,10 +768,7 @@ def run_own(args, b):
         *ptable,
         "",
     ])
-    print(text)
-    if not args.no_write:
-        write_section(os.path.join(ROOT, "docs", "benchmarks.md"),
-                      "dpdk-own" if not b.jumbo() else f"dpdk-own-mtu{args.mtu}", text)
+    publish(text, "dpdk-own" if not b.jumbo() else f"dpdk-own-mtu{args.mtu}", args.no_write)
     return 0
 
 
@@ -868,10 +851,7 @@ def run_flood(args, b):
             lines.append(f"| {label} | {pl} | {med(kind, path, 'nrfwd')} | "
                          f"{med(kind, path, 'loop') if path == 'dpdk' else '—'} | "
                          f"{med(kind, path, 'softirq')} | {med(kind, path, 'all')} |")
-    text = "\n".join(lines)
-    print(text)
-    if not args.no_write:
-        write_section(os.path.join(ROOT, "docs", "benchmarks.md"), "dpdk-floods", text)
+    publish("\n".join(lines), "dpdk-floods", args.no_write)
     return 0
 
 
@@ -994,10 +974,10 @@ def main():
 
     def med(name, key, scale=1.0):
         v = [x[key] * scale for x in results[name] if key in x]
-        return (statistics.median(v), min(v), max(v)) if v else (0.0, 0.0, 0.0)
+        return mmm(v) if v else (0.0, 0.0, 0.0)
 
     def fmt(t, f="{:.1f}"):
-        return f"{f.format(t[0])} ({f.format(t[1])}..{f.format(t[2])})"
+        return fmt_mmm(t, f)
 
     rows = []
     for n in names:
@@ -1121,16 +1101,11 @@ def main():
                else ""),
         ]
 
-    cpu_model = ""
-    try:
-        cpu_model = [l.split(":", 1)[1].strip() for l in open("/proc/cpuinfo") if l.startswith("model name")][0]
-    except (OSError, IndexError):
-        pass
     cmd = "python3 bench/e2e/dpdk_bench.py " + " ".join(sys.argv[1:])
     text = "\n".join([
         "## nrfwd on DPDK vs kernel sockets vs HAProxy (bench/e2e/dpdk_bench.py)",
         "",
-        f"Command: `{cmd.strip()}` (as root) — {time.strftime('%Y-%m-%d')}, {cpu_model}, "
+        f"Command: `{cmd.strip()}` (as root) — {time.strftime('%Y-%m-%d')}, {cpu_model()}, "
         f"{os.cpu_count()} cores, Linux {platform.release()}, EAL memory `{' '.join(b.mem)}`, shared machine.",
         "",
         f"One veth pair between two network namespaces: client side h2load (`-n {args.requests} "
@@ -1173,9 +1148,7 @@ def main():
         *reading,
         "",
     ])
-    print(text)
-    if not args.no_write:
-        write_section(os.path.join(ROOT, "docs", "benchmarks.md"), "dpdk", text)
+    publish(text, "dpdk", args.no_write)
     return 0
 
 
