@@ -33,7 +33,9 @@
 #include "nrf_err.h"
 #include "nrf_fwd.h"
 #include "nrf_rt.h"
+#include "nrf_sys.h"
 #include "nrf_via.h"
+#include "nrfwd_opts.h"
 #include "nrfwd_src.h"
 
 #define MAX_PROBLEMS 16
@@ -56,14 +58,25 @@ check_usage(FILE *f)
 }
 
 void
-ctl_problems_headline(const char *file, int err, size_t n)
+ctl_problems_list(const struct nrf_cfg_problems *p)
 {
+	for (size_t i = 0; i < p->n; i++)
+		fprintf(stderr, "  %s: %s\n", p->v[i].pointer[0] != '\0' ? p->v[i].pointer : "/",
+			p->v[i].reason);
+}
+
+void
+ctl_problems_print(const char *file, int err, const struct nrf_cfg_problems *p)
+{
+	size_t n = p->n;
+
 	if (err == NRF_ECONFIG || err == 0)
 		fprintf(stderr, "%s: invalid configuration, %zu problem%s:\n", file, n,
 			n == 1 ? "" : "s");
 	else
 		fprintf(stderr, "%s: invalid configuration (%s), %zu problem%s:\n", file,
 			nrf_strerror(err), n, n == 1 ? "" : "s");
+	ctl_problems_list(p);
 }
 
 /* Problems found after the document loaded, printed at the end. */
@@ -227,7 +240,6 @@ check_access_log(const struct nrf_cfg *cfg, struct found *f)
 	const char *path = cfg->rt.access_log.path;
 	const char *ptr = "/runtime/accessLog/path";
 	char dir[4096];
-	const char *slash;
 	struct stat st;
 
 	if (path == NULL || path[0] == '\0')
@@ -240,13 +252,7 @@ check_access_log(const struct nrf_cfg *cfg, struct found *f)
 				strerror(errno));
 		return;
 	}
-	slash = strrchr(path, '/');
-	if (slash == NULL)
-		snprintf(dir, sizeof(dir), ".");
-	else if (slash == path)
-		snprintf(dir, sizeof(dir), "/");
-	else
-		snprintf(dir, sizeof(dir), "%.*s", (int)(slash - path), path);
+	(void)nrf_path_split(path, dir, sizeof(dir));
 	if (stat(dir, &st) != 0)
 		found_add(f, ptr, "directory %s of %s: %s", dir, path, strerror(errno));
 	else if (!S_ISDIR(st.st_mode))
@@ -292,13 +298,7 @@ static int
 parse(int argc, char **argv, struct check_args *a)
 {
 	static const struct option opts[] = {
-		{"config", required_argument, NULL, 'c'},
-		{"workers", required_argument, NULL, 'w'},
-		{"log-level", required_argument, NULL, 1003},
-		{"management", required_argument, NULL, 'M'},
-		{"api-token-file", required_argument, NULL, 'T'},
-		{"pci-nic", no_argument, NULL, 1000},
-		{"dpdk-processes", no_argument, NULL, 1001},
+		NRFWD_LONGOPTS,
 		NRFWD_SRC_LONGOPTS,
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
@@ -334,7 +334,7 @@ parse(int argc, char **argv, struct check_args *a)
 			}
 			break;
 		}
-		case 1003: {
+		case NRFWD_OPT_LOG_LEVEL: {
 			size_t k;
 
 			for (k = 0; levels[k] != NULL && strcmp(levels[k], optarg) != 0; k++)
@@ -352,8 +352,8 @@ parse(int argc, char **argv, struct check_args *a)
 		case 'T':
 			a->token_file = optarg;
 			break;
-		case 1000:
-		case 1001:
+		case NRFWD_OPT_PCI_NIC:
+		case NRFWD_OPT_DPDK_PROCESSES:
 			break;
 		case NRFWD_SRC_OPT_FIRST ... NRFWD_SRC_OPT_LAST:
 			if (nrfwd_src_opt(c, optarg) != 0)
@@ -394,13 +394,8 @@ load(const char *file)
 		return ctl_load(file);
 	nrfwd_src_check_only();
 	cfg = nrfwd_src_load(file, &probs, &err);
-	if (cfg == NULL) {
-		ctl_problems_headline(file, err, probs.n);
-		for (size_t i = 0; i < probs.n; i++)
-			fprintf(stderr, "  %s: %s\n",
-				probs.v[i].pointer[0] != '\0' ? probs.v[i].pointer : "/",
-				probs.v[i].reason);
-	}
+	if (cfg == NULL)
+		ctl_problems_print(file, err, &probs);
 	nrf_cfg_problems_fini(&probs);
 	return cfg;
 }

@@ -135,14 +135,13 @@ int
 ctl_lint(int argc, char **argv)
 {
 	static const struct option opts[] = {
-		{"api", required_argument, NULL, 'a'},
-		{"json", no_argument, NULL, 'j'},
+		CTL_OPT_API,
+		CTL_OPT_JSON,
 		{"dot", required_argument, NULL, 'D'},
 		{"svg", required_argument, NULL, 'S'},
 		{"budget", required_argument, NULL, 'b'},
 		{"codes", no_argument, NULL, 'c'},
-		{"help", no_argument, NULL, 'h'},
-		{NULL, 0, NULL, 0},
+		CTL_OPTS_END,
 	};
 	const char *apis[MAX_SOURCES], *dot = NULL, *svg = NULL;
 	struct ctl_topo_src src = {0};
@@ -175,12 +174,8 @@ ctl_lint(int argc, char **argv)
 		case 'c':
 			print_codes();
 			return 0;
-		case 'h':
-			ctl_usage(stdout);
-			return 0;
 		default:
-			ctl_usage(stderr);
-			return EXIT_TOPO_USAGE;
+			return ctl_help_or_usage(c, EXIT_TOPO_USAGE);
 		}
 	}
 	src.paths = (const char **)argv + optind;
@@ -200,11 +195,8 @@ ctl_lint(int argc, char **argv)
 	if (dot == NULL || strcmp(dot, "-") != 0) {
 		if (json) {
 			json_t *o = lint_json(t, &l, status);
-			char *text = json_dumps(o, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
 
-			if (text != NULL)
-				puts(text);
-			free(text);
+			ctl_print_json(o);
 			json_decref(o);
 		} else {
 			print_text(t, &l);

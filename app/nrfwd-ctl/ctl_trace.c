@@ -514,17 +514,13 @@ trace_all(struct nrf_topo *t, struct nrf_topo_request *req, uint32_t rotation, b
 	}
 	if (json) {
 		json_t *sum = json_object();
-		char *text;
 
 		for (size_t j = 0; j < n_tally; j++)
 			json_object_set_new(
 				sum, tally[j].key, json_integer((json_int_t)tally[j].n));
 		json_object_set_new(out, "traces", arr);
 		json_object_set_new(out, "summary", sum);
-		text = json_dumps(out, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
-		if (text != NULL)
-			puts(text);
-		free(text);
+		ctl_print_json(out);
 	} else {
 		printf("%zu trace%s:", total, total == 1 ? "" : "s");
 		for (size_t j = 0; j < n_tally; j++)
@@ -545,22 +541,19 @@ int
 ctl_trace(int argc, char **argv)
 {
 	static const struct option opts[] = {
-		{"api", required_argument, NULL, 'a'},
+		CTL_OPT_API,
 		{"at", required_argument, NULL, 't'},
-		{"method", required_argument, NULL, 'm'},
-		{"path", required_argument, NULL, 'p'},
-		{"via", required_argument, NULL, 'v'},
+		CTL_OPTS_REQUEST,
 		{"holdings", required_argument, NULL, 'H'},
 		{"down", required_argument, NULL, 'd'},
 		{"max-forward-hops", required_argument, NULL, 'M'},
 		{"rotation", required_argument, NULL, 'r'},
 		{"state", required_argument, NULL, 's'},
 		{"all", no_argument, NULL, 'A'},
-		{"json", no_argument, NULL, 'j'},
+		CTL_OPT_JSON,
 		{"dot", required_argument, NULL, 'D'},
 		{"svg", required_argument, NULL, 'S'},
-		{"help", no_argument, NULL, 'h'},
-		{NULL, 0, NULL, 0},
+		CTL_OPTS_END,
 	};
 	const char *apis[MAX_SOURCES], *downs[MAX_SOURCES];
 	const char *at = NULL, *holdings = NULL, *state = NULL, *dot = NULL, *svg = NULL;
@@ -595,12 +588,8 @@ ctl_trace(int argc, char **argv)
 			req.path = optarg;
 			break;
 		case 'v':
-			if (req.n_via == MAX_VIA_LINES) {
-				fprintf(stderr, "nrfwd-ctl: at most %d --via lines\n",
-					MAX_VIA_LINES);
+			if (ctl_via_add(lines, &req.n_via, MAX_VIA_LINES, optarg) != 0)
 				return EXIT_TOPO_USAGE;
-			}
-			lines[req.n_via++] = nrf_slice_str(optarg);
 			break;
 		case 'H':
 			holdings = optarg;
@@ -610,17 +599,11 @@ ctl_trace(int argc, char **argv)
 				downs[n_down++] = optarg;
 			break;
 		case 'M': {
-			char *end;
+			long hops;
 
-			errno = 0;
-			req.max_forward_hops = strtol(optarg, &end, 10);
-			if (errno != 0 || end == optarg || *end != '\0' ||
-				req.max_forward_hops < 0 || req.max_forward_hops > 999999999) {
-				fprintf(stderr, "nrfwd-ctl: --max-forward-hops %s: not a number in "
-						"0..999999999\n",
-					optarg);
+			if (ctl_max_hops(optarg, &hops) != 0)
 				return EXIT_TOPO_USAGE;
-			}
+			req.max_forward_hops = hops;
 			break;
 		}
 		case 'r':
@@ -641,12 +624,8 @@ ctl_trace(int argc, char **argv)
 		case 'S':
 			svg = optarg;
 			break;
-		case 'h':
-			ctl_usage(stdout);
-			return 0;
 		default:
-			ctl_usage(stderr);
-			return EXIT_TOPO_USAGE;
+			return ctl_help_or_usage(c, EXIT_TOPO_USAGE);
 		}
 	}
 	if ((at == NULL) == !all) {
@@ -703,11 +682,8 @@ ctl_trace(int argc, char **argv)
 	if (dot == NULL || strcmp(dot, "-") != 0) {
 		if (json) {
 			json_t *o = trace_json(t, &tr, &req);
-			char *text = json_dumps(o, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
 
-			if (text != NULL)
-				puts(text);
-			free(text);
+			ctl_print_json(o);
 			json_decref(o);
 		} else {
 			print_text(t, &tr, &req);

@@ -44,6 +44,7 @@
 #include "nrf_tp.h"
 #include "nrfwd_mp.h"
 #include "nrfwd_sd.h"
+#include "nrfwd_opts.h"
 #include "nrfwd_src.h"
 #include "nrfwd_tp.h"
 
@@ -262,13 +263,7 @@ static int
 parse_args(int argc, char **argv, struct nrfwd_args *a)
 {
 	static const struct option opts[] = {
-		{"config", required_argument, NULL, 'c'},
-		{"workers", required_argument, NULL, 'w'},
-		{"log-level", required_argument, NULL, 1003},
-		{"management", required_argument, NULL, 'M'},
-		{"api-token-file", required_argument, NULL, 'T'},
-		{"pci-nic", no_argument, NULL, 1000},
-		{"dpdk-processes", no_argument, NULL, 1001},
+		NRFWD_LONGOPTS,
 		{"mp-worker", required_argument, NULL, 1002},
 		NRFWD_SRC_LONGOPTS,
 		{"help", no_argument, NULL, 'h'},
@@ -318,7 +313,7 @@ parse_args(int argc, char **argv, struct nrfwd_args *a)
 			fprintf(stderr, "nrfwd: -l is the EAL's lcore list: put EAL options "
 					"before \"--\"; nrfwd's log level is --log-level\n");
 			return 2;
-		case 1003:
+		case NRFWD_OPT_LOG_LEVEL:
 			if (parse_level(optarg, &a->level) != 0) {
 				fprintf(stderr, "nrfwd: --log-level: unknown level \"%s\"\n", optarg);
 				return 2;
@@ -331,10 +326,10 @@ parse_args(int argc, char **argv, struct nrfwd_args *a)
 		case 'T':
 			a->mgmt.token_file = optarg;
 			break;
-		case 1000:
+		case NRFWD_OPT_PCI_NIC:
 			a->tp.pci_nic = true;
 			break;
-		case 1001:
+		case NRFWD_OPT_DPDK_PROCESSES:
 			a->tp.role = NRF_DP_PRIMARY;
 			break;
 		case 1002: {

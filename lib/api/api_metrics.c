@@ -373,6 +373,16 @@ workers(struct api_buf *b, const struct api_metrics_in *in)
 	for ((i) = 0; (i) < in->n_workers; (i)++)                              \
 		if (((d) = &in->dp[(i)])->polled)
 
+/* One sample of DPDK worker @p d: NAME{lcore="N",LABELS} V (@p labels "":
+ * the lcore only). */
+static void
+lc(struct api_buf *b, const char *name, const char *labels, const struct nrf_rt_dp_stats *d,
+	uint64_t v)
+{
+	api_buf_printf(b, "%s{lcore=\"%d\"%s%s} %llu\n", name, d->lcore,
+		labels[0] != '\0' ? "," : "", labels, (unsigned long long)v);
+}
+
 static void
 dpdk(struct api_buf *b, const struct api_metrics_in *in)
 {
@@ -399,32 +409,24 @@ dpdk(struct api_buf *b, const struct api_metrics_in *in)
 		"Poll loop iterations of the DPDK worker: all, and busy ones (received, sent or "
 		"dispatched something).");
 	EACH_DP(i, d) {
-		api_buf_printf(b, "nrfwd_dpdk_iterations_total{lcore=\"%d\",kind=\"all\"} %llu\n",
-			d->lcore, (unsigned long long)d->lc.iterations);
-		api_buf_printf(b, "nrfwd_dpdk_iterations_total{lcore=\"%d\",kind=\"busy\"} %llu\n",
-			d->lcore, (unsigned long long)d->lc.busy_iterations);
+		lc(b, "nrfwd_dpdk_iterations_total", "kind=\"all\"", d, d->lc.iterations);
+		lc(b, "nrfwd_dpdk_iterations_total", "kind=\"busy\"", d, d->lc.busy_iterations);
 	}
 	head(b, "nrfwd_dpdk_idle_sleeps_total", "counter", "Idle backoff sleeps of the DPDK worker.");
 	EACH_DP(i, d)
-		api_buf_printf(b, "nrfwd_dpdk_idle_sleeps_total{lcore=\"%d\"} %llu\n", d->lcore,
-			(unsigned long long)d->lc.idle_sleeps);
+		lc(b, "nrfwd_dpdk_idle_sleeps_total", "", d, d->lc.idle_sleeps);
 	head(b, "nrfwd_dpdk_frames_total", "counter", "Frames received and sent by the DPDK port.");
 	EACH_DP(i, d) {
-		api_buf_printf(b, "nrfwd_dpdk_frames_total{lcore=\"%d\",dir=\"rx\"} %llu\n",
-			d->lcore, (unsigned long long)d->lc.rx_frames);
-		api_buf_printf(b, "nrfwd_dpdk_frames_total{lcore=\"%d\",dir=\"tx\"} %llu\n",
-			d->lcore, (unsigned long long)d->lc.tx_frames);
+		lc(b, "nrfwd_dpdk_frames_total", "dir=\"rx\"", d, d->lc.rx_frames);
+		lc(b, "nrfwd_dpdk_frames_total", "dir=\"tx\"", d, d->lc.tx_frames);
 	}
 	head(b, "nrfwd_dpdk_worker_frames_total", "counter",
 		"Frames between DPDK worker processes: ARP copies sent to the others, frames of "
 		"another worker's connection handed to it, frames received from the others.");
 	EACH_DP(i, d) {
-		api_buf_printf(b, "nrfwd_dpdk_worker_frames_total{lcore=\"%d\",kind=\"arp_out\"} "
-			"%llu\n", d->lcore, (unsigned long long)d->lc.arp_shared);
-		api_buf_printf(b, "nrfwd_dpdk_worker_frames_total{lcore=\"%d\",kind=\"steered_out\"} "
-			"%llu\n", d->lcore, (unsigned long long)d->lc.steered);
-		api_buf_printf(b, "nrfwd_dpdk_worker_frames_total{lcore=\"%d\",kind=\"in\"} %llu\n",
-			d->lcore, (unsigned long long)d->lc.from_workers);
+		lc(b, "nrfwd_dpdk_worker_frames_total", "kind=\"arp_out\"", d, d->lc.arp_shared);
+		lc(b, "nrfwd_dpdk_worker_frames_total", "kind=\"steered_out\"", d, d->lc.steered);
+		lc(b, "nrfwd_dpdk_worker_frames_total", "kind=\"in\"", d, d->lc.from_workers);
 	}
 	head(b, "nrfwd_dpdk_frames_dropped_total", "counter",
 		"Frames dropped by the DPDK worker: rx not for the stack (not IPv4/ARP, own or "
@@ -432,21 +434,19 @@ dpdk(struct api_buf *b, const struct api_metrics_in *in)
 	EACH_DP(i, d) {
 		const struct nrf_tp_dpdk_lcore_stats *l = &d->lc;
 
-		api_buf_printf(b, "nrfwd_dpdk_frames_dropped_total{lcore=\"%d\",dir=\"rx\","
-			"reason=\"stack\"} %llu\n", d->lcore, (unsigned long long)l->rx_dropped);
-		api_buf_printf(b, "nrfwd_dpdk_frames_dropped_total{lcore=\"%d\",dir=\"tx\","
-			"reason=\"queue_full\"} %llu\n", d->lcore, (unsigned long long)l->tx_dropped);
-		api_buf_printf(b, "nrfwd_dpdk_frames_dropped_total{lcore=\"%d\",dir=\"tx\","
-			"reason=\"no_mbuf\"} %llu\n", d->lcore, (unsigned long long)l->tx_nombuf);
+		lc(b, "nrfwd_dpdk_frames_dropped_total", "dir=\"rx\",reason=\"stack\"", d,
+			l->rx_dropped);
+		lc(b, "nrfwd_dpdk_frames_dropped_total", "dir=\"tx\",reason=\"queue_full\"", d,
+			l->tx_dropped);
+		lc(b, "nrfwd_dpdk_frames_dropped_total", "dir=\"tx\",reason=\"no_mbuf\"", d,
+			l->tx_nombuf);
 	}
 	head(b, "nrfwd_dpdk_neighbours", "gauge",
 		"Neighbour (ARP) entries of the DPDK worker: all, and those pinned by connections "
 		"or as the gateway (never evicted).");
 	EACH_DP(i, d) {
-		api_buf_printf(b, "nrfwd_dpdk_neighbours{lcore=\"%d\",kind=\"all\"} %llu\n",
-			d->lcore, (unsigned long long)d->lc.neigh_entries);
-		api_buf_printf(b, "nrfwd_dpdk_neighbours{lcore=\"%d\",kind=\"pinned\"} %llu\n",
-			d->lcore, (unsigned long long)d->lc.neigh_pinned);
+		lc(b, "nrfwd_dpdk_neighbours", "kind=\"all\"", d, d->lc.neigh_entries);
+		lc(b, "nrfwd_dpdk_neighbours", "kind=\"pinned\"", d, d->lc.neigh_pinned);
 	}
 	head(b, "nrfwd_dpdk_neighbour_events_total", "counter",
 		"Neighbour table events: packets sent to the MAC of the frame they answer "
@@ -455,15 +455,13 @@ dpdk(struct api_buf *b, const struct api_metrics_in *in)
 	EACH_DP(i, d) {
 		const struct nrf_tp_dpdk_lcore_stats *l = &d->lc;
 
-		api_buf_printf(b, "nrfwd_dpdk_neighbour_events_total{lcore=\"%d\",event=\"direct\"} "
-			"%llu\n", d->lcore, (unsigned long long)l->neigh_direct);
-		api_buf_printf(b, "nrfwd_dpdk_neighbour_events_total{lcore=\"%d\",event=\"evicted\"} "
-			"%llu\n", d->lcore, (unsigned long long)l->neigh_evicted);
-		api_buf_printf(b, "nrfwd_dpdk_neighbour_events_total{lcore=\"%d\",event=\"refused\"} "
-			"%llu\n", d->lcore, (unsigned long long)l->neigh_refused);
-		api_buf_printf(b, "nrfwd_dpdk_neighbour_events_total{lcore=\"%d\","
-			"event=\"queue_drop\"} %llu\n", d->lcore,
-			(unsigned long long)l->neigh_queue_drops);
+		lc(b, "nrfwd_dpdk_neighbour_events_total", "event=\"direct\"", d, l->neigh_direct);
+		lc(b, "nrfwd_dpdk_neighbour_events_total", "event=\"evicted\"", d,
+			l->neigh_evicted);
+		lc(b, "nrfwd_dpdk_neighbour_events_total", "event=\"refused\"", d,
+			l->neigh_refused);
+		lc(b, "nrfwd_dpdk_neighbour_events_total", "event=\"queue_drop\"", d,
+			l->neigh_queue_drops);
 	}
 	head(b, "nrfwd_dpdk_arp_total", "counter",
 		"ARP frames the DPDK worker sent: requests, requests not sent (over the per-second "
@@ -471,76 +469,61 @@ dpdk(struct api_buf *b, const struct api_metrics_in *in)
 	EACH_DP(i, d) {
 		const struct nrf_tp_dpdk_lcore_stats *l = &d->lc;
 
-		api_buf_printf(b, "nrfwd_dpdk_arp_total{lcore=\"%d\",kind=\"request\"} %llu\n",
-			d->lcore, (unsigned long long)l->arp_requests);
-		api_buf_printf(b, "nrfwd_dpdk_arp_total{lcore=\"%d\",kind=\"request_limited\"} "
-			"%llu\n", d->lcore, (unsigned long long)l->arp_limited);
-		api_buf_printf(b, "nrfwd_dpdk_arp_total{lcore=\"%d\",kind=\"reply\"} %llu\n",
-			d->lcore, (unsigned long long)l->arp_replies);
+		lc(b, "nrfwd_dpdk_arp_total", "kind=\"request\"", d, l->arp_requests);
+		lc(b, "nrfwd_dpdk_arp_total", "kind=\"request_limited\"", d, l->arp_limited);
+		lc(b, "nrfwd_dpdk_arp_total", "kind=\"reply\"", d, l->arp_replies);
 	}
 	head(b, "nrfwd_dpdk_stray_rst_total", "counter",
 		"RSTs in answer to received segments (no connection, out of window): sent, and "
 		"not sent because the per-second budget was spent.");
 	EACH_DP(i, d) {
-		api_buf_printf(b, "nrfwd_dpdk_stray_rst_total{lcore=\"%d\",kind=\"sent\"} %llu\n",
-			d->lcore, (unsigned long long)d->lc.rst_sent);
-		api_buf_printf(b, "nrfwd_dpdk_stray_rst_total{lcore=\"%d\",kind=\"limited\"} "
-			"%llu\n", d->lcore, (unsigned long long)d->lc.rst_limited);
+		lc(b, "nrfwd_dpdk_stray_rst_total", "kind=\"sent\"", d, d->lc.rst_sent);
+		lc(b, "nrfwd_dpdk_stray_rst_total", "kind=\"limited\"", d, d->lc.rst_limited);
 	}
 	head(b, "nrfwd_dpdk_challenge_acks_total", "counter",
 		"ACKs in answer to unacceptable segments of live connections (RFC 5961 challenge "
 		"ACKs): sent, and not sent (segment dropped) because the per-second budget was "
 		"spent.");
 	EACH_DP(i, d) {
-		api_buf_printf(b, "nrfwd_dpdk_challenge_acks_total{lcore=\"%d\",kind=\"sent\"} "
-			"%llu\n", d->lcore, (unsigned long long)d->lc.challenge_acks);
-		api_buf_printf(b, "nrfwd_dpdk_challenge_acks_total{lcore=\"%d\",kind=\"limited\"} "
-			"%llu\n", d->lcore, (unsigned long long)d->lc.challenge_limited);
+		lc(b, "nrfwd_dpdk_challenge_acks_total", "kind=\"sent\"", d, d->lc.challenge_acks);
+		lc(b, "nrfwd_dpdk_challenge_acks_total", "kind=\"limited\"", d,
+			d->lc.challenge_limited);
 	}
 	head(b, "nrfwd_dpdk_syn_cookies_total", "counter",
 		"SYN cookies of the DPDK worker: SYN-ACKs sent with one (a listener with many "
 		"half-open connections), ACKs that returned a valid one (connections made).");
 	EACH_DP(i, d) {
-		api_buf_printf(b, "nrfwd_dpdk_syn_cookies_total{lcore=\"%d\",kind=\"sent\"} %llu\n",
-			d->lcore, (unsigned long long)d->lc.syn_cookies_sent);
-		api_buf_printf(b, "nrfwd_dpdk_syn_cookies_total{lcore=\"%d\",kind=\"valid\"} %llu\n",
-			d->lcore, (unsigned long long)d->lc.syn_cookies_ok);
+		lc(b, "nrfwd_dpdk_syn_cookies_total", "kind=\"sent\"", d, d->lc.syn_cookies_sent);
+		lc(b, "nrfwd_dpdk_syn_cookies_total", "kind=\"valid\"", d, d->lc.syn_cookies_ok);
 	}
 	head(b, "nrfwd_dpdk_lwip_pcbs", "gauge",
 		"TCP pcbs of the DPDK worker's lwIP by state (sampled once a second).");
 	EACH_DP(i, d) {
 		const struct nrf_tp_dpdk_lcore_stats *l = &d->lc;
 
-		api_buf_printf(b, "nrfwd_dpdk_lwip_pcbs{lcore=\"%d\",state=\"syn_rcvd\"} %llu\n",
-			d->lcore, (unsigned long long)l->pcb_syn_rcvd);
-		api_buf_printf(b, "nrfwd_dpdk_lwip_pcbs{lcore=\"%d\",state=\"established\"} %llu\n",
-			d->lcore, (unsigned long long)l->pcb_established);
-		api_buf_printf(b, "nrfwd_dpdk_lwip_pcbs{lcore=\"%d\",state=\"closing\"} %llu\n",
-			d->lcore, (unsigned long long)l->pcb_closing);
-		api_buf_printf(b, "nrfwd_dpdk_lwip_pcbs{lcore=\"%d\",state=\"time_wait\"} %llu\n",
-			d->lcore, (unsigned long long)l->pcb_time_wait);
+		lc(b, "nrfwd_dpdk_lwip_pcbs", "state=\"syn_rcvd\"", d, l->pcb_syn_rcvd);
+		lc(b, "nrfwd_dpdk_lwip_pcbs", "state=\"established\"", d, l->pcb_established);
+		lc(b, "nrfwd_dpdk_lwip_pcbs", "state=\"closing\"", d, l->pcb_closing);
+		lc(b, "nrfwd_dpdk_lwip_pcbs", "state=\"time_wait\"", d, l->pcb_time_wait);
 	}
 	head(b, "nrfwd_dpdk_rx_held_frames", "gauge",
 		"Received frames lwIP or unread data of the DPDK worker hold in place (at most a "
 		"quarter of the mbuf pool; sampled once a second).");
 	EACH_DP(i, d)
-		api_buf_printf(b, "nrfwd_dpdk_rx_held_frames{lcore=\"%d\"} %llu\n", d->lcore,
-			(unsigned long long)d->lc.rx_held);
+		lc(b, "nrfwd_dpdk_rx_held_frames", "", d, d->lc.rx_held);
 	head(b, "nrfwd_dpdk_pcbs_dropped_total", "counter",
 		"TCP pcbs the DPDK worker dropped: half_open (SYN_RCVD past synRcvdTimeoutMs or "
 		"synAckRetries), orphan (connections nrfwd had closed, reset when lwIP's pool was "
 		"nearly used up).");
 	EACH_DP(i, d) {
-		api_buf_printf(b, "nrfwd_dpdk_pcbs_dropped_total{lcore=\"%d\",kind=\"half_open\"} "
-			"%llu\n", d->lcore, (unsigned long long)d->lc.half_open_expired);
-		api_buf_printf(b, "nrfwd_dpdk_pcbs_dropped_total{lcore=\"%d\",kind=\"orphan\"} "
-			"%llu\n", d->lcore, (unsigned long long)d->lc.orphans_reset);
+		lc(b, "nrfwd_dpdk_pcbs_dropped_total", "kind=\"half_open\"", d,
+			d->lc.half_open_expired);
+		lc(b, "nrfwd_dpdk_pcbs_dropped_total", "kind=\"orphan\"", d, d->lc.orphans_reset);
 	}
 	head(b, "nrfwd_dpdk_listen_overflows_total", "counter",
 		"Connections the DPDK worker refused because a listen queue was full.");
 	EACH_DP(i, d)
-		api_buf_printf(b, "nrfwd_dpdk_listen_overflows_total{lcore=\"%d\"} %llu\n",
-			d->lcore, (unsigned long long)d->lc.listen_overflows);
+		lc(b, "nrfwd_dpdk_listen_overflows_total", "", d, d->lc.listen_overflows);
 	if (first == NULL)
 		return;
 	d = first; /* the port is one for all workers */
