@@ -303,49 +303,30 @@ parse(int argc, char **argv, struct check_args *a)
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
-	static const char *const levels[] = {"error", "err", "warn", "warning", "info",
-		"debug", NULL};
-	int i, c;
+	enum nrf_log_level level;
+	unsigned int workers;
+	int c;
 
 	memset(a, 0, sizeof(*a));
 	/* EAL arguments up to a "--" (nrfwd@.service passes them): skipped. */
-	for (i = 1; i < argc; i++) {
-		if (strcmp(argv[i], "--") == 0) {
-			argv[i] = argv[0];
-			argv += i;
-			argc -= i;
-			break;
-		}
-	}
+	(void)nrfwd_eal_split(&argc, &argv);
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "c:w:M:T:h", opts, NULL)) != -1) {
 		switch (c) {
 		case 'c':
 			a->config = optarg;
 			break;
-		case 'w': {
-			char *end;
-			long v = strtol(optarg, &end, 10);
-
-			if (*end != '\0' || v < 1 || v > NRF_RT_MAX_WORKERS) {
-				fprintf(stderr, "nrfwd-ctl check: --workers: expected 1..%d, got "
-					"\"%s\"\n", NRF_RT_MAX_WORKERS, optarg);
+		case 'w':
+			if (nrfwd_opt_workers("nrfwd-ctl check", optarg, &workers) != 0)
 				return EXIT_USAGE;
-			}
 			break;
-		}
-		case NRFWD_OPT_LOG_LEVEL: {
-			size_t k;
-
-			for (k = 0; levels[k] != NULL && strcmp(levels[k], optarg) != 0; k++)
-				;
-			if (levels[k] == NULL) {
+		case NRFWD_OPT_LOG_LEVEL:
+			if (nrfwd_opt_level(optarg, &level) != 0) {
 				fprintf(stderr, "nrfwd-ctl check: --log-level: unknown level \"%s\"\n",
 					optarg);
 				return EXIT_USAGE;
 			}
 			break;
-		}
 		case 'M':
 			a->management = optarg;
 			break;

@@ -72,27 +72,6 @@ usage(FILE *f)
 	nrfwd_tp_usage(f);
 }
 
-static int
-parse_level(const char *s, enum nrf_log_level *out)
-{
-	static const struct {
-		const char *name;
-		enum nrf_log_level level;
-	} names[] = {
-		{"error", NRF_LOG_ERR}, {"err", NRF_LOG_ERR}, {"warn", NRF_LOG_WARN},
-		{"warning", NRF_LOG_WARN}, {"info", NRF_LOG_INFO}, {"debug", NRF_LOG_DEBUG},
-	};
-	size_t i;
-
-	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
-		if (strcmp(s, names[i].name) == 0) {
-			*out = names[i].level;
-			return 0;
-		}
-	}
-	return -1;
-}
-
 /* What a start failure says: the failing module's reason (errno text and
  * what it was about, nrf_err_why_take()), else the code's text. */
 static const char *
@@ -281,32 +260,18 @@ parse_args(int argc, char **argv, struct nrfwd_args *a)
 	a->tp.role = NRF_DP_AUTO;
 	/* Everything up to a "--" is EAL arguments (DPDK transport): kept for
 	 * nrfwd_tp_start(); our own options follow, after the program name. */
-	for (i = 1; i < argc; i++) {
-		if (strcmp(argv[i], "--") == 0) {
-			a->tp.eal_argc = i;
-			argv[i] = argv[0];
-			argv += i;
-			argc -= i;
-			break;
-		}
-	}
+	i = nrfwd_eal_split(&argc, &argv);
+	if (i > 0)
+		a->tp.eal_argc = i;
 	while ((c = getopt_long(argc, argv, "c:w:l:M:T:hV", opts, NULL)) != -1) {
 		switch (c) {
 		case 'c':
 			a->config = optarg;
 			break;
-		case 'w': {
-			char *end;
-			long v = strtol(optarg, &end, 10);
-
-			if (*end != '\0' || v < 1 || v > NRF_RT_MAX_WORKERS) {
-				fprintf(stderr, "nrfwd: --workers: expected 1..%d, got \"%s\"\n",
-					NRF_RT_MAX_WORKERS, optarg);
+		case 'w':
+			if (nrfwd_opt_workers("nrfwd", optarg, &a->workers) != 0)
 				return 2;
-			}
-			a->workers = (unsigned int)v;
 			break;
-		}
 		case 'l':
 			/* -l is the EAL's lcore list (DPDK's own meaning of it,
 			 * before "--"); nrfwd has no short form of its own. */
@@ -314,7 +279,7 @@ parse_args(int argc, char **argv, struct nrfwd_args *a)
 					"before \"--\"; nrfwd's log level is --log-level\n");
 			return 2;
 		case NRFWD_OPT_LOG_LEVEL:
-			if (parse_level(optarg, &a->level) != 0) {
+			if (nrfwd_opt_level(optarg, &a->level) != 0) {
 				fprintf(stderr, "nrfwd: --log-level: unknown level \"%s\"\n", optarg);
 				return 2;
 			}
