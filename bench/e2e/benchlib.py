@@ -12,8 +12,8 @@ haproxy_h2_proxy(): the HAProxy 2.6 configuration every comparison uses
 nrfstub_cmd(), nghttpx_cmd(): the upstream and the nghttpx comparison;
 Pinned: the processes of a run, each on its core, stopped at the end;
 h2load_log(), pct_ms(), add_latency(): h2load --log-file and its latencies;
-mmm(), fmt_mmm(): median (min..max); cpu_model(), loadavg(), publish(): the
-report's machine line and where it goes.
+mmm(), fmt_mmm(): median (min..max); md_table(): a Markdown table;
+cpu_model(), loadavg(), publish(): the report's machine line and where it goes.
 """
 import os
 import shutil
@@ -142,6 +142,13 @@ def mmm(v):
 def fmt_mmm(t, f="{:.2f}"):
     """"median (min..max)" of an mmm() triple, each with the format @f."""
     return f"{f.format(t[0])} ({f.format(t[1])}..{f.format(t[2])})"
+
+
+def md_table(head, rows):
+    """The lines of a Markdown table: the cells of @head, the rule under
+    them, then each of @rows (a list of cells)."""
+    return (["| " + " | ".join(head) + " |", "|---|" + "---|" * (len(head) - 1)] +
+            ["| " + " | ".join(r) + " |" for r in rows])
 
 
 def cpu_model():

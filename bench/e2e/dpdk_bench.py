@@ -71,7 +71,7 @@ sys.path.insert(0, os.path.join(ROOT, "tests", "dpdk"))
 sys.path.insert(0, os.path.join(ROOT, "bench", "e2e"))
 import nrfwd_dpdk_harness as D  # noqa: E402
 from benchlib import (  # noqa: E402
-    CLK, add_latency, cpu_model, cpu_seconds, fmt_mmm, haproxy_h2_proxy, mmm, publish)
+    CLK, add_latency, cpu_model, cpu_seconds, fmt_mmm, haproxy_h2_proxy, md_table, mmm, publish)
 
 VIA = "2.0 nrf-x.seg9.example.com:8080, 2.0 nrf-y.seg8.example.com:8080, 2.0 nrf-z.seg7.example.com:8080"
 SELF = ("nrf-bench.seg1.example.com", 18500)
@@ -579,6 +579,22 @@ def user_components(perf):
     return {k: comps[k] / tot for k in keys}
 
 
+def perf_table(perf, split, intro, head, cell, top):
+    """The report's lines for @perf ({system: what Bench.perf() gave}; none
+    when it is empty): @intro, a table of the components @split() finds in
+    each system's samples (@head(system): its column's title, @cell(system,
+    share): a share's text), then each system's @top(system, symbols)."""
+    if not perf:
+        return []
+    shares = {n: split(p) for n, p in perf.items()}
+    lines = [intro, "", *md_table(["component", *(head(n) for n in perf)],
+                                  [[k, *(cell(n, shares[n][k]) for n in perf)]
+                                   for k in next(iter(shares.values()))])]
+    for n, (_, syms) in perf.items():
+        lines += ["", top(n, syms)]
+    return lines
+
+
 def run_icount(args, b):
     """Instructions only (no CPU rounds, nothing written): callgrind over
     --callgrind N requests of this build (and --alt-build's), by object and
@@ -700,23 +716,18 @@ def run_own(args, b):
                       "instructions) plus lwIP and its glue, so at the same cost per instruction its "
                       "own CPU / kernel cannot fall below this even with a transport that cost "
                       "nothing (decision 0050)."]
-    ptable = []
-    if perf:
-        uc = {n: user_components(p) for n, p in perf.items()}
-        keys = list(next(iter(uc.values())))
-        ptable = ["User-space split of the DPDK worker's own cost (`perf record -e cpu-clock -C 1`, one "
-                  f"run, samples of `{DPDK_COMM}` outside the kernel, shares applied to the median own "
-                  "CPU µs per request):", "",
-                  "| component | " + " | ".join(f"{n} µs / req" for n in perf) + " |",
-                  "|---|" + "---|" * len(perf)]
-        for key in keys:
-            ptable.append(f"| {key} | " + " | ".join(
-                f"{uc[n][key] * med(n, 'own_cpu')[0]:.2f}" for n in perf) + " |")
-        for n, (_, syms) in perf.items():
-            user = [(p, s) for p, d, s in syms if d != "[kernel.kallsyms]"]
-            tot = sum(p for p, _ in user) or 1.0
-            top = ", ".join(f"`{s[:40]}` {p * 100 / tot:.1f} %" for p, s in sorted(user, reverse=True)[:12])
-            ptable += ["", f"Top user-space symbols, {n}: {top}."]
+    def top_user(n, syms):
+        user = [(p, s) for p, d, s in syms if d != "[kernel.kallsyms]"]
+        tot = sum(p for p, _ in user) or 1.0
+        top = ", ".join(f"`{s[:40]}` {p * 100 / tot:.1f} %" for p, s in sorted(user, reverse=True)[:12])
+        return f"Top user-space symbols, {n}: {top}."
+
+    ptable = perf_table(
+        perf, user_components,
+        "User-space split of the DPDK worker's own cost (`perf record -e cpu-clock -C 1`, one "
+        f"run, samples of `{DPDK_COMM}` outside the kernel, shares applied to the median own "
+        "CPU µs per request):",
+        lambda n: f"{n} µs / req", lambda n, share: f"{share * med(n, 'own_cpu')[0]:.2f}", top_user)
     # Paths outside the repository (the other build) are not the reader's.
     argv = [a if not os.path.isabs(a) else "DIR" for a in sys.argv[1:]]
     itable = []
@@ -726,11 +737,10 @@ def run_own(args, b):
         itable = ["Instructions per forwarded request, the whole DPDK nrfwd process (callgrind, "
                   f"`--callgrind {args.callgrind}`: exact and repeatable; the worker's polling between "
                   "bursts included, which valgrind's slowness keeps small), by object:", "",
-                  "| object | " + " | ".join(icounts) + " |", "|---|" + "---|" * len(icounts),
-                  "| **total** | " + " | ".join(f"**{icounts[n][0]:,.0f}**" for n in icounts) + " |"]
-        for o in allo:
-            itable.append(f"| {o} | " + " | ".join(f"{icounts[n][1].get(o, 0):,.0f}" for n in icounts) + " |")
-        itable.append("")
+                  *md_table(["object", *icounts],
+                            [["**total**", *(f"**{icounts[n][0]:,.0f}**" for n in icounts)]] +
+                            [[o, *(f"{icounts[n][1].get(o, 0):,.0f}" for n in icounts)] for o in allo]),
+                  ""]
     cmd = "python3 bench/e2e/dpdk_bench.py " + " ".join(argv)
     secs = [x["secs"] for n in names for x in results[n]] or [0.0]
     text = "\n".join([
@@ -1004,21 +1014,16 @@ def main():
     dp_pc = med(names[0], "proc_cpu")[0]
     ratio_pc = dp_pc / k_proxy if k_proxy else float("inf")
 
-    ptable = []
-    if perf:
-        comps = {n: components(p) for n, p in perf.items()}
-        keys = list(next(iter(comps.values())))
-        ptable = ["Where the time goes: `perf record -e cpu-clock -C 1` over one run of each nrfwd "
-                  f"(share of the proxy's own samples: `perf report --comm {DPDK_COMM}` for DPDK, "
-                  "`--comm nrfwd` for the kernel path):", "",
-                  "| component | " + " | ".join(perf) + " |",
-                  "|---|" + "---|" * len(perf)]
-        for k in keys:
-            ptable.append(f"| {k} | " + " | ".join(f"{comps[n][k]:.1f} %" for n in perf) + " |")
-        for n, (_, syms) in perf.items():
-            top = ", ".join(f"`{s[:40]}` {p:.1f} %" for p, _, s in sorted(syms, reverse=True)[:10])
-            ptable.append("")
-            ptable.append(f"Top symbols, {n}: {top}.")
+    def top_all(n, syms):
+        top = ", ".join(f"`{s[:40]}` {p:.1f} %" for p, _, s in sorted(syms, reverse=True)[:10])
+        return f"Top symbols, {n}: {top}."
+
+    ptable = perf_table(
+        perf, components,
+        "Where the time goes: `perf record -e cpu-clock -C 1` over one run of each nrfwd "
+        f"(share of the proxy's own samples: `perf report --comm {DPDK_COMM}` for DPDK, "
+        "`--comm nrfwd` for the kernel path):",
+        lambda n: n, lambda n, share: f"{share:.1f} %", top_all)
 
     # The analysis, from this run's figures.
     dp_us, k_us = med(names[0], "proxy", 1e6)[0], med(names[1], "proxy", 1e6)[0]
