@@ -44,10 +44,26 @@ void ctl_usage(FILE *f);
 	{"etcd-cacert", required_argument, NULL, 1},                         \
 	{"etcd-cert", required_argument, NULL, 2},                           \
 	{"etcd-key", required_argument, NULL, 3}
+/* What lint and trace print: --json, and pictures (ctl_picture()) with
+ * --dot FILE --svg FILE; ctl_output_opt() takes these codes. */
+#define CTL_OPTS_OUTPUT                                                      \
+	{"json", no_argument, NULL, 'j'},                                    \
+	{"dot", required_argument, NULL, 'D'},                               \
+	{"svg", required_argument, NULL, 'S'}
 /* --help and the end of the table. */
 #define CTL_OPTS_END {"help", no_argument, NULL, 'h'}, {NULL, 0, NULL, 0}
 
 struct nrf_etcd_params;
+
+struct ctl_output {
+	bool json;
+	const char *dot; /* NULL: none; "-": stdout instead of the text or JSON */
+	const char *svg;
+};
+
+/* An option of CTL_OPTS_OUTPUT (code @p c) into @p o. @return false when
+ * @p c is none of them. */
+bool ctl_output_opt(struct ctl_output *o, int c, const char *arg);
 
 /* The exit status of getopt_long()'s @p c when it is --help ('h': the usage
  * on stdout, 0) or an option it refused (the usage on stderr,

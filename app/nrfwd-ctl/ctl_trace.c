@@ -550,13 +550,12 @@ ctl_trace(int argc, char **argv)
 		{"rotation", required_argument, NULL, 'r'},
 		{"state", required_argument, NULL, 's'},
 		{"all", no_argument, NULL, 'A'},
-		CTL_OPT_JSON,
-		{"dot", required_argument, NULL, 'D'},
-		{"svg", required_argument, NULL, 'S'},
+		CTL_OPTS_OUTPUT,
 		CTL_OPTS_END,
 	};
 	const char *apis[MAX_SOURCES], *downs[MAX_SOURCES];
-	const char *at = NULL, *holdings = NULL, *state = NULL, *dot = NULL, *svg = NULL;
+	const char *at = NULL, *holdings = NULL, *state = NULL;
+	struct ctl_output fmt = {0};
 	struct nrf_slice lines[MAX_VIA_LINES];
 	struct nrf_topo_request req = {0};
 	struct ctl_topo_src src = {0};
@@ -564,7 +563,7 @@ ctl_trace(int argc, char **argv)
 	struct nrf_topo *t;
 	size_t n_down = 0;
 	unsigned long rotation = 0;
-	bool all = false, json = false;
+	bool all = false;
 	int c, rc, status = 0, i;
 
 	req.method = "GET";
@@ -615,16 +614,9 @@ ctl_trace(int argc, char **argv)
 		case 'A':
 			all = true;
 			break;
-		case 'j':
-			json = true;
-			break;
-		case 'D':
-			dot = optarg;
-			break;
-		case 'S':
-			svg = optarg;
-			break;
 		default:
+			if (ctl_output_opt(&fmt, c, optarg))
+				break;
 			return ctl_help_or_usage(c, EXIT_TOPO_USAGE);
 		}
 	}
@@ -632,7 +624,7 @@ ctl_trace(int argc, char **argv)
 		fprintf(stderr, "nrfwd-ctl: trace: give --at NRF, or --all\n");
 		return EXIT_TOPO_USAGE;
 	}
-	if (all && (state != NULL || dot != NULL || svg != NULL)) {
+	if (all && (state != NULL || fmt.dot != NULL || fmt.svg != NULL)) {
 		fprintf(stderr, "nrfwd-ctl: trace --all: no --state, --dot or --svg\n");
 		return EXIT_TOPO_USAGE;
 	}
@@ -656,7 +648,7 @@ ctl_trace(int argc, char **argv)
 		nrf_topo_set_down(t, (size_t)i, true);
 	}
 	if (all) {
-		status = trace_all(t, &req, (uint32_t)rotation, json);
+		status = trace_all(t, &req, (uint32_t)rotation, fmt.json);
 		goto out;
 	}
 	i = ctl_topo_find(t, at, "--at");
@@ -679,8 +671,8 @@ ctl_trace(int argc, char **argv)
 		status = 1;
 		goto out;
 	}
-	if (dot == NULL || strcmp(dot, "-") != 0) {
-		if (json) {
+	if (fmt.dot == NULL || strcmp(fmt.dot, "-") != 0) {
+		if (fmt.json) {
 			json_t *o = trace_json(t, &tr, &req);
 
 			ctl_print_json(o);
@@ -692,7 +684,7 @@ ctl_trace(int argc, char **argv)
 	fflush(stdout);
 	if (state != NULL && ctl_state_save(t, state) != 0)
 		status = 1;
-	if (dot != NULL || svg != NULL) {
+	if (fmt.dot != NULL || fmt.svg != NULL) {
 		/* The picture shows what lint finds too (it leaves the state alone). */
 		struct nrf_topo_findings l;
 		char title[1400], what[600];
@@ -701,7 +693,7 @@ ctl_trace(int argc, char **argv)
 		snprintf(title, sizeof(title), "nrfwd-ctl trace: %s %s at %s\nanswer: %s",
 			req.method, req.path, NAME(t, (int32_t)req.at), what);
 		rc = nrf_topo_lint(t, NULL, &l);
-		if (ctl_picture(dot, svg, t, rc == 0 ? &l : NULL, &tr, title) != 0)
+		if (ctl_picture(fmt.dot, fmt.svg, t, rc == 0 ? &l : NULL, &tr, title) != 0)
 			status = EXIT_TOPO_USAGE;
 		nrf_topo_findings_fini(&l);
 	}

@@ -136,6 +136,20 @@ ctl_etcd_tls_opt(struct nrf_etcd_params *ep, int c, const char *arg)
 		ep->key = arg;
 }
 
+bool
+ctl_output_opt(struct ctl_output *o, int c, const char *arg)
+{
+	if (c == 'j')
+		o->json = true;
+	else if (c == 'D')
+		o->dot = arg;
+	else if (c == 'S')
+		o->svg = arg;
+	else
+		return false;
+	return true;
+}
+
 int
 ctl_via_add(struct nrf_slice *lines, size_t *n, size_t max, const char *arg)
 {
