@@ -4,7 +4,6 @@
  * forwarding decision as the data path and printing every step as JSON
  * (format: docs/nrfwd-ctl.md; keep it stable).
  */
-#include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>

@@ -5,7 +5,6 @@
  * discovery of every NF type of the holdings at every NRF and summarises
  * (docs/nrfwd-ctl.md, "trace").
  */
-#include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
