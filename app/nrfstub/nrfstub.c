@@ -123,7 +123,7 @@ stream_get(struct loop *lp, struct conn *c, int32_t id)
 	s->hbuf = keep.hbuf;
 	s->hcap = keep.hcap;
 	s->hv = keep.hv;
-	s->hvcap = keep.hvcap;
+	s->hv.n = 0;
 	s->body = keep.body;
 	s->body_cap = keep.body_cap;
 	s->sha = keep.sha;
@@ -131,7 +131,7 @@ stream_get(struct loop *lp, struct conn *c, int32_t id)
 	if (s->hcap == 0) {
 		s->hbuf = malloc(1024);
 		if (s->hbuf == NULL) {
-			free(s->hv);
+			free(s->hv.v);
 			free(s->body);
 			EVP_MD_CTX_free(s->sha);
 			free(s);
@@ -224,7 +224,7 @@ stream_release(struct loop *lp, struct stream *s)
 	}
 	if (lp->pool_n >= STREAM_POOL_MAX) {
 		free(s->hbuf);
-		free(s->hv);
+		free(s->hv.v);
 		free(s->body);
 		EVP_MD_CTX_free(s->sha);
 		free(s);
@@ -242,7 +242,7 @@ stream_free_all(struct stream *s)
 		struct stream *n = s->next;
 
 		free(s->hbuf);
-		free(s->hv);
+		free(s->hv.v);
 		free(s->body);
 		EVP_MD_CTX_free(s->sha);
 		free(s);
@@ -580,16 +580,9 @@ cb_header(nghttp2_session *sess, const nghttp2_frame *frame,
 		s->host = h.value;
 	if (!c->lp->st.rec.enabled)
 		return 0;
-	if (s->nhv == s->hvcap) {
-		uint32_t cap = s->hvcap != 0 ? s->hvcap * 2 : 16;
-		struct hdr *hv = realloc(s->hv, cap * sizeof(*hv));
-
-		if (hv == NULL)
-			return NGHTTP2_ERR_TEMPORAL_CALLBACK_FAILURE;
-		s->hv = hv;
-		s->hvcap = cap;
-	}
-	s->hv[s->nhv++] = h;
+	if (hdrs_reserve(&s->hv, s->hv.n + 1) != 0)
+		return NGHTTP2_ERR_TEMPORAL_CALLBACK_FAILURE;
+	s->hv.v[s->hv.n++] = h;
 	return 0;
 }
 

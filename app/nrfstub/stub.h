@@ -97,6 +97,17 @@ struct hdr {
 	struct span value;
 };
 
+/* Headers in order, in an array that grows (the owner frees v). */
+struct hdrs {
+	struct hdr *v;
+	uint32_t n;
+	uint32_t cap;
+};
+
+/* Room for @p want headers in @p h: the capacity doubles from 16 until it
+ * holds them. @return 0, or -1 out of memory (@p h unchanged). */
+int hdrs_reserve(struct hdrs *h, uint32_t want);
+
 enum fault_mode {
 	FAULT_NONE = 0,
 	FAULT_DELAY,
@@ -158,9 +169,7 @@ struct stream {
 	char *hbuf;
 	size_t hlen;
 	size_t hcap;
-	struct hdr *hv;		/* regular headers in order (recording only) */
-	uint32_t nhv;
-	uint32_t hvcap;
+	struct hdrs hv;		/* regular headers in order (recording only) */
 	struct span method;
 	struct span path;
 	struct span authority;

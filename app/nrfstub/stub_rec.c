@@ -24,9 +24,7 @@ struct rec {
 	uint8_t sha[32];
 	char *buf;		/* copy of the stream's hbuf, then the body prefix */
 	size_t bcap;
-	struct hdr *hv;
-	uint32_t nhv;
-	uint32_t hvcap;
+	struct hdrs hv;
 	struct span method;
 	struct span path;
 	struct span authority;
@@ -62,7 +60,7 @@ rec_fini(struct recorder *r)
 		return;
 	for (i = 0; i < STUB_REC_KEEP; i++) {
 		free(r->slots[i].buf);
-		free(r->slots[i].hv);
+		free(r->slots[i].hv.v);
 	}
 	free(r->slots);
 	r->slots = NULL;
@@ -117,15 +115,8 @@ rec_add(struct recorder *r, const struct stream *s, uint32_t conn_id,
 	keep = NRF_MIN(s->body_len, (size_t)STUB_REC_BODY_MAX);
 	if (slot_fit(e, s->hlen + keep + 1) < 0)
 		goto drop;
-	if (s->nhv > e->hvcap) {
-		uint32_t cap = NRF_MAX(s->nhv, 16u);
-		struct hdr *hv = realloc(e->hv, cap * sizeof(*hv));
-
-		if (hv == NULL)
-			goto drop;
-		e->hv = hv;
-		e->hvcap = cap;
-	}
+	if (hdrs_reserve(&e->hv, s->hv.n) != 0)
+		goto drop;
 	e->seq = r->next_seq++;
 	e->ts_ms = now_ms;
 	e->conn_id = conn_id;
@@ -135,9 +126,9 @@ rec_add(struct recorder *r, const struct stream *s, uint32_t conn_id,
 	e->fault = fault;
 	if (s->hlen > 0)
 		memcpy(e->buf, s->hbuf, s->hlen);
-	if (s->nhv > 0)
-		memcpy(e->hv, s->hv, s->nhv * sizeof(*e->hv));
-	e->nhv = s->nhv;
+	if (s->hv.n > 0)
+		memcpy(e->hv.v, s->hv.v, s->hv.n * sizeof(*e->hv.v));
+	e->hv.n = s->hv.n;
 	e->method = s->method;
 	e->path = s->path;
 	e->authority = s->authority;
@@ -252,8 +243,8 @@ rec_json(const struct rec *e)
 		json_decref(via);
 		return NULL;
 	}
-	for (i = 0; i < e->nhv; i++) {
-		const struct hdr *h = &e->hv[i];
+	for (i = 0; i < e->hv.n; i++) {
+		const struct hdr *h = &e->hv.v[i];
 		json_t *pair = json_array();
 
 		json_array_append_new(pair, jstr(e->buf + h->name.off, h->name.len));

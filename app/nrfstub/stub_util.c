@@ -128,46 +128,39 @@ sb_printf(struct sb *b, const char *fmt, ...)
 	b->len += (size_t)n;
 }
 
+int
+hdrs_reserve(struct hdrs *h, uint32_t want)
+{
+	uint32_t cap = h->cap != 0 ? h->cap : 16;
+	struct hdr *v;
+
+	if (want <= h->cap)
+		return 0;
+	while (cap < want)
+		cap *= 2;
+	v = realloc(h->v, cap * sizeof(*v));
+	if (v == NULL)
+		return -1;
+	h->v = v;
+	h->cap = cap;
+	return 0;
+}
+
 void
 sb_json_str(struct sb *b, const char *s, size_t n)
 {
-	static const char hex[] = "0123456789abcdef";
 	size_t i, run = 0;
 
 	sb_put(b, "\"", 1);
 	for (i = 0; i < n; i++) {
-		unsigned char ch = (unsigned char)s[i];
 		char esc[6];
+		size_t e = nrf_json_escape((unsigned char)s[i], esc, 1);
 
-		if (ch >= 0x20 && ch != '"' && ch != '\\')
+		if (e == 0)
 			continue;
 		sb_put(b, s + run, i - run);
 		run = i + 1;
-		esc[0] = '\\';
-		switch (ch) {
-		case '"':
-		case '\\':
-			esc[1] = (char)ch;
-			sb_put(b, esc, 2);
-			break;
-		case '\n':
-			sb_put(b, "\\n", 2);
-			break;
-		case '\r':
-			sb_put(b, "\\r", 2);
-			break;
-		case '\t':
-			sb_put(b, "\\t", 2);
-			break;
-		default:
-			esc[1] = 'u';
-			esc[2] = '0';
-			esc[3] = '0';
-			esc[4] = hex[ch >> 4];
-			esc[5] = hex[ch & 15];
-			sb_put(b, esc, 6);
-			break;
-		}
+		sb_put(b, esc, e);
 	}
 	sb_put(b, s + run, n - run);
 	sb_put(b, "\"", 1);

@@ -8,6 +8,7 @@
  * (argv[0] the program), returning the process exit status.
  */
 
+#include <getopt.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -27,6 +28,63 @@
 
 void ctl_usage(FILE *f);
 
+/* ------------------------------------------------------------------------ */
+/* Command lines (main.c)                                                     */
+
+/* getopt_long() entries that more than one command takes, spelled once. */
+#define CTL_OPT_API {"api", required_argument, NULL, 'a'}
+#define CTL_OPT_JSON {"json", no_argument, NULL, 'j'}
+/* The request explain and trace follow: --method M --path P --via VALUE. */
+#define CTL_OPTS_REQUEST                                                     \
+	{"method", required_argument, NULL, 'm'},                            \
+	{"path", required_argument, NULL, 'p'},                              \
+	{"via", required_argument, NULL, 'v'}
+/* etcd's TLS files (fleet, fleet loops): ctl_etcd_tls_opt() takes codes 1..3. */
+#define CTL_OPTS_ETCD_TLS                                                    \
+	{"etcd-cacert", required_argument, NULL, 1},                         \
+	{"etcd-cert", required_argument, NULL, 2},                           \
+	{"etcd-key", required_argument, NULL, 3}
+/* What lint and trace print: --json, and pictures (ctl_picture()) with
+ * --dot FILE --svg FILE; ctl_output_opt() takes these codes. */
+#define CTL_OPTS_OUTPUT                                                      \
+	{"json", no_argument, NULL, 'j'},                                    \
+	{"dot", required_argument, NULL, 'D'},                               \
+	{"svg", required_argument, NULL, 'S'}
+/* --help and the end of the table. */
+#define CTL_OPTS_END {"help", no_argument, NULL, 'h'}, {NULL, 0, NULL, 0}
+
+struct nrf_etcd_params;
+
+struct ctl_output {
+	bool json;
+	const char *dot; /* NULL: none; "-": stdout instead of the text or JSON */
+	const char *svg;
+};
+
+/* An option of CTL_OPTS_OUTPUT (code @p c) into @p o. @return false when
+ * @p c is none of them. */
+bool ctl_output_opt(struct ctl_output *o, int c, const char *arg);
+
+/* The exit status of getopt_long()'s @p c when it is --help ('h': the usage
+ * on stdout, 0) or an option it refused (the usage on stderr,
+ * @p usage_status). */
+int ctl_help_or_usage(int c, int usage_status);
+
+/* An option of CTL_OPTS_ETCD_TLS (code @p c) into @p ep. */
+void ctl_etcd_tls_opt(struct nrf_etcd_params *ep, int c, const char *arg);
+
+/* One --via line: @p arg appended to @p lines (*@p n of at most @p max).
+ * @return 0, or -1 with the reason on stderr when they are full. */
+int ctl_via_add(struct nrf_slice *lines, size_t *n, size_t max, const char *arg);
+
+/* --max-forward-hops @p arg (0..999999999) into *@p out. @return 0, or -1
+ * with the reason on stderr. */
+int ctl_max_hops(const char *arg, long *out);
+
+/* @p o as indented JSON (keys in order) on stdout. @return 0, or -1 when it
+ * could not be rendered (nothing printed). */
+int ctl_print_json(const json_t *o);
+
 /* Commands (ctl_check.c, ctl_explain.c, ctl_api.c, ctl_lint.c, ctl_trace.c). */
 int ctl_check(int argc, char **argv);
 int ctl_explain(int argc, char **argv);
@@ -36,9 +94,14 @@ int ctl_trace(int argc, char **argv);
 int ctl_fleet(int argc, char **argv);
 int ctl_fleet_doc(int argc, char **argv);
 
+/* Every problem of @p p on stderr, one a line: "  <json-pointer>: <reason>"
+ * ("/" for the document's root). */
+void ctl_problems_list(const struct nrf_cfg_problems *p);
+
 /* "FILE: invalid configuration, N problems:" on stderr (the reason when
- * @p err is not NRF_ECONFIG: the file cannot be read, not JSON). */
-void ctl_problems_headline(const char *file, int err, size_t n);
+ * @p err is not NRF_ECONFIG: the file cannot be read, not JSON), then
+ * ctl_problems_list(). */
+void ctl_problems_print(const char *file, int err, const struct nrf_cfg_problems *p);
 
 /* Load a configuration file; prints every problem on stderr. */
 struct nrf_cfg *ctl_load(const char *file);

@@ -172,10 +172,9 @@ int
 ctl_api(int argc, char **argv)
 {
 	static const struct option opts[] = {
-		{"api", required_argument, NULL, 'a'},
+		CTL_OPT_API,
 		{"token-file", required_argument, NULL, 't'},
-		{"help", no_argument, NULL, 'h'},
-		{NULL, 0, NULL, 0},
+		CTL_OPTS_END,
 	};
 	const char *cmd = argv[1], *api = DEFAULT_API, *token_file = NULL;
 	const char *method = "GET", *ctype = NULL, *group = NULL;
@@ -195,12 +194,8 @@ ctl_api(int argc, char **argv)
 		case 't':
 			token_file = optarg;
 			break;
-		case 'h':
-			ctl_usage(stdout);
-			return 0;
 		default:
-			ctl_usage(stderr);
-			return EXIT_USAGE;
+			return ctl_help_or_usage(c, EXIT_USAGE);
 		}
 	}
 	npos = (size_t)(argc - optind);

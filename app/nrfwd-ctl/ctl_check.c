@@ -33,7 +33,9 @@
 #include "nrf_err.h"
 #include "nrf_fwd.h"
 #include "nrf_rt.h"
+#include "nrf_sys.h"
 #include "nrf_via.h"
+#include "nrfwd_opts.h"
 #include "nrfwd_src.h"
 
 #define MAX_PROBLEMS 16
@@ -56,14 +58,25 @@ check_usage(FILE *f)
 }
 
 void
-ctl_problems_headline(const char *file, int err, size_t n)
+ctl_problems_list(const struct nrf_cfg_problems *p)
 {
+	for (size_t i = 0; i < p->n; i++)
+		fprintf(stderr, "  %s: %s\n", p->v[i].pointer[0] != '\0' ? p->v[i].pointer : "/",
+			p->v[i].reason);
+}
+
+void
+ctl_problems_print(const char *file, int err, const struct nrf_cfg_problems *p)
+{
+	size_t n = p->n;
+
 	if (err == NRF_ECONFIG || err == 0)
 		fprintf(stderr, "%s: invalid configuration, %zu problem%s:\n", file, n,
 			n == 1 ? "" : "s");
 	else
 		fprintf(stderr, "%s: invalid configuration (%s), %zu problem%s:\n", file,
 			nrf_strerror(err), n, n == 1 ? "" : "s");
+	ctl_problems_list(p);
 }
 
 /* Problems found after the document loaded, printed at the end. */
@@ -227,7 +240,6 @@ check_access_log(const struct nrf_cfg *cfg, struct found *f)
 	const char *path = cfg->rt.access_log.path;
 	const char *ptr = "/runtime/accessLog/path";
 	char dir[4096];
-	const char *slash;
 	struct stat st;
 
 	if (path == NULL || path[0] == '\0')
@@ -240,13 +252,7 @@ check_access_log(const struct nrf_cfg *cfg, struct found *f)
 				strerror(errno));
 		return;
 	}
-	slash = strrchr(path, '/');
-	if (slash == NULL)
-		snprintf(dir, sizeof(dir), ".");
-	else if (slash == path)
-		snprintf(dir, sizeof(dir), "/");
-	else
-		snprintf(dir, sizeof(dir), "%.*s", (int)(slash - path), path);
+	(void)nrf_path_split(path, dir, sizeof(dir));
 	if (stat(dir, &st) != 0)
 		found_add(f, ptr, "directory %s of %s: %s", dir, path, strerror(errno));
 	else if (!S_ISDIR(st.st_mode))
@@ -292,68 +298,43 @@ static int
 parse(int argc, char **argv, struct check_args *a)
 {
 	static const struct option opts[] = {
-		{"config", required_argument, NULL, 'c'},
-		{"workers", required_argument, NULL, 'w'},
-		{"log-level", required_argument, NULL, 1003},
-		{"management", required_argument, NULL, 'M'},
-		{"api-token-file", required_argument, NULL, 'T'},
-		{"pci-nic", no_argument, NULL, 1000},
-		{"dpdk-processes", no_argument, NULL, 1001},
+		NRFWD_LONGOPTS,
 		NRFWD_SRC_LONGOPTS,
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
-	static const char *const levels[] = {"error", "err", "warn", "warning", "info",
-		"debug", NULL};
-	int i, c;
+	enum nrf_log_level level;
+	unsigned int workers;
+	int c;
 
 	memset(a, 0, sizeof(*a));
 	/* EAL arguments up to a "--" (nrfwd@.service passes them): skipped. */
-	for (i = 1; i < argc; i++) {
-		if (strcmp(argv[i], "--") == 0) {
-			argv[i] = argv[0];
-			argv += i;
-			argc -= i;
-			break;
-		}
-	}
+	(void)nrfwd_eal_split(&argc, &argv);
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "c:w:M:T:h", opts, NULL)) != -1) {
 		switch (c) {
 		case 'c':
 			a->config = optarg;
 			break;
-		case 'w': {
-			char *end;
-			long v = strtol(optarg, &end, 10);
-
-			if (*end != '\0' || v < 1 || v > NRF_RT_MAX_WORKERS) {
-				fprintf(stderr, "nrfwd-ctl check: --workers: expected 1..%d, got "
-					"\"%s\"\n", NRF_RT_MAX_WORKERS, optarg);
+		case 'w':
+			if (nrfwd_opt_workers("nrfwd-ctl check", optarg, &workers) != 0)
 				return EXIT_USAGE;
-			}
 			break;
-		}
-		case 1003: {
-			size_t k;
-
-			for (k = 0; levels[k] != NULL && strcmp(levels[k], optarg) != 0; k++)
-				;
-			if (levels[k] == NULL) {
+		case NRFWD_OPT_LOG_LEVEL:
+			if (nrfwd_opt_level(optarg, &level) != 0) {
 				fprintf(stderr, "nrfwd-ctl check: --log-level: unknown level \"%s\"\n",
 					optarg);
 				return EXIT_USAGE;
 			}
 			break;
-		}
 		case 'M':
 			a->management = optarg;
 			break;
 		case 'T':
 			a->token_file = optarg;
 			break;
-		case 1000:
-		case 1001:
+		case NRFWD_OPT_PCI_NIC:
+		case NRFWD_OPT_DPDK_PROCESSES:
 			break;
 		case NRFWD_SRC_OPT_FIRST ... NRFWD_SRC_OPT_LAST:
 			if (nrfwd_src_opt(c, optarg) != 0)
@@ -394,13 +375,8 @@ load(const char *file)
 		return ctl_load(file);
 	nrfwd_src_check_only();
 	cfg = nrfwd_src_load(file, &probs, &err);
-	if (cfg == NULL) {
-		ctl_problems_headline(file, err, probs.n);
-		for (size_t i = 0; i < probs.n; i++)
-			fprintf(stderr, "  %s: %s\n",
-				probs.v[i].pointer[0] != '\0' ? probs.v[i].pointer : "/",
-				probs.v[i].reason);
-	}
+	if (cfg == NULL)
+		ctl_problems_print(file, err, &probs);
 	nrf_cfg_problems_fini(&probs);
 	return cfg;
 }

@@ -4,7 +4,6 @@
  * forwarding decision as the data path and printing every step as JSON
  * (format: docs/nrfwd-ctl.md; keep it stable).
  */
-#include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -29,13 +28,8 @@ ctl_load(const char *file)
 	int err;
 
 	cfg = nrf_cfg_load_file(file, 1, &probs, &err);
-	if (cfg == NULL) {
-		ctl_problems_headline(file, err, probs.n);
-		for (size_t i = 0; i < probs.n; i++)
-			fprintf(stderr, "  %s: %s\n",
-				probs.v[i].pointer[0] != '\0' ? probs.v[i].pointer : "/",
-				probs.v[i].reason);
-	}
+	if (cfg == NULL)
+		ctl_problems_print(file, err, &probs);
 	nrf_cfg_problems_fini(&probs);
 	return cfg;
 }
@@ -406,14 +400,11 @@ int
 ctl_explain(int argc, char **argv)
 {
 	static const struct option opts[] = {
-		{"method", required_argument, NULL, 'm'},
-		{"path", required_argument, NULL, 'p'},
-		{"via", required_argument, NULL, 'v'},
+		CTL_OPTS_REQUEST,
 		{"rotation", required_argument, NULL, 'r'},
 		{"down", required_argument, NULL, 'd'},
 		{"max-forward-hops", required_argument, NULL, 'H'},
-		{"help", no_argument, NULL, 'h'},
-		{NULL, 0, NULL, 0},
+		CTL_OPTS_END,
 	};
 	const char *method = "GET";
 	const char *path = "/nnrf-disc/v1/nf-instances?target-nf-type=AMF";
@@ -434,7 +425,6 @@ ctl_explain(int argc, char **argv)
 	long max_hops = -1;
 	enum nrf_fwd_op op;
 	int c, rc, status = 1;
-	char *text;
 
 	optind = 2;
 	while ((c = getopt_long(argc, argv, "m:p:v:r:d:H:h", opts, NULL)) != -1) {
@@ -446,11 +436,8 @@ ctl_explain(int argc, char **argv)
 			path = optarg;
 			break;
 		case 'v':
-			if (n_lines == MAX_VIA_LINES) {
-				fprintf(stderr, "nrfwd-ctl: at most %d --via lines\n", MAX_VIA_LINES);
+			if (ctl_via_add(lines, &n_lines, MAX_VIA_LINES, optarg) != 0)
 				return EXIT_USAGE;
-			}
-			lines[n_lines++] = nrf_slice_str(optarg);
 			break;
 		case 'r':
 			rotation = strtoul(optarg, NULL, 10);
@@ -459,25 +446,12 @@ ctl_explain(int argc, char **argv)
 			if (n_down < NRF_ARRAY_SIZE(down_names))
 				down_names[n_down++] = optarg;
 			break;
-		case 'H': {
-			char *end;
-
-			errno = 0;
-			max_hops = strtol(optarg, &end, 10);
-			if (errno != 0 || end == optarg || *end != '\0' || max_hops < 0 ||
-				max_hops > 999999999) {
-				fprintf(stderr, "nrfwd-ctl: --max-forward-hops %s: not a number "
-						"in 0..999999999\n", optarg);
+		case 'H':
+			if (ctl_max_hops(optarg, &max_hops) != 0)
 				return EXIT_USAGE;
-			}
 			break;
-		}
-		case 'h':
-			ctl_usage(stdout);
-			return 0;
 		default:
-			ctl_usage(stderr);
-			return EXIT_USAGE;
+			return ctl_help_or_usage(c, EXIT_USAGE);
 		}
 	}
 	if (optind != argc - 1) {
@@ -610,12 +584,8 @@ ctl_explain(int argc, char **argv)
 		}
 	}
 	json_object_set_new(out, "decision", dec);
-	text = json_dumps(out, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
-	if (text != NULL) {
-		puts(text);
-		free(text);
+	if (ctl_print_json(out) == 0)
 		status = 0;
-	}
 	json_decref(out);
 out:
 	nrf_fwd_table_free(t);

@@ -39,13 +39,10 @@ parse_opts(int argc, char **argv, int first, struct fleet_opts *o, char **pos, i
 	static const struct option opts[] = {
 		{"etcd", required_argument, NULL, 'e'},
 		{"config-key", required_argument, NULL, 'k'},
-		{"json", no_argument, NULL, 'j'},
-		{"etcd-cacert", required_argument, NULL, 1},
-		{"etcd-cert", required_argument, NULL, 2},
-		{"etcd-key", required_argument, NULL, 3},
+		CTL_OPT_JSON,
+		CTL_OPTS_ETCD_TLS,
 		{"etcd-user-file", required_argument, NULL, 4},
-		{"help", no_argument, NULL, 'h'},
-		{NULL, 0, NULL, 0},
+		CTL_OPTS_END,
 	};
 	int c;
 
@@ -63,13 +60,9 @@ parse_opts(int argc, char **argv, int first, struct fleet_opts *o, char **pos, i
 			o->json = true;
 			break;
 		case 1:
-			o->ep.cacert = optarg;
-			break;
 		case 2:
-			o->ep.cert = optarg;
-			break;
 		case 3:
-			o->ep.key = optarg;
+			ctl_etcd_tls_opt(&o->ep, c, optarg);
 			break;
 		case 4:
 			o->user_file = optarg;
@@ -212,11 +205,7 @@ ctl_fleet(int argc, char **argv)
 		json_decref(s);
 	}
 	if (o.json) {
-		char *t = json_dumps(all, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
-
-		if (t != NULL)
-			puts(t);
-		free(t);
+		ctl_print_json(all);
 		json_decref(all);
 	} else if (inst.n == 0) {
 		printf("(no instance reports under %s)\n", prefix);
@@ -280,7 +269,6 @@ valid(const char *shared)
 	struct nrf_cfg *cfg = NULL;
 	char *doc;
 	int err = 0;
-	size_t i;
 
 	doc = nrf_cfgsrc_compose(shared, strlen(shared), "{}", &pr, &err);
 	if (doc != NULL)
@@ -289,9 +277,7 @@ valid(const char *shared)
 	if (cfg == NULL) {
 		fprintf(stderr, "nrfwd-ctl: the document is invalid (%s); nothing was written\n",
 			nrf_strerror(err));
-		for (i = 0; i < pr.n; i++)
-			fprintf(stderr, "  %s: %s\n", pr.v[i].pointer[0] != '\0' ? pr.v[i].pointer : "/",
-				pr.v[i].reason);
+		ctl_problems_list(&pr);
 	}
 	nrf_cfg_problems_fini(&pr);
 	nrf_cfg_free(cfg);

@@ -135,21 +135,18 @@ int
 ctl_lint(int argc, char **argv)
 {
 	static const struct option opts[] = {
-		{"api", required_argument, NULL, 'a'},
-		{"json", no_argument, NULL, 'j'},
-		{"dot", required_argument, NULL, 'D'},
-		{"svg", required_argument, NULL, 'S'},
+		CTL_OPT_API,
+		CTL_OPTS_OUTPUT,
 		{"budget", required_argument, NULL, 'b'},
 		{"codes", no_argument, NULL, 'c'},
-		{"help", no_argument, NULL, 'h'},
-		{NULL, 0, NULL, 0},
+		CTL_OPTS_END,
 	};
-	const char *apis[MAX_SOURCES], *dot = NULL, *svg = NULL;
+	const char *apis[MAX_SOURCES];
+	struct ctl_output fmt = {0};
 	struct ctl_topo_src src = {0};
 	struct nrf_topo_lint_opts lo = {0};
 	struct nrf_topo_findings l;
 	struct nrf_topo *t;
-	bool json = false;
 	int c, rc, status;
 
 	optind = 2;
@@ -160,33 +157,22 @@ ctl_lint(int argc, char **argv)
 				return EXIT_TOPO_USAGE;
 			apis[src.n_apis++] = optarg;
 			break;
-		case 'j':
-			json = true;
-			break;
-		case 'D':
-			dot = optarg;
-			break;
-		case 'S':
-			svg = optarg;
-			break;
 		case 'b':
 			lo.path_budget = (uint32_t)strtoul(optarg, NULL, 10);
 			break;
 		case 'c':
 			print_codes();
 			return 0;
-		case 'h':
-			ctl_usage(stdout);
-			return 0;
 		default:
-			ctl_usage(stderr);
-			return EXIT_TOPO_USAGE;
+			if (ctl_output_opt(&fmt, c, optarg))
+				break;
+			return ctl_help_or_usage(c, EXIT_TOPO_USAGE);
 		}
 	}
 	src.paths = (const char **)argv + optind;
 	src.n_paths = (size_t)(argc - optind);
 	src.apis = apis;
-	t = ctl_topo_load(&src, json, &rc);
+	t = ctl_topo_load(&src, fmt.json, &rc);
 	if (t == NULL)
 		return rc;
 	rc = nrf_topo_lint(t, &lo, &l);
@@ -197,21 +183,18 @@ ctl_lint(int argc, char **argv)
 		return EXIT_TOPO_USAGE;
 	}
 	status = l.count[NRF_TOPO_ERROR] > 0 ? 2 : l.count[NRF_TOPO_WARNING] > 0 ? 1 : 0;
-	if (dot == NULL || strcmp(dot, "-") != 0) {
-		if (json) {
+	if (fmt.dot == NULL || strcmp(fmt.dot, "-") != 0) {
+		if (fmt.json) {
 			json_t *o = lint_json(t, &l, status);
-			char *text = json_dumps(o, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
 
-			if (text != NULL)
-				puts(text);
-			free(text);
+			ctl_print_json(o);
 			json_decref(o);
 		} else {
 			print_text(t, &l);
 		}
 	}
 	fflush(stdout);
-	if (ctl_picture(dot, svg, t, &l, NULL, "nrfwd-ctl lint") != 0)
+	if (ctl_picture(fmt.dot, fmt.svg, t, &l, NULL, "nrfwd-ctl lint") != 0)
 		status = EXIT_TOPO_USAGE;
 	nrf_topo_findings_fini(&l);
 	nrf_topo_free(t);

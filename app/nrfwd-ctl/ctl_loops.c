@@ -430,11 +430,7 @@ report(struct lsrc *src, size_t n_src, struct nrf_topo *t, const struct opts *o)
 	json_object_set_new(out, "otherPaths", paths);
 	json_object_set_new(out, "topology", json_boolean(t != NULL));
 	if (o->json) {
-		char *text = json_dumps(out, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
-
-		if (text != NULL)
-			puts(text);
-		free(text);
+		ctl_print_json(out);
 	} else {
 		size_t i, k;
 		json_t *c, *v;
@@ -541,17 +537,14 @@ static int
 parse(int argc, char **argv, int first, struct opts *o, bool fleet)
 {
 	static const struct option lo[] = {
-		{"api", required_argument, NULL, 'a'},
+		CTL_OPT_API,
 		{"etcd", required_argument, NULL, 'e'},
 		{"config-key", required_argument, NULL, 'k'},
-		{"json", no_argument, NULL, 'j'},
+		CTL_OPT_JSON,
 		{"dot", required_argument, NULL, 'd'},
 		{"svg", required_argument, NULL, 's'},
-		{"etcd-cacert", required_argument, NULL, 1},
-		{"etcd-cert", required_argument, NULL, 2},
-		{"etcd-key", required_argument, NULL, 3},
-		{"help", no_argument, NULL, 'h'},
-		{NULL, 0, NULL, 0},
+		CTL_OPTS_ETCD_TLS,
+		CTL_OPTS_END,
 	};
 	int c;
 
@@ -584,13 +577,9 @@ parse(int argc, char **argv, int first, struct opts *o, bool fleet)
 			o->svg = optarg;
 			break;
 		case 1:
-			o->ep.cacert = optarg;
-			break;
 		case 2:
-			o->ep.cert = optarg;
-			break;
 		case 3:
-			o->ep.key = optarg;
+			ctl_etcd_tls_opt(&o->ep, c, optarg);
 			break;
 		case 'h':
 			ctl_usage(stdout);

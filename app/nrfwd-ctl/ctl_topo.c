@@ -24,9 +24,7 @@ print_problems(const char *source, int err, const struct nrf_cfg_problems *p)
 {
 	fprintf(stderr, "nrfwd-ctl: %s: invalid configuration (%s), %zu problem%s; left out:\n",
 		source, nrf_strerror(err), p->n, p->n == 1 ? "" : "s");
-	for (size_t i = 0; i < p->n; i++)
-		fprintf(stderr, "  %s: %s\n", p->v[i].pointer[0] != '\0' ? p->v[i].pointer : "/",
-			p->v[i].reason);
+	ctl_problems_list(p);
 }
 
 /* Add the document @p text (from @p source); an invalid one is recorded. */

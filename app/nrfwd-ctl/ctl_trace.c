@@ -5,7 +5,6 @@
  * discovery of every NF type of the holdings at every NRF and summarises
  * (docs/nrfwd-ctl.md, "trace").
  */
-#include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -514,17 +513,13 @@ trace_all(struct nrf_topo *t, struct nrf_topo_request *req, uint32_t rotation, b
 	}
 	if (json) {
 		json_t *sum = json_object();
-		char *text;
 
 		for (size_t j = 0; j < n_tally; j++)
 			json_object_set_new(
 				sum, tally[j].key, json_integer((json_int_t)tally[j].n));
 		json_object_set_new(out, "traces", arr);
 		json_object_set_new(out, "summary", sum);
-		text = json_dumps(out, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
-		if (text != NULL)
-			puts(text);
-		free(text);
+		ctl_print_json(out);
 	} else {
 		printf("%zu trace%s:", total, total == 1 ? "" : "s");
 		for (size_t j = 0; j < n_tally; j++)
@@ -545,25 +540,21 @@ int
 ctl_trace(int argc, char **argv)
 {
 	static const struct option opts[] = {
-		{"api", required_argument, NULL, 'a'},
+		CTL_OPT_API,
 		{"at", required_argument, NULL, 't'},
-		{"method", required_argument, NULL, 'm'},
-		{"path", required_argument, NULL, 'p'},
-		{"via", required_argument, NULL, 'v'},
+		CTL_OPTS_REQUEST,
 		{"holdings", required_argument, NULL, 'H'},
 		{"down", required_argument, NULL, 'd'},
 		{"max-forward-hops", required_argument, NULL, 'M'},
 		{"rotation", required_argument, NULL, 'r'},
 		{"state", required_argument, NULL, 's'},
 		{"all", no_argument, NULL, 'A'},
-		{"json", no_argument, NULL, 'j'},
-		{"dot", required_argument, NULL, 'D'},
-		{"svg", required_argument, NULL, 'S'},
-		{"help", no_argument, NULL, 'h'},
-		{NULL, 0, NULL, 0},
+		CTL_OPTS_OUTPUT,
+		CTL_OPTS_END,
 	};
 	const char *apis[MAX_SOURCES], *downs[MAX_SOURCES];
-	const char *at = NULL, *holdings = NULL, *state = NULL, *dot = NULL, *svg = NULL;
+	const char *at = NULL, *holdings = NULL, *state = NULL;
+	struct ctl_output fmt = {0};
 	struct nrf_slice lines[MAX_VIA_LINES];
 	struct nrf_topo_request req = {0};
 	struct ctl_topo_src src = {0};
@@ -571,7 +562,7 @@ ctl_trace(int argc, char **argv)
 	struct nrf_topo *t;
 	size_t n_down = 0;
 	unsigned long rotation = 0;
-	bool all = false, json = false;
+	bool all = false;
 	int c, rc, status = 0, i;
 
 	req.method = "GET";
@@ -595,12 +586,8 @@ ctl_trace(int argc, char **argv)
 			req.path = optarg;
 			break;
 		case 'v':
-			if (req.n_via == MAX_VIA_LINES) {
-				fprintf(stderr, "nrfwd-ctl: at most %d --via lines\n",
-					MAX_VIA_LINES);
+			if (ctl_via_add(lines, &req.n_via, MAX_VIA_LINES, optarg) != 0)
 				return EXIT_TOPO_USAGE;
-			}
-			lines[req.n_via++] = nrf_slice_str(optarg);
 			break;
 		case 'H':
 			holdings = optarg;
@@ -610,17 +597,11 @@ ctl_trace(int argc, char **argv)
 				downs[n_down++] = optarg;
 			break;
 		case 'M': {
-			char *end;
+			long hops;
 
-			errno = 0;
-			req.max_forward_hops = strtol(optarg, &end, 10);
-			if (errno != 0 || end == optarg || *end != '\0' ||
-				req.max_forward_hops < 0 || req.max_forward_hops > 999999999) {
-				fprintf(stderr, "nrfwd-ctl: --max-forward-hops %s: not a number in "
-						"0..999999999\n",
-					optarg);
+			if (ctl_max_hops(optarg, &hops) != 0)
 				return EXIT_TOPO_USAGE;
-			}
+			req.max_forward_hops = hops;
 			break;
 		}
 		case 'r':
@@ -632,28 +613,17 @@ ctl_trace(int argc, char **argv)
 		case 'A':
 			all = true;
 			break;
-		case 'j':
-			json = true;
-			break;
-		case 'D':
-			dot = optarg;
-			break;
-		case 'S':
-			svg = optarg;
-			break;
-		case 'h':
-			ctl_usage(stdout);
-			return 0;
 		default:
-			ctl_usage(stderr);
-			return EXIT_TOPO_USAGE;
+			if (ctl_output_opt(&fmt, c, optarg))
+				break;
+			return ctl_help_or_usage(c, EXIT_TOPO_USAGE);
 		}
 	}
 	if ((at == NULL) == !all) {
 		fprintf(stderr, "nrfwd-ctl: trace: give --at NRF, or --all\n");
 		return EXIT_TOPO_USAGE;
 	}
-	if (all && (state != NULL || dot != NULL || svg != NULL)) {
+	if (all && (state != NULL || fmt.dot != NULL || fmt.svg != NULL)) {
 		fprintf(stderr, "nrfwd-ctl: trace --all: no --state, --dot or --svg\n");
 		return EXIT_TOPO_USAGE;
 	}
@@ -677,7 +647,7 @@ ctl_trace(int argc, char **argv)
 		nrf_topo_set_down(t, (size_t)i, true);
 	}
 	if (all) {
-		status = trace_all(t, &req, (uint32_t)rotation, json);
+		status = trace_all(t, &req, (uint32_t)rotation, fmt.json);
 		goto out;
 	}
 	i = ctl_topo_find(t, at, "--at");
@@ -700,14 +670,11 @@ ctl_trace(int argc, char **argv)
 		status = 1;
 		goto out;
 	}
-	if (dot == NULL || strcmp(dot, "-") != 0) {
-		if (json) {
+	if (fmt.dot == NULL || strcmp(fmt.dot, "-") != 0) {
+		if (fmt.json) {
 			json_t *o = trace_json(t, &tr, &req);
-			char *text = json_dumps(o, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
 
-			if (text != NULL)
-				puts(text);
-			free(text);
+			ctl_print_json(o);
 			json_decref(o);
 		} else {
 			print_text(t, &tr, &req);
@@ -716,7 +683,7 @@ ctl_trace(int argc, char **argv)
 	fflush(stdout);
 	if (state != NULL && ctl_state_save(t, state) != 0)
 		status = 1;
-	if (dot != NULL || svg != NULL) {
+	if (fmt.dot != NULL || fmt.svg != NULL) {
 		/* The picture shows what lint finds too (it leaves the state alone). */
 		struct nrf_topo_findings l;
 		char title[1400], what[600];
@@ -725,7 +692,7 @@ ctl_trace(int argc, char **argv)
 		snprintf(title, sizeof(title), "nrfwd-ctl trace: %s %s at %s\nanswer: %s",
 			req.method, req.path, NAME(t, (int32_t)req.at), what);
 		rc = nrf_topo_lint(t, NULL, &l);
-		if (ctl_picture(dot, svg, t, rc == 0 ? &l : NULL, &tr, title) != 0)
+		if (ctl_picture(fmt.dot, fmt.svg, t, rc == 0 ? &l : NULL, &tr, title) != 0)
 			status = EXIT_TOPO_USAGE;
 		nrf_topo_findings_fini(&l);
 	}

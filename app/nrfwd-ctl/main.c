@@ -6,10 +6,13 @@
  *  - lint, trace (ctl_lint.c, ctl_trace.c; lib/topo): the whole topology,
  *    every NRF's configuration at once, with pictures (ctl_dot.c).
  */
+#include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "ctl.h"
+#include "nrf_etcd.h"
 
 void
 ctl_usage(FILE *f)
@@ -109,6 +112,80 @@ ctl_usage(FILE *f)
 		"             2 usage error, 3 nrfwd not reachable;\n"
 		"             lint: 0 / 1 / 2 by the worst finding, 4 usage error;\n"
 		"             trace: 0 traced, 1 cannot trace, 4 usage error\n");
+}
+
+int
+ctl_help_or_usage(int c, int usage_status)
+{
+	if (c == 'h') {
+		ctl_usage(stdout);
+		return 0;
+	}
+	ctl_usage(stderr);
+	return usage_status;
+}
+
+void
+ctl_etcd_tls_opt(struct nrf_etcd_params *ep, int c, const char *arg)
+{
+	if (c == 1)
+		ep->cacert = arg;
+	else if (c == 2)
+		ep->cert = arg;
+	else if (c == 3)
+		ep->key = arg;
+}
+
+bool
+ctl_output_opt(struct ctl_output *o, int c, const char *arg)
+{
+	if (c == 'j')
+		o->json = true;
+	else if (c == 'D')
+		o->dot = arg;
+	else if (c == 'S')
+		o->svg = arg;
+	else
+		return false;
+	return true;
+}
+
+int
+ctl_via_add(struct nrf_slice *lines, size_t *n, size_t max, const char *arg)
+{
+	if (*n == max) {
+		fprintf(stderr, "nrfwd-ctl: at most %zu --via lines\n", max);
+		return -1;
+	}
+	lines[(*n)++] = nrf_slice_str(arg);
+	return 0;
+}
+
+int
+ctl_max_hops(const char *arg, long *out)
+{
+	char *end;
+
+	errno = 0;
+	*out = strtol(arg, &end, 10);
+	if (errno != 0 || end == arg || *end != '\0' || *out < 0 || *out > 999999999) {
+		fprintf(stderr, "nrfwd-ctl: --max-forward-hops %s: not a number in 0..999999999\n",
+			arg);
+		return -1;
+	}
+	return 0;
+}
+
+int
+ctl_print_json(const json_t *o)
+{
+	char *text = json_dumps(o, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+
+	if (text == NULL)
+		return -1;
+	puts(text);
+	free(text);
+	return 0;
 }
 
 int

@@ -44,6 +44,7 @@
 #include "nrf_tp.h"
 #include "nrfwd_mp.h"
 #include "nrfwd_sd.h"
+#include "nrfwd_opts.h"
 #include "nrfwd_src.h"
 #include "nrfwd_tp.h"
 
@@ -69,27 +70,6 @@ usage(FILE *f)
 		NRF_RT_MAX_WORKERS);
 	nrfwd_src_usage(f);
 	nrfwd_tp_usage(f);
-}
-
-static int
-parse_level(const char *s, enum nrf_log_level *out)
-{
-	static const struct {
-		const char *name;
-		enum nrf_log_level level;
-	} names[] = {
-		{"error", NRF_LOG_ERR}, {"err", NRF_LOG_ERR}, {"warn", NRF_LOG_WARN},
-		{"warning", NRF_LOG_WARN}, {"info", NRF_LOG_INFO}, {"debug", NRF_LOG_DEBUG},
-	};
-	size_t i;
-
-	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
-		if (strcmp(s, names[i].name) == 0) {
-			*out = names[i].level;
-			return 0;
-		}
-	}
-	return -1;
 }
 
 /* What a start failure says: the failing module's reason (errno text and
@@ -262,13 +242,7 @@ static int
 parse_args(int argc, char **argv, struct nrfwd_args *a)
 {
 	static const struct option opts[] = {
-		{"config", required_argument, NULL, 'c'},
-		{"workers", required_argument, NULL, 'w'},
-		{"log-level", required_argument, NULL, 1003},
-		{"management", required_argument, NULL, 'M'},
-		{"api-token-file", required_argument, NULL, 'T'},
-		{"pci-nic", no_argument, NULL, 1000},
-		{"dpdk-processes", no_argument, NULL, 1001},
+		NRFWD_LONGOPTS,
 		{"mp-worker", required_argument, NULL, 1002},
 		NRFWD_SRC_LONGOPTS,
 		{"help", no_argument, NULL, 'h'},
@@ -286,40 +260,26 @@ parse_args(int argc, char **argv, struct nrfwd_args *a)
 	a->tp.role = NRF_DP_AUTO;
 	/* Everything up to a "--" is EAL arguments (DPDK transport): kept for
 	 * nrfwd_tp_start(); our own options follow, after the program name. */
-	for (i = 1; i < argc; i++) {
-		if (strcmp(argv[i], "--") == 0) {
-			a->tp.eal_argc = i;
-			argv[i] = argv[0];
-			argv += i;
-			argc -= i;
-			break;
-		}
-	}
+	i = nrfwd_eal_split(&argc, &argv);
+	if (i > 0)
+		a->tp.eal_argc = i;
 	while ((c = getopt_long(argc, argv, "c:w:l:M:T:hV", opts, NULL)) != -1) {
 		switch (c) {
 		case 'c':
 			a->config = optarg;
 			break;
-		case 'w': {
-			char *end;
-			long v = strtol(optarg, &end, 10);
-
-			if (*end != '\0' || v < 1 || v > NRF_RT_MAX_WORKERS) {
-				fprintf(stderr, "nrfwd: --workers: expected 1..%d, got \"%s\"\n",
-					NRF_RT_MAX_WORKERS, optarg);
+		case 'w':
+			if (nrfwd_opt_workers("nrfwd", optarg, &a->workers) != 0)
 				return 2;
-			}
-			a->workers = (unsigned int)v;
 			break;
-		}
 		case 'l':
 			/* -l is the EAL's lcore list (DPDK's own meaning of it,
 			 * before "--"); nrfwd has no short form of its own. */
 			fprintf(stderr, "nrfwd: -l is the EAL's lcore list: put EAL options "
 					"before \"--\"; nrfwd's log level is --log-level\n");
 			return 2;
-		case 1003:
-			if (parse_level(optarg, &a->level) != 0) {
+		case NRFWD_OPT_LOG_LEVEL:
+			if (nrfwd_opt_level(optarg, &a->level) != 0) {
 				fprintf(stderr, "nrfwd: --log-level: unknown level \"%s\"\n", optarg);
 				return 2;
 			}
@@ -331,10 +291,10 @@ parse_args(int argc, char **argv, struct nrfwd_args *a)
 		case 'T':
 			a->mgmt.token_file = optarg;
 			break;
-		case 1000:
+		case NRFWD_OPT_PCI_NIC:
 			a->tp.pci_nic = true;
 			break;
-		case 1001:
+		case NRFWD_OPT_DPDK_PROCESSES:
 			a->tp.role = NRF_DP_PRIMARY;
 			break;
 		case 1002: {

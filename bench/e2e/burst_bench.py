@@ -18,18 +18,15 @@ import json
 import os
 import platform
 import shlex
-import shutil
-import statistics
 import subprocess
 import sys
-import tempfile
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from benchlib import (  # noqa: E402
-    free_port, haproxy_h2_proxy, parse_h2load, wait_port, write_section)
+    Pinned, free_port, h2load_log, haproxy_h2_proxy, mmm, nghttpx_cmd, parse_h2load,
+    pct_ms, publish)
 
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 PATH = "/nnrf-disc/v1/nf-instances?target-nf-type=AMF&requester-nf-type=SMF"
 SELF = "nrf-bench.seg1.example.com"
 
@@ -46,27 +43,17 @@ def h2load(port, args, logfile):
     res = parse_h2load(out)
     codes = {}
     lat = []
-    with open(logfile) as f:
-        for line in f:
-            p = line.split()
-            if len(p) >= 3:
-                codes[int(p[1])] = codes.get(int(p[1]), 0) + 1
-                if 200 <= int(p[1]) < 300:
-                    lat.append(int(p[2]) / 1000.0)
-    lat.sort()
+    for st, us in h2load_log(logfile):
+        codes[st] = codes.get(st, 0) + 1
+        if 200 <= st < 300:
+            lat.append(us)
     ok = sum(v for k, v in codes.items() if 200 <= k < 300)
     shed = codes.get(503, 0)
     other = sum(codes.values()) - ok - shed
     return {"ok": ok, "503": shed, "other": other,
             "unanswered": args.requests - sum(codes.values()),
             "seconds": res.get("seconds", took),
-            "p50": lat[len(lat) // 2] if lat else float("nan"),
-            "p99": lat[min(len(lat) - 1, int(0.99 * len(lat)))] if lat else float("nan")}
-
-
-def med(rows, key):
-    v = [r[key] for r in rows]
-    return statistics.median(v), min(v), max(v)
+            "p50": pct_ms(lat, 0.5), "p99": pct_ms(lat, 0.99)}
 
 
 def main():
@@ -79,25 +66,12 @@ def main():
     ap.add_argument("--no-write", action="store_true")
     args = ap.parse_args()
     build = os.path.abspath(args.build_dir)
-    tmp = tempfile.mkdtemp(prefix="nrfwd-burst-")
-    procs = []
+    procs = Pinned("nrfwd-burst-")
+    tmp = procs.tmp
+    start = procs.start
 
-    def start(cmd, core, port):
-        log = os.path.join(tmp, f"{os.path.basename(cmd[0])}-{port}.log")
-        p = subprocess.Popen(["taskset", "-c", str(core), *cmd], stdout=subprocess.DEVNULL,
-                             stderr=open(log, "w"))
-        procs.append(p)
-        try:
-            wait_port(port, p)
-        except RuntimeError as e:
-            raise RuntimeError(f"{cmd[0]}: {e}: {open(log).read()[-2000:]}") from None
-        return p
-
-    try:
-        up = free_port()
-        start([f"{build}/app/nrfstub/nrfstub", "--listen", f"127.0.0.1:{up}", "--profiles",
-               f"{ROOT}/conf/stub-profiles-a.json", "--name", "upstream", "--no-record",
-               "--log-level", "error"], 0, up)
+    with procs:
+        up = procs.nrfstub(build)
         systems = []
 
         def start_nrfwd(name, limits):
@@ -119,9 +93,7 @@ def main():
         start(["haproxy", "-f", hcfg, "-db"], 1, port)
         systems.append(("HAProxy 2.6", port))
         port = free_port()
-        start(["nghttpx", "--conf=/dev/null", "-n1", f"--frontend=127.0.0.1,{port};no-tls",
-               f"--backend=127.0.0.1,{up};;proto=h2", "--backend-connections-per-host=8",
-               "--no-ocsp", "--errorlog-file=/dev/null", "--accesslog-file=/dev/null"], 1, port)
+        start(nghttpx_cmd(port, up), 1, port)
         systems.append(("nghttpx 1.52", port))
         rows = {name: [] for name, _ in systems}
         for rnd in range(args.rounds):
@@ -152,25 +124,13 @@ def main():
             for k, fmt in (("ok", "{:.0f}"), ("503", "{:.0f}"), ("other", "{:.0f}"),
                            ("unanswered", "{:.0f}"), ("seconds", "{:.2f}"), ("p50", "{:.0f}"),
                            ("p99", "{:.0f}")):
-                m, lo, hi = med(rs, k)
+                m, lo, hi = mmm([r[k] for r in rs])
                 cells.append(fmt.format(m) + ("" if lo == hi else f" ({fmt.format(lo)}..{fmt.format(hi)})"))
             lines.append(f"| {name} | " + " | ".join(cells) + " |")
         lines += ["", "Before admission by waiting time (decision 0053: 4 connections per pool and "
                   "its queue cut at 1 024 requests), the same burst through nrfwd at 275751b got "
                   "9 941 answers `503 NRF_Forwarding_Overload` of 16 384 (2026-12-07, same machine)."]
-        text = "\n".join(lines)
-        print(text)
-        if not args.no_write:
-            write_section(os.path.join(ROOT, "docs", "benchmarks.md"), "burst", text)
-    finally:
-        for p in procs:
-            p.terminate()
-        for p in procs:
-            try:
-                p.wait(timeout=5)
-            except subprocess.TimeoutExpired:
-                p.kill()
-        shutil.rmtree(tmp, ignore_errors=True)
+        publish("\n".join(lines), "burst", args.no_write)
 
 
 if __name__ == "__main__":

@@ -70,7 +70,8 @@ ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)
 sys.path.insert(0, os.path.join(ROOT, "tests", "dpdk"))
 sys.path.insert(0, os.path.join(ROOT, "bench", "e2e"))
 import nrfwd_dpdk_harness as D  # noqa: E402
-from benchlib import CLK, cpu_seconds, haproxy_h2_proxy, write_section  # noqa: E402
+from benchlib import (  # noqa: E402
+    CLK, add_latency, cpu_model, cpu_seconds, fmt_mmm, haproxy_h2_proxy, md_table, mmm, publish)
 
 VIA = "2.0 nrf-x.seg9.example.com:8080, 2.0 nrf-y.seg8.example.com:8080, 2.0 nrf-z.seg7.example.com:8080"
 SELF = ("nrf-bench.seg1.example.com", 18500)
@@ -80,6 +81,15 @@ CLIENT_IP, DPDK_IP, KERN_IP = NET + ".1", NET + ".2", NET + ".3"
 UP_PORT, NRFWD_PORT, HAP_PORT, MGMT_PORT = 9000, 8080, 8081, 19500
 WARM_BATCH = 20000  # requests per h2load run of the warm-up (measure())
 DPDK_COMM = "rte-worker-1"  # the EAL's name for the data-path lcore's thread (-l 0,1)
+# What Bench.dpdk_counters() reads from /metrics, in the order of its answer:
+# (start of the line, a label it carries).
+DPDK_COUNTERS = (
+    ('nrfwd_dpdk_cycles_total{', 'kind="busy"'), ("nrfwd_requests_total{", ""),
+    ("nrfwd_dpdk_tsc_hz ", ""), ('nrfwd_dpdk_cycles_total{', 'kind="tx"'),
+    ('nrfwd_dpdk_frames_total{', 'dir="rx"'), ('nrfwd_dpdk_frames_total{', 'dir="tx"'),
+    ('nrfwd_dpdk_cycles_total{', 'kind="rx"'), ('nrfwd_dpdk_cycles_total{', 'kind="all"'),
+    ('nrfwd_dpdk_iterations_total{', 'kind="busy"'),
+)
 
 
 def children_cpu():
@@ -361,28 +371,16 @@ class Bench:
         RX-call cycles (of busy iterations), busy iterations."""
         r = subprocess.run(["ip", "netns", "exec", self.ns_p, "curl", "-s",
                             f"http://127.0.0.1:{MGMT_PORT}/metrics"], capture_output=True, text=True)
-        busy = req = hz = tx = frx = ftx = rx = allc = bit = 0.0
+        out = [0.0] * len(DPDK_COUNTERS)
         for line in r.stdout.splitlines():
-            v = line.split()[-1] if line and not line.startswith("#") else "0"
-            if line.startswith('nrfwd_dpdk_cycles_total{') and 'kind="busy"' in line:
-                busy = float(v)
-            elif line.startswith('nrfwd_dpdk_cycles_total{') and 'kind="tx"' in line:
-                tx = float(v)
-            elif line.startswith('nrfwd_dpdk_cycles_total{') and 'kind="rx"' in line:
-                rx = float(v)
-            elif line.startswith('nrfwd_dpdk_cycles_total{') and 'kind="all"' in line:
-                allc = float(v)
-            elif line.startswith('nrfwd_dpdk_iterations_total{') and 'kind="busy"' in line:
-                bit = float(v)
-            elif line.startswith('nrfwd_dpdk_frames_total{') and 'dir="rx"' in line:
-                frx = float(v)
-            elif line.startswith('nrfwd_dpdk_frames_total{') and 'dir="tx"' in line:
-                ftx = float(v)
-            elif line.startswith("nrfwd_requests_total{"):
-                req += float(v)
-            elif line.startswith("nrfwd_dpdk_tsc_hz "):
-                hz = float(v)
-        return busy, req, hz, tx, frx, ftx, rx, allc, bit
+            if not line or line.startswith("#"):
+                continue
+            for i, (head, label) in enumerate(DPDK_COUNTERS):
+                if line.startswith(head) and label in line:
+                    v = float(line.split()[-1])
+                    out[i] = out[i] + v if i == 1 else v  # requests: every worker's
+                    break
+        return tuple(out)
 
     # ---- one measured run --------------------------------------------------
     def h2load(self, ip, port, n, logfile):
@@ -390,18 +388,7 @@ class Bench:
                "-c", str(self.args.clients), "-m", str(self.args.streams), "-t", "1",
                "-H", f"via: {VIA}", "--log-file", logfile, f"http://{ip}:{port}{PATH}"]
         r = subprocess.run(cmd, capture_output=True, text=True, timeout=600)
-        res = D.parse_h2load(r.stdout, r.returncode)
-        lat = []
-        with open(logfile) as f:
-            for line in f:
-                parts = line.split()
-                if len(parts) >= 3:
-                    lat.append(int(parts[2]))
-        lat.sort()
-        if lat:
-            res["p50"] = lat[len(lat) // 2] / 1000.0
-            res["p99"] = lat[min(len(lat) - 1, int(len(lat) * 0.99))] / 1000.0
-        return res
+        return add_latency(D.parse_h2load(r.stdout, r.returncode), logfile)
 
     def warm_up(self, ip, port, log):
         """Load until --warmup seconds have passed (at least one batch of
@@ -592,6 +579,22 @@ def user_components(perf):
     return {k: comps[k] / tot for k in keys}
 
 
+def perf_table(perf, split, intro, head, cell, top):
+    """The report's lines for @perf ({system: what Bench.perf() gave}; none
+    when it is empty): @intro, a table of the components @split() finds in
+    each system's samples (@head(system): its column's title, @cell(system,
+    share): a share's text), then each system's @top(system, symbols)."""
+    if not perf:
+        return []
+    shares = {n: split(p) for n, p in perf.items()}
+    lines = [intro, "", *md_table(["component", *(head(n) for n in perf)],
+                                  [[k, *(cell(n, shares[n][k]) for n in perf)]
+                                   for k in next(iter(shares.values()))])]
+    for n, (_, syms) in perf.items():
+        lines += ["", top(n, syms)]
+    return lines
+
+
 def run_icount(args, b):
     """Instructions only (no CPU rounds, nothing written): callgrind over
     --callgrind N requests of this build (and --alt-build's), by object and
@@ -675,10 +678,9 @@ def run_own(args, b):
 
     def med(name, key, scale=1e6):
         v = [x[key] * scale for x in results[name] if key in x]
-        return (statistics.median(v), min(v), max(v)) if v else (0.0, 0.0, 0.0)
+        return mmm(v) if v else (0.0, 0.0, 0.0)
 
-    def fmt(t, f="{:.2f}"):
-        return f"{f.format(t[0])} ({f.format(t[1])}..{f.format(t[2])})"
+    fmt = fmt_mmm
 
     k = med(names[1], "proxy")
     kern_runs = [x["proxy"] for x in results[names[1]]]
@@ -689,7 +691,7 @@ def run_own(args, b):
         if "DPDK" in n:
             # Per round: own / the kernel nrfwd's CPU in the same round.
             rr = [x["own_cpu"] / kernel for x, kernel in zip(results[n], kern_runs) if kernel]
-            ratios[n] = (statistics.median(rr), min(rr), max(rr)) if rr else (0.0, 0.0, 0.0)
+            ratios[n] = mmm(rr) if rr else (0.0, 0.0, 0.0)
             rows.append(f"| {n} | {fmt(med(n, 'rps', 1), '{:,.0f}')} | {fmt(med(n, 'proxy'))} | "
                         f"{fmt(med(n, 'dev_tx'))} | {fmt(med(n, 'dev_rx'))} | {fmt(med(n, 'own'))} | "
                         f"{fmt(med(n, 'ran', 100), '{:.0f}')} | **{fmt(med(n, 'own_cpu'))}** | "
@@ -707,30 +709,25 @@ def run_own(args, b):
     floor = [x["user_cpu"] / x["proxy"] for x in results[names[1]] if x.get("proxy")]
     floor_line = []
     if floor:
-        f3 = (statistics.median(floor), min(floor), max(floor))
+        f3 = mmm(floor)
         floor_line = ["", f"**The floor of own CPU / kernel**: the kernel nrfwd's user CPU / its "
                       f"utime+stime, per round: **{fmt(f3, '{:.2f}')}**. A DPDK worker runs the same "
                       "user-space code (HTTP/2 both legs, HPACK, Via scan, forwarding: the same "
                       "instructions) plus lwIP and its glue, so at the same cost per instruction its "
                       "own CPU / kernel cannot fall below this even with a transport that cost "
                       "nothing (decision 0050)."]
-    ptable = []
-    if perf:
-        uc = {n: user_components(p) for n, p in perf.items()}
-        keys = list(next(iter(uc.values())))
-        ptable = ["User-space split of the DPDK worker's own cost (`perf record -e cpu-clock -C 1`, one "
-                  f"run, samples of `{DPDK_COMM}` outside the kernel, shares applied to the median own "
-                  "CPU µs per request):", "",
-                  "| component | " + " | ".join(f"{n} µs / req" for n in perf) + " |",
-                  "|---|" + "---|" * len(perf)]
-        for key in keys:
-            ptable.append(f"| {key} | " + " | ".join(
-                f"{uc[n][key] * med(n, 'own_cpu')[0]:.2f}" for n in perf) + " |")
-        for n, (_, syms) in perf.items():
-            user = [(p, s) for p, d, s in syms if d != "[kernel.kallsyms]"]
-            tot = sum(p for p, _ in user) or 1.0
-            top = ", ".join(f"`{s[:40]}` {p * 100 / tot:.1f} %" for p, s in sorted(user, reverse=True)[:12])
-            ptable += ["", f"Top user-space symbols, {n}: {top}."]
+    def top_user(n, syms):
+        user = [(p, s) for p, d, s in syms if d != "[kernel.kallsyms]"]
+        tot = sum(p for p, _ in user) or 1.0
+        top = ", ".join(f"`{s[:40]}` {p * 100 / tot:.1f} %" for p, s in sorted(user, reverse=True)[:12])
+        return f"Top user-space symbols, {n}: {top}."
+
+    ptable = perf_table(
+        perf, user_components,
+        "User-space split of the DPDK worker's own cost (`perf record -e cpu-clock -C 1`, one "
+        f"run, samples of `{DPDK_COMM}` outside the kernel, shares applied to the median own "
+        "CPU µs per request):",
+        lambda n: f"{n} µs / req", lambda n, share: f"{share * med(n, 'own_cpu')[0]:.2f}", top_user)
     # Paths outside the repository (the other build) are not the reader's.
     argv = [a if not os.path.isabs(a) else "DIR" for a in sys.argv[1:]]
     itable = []
@@ -740,11 +737,10 @@ def run_own(args, b):
         itable = ["Instructions per forwarded request, the whole DPDK nrfwd process (callgrind, "
                   f"`--callgrind {args.callgrind}`: exact and repeatable; the worker's polling between "
                   "bursts included, which valgrind's slowness keeps small), by object:", "",
-                  "| object | " + " | ".join(icounts) + " |", "|---|" + "---|" * len(icounts),
-                  "| **total** | " + " | ".join(f"**{icounts[n][0]:,.0f}**" for n in icounts) + " |"]
-        for o in allo:
-            itable.append(f"| {o} | " + " | ".join(f"{icounts[n][1].get(o, 0):,.0f}" for n in icounts) + " |")
-        itable.append("")
+                  *md_table(["object", *icounts],
+                            [["**total**", *(f"**{icounts[n][0]:,.0f}**" for n in icounts)]] +
+                            [[o, *(f"{icounts[n][1].get(o, 0):,.0f}" for n in icounts)] for o in allo]),
+                  ""]
     cmd = "python3 bench/e2e/dpdk_bench.py " + " ".join(argv)
     secs = [x["secs"] for n in names for x in results[n]] or [0.0]
     text = "\n".join([
@@ -782,10 +778,7 @@ def run_own(args, b):
         *ptable,
         "",
     ])
-    print(text)
-    if not args.no_write:
-        write_section(os.path.join(ROOT, "docs", "benchmarks.md"),
-                      "dpdk-own" if not b.jumbo() else f"dpdk-own-mtu{args.mtu}", text)
+    publish(text, "dpdk-own" if not b.jumbo() else f"dpdk-own-mtu{args.mtu}", args.no_write)
     return 0
 
 
@@ -868,10 +861,7 @@ def run_flood(args, b):
             lines.append(f"| {label} | {pl} | {med(kind, path, 'nrfwd')} | "
                          f"{med(kind, path, 'loop') if path == 'dpdk' else '—'} | "
                          f"{med(kind, path, 'softirq')} | {med(kind, path, 'all')} |")
-    text = "\n".join(lines)
-    print(text)
-    if not args.no_write:
-        write_section(os.path.join(ROOT, "docs", "benchmarks.md"), "dpdk-floods", text)
+    publish("\n".join(lines), "dpdk-floods", args.no_write)
     return 0
 
 
@@ -994,10 +984,10 @@ def main():
 
     def med(name, key, scale=1.0):
         v = [x[key] * scale for x in results[name] if key in x]
-        return (statistics.median(v), min(v), max(v)) if v else (0.0, 0.0, 0.0)
+        return mmm(v) if v else (0.0, 0.0, 0.0)
 
     def fmt(t, f="{:.1f}"):
-        return f"{f.format(t[0])} ({f.format(t[1])}..{f.format(t[2])})"
+        return fmt_mmm(t, f)
 
     rows = []
     for n in names:
@@ -1024,21 +1014,16 @@ def main():
     dp_pc = med(names[0], "proc_cpu")[0]
     ratio_pc = dp_pc / k_proxy if k_proxy else float("inf")
 
-    ptable = []
-    if perf:
-        comps = {n: components(p) for n, p in perf.items()}
-        keys = list(next(iter(comps.values())))
-        ptable = ["Where the time goes: `perf record -e cpu-clock -C 1` over one run of each nrfwd "
-                  f"(share of the proxy's own samples: `perf report --comm {DPDK_COMM}` for DPDK, "
-                  "`--comm nrfwd` for the kernel path):", "",
-                  "| component | " + " | ".join(perf) + " |",
-                  "|---|" + "---|" * len(perf)]
-        for k in keys:
-            ptable.append(f"| {k} | " + " | ".join(f"{comps[n][k]:.1f} %" for n in perf) + " |")
-        for n, (_, syms) in perf.items():
-            top = ", ".join(f"`{s[:40]}` {p:.1f} %" for p, _, s in sorted(syms, reverse=True)[:10])
-            ptable.append("")
-            ptable.append(f"Top symbols, {n}: {top}.")
+    def top_all(n, syms):
+        top = ", ".join(f"`{s[:40]}` {p:.1f} %" for p, _, s in sorted(syms, reverse=True)[:10])
+        return f"Top symbols, {n}: {top}."
+
+    ptable = perf_table(
+        perf, components,
+        "Where the time goes: `perf record -e cpu-clock -C 1` over one run of each nrfwd "
+        f"(share of the proxy's own samples: `perf report --comm {DPDK_COMM}` for DPDK, "
+        "`--comm nrfwd` for the kernel path):",
+        lambda n: n, lambda n, share: f"{share:.1f} %", top_all)
 
     # The analysis, from this run's figures.
     dp_us, k_us = med(names[0], "proxy", 1e6)[0], med(names[1], "proxy", 1e6)[0]
@@ -1121,16 +1106,11 @@ def main():
                else ""),
         ]
 
-    cpu_model = ""
-    try:
-        cpu_model = [l.split(":", 1)[1].strip() for l in open("/proc/cpuinfo") if l.startswith("model name")][0]
-    except (OSError, IndexError):
-        pass
     cmd = "python3 bench/e2e/dpdk_bench.py " + " ".join(sys.argv[1:])
     text = "\n".join([
         "## nrfwd on DPDK vs kernel sockets vs HAProxy (bench/e2e/dpdk_bench.py)",
         "",
-        f"Command: `{cmd.strip()}` (as root) — {time.strftime('%Y-%m-%d')}, {cpu_model}, "
+        f"Command: `{cmd.strip()}` (as root) — {time.strftime('%Y-%m-%d')}, {cpu_model()}, "
         f"{os.cpu_count()} cores, Linux {platform.release()}, EAL memory `{' '.join(b.mem)}`, shared machine.",
         "",
         f"One veth pair between two network namespaces: client side h2load (`-n {args.requests} "
@@ -1173,9 +1153,7 @@ def main():
         *reading,
         "",
     ])
-    print(text)
-    if not args.no_write:
-        write_section(os.path.join(ROOT, "docs", "benchmarks.md"), "dpdk", text)
+    publish(text, "dpdk", args.no_write)
     return 0
 
 

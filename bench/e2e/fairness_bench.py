@@ -35,19 +35,16 @@ import json
 import os
 import platform
 import shlex
-import shutil
-import signal
 import statistics
 import subprocess
 import sys
-import tempfile
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from benchlib import (  # noqa: E402
-    cpu_seconds_ns, free_port, haproxy_h2_proxy, wait_port, write_section)
+    Pinned, cpu_model, cpu_seconds_ns, free_port, h2load_log, haproxy_h2_proxy, loadavg,
+    pct_ms, publish)
 
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 SELF = "nrf-bench.seg1.example.com:18500"
 PATH = "/nnrf-disc/v1/nf-instances?target-nf-type=AMF&requester-nf-type=SMF"
 GREEDY_UA = "SMF-0b3c1d2e-0000-4000-8000-00000000000a"
@@ -67,29 +64,10 @@ def h2load_start(port, ua, seconds, rps, streams, log):
                             stderr=subprocess.DEVNULL, start_new_session=True)
 
 
-def read_log(path):
-    """h2load --log-file: [(status, microseconds), ...]; status -1: failed."""
-    out = []
-    try:
-        with open(path) as f:
-            for line in f:
-                p = line.split()
-                if len(p) >= 3:
-                    out.append((int(p[1]), int(p[2])))
-    except OSError:
-        pass
-    return out
-
-
 def tally(recs):
     n200 = sum(1 for s, _ in recs if s == 200)
     n429 = sum(1 for s, _ in recs if s == 429)
     return n200, n429, len(recs) - n200 - n429
-
-
-def pct(v, q):
-    v = sorted(v)
-    return v[min(len(v) - 1, int(q * len(v)))] / 1000.0 if v else float("nan")
 
 
 def main():
@@ -103,19 +81,11 @@ def main():
     ap.add_argument("--no-write", action="store_true")
     args = ap.parse_args()
     build = os.path.abspath(args.build_dir)
-    tmp = tempfile.mkdtemp(prefix="nrfwd-fair-")
-    procs = []
+    procs = Pinned("nrfwd-fair-")
+    tmp = procs.tmp
 
     def start(cmd, core, port):
-        log = os.path.join(tmp, f"{os.path.basename(cmd[0])}-{port}.log")
-        p = subprocess.Popen(["taskset", "-c", str(core), *cmd], stdout=subprocess.DEVNULL,
-                             stderr=open(log, "w"), start_new_session=True)
-        procs.append(p)
-        try:
-            wait_port(port, p)
-        except RuntimeError as e:
-            raise RuntimeError(f"{cmd[0]}: {e}: {open(log).read()[-2000:]}") from None
-        return p
+        return procs.start(cmd, core, port, start_new_session=True)
 
     def nrfwd(upstream, limited):
         port = free_port()
@@ -147,11 +117,8 @@ def main():
 
     phases = [("alone", None, 0), ("10x", args.good_rps * 10, 16), ("flood", None, 64)]
     results = {}
-    try:
-        up = free_port()
-        start([f"{build}/app/nrfstub/nrfstub", "--listen", f"127.0.0.1:{up}", "--profiles",
-               f"{ROOT}/conf/stub-profiles-a.json", "--name", "upstream", "--no-record",
-               "--log-level", "error"], 0, up)
+    with procs:
+        up = procs.nrfstub(build)
         systems = [
             ("nrfwd, perClient.ratePerSecond", *nrfwd(up, True)),
             ("HAProxy 2.6, stick table http_req_rate", *haproxy(up, True)),
@@ -162,7 +129,7 @@ def main():
         for name, proc, port in systems:
             subprocess.run(["taskset", "-c", "0", "h2load", "-n", "2000", "-c", "4", "-m", "8",
                             f"http://127.0.0.1:{port}{PATH}"], capture_output=True, timeout=60)
-        load0 = open("/proc/loadavg").read().split()[:3]
+        load0 = loadavg()
         for r in range(args.rounds):
             for name, proc, port in systems:
                 for phase, g_rps, g_streams in phases:
@@ -182,23 +149,14 @@ def main():
                     for p in runs:
                         p.wait(timeout=args.seconds + 30)
                     cpu = cpu_seconds_ns(proc.pid) - c0
-                    good = [x for log in logs for x in read_log(log)]
-                    greedy = read_log(glog)
+                    good = [x for log in logs for x in h2load_log(log)]
+                    greedy = h2load_log(glog)
                     res = {"good": tally(good), "greedy": tally(greedy), "cpu": cpu,
-                           "p50": pct([t for _, t in good], 0.50), "p99": pct([t for _, t in good], 0.99)}
+                           "p50": pct_ms([t for _, t in good], 0.50),
+                           "p99": pct_ms([t for _, t in good], 0.99)}
                     results.setdefault((name, phase), []).append(res)
                     print(f"round {r + 1} {name} [{phase}]: good {res['good']} p50 {res['p50']:.2f} "
                           f"p99 {res['p99']:.2f} ms; greedy {res['greedy']}; cpu {cpu:.2f}s", flush=True)
-    finally:
-        for p in procs:
-            if p.poll() is None:
-                p.send_signal(signal.SIGTERM)
-        for p in procs:
-            try:
-                p.wait(timeout=5)
-            except subprocess.TimeoutExpired:
-                p.kill()
-        shutil.rmtree(tmp, ignore_errors=True)
 
     def med(v):
         return statistics.median(v) if v else float("nan")
@@ -218,19 +176,13 @@ def main():
                     f"{'—' if phase == 'alone' else f'{gr[0]} / {gr[1]} / {gr[2]}'} | "
                     f"{med([x['cpu'] for x in rs]):.2f} | "
                     f"{cpu / answers * 1e6 if answers else float('nan'):.2f} |")
-    load = open("/proc/loadavg").read().split()[:3]
-    cpu_model = ""
-    try:
-        cpu_model = [ln.split(":", 1)[1].strip() for ln in open("/proc/cpuinfo")
-                     if ln.startswith("model name")][0]
-    except (OSError, IndexError):
-        pass
+    load = loadavg()
     cmd = "python3 bench/e2e/fairness_bench.py " + shlex.join(sys.argv[1:])
     text = "\n".join([
         "## Per-client limits: a greedy client next to well-behaved ones, nrfwd vs HAProxy 2.6 "
         "(bench/e2e/fairness_bench.py)",
         "",
-        f"Command: `{cmd.strip()}` — {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}, {cpu_model}, "
+        f"Command: `{cmd.strip()}` — {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}, {cpu_model()}, "
         f"{os.cpu_count()} cores, Linux {platform.release()}, shared machine; load average (1/5/15 min) "
         f"{' '.join(load0)} at the start, {' '.join(load)} at the end.",
         "",
@@ -271,9 +223,7 @@ def main():
         "share core 0).",
         "",
     ])
-    print(text)
-    if not args.no_write:
-        write_section(os.path.join(ROOT, "docs", "benchmarks.md"), "fairness", text)
+    publish(text, "fairness", args.no_write)
     return 0
 
 

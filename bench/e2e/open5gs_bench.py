@@ -18,18 +18,15 @@ import argparse
 import json
 import os
 import shlex
-import shutil
 import subprocess
 import sys
-import tempfile
 import threading
 import time
 import uuid
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from benchlib import free_port, parse_h2load, write_section  # noqa: E402
+from benchlib import Pinned, free_port, parse_h2load, publish  # noqa: E402
 
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 O5 = "127.0.0.5"
 SMALL = "/nnrf-disc/v1/nf-instances?target-nf-type=AMF&requester-nf-type=AMF"
 BIG = "/nnrf-disc/v1/nf-instances?target-nf-type=PCF&requester-nf-type=AMF"
@@ -122,9 +119,9 @@ def main():
     ap.add_argument("--no-write", action="store_true")
     args = ap.parse_args()
     build = os.path.abspath(args.build_dir)
-    tmp = tempfile.mkdtemp(prefix="nrfwd-open5gs-")
-    procs = []
-    try:
+    procs = Pinned("nrfwd-open5gs-")
+    tmp = procs.tmp
+    with procs:
         o5port = free_port()
         yml = os.path.join(tmp, "nrf.yaml")
         with open(yml, "w") as f:
@@ -138,7 +135,7 @@ nrf:
 """)
         o5 = subprocess.Popen([args.nrfd, "-c", yml], stdout=subprocess.DEVNULL,
                               stderr=subprocess.DEVNULL)
-        procs.append(o5)
+        procs.add(o5)
         direct = f"http://{O5}:{o5port}"
         wait_answer(direct + SMALL, o5)
         for iid, p in profiles():
@@ -157,7 +154,7 @@ nrf:
         nlog = os.path.join(tmp, "nrfwd.log")
         nrfwd = subprocess.Popen([f"{build}/app/nrfwd/nrfwd", "--config", cpath, "--workers", "1"],
                                  stdout=subprocess.DEVNULL, stderr=open(nlog, "w"))
-        procs.append(nrfwd)
+        procs.add(nrfwd)
         via = f"http://127.0.0.1:{port}"
         wait_answer(via + SMALL, nrfwd)
 
@@ -196,19 +193,7 @@ nrf:
         lines += ["", "Before decision 0052 (lost streams sent again together, one dead connection "
                   "holding the local NRF down), the same load through nrfwd failed 6 508 of 20 626 small "
                   "requests."]
-        text = "\n".join(lines)
-        print(text)
-        if not args.no_write:
-            write_section(os.path.join(ROOT, "docs", "benchmarks.md"), "open5gs", text)
-    finally:
-        for p in procs:
-            p.terminate()
-        for p in procs:
-            try:
-                p.wait(timeout=5)
-            except subprocess.TimeoutExpired:
-                p.kill()
-        shutil.rmtree(tmp, ignore_errors=True)
+        publish("\n".join(lines), "open5gs", args.no_write)
 
 
 if __name__ == "__main__":

@@ -44,19 +44,16 @@ import json
 import shlex
 import os
 import platform
-import shutil
-import signal
 import statistics
 import subprocess
 import sys
-import tempfile
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from benchlib import (  # noqa: E402
-    cpu_seconds_ns, free_port, haproxy_h2_proxy, parse_h2load, wait_port, write_section)
+    Pinned, add_latency, cpu_model, cpu_seconds_ns, free_port, haproxy_h2_proxy, loadavg, mmm,
+    nghttpx_cmd, parse_h2load, publish)
 
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 VIA = "2.0 nrf-x.seg9.example.com:8080, 2.0 nrf-y.seg8.example.com:8080, 2.0 nrf-z.seg7.example.com:8080"
 SELF = "nrf-bench.seg1.example.com:18500"
 PATH = "/nnrf-disc/v1/nf-instances?target-nf-type=AMF&requester-nf-type=SMF"
@@ -76,18 +73,7 @@ def h2load(port, n, clients, streams, via, logfile, path=PATH):
     cmd = ["taskset", "-c", "0", "h2load", "-n", str(n), "-c", str(clients), "-m", str(streams),
            "-t", "1", "-H", f"via: {via}", "--log-file", logfile, f"http://127.0.0.1:{port}{path}"]
     out = subprocess.run(cmd, capture_output=True, text=True, timeout=300).stdout
-    res = parse_h2load(out)
-    lat = []
-    with open(logfile) as f:
-        for line in f:
-            parts = line.split()
-            if len(parts) >= 3:
-                lat.append(int(parts[2]))
-    lat.sort()
-    if lat:
-        res["p50"] = lat[len(lat) // 2] / 1000.0
-        res["p99"] = lat[min(len(lat) - 1, int(len(lat) * 0.99))] / 1000.0
-    return res
+    return add_latency(parse_h2load(out), logfile)
 
 
 def fetch_body(port, path):
@@ -121,35 +107,20 @@ def main():
     ap.add_argument("--pair-requests", type=int, default=30000, help="requests per run of a pair")
     args = ap.parse_args()
     build = os.path.abspath(args.build_dir)
-    tmp = tempfile.mkdtemp(prefix="nrfwd-bench-")
-    procs = []
+    procs = Pinned("nrfwd-bench-")
+    tmp = procs.tmp
+    start = procs.start
 
-    def start(cmd, core, port, **kw):
-        log = os.path.join(tmp, f"{os.path.basename(cmd[0])}-{port}.log")
-        p = subprocess.Popen(["taskset", "-c", str(core), *cmd], stdout=subprocess.DEVNULL,
-                             stderr=open(log, "w"), **kw)
-        procs.append(p)
-        try:
-            wait_port(port, p)
-        except RuntimeError as e:
-            raise RuntimeError(f"{cmd[0]}: {e}: {open(log).read()[-2000:]}") from None
-        return p
-
-    try:
-        up = free_port()
-        start([f"{build}/app/nrfstub/nrfstub", "--listen", f"127.0.0.1:{up}", "--profiles",
-                      f"{ROOT}/conf/stub-profiles-a.json", "--name", "upstream", "--no-record",
-                      "--log-level", "error"], 0, up)
+    with procs:
+        up = procs.nrfstub(build)
         # The HAProxy origin serves the very bytes nrfstub answers to PATH.
         body = fetch_body(up, PATH)
         body_file = os.path.join(tmp, "discovery.json")
         with open(body_file, "wb") as f:
             f.write(body)
 
-        p_local = free_port()
-        start([f"{build}/app/nrfstub/nrfstub", "--listen", f"127.0.0.1:{p_local}", "--profiles",
-               f"{ROOT}/conf/stub-profiles-empty.json", "--name", "local", "--no-record",
-               "--fault", "status:404", "--log-level", "error"], 0, p_local)
+        p_local = procs.nrfstub(build, 0, "stub-profiles-empty.json", "local",
+                                ["--fault", "status:404"])
 
         use_stub = args.origin in ("nrfstub", "both")
         use_hap = args.origin in ("haproxy", "both")
@@ -213,12 +184,7 @@ frontend origin
 
         def start_ngx(upstream):
             port = free_port()
-            # --conf=/dev/null: the packaged /etc/nghttpx/nghttpx.conf adds a
-            # frontend on port 3000 (a second nghttpx then fails to bind it).
-            return start(["nghttpx", "--conf=/dev/null", "-n1", f"--frontend=127.0.0.1,{port};no-tls",
-                          f"--backend=127.0.0.1,{upstream};;proto=h2", "--backend-connections-per-host=8",
-                          "--no-ocsp", "--errorlog-file=/dev/null", "--accesslog-file=/dev/null",
-                          ], 1, port), port
+            return start(nghttpx_cmd(port, upstream), 1, port), port
 
         # One process per proxy and origin, all on core 1 (idle while the
         # others run). Rows: (origin, system, process, port, via, path).
@@ -264,7 +230,7 @@ frontend origin
         # Warm-up: connections, pools, caches.
         for o, name, proc, port, via, path in systems:
             h2load(port, 5000, args.clients, args.streams, via, os.path.join(tmp, "warm.log"), path)
-        load0 = open("/proc/loadavg").read().split()[:3]
+        load0 = loadavg()
         for r in range(args.rounds):
             for o, name, proc, port, via, path in systems:
                 c0 = cpu_seconds_ns(proc.pid)
@@ -293,20 +259,9 @@ frontend origin
                 pairs.setdefault(label, []).append(pr)
             if (i + 1) % 5 == 0 or i + 1 == args.pairs:
                 print(f"pairs {i + 1}/{args.pairs}", flush=True)
-    finally:
-        for p in procs:
-            if p.poll() is None:
-                p.send_signal(signal.SIGTERM)
-        for p in procs:
-            try:
-                p.wait(timeout=5)
-            except subprocess.TimeoutExpired:
-                p.kill()
-        shutil.rmtree(tmp, ignore_errors=True)
 
     def med(key, field):
-        v = [x[field] for x in results[key] if field in x]
-        return statistics.median(v), min(v), max(v)
+        return mmm([x[field] for x in results[key] if field in x])
 
     rows = []
     per_cpu = {}
@@ -327,16 +282,15 @@ frontend origin
 
     # Per-round ratios (each round's figures are measured back to back).
     def round_ratios(a, b):
-        v = [(x["done"] / x["cpu"]) / (y["done"] / y["cpu"])
-             for x, y in zip(results[a], results[b]) if x["cpu"] > 0 and y["cpu"] > 0]
-        return statistics.median(v), min(v), max(v)
+        return mmm([(x["done"] / x["cpu"]) / (y["done"] / y["cpu"])
+                    for x, y in zip(results[a], results[b]) if x["cpu"] > 0 and y["cpu"] > 0])
 
     def ratio_line(text, a, b, suffix=""):
         rr = round_ratios(a, b)
         return (f"{text}**{per_cpu[a] / per_cpu[b]:.2f}×** (per round: median {rr[0]:.2f}, "
                 f"{rr[1]:.2f}..{rr[2]:.2f}{suffix})")
 
-    load = open("/proc/loadavg").read().split()[:3]
+    load = loadavg()
     origin_lines = []
     for o in ORIGINS:
         if (o, "nrfwd (forwarded)") not in results:
@@ -385,16 +339,11 @@ frontend origin
             f"forwarded {statistics.median(fw):.2f} µs CPU per request ({min(fw):.2f}..{max(fw):.2f}), "
             f"508 {statistics.median(lp):.2f} ({min(lp):.2f}..{max(lp):.2f}); 508 cheaper by "
             f"**{statistics.median(r):.2f}×** (median of the pairs' ratios; quartiles {q[0]:.2f}..{q[2]:.2f})")
-    cpu_model = ""
-    try:
-        cpu_model = [l.split(":", 1)[1].strip() for l in open("/proc/cpuinfo") if l.startswith("model name")][0]
-    except (OSError, IndexError):
-        pass
     cmd = "python3 bench/e2e/proxy_bench.py " + shlex.join(sys.argv[1:])
     text = "\n".join([
         "## End-to-end: nrfwd vs HAProxy 2.6 vs nghttpx (bench/e2e/proxy_bench.py)",
         "",
-        f"Command: `{cmd.strip()}` — {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}, {cpu_model}, "
+        f"Command: `{cmd.strip()}` — {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}, {cpu_model()}, "
         f"{os.cpu_count()} cores, Linux {platform.release()}, shared machine; load average (1/5/15 min) "
         f"{' '.join(load0)} at the start, {' '.join(load)} at the end.",
         "",
@@ -433,9 +382,7 @@ frontend origin
         READING,
         "",
     ])
-    print(text)
-    if not args.no_write:
-        write_section(os.path.join(ROOT, "docs", "benchmarks.md"), "e2e-proxy", text)
+    publish(text, "e2e-proxy", args.no_write)
     return 0
 
 

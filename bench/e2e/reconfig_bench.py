@@ -36,7 +36,7 @@ sys.path.insert(0, os.path.join(ROOT, "tests", "integration"))
 import nrfwd_harness as H  # noqa: E402
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from benchlib import cpu_seconds, write_section  # noqa: E402
+from benchlib import cpu_model, cpu_seconds, mmm, publish  # noqa: E402
 
 UDM = "/nnrf-disc/v1/nf-instances?target-nf-type=UDM&requester-nf-type=AMF"
 FWD = "/nrf-configuration/v1/forwardingOptions"
@@ -185,12 +185,11 @@ def main():
         h.cleanup()
 
     def med(phase, key):
-        v = [x[key] for x in res[phase]]
-        return "%.2f (%.2f..%.2f)" % (statistics.median(v), min(v), max(v))
+        return "%.2f (%.2f..%.2f)" % mmm([x[key] for x in res[phase]])
 
     def cpu_per_req(phase):
-        v = [x["cpu"] / x["done"] * 1e6 for x in res[phase] if x.get("done")]
-        return "%.1f (%.1f..%.1f)" % (statistics.median(v), min(v), max(v))
+        return "%.1f (%.1f..%.1f)" % mmm([x["cpu"] / x["done"] * 1e6 for x in res[phase]
+                                          if x.get("done")])
 
     rows = []
     for phase in ("without", "with"):
@@ -204,18 +203,12 @@ def main():
     n_change_err = sum(x.get("change_errors", 0) for x in res["with"])
     p99_ratio = statistics.median([w["p99"] / o["p99"] for w, o in zip(res["with"],
                                                                          res["without"])])
-    cpu_model = ""
-    try:
-        cpu_model = [ln.split(":", 1)[1].strip() for ln in open("/proc/cpuinfo")
-                     if ln.startswith("model name")][0]
-    except (OSError, IndexError):
-        pass
     cmd = "python3 bench/e2e/reconfig_bench.py " + " ".join(sys.argv[1:])
     text = "\n".join([
         "## Live reconfiguration (bench/e2e/reconfig_bench.py)",
         "",
         "Command: `%s` — %s, %s, %d cores, Linux %s, shared machine." % (
-            cmd.strip(), time.strftime("%Y-%m-%d"), cpu_model, os.cpu_count(),
+            cmd.strip(), time.strftime("%Y-%m-%d"), cpu_model(), os.cpu_count(),
             platform.release()),
         "",
         "nrfwd with %d workers in front of nrfstub upstreams on loopback (no pinning); the local "
@@ -258,9 +251,7 @@ def main():
              for w, o in zip(res["with"], res["without"]) if w.get("done") and o.get("done")]),
         "",
     ])
-    print(text)
-    if not args.no_write:
-        write_section(os.path.join(ROOT, "docs", "benchmarks.md"), "reconfig", text)
+    publish(text, "reconfig", args.no_write)
     return 0
 
 

@@ -59,11 +59,10 @@ import threading
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from benchlib import (  # noqa: E402
-    cpu_seconds_ns, free_port, haproxy_h2_proxy, wait_port, write_section)
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(
-    os.path.abspath(__file__)))), "tests", "integration"))
+from benchlib import (  # noqa: E402 (it puts tests/integration on the path)
+    cpu_model, cpu_seconds_ns, free_port, h2load_log, haproxy_h2_proxy, loadavg, publish, wait_port)
 from h2frames import PREFACE, frame, hpack_int, lit  # noqa: E402 (raw frames: the tests' one copy)
+from nrfwd_harness import rss_bytes as rss, write_big_profiles  # noqa: E402
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 SELF_HOST, SELF_PORT = "nrf-soak.seg1.example.com", 18600
@@ -85,32 +84,6 @@ EXPECT = {"nrfwd": {"disc": "200", "fwd": "200", "loop": "508", "post": "201"},
 
 def log(msg):
     print(time.strftime("%H:%M:%S ") + msg, flush=True)
-
-
-def rss(pid):
-    try:
-        with open(f"/proc/{pid}/status") as f:
-            for line in f:
-                if line.startswith("VmRSS:"):
-                    return int(line.split()[1]) * 1024
-    except OSError:
-        pass
-    return None
-
-
-def big_profiles(path):
-    """conf/stub-profiles-a.json plus 24 AMF profiles: a 30 KB AMF discovery answer."""
-    with open(os.path.join(ROOT, "conf", "stub-profiles-a.json")) as f:
-        doc = json.load(f)
-    amf = next(p for p in doc["nfProfiles"] if p["nfType"] == "AMF")
-    for i in range(24):
-        p = json.loads(json.dumps(amf))
-        p["nfInstanceId"] = "5a1f0b6e-6f0a-4c1e-9a01-0000000b%04d" % i
-        p["nfInstanceName"] = "amf-big-%d" % i
-        doc["nfProfiles"].append(p)
-    with open(path, "w") as f:
-        json.dump(doc, f)
-    return path
 
 
 # --------------------------------------------------------------------------
@@ -296,15 +269,12 @@ class Load:
                 p.kill()
                 p.wait()
             st = self.status.setdefault((sysname, kind), {})
-            got = 0
+            recs = h2load_log(logf)
+            for code, _ in recs:
+                code = str(code) if code != -1 else "none"
+                st[code] = st.get(code, 0) + 1
+            got = len(recs)
             try:
-                with open(logf) as f:
-                    for line in f:
-                        parts = line.split()
-                        if len(parts) >= 3:
-                            code = parts[1] if parts[1] != "-1" else "none"
-                            st[code] = st.get(code, 0) + 1
-                            got += 1
                 os.unlink(logf)
             except OSError:
                 pass
@@ -334,7 +304,8 @@ def main():
     load = Load(tmp, args.rps)
     t_start = time.monotonic()
     try:
-        profiles = big_profiles(os.path.join(tmp, "profiles-a-big.json"))
+        # conf/stub-profiles-a.json plus 24 AMF profiles: a 30 KB AMF discovery answer
+        profiles = write_big_profiles(os.path.join(tmp, "profiles-a-big.json"))
         prof_e = os.path.join(ROOT, "conf", "stub-profiles-e.json")
         p_local, p_e, p_e2 = free_port(), free_port(), free_port()
         local = P.start("local", stub_cmd(build, "local", p_local, profiles), p_local)
@@ -481,14 +452,8 @@ def main():
                     f"{cpu[s]:.1f} | {'yes' if alive[s] else '**no**'} |")
         rows_detail = "; ".join(detail)
         rows.append(f"|  | | | | | | | {rows_detail} | | |")
-    load_avg = open("/proc/loadavg").read().split()[:3]
+    load_avg = loadavg()
     cmd = "nice python3 bench/e2e/soak_bench.py " + shlex.join(sys.argv[1:])
-    cpu_model = ""
-    try:
-        cpu_model = [ln.split(":", 1)[1].strip() for ln in open("/proc/cpuinfo")
-                     if ln.startswith("model name")][0]
-    except (OSError, IndexError):
-        pass
     curve = {}
     for s in pids:
         pts = [(t, r) for t, r in samples[s]]
@@ -500,7 +465,7 @@ def main():
         "## Soak: nrfwd and HAProxy 2.6 under faults and hostile clients (bench/e2e/soak_bench.py)",
         "",
         f"Command: `{cmd.strip()}` — {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}, "
-        f"ran {ran_min:.1f} min; {cpu_model}, {os.cpu_count()} cores, Linux {platform.release()}, "
+        f"ran {ran_min:.1f} min; {cpu_model()}, {os.cpu_count()} cores, Linux {platform.release()}, "
         f"shared machine (load average {' '.join(load_avg)} at the end).",
         "",
         f"Each system gets the same traffic: 4 kinds × {args.rps} req/s (one h2load each, restarted "
@@ -534,12 +499,10 @@ def main():
         "Faults: " + "; ".join(f"{t / 60:.1f}′ {e}" for t, e in events[:8]) +
         ("; …" if len(events) > 8 else "") + ".",
     ])
-    print(text)
     with open(os.path.join(os.getcwd(), "soak-rss.json") if args.samples else os.devnull, "w") as f:
         json.dump({"samples": samples, "events": events,
                    "status": {f"{a}/{b}": v for (a, b), v in load.status.items()}}, f)
-    if not args.no_write:
-        write_section(os.path.join(ROOT, "docs", "benchmarks.md"), "soak", text)
+    publish(text, "soak", args.no_write)
     shutil.rmtree(tmp, ignore_errors=True)
 
 

@@ -23,23 +23,18 @@ import argparse
 import json
 import os
 import platform
-import shutil
-import signal
-import statistics
 import subprocess
 import sys
-import tempfile
 import time
 
-
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 VIA = "2.0 nrf-x.seg9.example.com:8080, 2.0 nrf-y.seg8.example.com:8080, 2.0 nrf-z.seg7.example.com:8080"
 SELF_HOST = "nrf-bench.seg1.example.com"
 UP_HOST = "nrf-up.seg2.example.com"
 PATH = "/nnrf-disc/v1/nf-instances?target-nf-type=AMF&requester-nf-type=SMF"
 
 
-from benchlib import cpu_seconds, free_port, parse_h2load, wait_port, write_section  # noqa: E402
+from benchlib import (  # noqa: E402
+    Pinned, cpu_model, cpu_seconds, free_port, mmm, parse_h2load, publish)
 
 
 def ossl(d, *args):
@@ -86,20 +81,10 @@ def main():
     ap.add_argument("--no-write", action="store_true")
     args = ap.parse_args()
     build = os.path.abspath(args.build_dir)
-    tmp = tempfile.mkdtemp(prefix="nrfwd-tls-bench-")
-    procs = []
+    procs = Pinned("nrfwd-tls-bench-")
+    tmp = procs.tmp
+    start = procs.start
     certs = make_certs(tmp)
-
-    def start(cmd, core, port):
-        p = subprocess.Popen(["taskset", "-c", str(core), *cmd], stdout=subprocess.DEVNULL,
-                             stderr=open(os.path.join(tmp, f"{os.path.basename(cmd[0])}-{port}.log"), "w"))
-        procs.append(p)
-        try:
-            wait_port(port, p)
-        except RuntimeError:
-            sys.stderr.write(open(os.path.join(tmp, f"{os.path.basename(cmd[0])}-{port}.log")).read())
-            raise
-        return p
 
     def nrfwd_cfg(host, port, tls, local=None, peer=None, peer_scheme="https"):
         cfg = {
@@ -130,11 +115,8 @@ def main():
                       "--log-level", "error"], core, port)
 
     results = {}
-    try:
-        stub = free_port()
-        start([f"{build}/app/nrfstub/nrfstub", "--listen", f"127.0.0.1:{stub}", "--profiles",
-               f"{ROOT}/conf/stub-profiles-a.json", "--name", "upstream", "--no-record",
-               "--log-level", "error"], 0, stub)
+    with procs:
+        stub = procs.nrfstub(build)
         # Upstream TLS terminator (same for every system; not measured).
         up = free_port()
         nrfwd(nrfwd_cfg(UP_HOST, up, True, local=stub), 0, up)
@@ -191,19 +173,6 @@ backend be
                     line += (f"; handshakes {hs['ok']}/{args.handshakes} in {hs.get('secs', 0):.2f}s, "
                              f"cpu {hs['cpu']:.2f}s {hs['cipher']}")
                 print(line, flush=True)
-    finally:
-        for p in procs:
-            if p.poll() is None:
-                p.send_signal(signal.SIGTERM)
-        for p in procs:
-            try:
-                p.wait(timeout=5)
-            except subprocess.TimeoutExpired:
-                p.kill()
-        shutil.rmtree(tmp, ignore_errors=True)
-
-    def mmm(v):
-        return statistics.median(v), min(v), max(v)
 
     rows, hs_rows, rpc, hpc = [], [], {}, {}
     cipher = ""
@@ -224,18 +193,13 @@ backend be
             hs_rows.append(f"| {name} | {hps[0]:,.0f} ({hps[1]:,.0f}..{hps[2]:,.0f}) | "
                            f"{h[0]:,.0f} ({h[1]:,.0f}..{h[2]:,.0f}) | "
                            f"{sum(args.handshakes - x['ok'] for x in hs)} |")
-    cpu_model = ""
-    try:
-        cpu_model = [l.split(":", 1)[1].strip() for l in open("/proc/cpuinfo") if l.startswith("model name")][0]
-    except (OSError, IndexError):
-        pass
     ratio_req = rpc["nrfwd TLS"] / rpc["HAProxy 2.6 TLS"]
     ratio_hs = hpc["nrfwd TLS"] / hpc["HAProxy 2.6 TLS"]
     cmd = "python3 bench/e2e/tls_bench.py " + " ".join(sys.argv[1:])
     text = "\n".join([
         "## TLS: nrfwd vs HAProxy 2.6, TLS on both legs (bench/e2e/tls_bench.py)",
         "",
-        f"Command: `{cmd.strip()}` — {time.strftime('%Y-%m-%d')}, {cpu_model}, {os.cpu_count()} cores, "
+        f"Command: `{cmd.strip()}` — {time.strftime('%Y-%m-%d')}, {cpu_model()}, {os.cpu_count()} cores, "
         f"Linux {platform.release()}, OpenSSL {subprocess.run(['openssl', 'version'], capture_output=True, text=True).stdout.split()[1]}, shared machine.",
         "",
         "h2load (core 0) → proxy (core 1, one worker/thread; TLS front with ALPN h2, https to the "
@@ -265,9 +229,7 @@ backend be
         "go through the TLS layer as a pass-through).",
         "",
     ])
-    print(text)
-    if not args.no_write:
-        write_section(os.path.join(ROOT, "docs", "benchmarks.md"), "tls", text)
+    publish(text, "tls", args.no_write)
     return 0
 
 

@@ -7,18 +7,14 @@
 # repeatable, unlike timings on a shared machine. Markdown on stdout.
 #
 #   bench/micro/h2_guard_icount.sh [BUILD_DIR]
-set -eu
-build=${1:-build}
-bench=$build/bench/micro/h2_guard_bench
+bench_name=h2_guard_bench
+. "$(dirname "$0")/callgrind.sh"
 passes=10
-out=$(mktemp -d)
-trap 'rm -rf "$out"' EXIT
 
 # count FUNCTION METHOD: "Ir frames requests"
 count() {
-	valgrind --tool=callgrind --callgrind-out-file="$out/cg" --toggle-collect="$1" \
-		"$bench" --method "$2" --calls $passes >"$out/log" 2>/dev/null
-	ir=$(awk '/^summary:/ { print $2 }' "$out/cg")
+	cg_run "$1" --method "$2" --calls $passes
+	ir=$(cg_ir)
 	set -- $(awk '/^frames/ { print $2, $4 }' "$out/log")
 	echo "$ir $1 $2"
 }

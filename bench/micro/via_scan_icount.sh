@@ -9,17 +9,12 @@
 #   bench/micro/via_scan_icount.sh [BUILD_DIR]
 #
 # Valgrind has no AVX-512: Hyperscan runs its AVX2 code under it.
-set -eu
-build=${1:-build}
-bench=$build/bench/micro/via_scan_bench
+bench_name=via_scan_bench
+. "$(dirname "$0")/callgrind.sh"
 calls=1000
-out=$(mktemp -d)
-trap 'rm -rf "$out"' EXIT
 
 count() { # ids members known
-	valgrind --tool=callgrind --callgrind-out-file="$out/cg" \
-		--toggle-collect=nrf_via_scan "$bench" --ids "$1" --members "$2" \
-		--known "$3" --calls $calls >/dev/null 2>&1
+	cg_run nrf_via_scan --ids "$1" --members "$2" --known "$3" --calls $calls
 	awk -v n=$calls '/^summary:/ { printf "%d", $2 / n }' "$out/cg"
 }
 

@@ -144,6 +144,17 @@ reply_json_owned(struct nrf_api *api, struct MHD_Connection *c, struct api_req *
 	return ret;
 }
 
+/* A document read from the runtime (@p text, NULL when it could not be
+ * made: out of memory): 200 with it, else 500. */
+static enum MHD_Result
+reply_doc(struct nrf_api *api, struct MHD_Connection *c, struct api_req *rq, char *text)
+{
+	if (text == NULL)
+		return reply_problem(api, c, rq, 500, "Internal Server Error", "SYSTEM_FAILURE",
+			"out of memory", NULL, NULL);
+	return reply_json_owned(api, c, rq, 200, text);
+}
+
 /* ------------------------------------------------------------------------ */
 /* GET                                                                       */
 
@@ -695,38 +706,22 @@ first_call(struct nrf_api *api, struct MHD_Connection *c, struct api_req *rq,
 			return reply(api, c, rq, 200, CT_JSON, "{\"status\":\"alive\"}\n", NULL);
 		case API_RES_READYZ:
 			return serve_ready(api, c, rq);
-		case API_RES_DPDK: {
-			char *text = api_dpdk_get(api->rt);
-
-			if (text == NULL)
-				return reply_problem(api, c, rq, 500, "Internal Server Error",
-					"SYSTEM_FAILURE", "out of memory", NULL, NULL);
-			return reply_json_owned(api, c, rq, 200, text);
-		}
-		case API_RES_PEERS: {
-			char *text = api_peers_get(api->rt);
-
-			if (text == NULL)
-				return reply_problem(api, c, rq, 500, "Internal Server Error",
-					"SYSTEM_FAILURE", "out of memory", NULL, NULL);
-			return reply_json_owned(api, c, rq, 200, text);
-		}
+		case API_RES_DPDK:
+			return reply_doc(api, c, rq, api_dpdk_get(api->rt));
+		case API_RES_PEERS:
+			return reply_doc(api, c, rq, api_peers_get(api->rt));
 		case API_RES_LOOPS: {
 			const char *ls = MHD_lookup_connection_value(c, MHD_GET_ARGUMENT_KIND,
 				"limit");
 			char *end = NULL;
 			unsigned long lim = ls != NULL ? strtoul(ls, &end, 10) : 0;
-			char *text;
 
 			if (ls != NULL && (end == ls || *end != '\0' || lim == 0))
 				return reply_problem(api, c, rq, 400, "Bad Request",
 					"MANDATORY_QUERY_PARAM_INCORRECT",
 					"limit: expected a positive integer", NULL, NULL);
-			text = api_loops_get(api->rt, ls != NULL ? (size_t)lim : SIZE_MAX);
-			if (text == NULL)
-				return reply_problem(api, c, rq, 500, "Internal Server Error",
-					"SYSTEM_FAILURE", "out of memory", NULL, NULL);
-			return reply_json_owned(api, c, rq, 200, text);
+			return reply_doc(api, c, rq,
+				api_loops_get(api->rt, ls != NULL ? (size_t)lim : SIZE_MAX));
 		}
 		default:
 			return serve_config(api, c, rq);

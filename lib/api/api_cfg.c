@@ -16,6 +16,7 @@
 
 #include "api_int.h"
 #include "nrf_err.h"
+#include "nrf_sys.h"
 
 /* ------------------------------------------------------------------------ */
 /* Resources                                                                 */
@@ -268,19 +269,12 @@ api_file_write_atomic(const char *path, const char *data, size_t len, char *why,
 	size_t why_cap)
 {
 	char dir[4096], tmp[4096 + 64];
-	const char *slash = strrchr(path, '/');
-	const char *base = slash != NULL ? slash + 1 : path;
+	const char *base = nrf_path_split(path, dir, sizeof(dir));
 	mode_t mode = 0644;
 	struct stat st;
 	size_t off = 0;
 	int fd, dfd, rc;
 
-	if (slash == NULL)
-		snprintf(dir, sizeof(dir), ".");
-	else if (slash == path)
-		snprintf(dir, sizeof(dir), "/");
-	else
-		snprintf(dir, sizeof(dir), "%.*s", (int)(slash - path), path);
 	if (*base == '\0' || strlen(path) >= sizeof(dir)) {
 		errno = EINVAL;
 		return fail(why, why_cap, "bad file name", path);

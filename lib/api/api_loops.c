@@ -119,18 +119,25 @@ api_loops_doc(struct nrf_rt_loop *v, size_t n, uint64_t drops, const char *self,
 	return o;
 }
 
-char *
-api_loops_render(struct nrf_rt_loop *v, size_t n, uint64_t drops, const char *self,
-	unsigned int workers, size_t limit, uint64_t now_ns, uint64_t real_ns)
+/* The text of @p o (NULL: NULL) with @p flags; @p o is released. */
+static char *
+dump(json_t *o, size_t flags)
 {
-	json_t *o = api_loops_doc(v, n, drops, self, workers, limit, now_ns, real_ns);
 	char *text;
 
 	if (o == NULL)
 		return NULL;
-	text = json_dumps(o, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+	text = json_dumps(o, flags);
 	json_decref(o);
 	return text;
+}
+
+char *
+api_loops_render(struct nrf_rt_loop *v, size_t n, uint64_t drops, const char *self,
+	unsigned int workers, size_t limit, uint64_t now_ns, uint64_t real_ns)
+{
+	return dump(api_loops_doc(v, n, drops, self, workers, limit, now_ns, real_ns),
+		JSON_INDENT(2) | JSON_PRESERVE_ORDER);
 }
 
 static uint64_t
@@ -191,25 +198,11 @@ loops_doc_of(struct nrf_rt *rt, size_t limit, uint64_t *sig)
 char *
 api_loops_get(struct nrf_rt *rt, size_t limit)
 {
-	json_t *o = loops_doc_of(rt, limit, NULL);
-	char *text;
-
-	if (o == NULL)
-		return NULL;
-	text = json_dumps(o, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
-	json_decref(o);
-	return text;
+	return dump(loops_doc_of(rt, limit, NULL), JSON_INDENT(2) | JSON_PRESERVE_ORDER);
 }
 
 char *
 nrf_api_loops_json(struct nrf_rt *rt, size_t limit, uint64_t *sig)
 {
-	json_t *o = loops_doc_of(rt, limit, sig);
-	char *text;
-
-	if (o == NULL)
-		return NULL;
-	text = json_dumps(o, JSON_COMPACT | JSON_PRESERVE_ORDER);
-	json_decref(o);
-	return text;
+	return dump(loops_doc_of(rt, limit, sig), JSON_COMPACT | JSON_PRESERVE_ORDER);
 }

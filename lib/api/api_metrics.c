@@ -373,6 +373,104 @@ workers(struct api_buf *b, const struct api_metrics_in *in)
 	for ((i) = 0; (i) < in->n_workers; (i)++)                              \
 		if (((d) = &in->dp[(i)])->polled)
 
+/* One sample of DPDK worker @p d: NAME{lcore="N",LABELS} V (@p labels "":
+ * the lcore only). */
+static void
+lc(struct api_buf *b, const char *name, const char *labels, const struct nrf_rt_dp_stats *d,
+	uint64_t v)
+{
+	api_buf_printf(b, "%s{lcore=\"%d\"%s%s} %llu\n", name, d->lcore,
+		labels[0] != '\0' ? "," : "", labels, (unsigned long long)v);
+}
+
+/* The per-lcore counters and gauges of a DPDK worker, in their order on
+ * /metrics: each a HELP/TYPE head, then per worker one sample per label
+ * set (lc()), a field of its nrf_tp_dpdk_lcore_stats. */
+#define LCF(f) offsetof(struct nrf_tp_dpdk_lcore_stats, f)
+static const struct lc_metric {
+	const char *name, *type, *help;
+	struct {
+		const char *labels; /* NULL: no more samples */
+		size_t off;
+	} s[4];
+} lc_metrics[] = {
+	{"nrfwd_dpdk_iterations_total", "counter",
+		"Poll loop iterations of the DPDK worker: all, and busy ones (received, sent or "
+		"dispatched something).",
+		{{"kind=\"all\"", LCF(iterations)}, {"kind=\"busy\"", LCF(busy_iterations)}}},
+	{"nrfwd_dpdk_idle_sleeps_total", "counter",
+		"Idle backoff sleeps of the DPDK worker.",
+		{{"", LCF(idle_sleeps)}}},
+	{"nrfwd_dpdk_frames_total", "counter",
+		"Frames received and sent by the DPDK port.",
+		{{"dir=\"rx\"", LCF(rx_frames)}, {"dir=\"tx\"", LCF(tx_frames)}}},
+	{"nrfwd_dpdk_worker_frames_total", "counter",
+		"Frames between DPDK worker processes: ARP copies sent to the others, frames of "
+		"another worker's connection handed to it, frames received from the others.",
+		{{"kind=\"arp_out\"", LCF(arp_shared)},
+			{"kind=\"steered_out\"", LCF(steered)},
+			{"kind=\"in\"", LCF(from_workers)}}},
+	{"nrfwd_dpdk_frames_dropped_total", "counter",
+		"Frames dropped by the DPDK worker: rx not for the stack (not IPv4/ARP, own or "
+		"loopback source, no memory), tx queue full, tx without an mbuf.",
+		{{"dir=\"rx\",reason=\"stack\"", LCF(rx_dropped)},
+			{"dir=\"tx\",reason=\"queue_full\"", LCF(tx_dropped)},
+			{"dir=\"tx\",reason=\"no_mbuf\"", LCF(tx_nombuf)}}},
+	{"nrfwd_dpdk_neighbours", "gauge",
+		"Neighbour (ARP) entries of the DPDK worker: all, and those pinned by connections "
+		"or as the gateway (never evicted).",
+		{{"kind=\"all\"", LCF(neigh_entries)}, {"kind=\"pinned\"", LCF(neigh_pinned)}}},
+	{"nrfwd_dpdk_neighbour_events_total", "counter",
+		"Neighbour table events: packets sent to the MAC of the frame they answer "
+		"(direct), stranger entries evicted, entries refused (no room), packets to "
+		"unresolved neighbours dropped (queue_drop).",
+		{{"event=\"direct\"", LCF(neigh_direct)},
+			{"event=\"evicted\"", LCF(neigh_evicted)},
+			{"event=\"refused\"", LCF(neigh_refused)},
+			{"event=\"queue_drop\"", LCF(neigh_queue_drops)}}},
+	{"nrfwd_dpdk_arp_total", "counter",
+		"ARP frames the DPDK worker sent: requests, requests not sent (over the per-second "
+		"budget), replies.",
+		{{"kind=\"request\"", LCF(arp_requests)},
+			{"kind=\"request_limited\"", LCF(arp_limited)},
+			{"kind=\"reply\"", LCF(arp_replies)}}},
+	{"nrfwd_dpdk_stray_rst_total", "counter",
+		"RSTs in answer to received segments (no connection, out of window): sent, and "
+		"not sent because the per-second budget was spent.",
+		{{"kind=\"sent\"", LCF(rst_sent)}, {"kind=\"limited\"", LCF(rst_limited)}}},
+	{"nrfwd_dpdk_challenge_acks_total", "counter",
+		"ACKs in answer to unacceptable segments of live connections (RFC 5961 challenge "
+		"ACKs): sent, and not sent (segment dropped) because the per-second budget was "
+		"spent.",
+		{{"kind=\"sent\"", LCF(challenge_acks)},
+			{"kind=\"limited\"", LCF(challenge_limited)}}},
+	{"nrfwd_dpdk_syn_cookies_total", "counter",
+		"SYN cookies of the DPDK worker: SYN-ACKs sent with one (a listener with many "
+		"half-open connections), ACKs that returned a valid one (connections made).",
+		{{"kind=\"sent\"", LCF(syn_cookies_sent)},
+			{"kind=\"valid\"", LCF(syn_cookies_ok)}}},
+	{"nrfwd_dpdk_lwip_pcbs", "gauge",
+		"TCP pcbs of the DPDK worker's lwIP by state (sampled once a second).",
+		{{"state=\"syn_rcvd\"", LCF(pcb_syn_rcvd)},
+			{"state=\"established\"", LCF(pcb_established)},
+			{"state=\"closing\"", LCF(pcb_closing)},
+			{"state=\"time_wait\"", LCF(pcb_time_wait)}}},
+	{"nrfwd_dpdk_rx_held_frames", "gauge",
+		"Received frames lwIP or unread data of the DPDK worker hold in place (at most a "
+		"quarter of the mbuf pool; sampled once a second).",
+		{{"", LCF(rx_held)}}},
+	{"nrfwd_dpdk_pcbs_dropped_total", "counter",
+		"TCP pcbs the DPDK worker dropped: half_open (SYN_RCVD past synRcvdTimeoutMs or "
+		"synAckRetries), orphan (connections nrfwd had closed, reset when lwIP's pool was "
+		"nearly used up).",
+		{{"kind=\"half_open\"", LCF(half_open_expired)},
+			{"kind=\"orphan\"", LCF(orphans_reset)}}},
+	{"nrfwd_dpdk_listen_overflows_total", "counter",
+		"Connections the DPDK worker refused because a listen queue was full.",
+		{{"", LCF(listen_overflows)}}},
+};
+#undef LCF
+
 static void
 dpdk(struct api_buf *b, const struct api_metrics_in *in)
 {
@@ -395,152 +493,16 @@ dpdk(struct api_buf *b, const struct api_metrics_in *in)
 			api_buf_printf(b, "nrfwd_dpdk_cycles_total{lcore=\"%d\",kind=\"%s\"} %llu\n",
 				d->lcore, kinds[k], (unsigned long long)cyc[k]);
 	}
-	head(b, "nrfwd_dpdk_iterations_total", "counter",
-		"Poll loop iterations of the DPDK worker: all, and busy ones (received, sent or "
-		"dispatched something).");
-	EACH_DP(i, d) {
-		api_buf_printf(b, "nrfwd_dpdk_iterations_total{lcore=\"%d\",kind=\"all\"} %llu\n",
-			d->lcore, (unsigned long long)d->lc.iterations);
-		api_buf_printf(b, "nrfwd_dpdk_iterations_total{lcore=\"%d\",kind=\"busy\"} %llu\n",
-			d->lcore, (unsigned long long)d->lc.busy_iterations);
-	}
-	head(b, "nrfwd_dpdk_idle_sleeps_total", "counter", "Idle backoff sleeps of the DPDK worker.");
-	EACH_DP(i, d)
-		api_buf_printf(b, "nrfwd_dpdk_idle_sleeps_total{lcore=\"%d\"} %llu\n", d->lcore,
-			(unsigned long long)d->lc.idle_sleeps);
-	head(b, "nrfwd_dpdk_frames_total", "counter", "Frames received and sent by the DPDK port.");
-	EACH_DP(i, d) {
-		api_buf_printf(b, "nrfwd_dpdk_frames_total{lcore=\"%d\",dir=\"rx\"} %llu\n",
-			d->lcore, (unsigned long long)d->lc.rx_frames);
-		api_buf_printf(b, "nrfwd_dpdk_frames_total{lcore=\"%d\",dir=\"tx\"} %llu\n",
-			d->lcore, (unsigned long long)d->lc.tx_frames);
-	}
-	head(b, "nrfwd_dpdk_worker_frames_total", "counter",
-		"Frames between DPDK worker processes: ARP copies sent to the others, frames of "
-		"another worker's connection handed to it, frames received from the others.");
-	EACH_DP(i, d) {
-		api_buf_printf(b, "nrfwd_dpdk_worker_frames_total{lcore=\"%d\",kind=\"arp_out\"} "
-			"%llu\n", d->lcore, (unsigned long long)d->lc.arp_shared);
-		api_buf_printf(b, "nrfwd_dpdk_worker_frames_total{lcore=\"%d\",kind=\"steered_out\"} "
-			"%llu\n", d->lcore, (unsigned long long)d->lc.steered);
-		api_buf_printf(b, "nrfwd_dpdk_worker_frames_total{lcore=\"%d\",kind=\"in\"} %llu\n",
-			d->lcore, (unsigned long long)d->lc.from_workers);
-	}
-	head(b, "nrfwd_dpdk_frames_dropped_total", "counter",
-		"Frames dropped by the DPDK worker: rx not for the stack (not IPv4/ARP, own or "
-		"loopback source, no memory), tx queue full, tx without an mbuf.");
-	EACH_DP(i, d) {
-		const struct nrf_tp_dpdk_lcore_stats *l = &d->lc;
+	for (size_t m = 0; m < NRF_ARRAY_SIZE(lc_metrics); m++) {
+		const struct lc_metric *lm = &lc_metrics[m];
 
-		api_buf_printf(b, "nrfwd_dpdk_frames_dropped_total{lcore=\"%d\",dir=\"rx\","
-			"reason=\"stack\"} %llu\n", d->lcore, (unsigned long long)l->rx_dropped);
-		api_buf_printf(b, "nrfwd_dpdk_frames_dropped_total{lcore=\"%d\",dir=\"tx\","
-			"reason=\"queue_full\"} %llu\n", d->lcore, (unsigned long long)l->tx_dropped);
-		api_buf_printf(b, "nrfwd_dpdk_frames_dropped_total{lcore=\"%d\",dir=\"tx\","
-			"reason=\"no_mbuf\"} %llu\n", d->lcore, (unsigned long long)l->tx_nombuf);
+		head(b, lm->name, lm->type, lm->help);
+		EACH_DP(i, d) {
+			for (k = 0; k < NRF_ARRAY_SIZE(lm->s) && lm->s[k].labels != NULL; k++)
+				lc(b, lm->name, lm->s[k].labels, d,
+					*(const uint64_t *)((const char *)&d->lc + lm->s[k].off));
+		}
 	}
-	head(b, "nrfwd_dpdk_neighbours", "gauge",
-		"Neighbour (ARP) entries of the DPDK worker: all, and those pinned by connections "
-		"or as the gateway (never evicted).");
-	EACH_DP(i, d) {
-		api_buf_printf(b, "nrfwd_dpdk_neighbours{lcore=\"%d\",kind=\"all\"} %llu\n",
-			d->lcore, (unsigned long long)d->lc.neigh_entries);
-		api_buf_printf(b, "nrfwd_dpdk_neighbours{lcore=\"%d\",kind=\"pinned\"} %llu\n",
-			d->lcore, (unsigned long long)d->lc.neigh_pinned);
-	}
-	head(b, "nrfwd_dpdk_neighbour_events_total", "counter",
-		"Neighbour table events: packets sent to the MAC of the frame they answer "
-		"(direct), stranger entries evicted, entries refused (no room), packets to "
-		"unresolved neighbours dropped (queue_drop).");
-	EACH_DP(i, d) {
-		const struct nrf_tp_dpdk_lcore_stats *l = &d->lc;
-
-		api_buf_printf(b, "nrfwd_dpdk_neighbour_events_total{lcore=\"%d\",event=\"direct\"} "
-			"%llu\n", d->lcore, (unsigned long long)l->neigh_direct);
-		api_buf_printf(b, "nrfwd_dpdk_neighbour_events_total{lcore=\"%d\",event=\"evicted\"} "
-			"%llu\n", d->lcore, (unsigned long long)l->neigh_evicted);
-		api_buf_printf(b, "nrfwd_dpdk_neighbour_events_total{lcore=\"%d\",event=\"refused\"} "
-			"%llu\n", d->lcore, (unsigned long long)l->neigh_refused);
-		api_buf_printf(b, "nrfwd_dpdk_neighbour_events_total{lcore=\"%d\","
-			"event=\"queue_drop\"} %llu\n", d->lcore,
-			(unsigned long long)l->neigh_queue_drops);
-	}
-	head(b, "nrfwd_dpdk_arp_total", "counter",
-		"ARP frames the DPDK worker sent: requests, requests not sent (over the per-second "
-		"budget), replies.");
-	EACH_DP(i, d) {
-		const struct nrf_tp_dpdk_lcore_stats *l = &d->lc;
-
-		api_buf_printf(b, "nrfwd_dpdk_arp_total{lcore=\"%d\",kind=\"request\"} %llu\n",
-			d->lcore, (unsigned long long)l->arp_requests);
-		api_buf_printf(b, "nrfwd_dpdk_arp_total{lcore=\"%d\",kind=\"request_limited\"} "
-			"%llu\n", d->lcore, (unsigned long long)l->arp_limited);
-		api_buf_printf(b, "nrfwd_dpdk_arp_total{lcore=\"%d\",kind=\"reply\"} %llu\n",
-			d->lcore, (unsigned long long)l->arp_replies);
-	}
-	head(b, "nrfwd_dpdk_stray_rst_total", "counter",
-		"RSTs in answer to received segments (no connection, out of window): sent, and "
-		"not sent because the per-second budget was spent.");
-	EACH_DP(i, d) {
-		api_buf_printf(b, "nrfwd_dpdk_stray_rst_total{lcore=\"%d\",kind=\"sent\"} %llu\n",
-			d->lcore, (unsigned long long)d->lc.rst_sent);
-		api_buf_printf(b, "nrfwd_dpdk_stray_rst_total{lcore=\"%d\",kind=\"limited\"} "
-			"%llu\n", d->lcore, (unsigned long long)d->lc.rst_limited);
-	}
-	head(b, "nrfwd_dpdk_challenge_acks_total", "counter",
-		"ACKs in answer to unacceptable segments of live connections (RFC 5961 challenge "
-		"ACKs): sent, and not sent (segment dropped) because the per-second budget was "
-		"spent.");
-	EACH_DP(i, d) {
-		api_buf_printf(b, "nrfwd_dpdk_challenge_acks_total{lcore=\"%d\",kind=\"sent\"} "
-			"%llu\n", d->lcore, (unsigned long long)d->lc.challenge_acks);
-		api_buf_printf(b, "nrfwd_dpdk_challenge_acks_total{lcore=\"%d\",kind=\"limited\"} "
-			"%llu\n", d->lcore, (unsigned long long)d->lc.challenge_limited);
-	}
-	head(b, "nrfwd_dpdk_syn_cookies_total", "counter",
-		"SYN cookies of the DPDK worker: SYN-ACKs sent with one (a listener with many "
-		"half-open connections), ACKs that returned a valid one (connections made).");
-	EACH_DP(i, d) {
-		api_buf_printf(b, "nrfwd_dpdk_syn_cookies_total{lcore=\"%d\",kind=\"sent\"} %llu\n",
-			d->lcore, (unsigned long long)d->lc.syn_cookies_sent);
-		api_buf_printf(b, "nrfwd_dpdk_syn_cookies_total{lcore=\"%d\",kind=\"valid\"} %llu\n",
-			d->lcore, (unsigned long long)d->lc.syn_cookies_ok);
-	}
-	head(b, "nrfwd_dpdk_lwip_pcbs", "gauge",
-		"TCP pcbs of the DPDK worker's lwIP by state (sampled once a second).");
-	EACH_DP(i, d) {
-		const struct nrf_tp_dpdk_lcore_stats *l = &d->lc;
-
-		api_buf_printf(b, "nrfwd_dpdk_lwip_pcbs{lcore=\"%d\",state=\"syn_rcvd\"} %llu\n",
-			d->lcore, (unsigned long long)l->pcb_syn_rcvd);
-		api_buf_printf(b, "nrfwd_dpdk_lwip_pcbs{lcore=\"%d\",state=\"established\"} %llu\n",
-			d->lcore, (unsigned long long)l->pcb_established);
-		api_buf_printf(b, "nrfwd_dpdk_lwip_pcbs{lcore=\"%d\",state=\"closing\"} %llu\n",
-			d->lcore, (unsigned long long)l->pcb_closing);
-		api_buf_printf(b, "nrfwd_dpdk_lwip_pcbs{lcore=\"%d\",state=\"time_wait\"} %llu\n",
-			d->lcore, (unsigned long long)l->pcb_time_wait);
-	}
-	head(b, "nrfwd_dpdk_rx_held_frames", "gauge",
-		"Received frames lwIP or unread data of the DPDK worker hold in place (at most a "
-		"quarter of the mbuf pool; sampled once a second).");
-	EACH_DP(i, d)
-		api_buf_printf(b, "nrfwd_dpdk_rx_held_frames{lcore=\"%d\"} %llu\n", d->lcore,
-			(unsigned long long)d->lc.rx_held);
-	head(b, "nrfwd_dpdk_pcbs_dropped_total", "counter",
-		"TCP pcbs the DPDK worker dropped: half_open (SYN_RCVD past synRcvdTimeoutMs or "
-		"synAckRetries), orphan (connections nrfwd had closed, reset when lwIP's pool was "
-		"nearly used up).");
-	EACH_DP(i, d) {
-		api_buf_printf(b, "nrfwd_dpdk_pcbs_dropped_total{lcore=\"%d\",kind=\"half_open\"} "
-			"%llu\n", d->lcore, (unsigned long long)d->lc.half_open_expired);
-		api_buf_printf(b, "nrfwd_dpdk_pcbs_dropped_total{lcore=\"%d\",kind=\"orphan\"} "
-			"%llu\n", d->lcore, (unsigned long long)d->lc.orphans_reset);
-	}
-	head(b, "nrfwd_dpdk_listen_overflows_total", "counter",
-		"Connections the DPDK worker refused because a listen queue was full.");
-	EACH_DP(i, d)
-		api_buf_printf(b, "nrfwd_dpdk_listen_overflows_total{lcore=\"%d\"} %llu\n",
-			d->lcore, (unsigned long long)d->lc.listen_overflows);
 	if (first == NULL)
 		return;
 	d = first; /* the port is one for all workers */

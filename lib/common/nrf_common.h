@@ -162,6 +162,37 @@ nrf_hex16(uint64_t z, char *out)
 }
 
 /**
+ * The JSON string escape (RFC 8259) of byte @p c into @p esc: `\"` and
+ * `\\` for a quote and a backslash, `\u00XX` (lower-case hex) for a control
+ * character, or, when @p short_forms, `\n`, `\r` and `\t` for those three.
+ * @return the escape's length (2 or 6), 0 when @p c stands as it is (bytes
+ *   >= 0x80 included: UTF-8 passes through).
+ */
+static inline size_t
+nrf_json_escape(unsigned char c, char esc[6], int short_forms)
+{
+	static const char hex[] = "0123456789abcdef";
+
+	if (c >= 0x20 && c != '"' && c != '\\')
+		return 0;
+	esc[0] = '\\';
+	if (c == '"' || c == '\\') {
+		esc[1] = (char)c;
+		return 2;
+	}
+	if (short_forms && (c == '\n' || c == '\r' || c == '\t')) {
+		esc[1] = c == '\n' ? 'n' : c == '\r' ? 'r' : 't';
+		return 2;
+	}
+	esc[1] = 'u';
+	esc[2] = '0';
+	esc[3] = '0';
+	esc[4] = hex[c >> 4];
+	esc[5] = hex[c & 15];
+	return 6;
+}
+
+/**
  * A borrowed, not NUL-terminated byte range. The owner of the bytes
  * decides how long the slice is valid; a slice never owns memory.
  */

@@ -729,15 +729,23 @@ nrf_etcd_put_if(struct nrf_etcd *e, const char *key, const void *value, size_t l
 	return rc;
 }
 
+/* A lease call: {"@p field": "@p v"} to @p path (the answer in *@p ans). */
+static int
+lease_call(struct nrf_etcd *e, const char *path, const char *field, int64_t v, json_t **ans)
+{
+	char body[64];
+
+	snprintf(body, sizeof(body), "{\"%s\":\"%lld\"}", field, (long long)v);
+	return call(e, path, body, ans, true);
+}
+
 int
 nrf_etcd_lease_grant(struct nrf_etcd *e, int64_t ttl_s, int64_t *id)
 {
-	char body[64];
 	json_t *ans = NULL;
 	int rc;
 
-	snprintf(body, sizeof(body), "{\"TTL\":\"%lld\"}", (long long)ttl_s);
-	rc = call(e, "/v3/lease/grant", body, &ans, true);
+	rc = lease_call(e, "/v3/lease/grant", "TTL", ttl_s, &ans);
 	if (rc == 0) {
 		*id = i64_of(ans, "ID");
 		if (*id == 0)
@@ -750,12 +758,10 @@ nrf_etcd_lease_grant(struct nrf_etcd *e, int64_t ttl_s, int64_t *id)
 int
 nrf_etcd_lease_keepalive(struct nrf_etcd *e, int64_t id)
 {
-	char body[64];
 	json_t *ans = NULL, *res;
 	int rc;
 
-	snprintf(body, sizeof(body), "{\"ID\":\"%lld\"}", (long long)id);
-	rc = call(e, "/v3/lease/keepalive", body, &ans, true);
+	rc = lease_call(e, "/v3/lease/keepalive", "ID", id, &ans);
 	if (rc == 0) {
 		/* A streaming call: its first message is {"result": {...}}; an
 		 * expired lease comes back with no TTL (0). */
@@ -774,12 +780,10 @@ nrf_etcd_lease_keepalive(struct nrf_etcd *e, int64_t id)
 int
 nrf_etcd_lease_revoke(struct nrf_etcd *e, int64_t id)
 {
-	char body[64];
 	json_t *ans = NULL;
 	int rc;
 
-	snprintf(body, sizeof(body), "{\"ID\":\"%lld\"}", (long long)id);
-	rc = call(e, "/v3/lease/revoke", body, &ans, true);
+	rc = lease_call(e, "/v3/lease/revoke", "ID", id, &ans);
 	json_decref(ans);
 	return rc == NRF_EINVAL ? NRF_ENOENT : rc;
 }

@@ -38,28 +38,15 @@ put_str(struct out *o, const char *s)
 static void
 put_json_string(struct out *o, const char *s)
 {
-	static const char hex[] = "0123456789abcdef";
-
 	put(o, "\"", 1);
 	for (; *s != '\0'; s++) {
-		unsigned char c = (unsigned char)*s;
 		char esc[6];
+		size_t n = nrf_json_escape((unsigned char)*s, esc, 0);
 
-		if (c == '"' || c == '\\') {
-			esc[0] = '\\';
-			esc[1] = (char)c;
-			put(o, esc, 2);
-		} else if (c < 0x20) {
-			esc[0] = '\\';
-			esc[1] = 'u';
-			esc[2] = '0';
-			esc[3] = '0';
-			esc[4] = hex[c >> 4];
-			esc[5] = hex[c & 15];
-			put(o, esc, 6);
-		} else {
-			put(o, (const char *)&c, 1);
-		}
+		if (n > 0)
+			put(o, esc, n);
+		else
+			put(o, s, 1);
 	}
 	put(o, "\"", 1);
 }

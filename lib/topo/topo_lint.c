@@ -569,33 +569,34 @@ set_empty(const struct nrf_cfg_status_set *s)
 	return true;
 }
 
+/* A status pattern of NRF @p i that selects no status: @p field is its
+ * name under forwardingOptions (dotted), @p pointer its JSON pointer, @p
+ * effect what follows. */
+static void
+pattern_nothing(struct lint_ctx *L, size_t i, const char *field, const char *pointer,
+	const char *pattern, const char *effect)
+{
+	struct nrf_topo_finding *f = finding(L, C_PATTERN_NOTHING,
+		topo_asprintf("%s: %s.pattern \"%s\" selects no status: %s", NAME(L, i), field,
+			pattern, effect));
+
+	nref(L, f, i, strdup(pointer), pattern);
+}
+
 static void
 lint_patterns(struct lint_ctx *L)
 {
 	for (size_t i = 0; i < L->t->n; i++) {
 		const struct nrf_cfg *c = L->t->nodes[i].cfg;
-		struct nrf_topo_finding *f;
 
-		if (set_empty(&c->fwd.triggers)) {
-			f = finding(L, C_PATTERN_NOTHING,
-				topo_asprintf(
-					"%s: forwardingTriggers.statusCodes.pattern \"%s\" selects "
-					"no status: only an empty discovery result is forwarded",
-					NAME(L, i), c->fwd.trigger_pattern));
-			nref(L, f, i,
-				strdup("/forwardingOptions/forwardingTriggers/statusCodes/pattern"),
-				c->fwd.trigger_pattern);
-		}
-		if (set_empty(&c->fwd.reroute)) {
-			f = finding(L, C_PATTERN_NOTHING,
-				topo_asprintf(
-					"%s: nrfRerouteOnResponseHttpStatusCodes.pattern \"%s\" "
-					"selects no status: a peer's 5xx is relayed, never rerouted",
-					NAME(L, i), c->fwd.reroute_pattern));
-			nref(L, f, i,
-				strdup("/forwardingOptions/nrfRerouteOnResponseHttpStatusCodes/pattern"),
-				c->fwd.reroute_pattern);
-		}
+		if (set_empty(&c->fwd.triggers))
+			pattern_nothing(L, i, "forwardingTriggers.statusCodes",
+				"/forwardingOptions/forwardingTriggers/statusCodes/pattern",
+				c->fwd.trigger_pattern, "only an empty discovery result is forwarded");
+		if (set_empty(&c->fwd.reroute))
+			pattern_nothing(L, i, "nrfRerouteOnResponseHttpStatusCodes",
+				"/forwardingOptions/nrfRerouteOnResponseHttpStatusCodes/pattern",
+				c->fwd.reroute_pattern, "a peer's 5xx is relayed, never rerouted");
 	}
 }
 

@@ -285,47 +285,47 @@ hop_new(struct trace_ctx *c, size_t nrf, int32_t parent, const struct nrf_slice 
 	return 0;
 }
 
+/* Hop @p h's answer is its own (made there, relayed from nowhere). */
+static struct nrf_topo_answer *
+answer_own(struct trace_ctx *c, int32_t h, enum nrf_topo_kind kind, uint16_t status,
+	const char *cause, const char *body, size_t body_len)
+{
+	struct nrf_topo_hop *hp = H(c, h);
+	struct nrf_topo_answer *a = &hp->answer;
+
+	a->kind = kind;
+	a->status = status;
+	a->origin = hp->nrf;
+	a->origin_hop = h;
+	a->cause = cause;
+	a->body = body;
+	a->body_len = body_len;
+	hp->relayed_hop = -1;
+	return a;
+}
+
 static void
 answer_error(struct trace_ctx *c, int32_t h, enum nrf_cfg_mode mode, enum nrf_cfg_cond cond)
 {
-	struct nrf_topo_hop *hp = H(c, h);
-	const struct topo_node *n = &c->t->nodes[hp->nrf];
+	const struct topo_node *n = &c->t->nodes[H(c, h)->nrf];
 	const struct nrf_fwd_problem *pb = nrf_fwd_table_problem(n->table, mode, cond);
-	struct nrf_topo_answer *a = &hp->answer;
+	struct nrf_topo_answer *a = answer_own(c, h, NRF_TOPO_ANS_ERROR, pb->status,
+		n->cfg->errors[mode][cond].cause, pb->body, pb->body_len);
 
-	a->kind = NRF_TOPO_ANS_ERROR;
-	a->status = pb->status;
-	a->origin = hp->nrf;
-	a->origin_hop = h;
 	a->cond = cond;
 	a->mode = mode;
-	a->cause = n->cfg->errors[mode][cond].cause;
-	a->body = pb->body;
-	a->body_len = pb->body_len;
-	hp->relayed_hop = -1;
 }
 
 static int
 answer_reject(struct trace_ctx *c, int32_t h, int status, const char *title,
 	const char *cause, const char *detail)
 {
-	struct nrf_topo_hop *hp = H(c, h);
-	struct nrf_topo_answer *a = &hp->answer;
 	struct local_ans la;
 	int rc = problem(c, &la, status, title, cause, detail);
 
 	if (rc != 0)
 		return rc;
-	hp = H(c, h);
-	a = &hp->answer;
-	a->kind = NRF_TOPO_ANS_REJECT;
-	a->status = la.status;
-	a->origin = hp->nrf;
-	a->origin_hop = h;
-	a->cause = cause;
-	a->body = la.body;
-	a->body_len = la.len;
-	hp->relayed_hop = -1;
+	answer_own(c, h, NRF_TOPO_ANS_REJECT, la.status, cause, la.body, la.len);
 	return 0;
 }
 
@@ -333,17 +333,10 @@ answer_reject(struct trace_ctx *c, int32_t h, int status, const char *title,
 static void
 answer_local(struct trace_ctx *c, int32_t h, const char *cause)
 {
-	struct nrf_topo_hop *hp = H(c, h);
-	struct nrf_topo_answer *a = &hp->answer;
+	const struct nrf_topo_hop *hp = H(c, h);
 
-	a->kind = NRF_TOPO_ANS_LOCAL;
-	a->status = hp->local_status;
-	a->origin = hp->nrf;
-	a->origin_hop = h;
-	a->cause = cause;
-	a->body = hp->local_body;
-	a->body_len = hp->local_body_len;
-	hp->relayed_hop = -1;
+	answer_own(c, h, NRF_TOPO_ANS_LOCAL, hp->local_status, cause, hp->local_body,
+		hp->local_body_len);
 }
 
 static void

@@ -518,16 +518,26 @@ zero_result(struct nrf_via_result *res)
 #endif
 }
 
+/* The checks and set-up of both scans: @p res zeroed, @p c's key and
+ * result set when the arguments and lines are valid. */
 static int
 scan_begin(const struct nrf_via_db *db, struct nrf_via_scratch *s,
-	const struct nrf_slice *lines, size_t n_lines, struct nrf_via_result *res)
+	const struct nrf_slice *lines, size_t n_lines, struct nrf_via_result *res,
+	struct scan_ctx *c)
 {
+	int rc;
+
 	if (res == NULL)
 		return NRF_EINVAL;
 	zero_result(res);
 	if (db == NULL || s == NULL)
 		return NRF_EINVAL;
-	return nrf_via_check_lines(lines, n_lines);
+	rc = nrf_via_check_lines(lines, n_lines);
+	if (rc != 0)
+		return rc;
+	c->key = db->key;
+	c->res = res;
+	return 0;
 }
 
 /* True when reading VIA_HS_OVERREAD bytes past p[len - 1] could fault.
@@ -575,11 +585,9 @@ nrf_via_scan(const struct nrf_via_db *db, struct nrf_via_scratch *s,
 	struct scan_ctx c;
 	int rc;
 
-	rc = scan_begin(db, s, lines, n_lines, res);
+	rc = scan_begin(db, s, lines, n_lines, res, &c);
 	if (rc != 0)
 		return rc;
-	c.key = db->key;
-	c.res = res;
 	for (size_t l = 0; l < n_lines; l++) {
 		const unsigned char *p = (const unsigned char *)lines[l].p;
 		size_t len = lines[l].len;
@@ -654,11 +662,9 @@ nrf_via_scan_each(const struct nrf_via_db *db, struct nrf_via_scratch *s,
 	struct scan_ctx c;
 	int rc;
 
-	rc = scan_begin(db, s, lines, n_lines, res);
+	rc = scan_begin(db, s, lines, n_lines, res, &c);
 	if (rc != 0)
 		return rc;
-	c.key = db->key;
-	c.res = res;
 	c.fn = fn;
 	c.fn_ctx = ctx;
 	c.member = 0;

@@ -408,6 +408,18 @@ def write_big_profiles(path, extra_amf=24, base='stub-profiles-a.json'):
     return path
 
 
+def rss_bytes(pid):
+    """VmRSS of process @pid in bytes; None when it is gone."""
+    try:
+        with open('/proc/%d/status' % pid) as f:
+            for line in f:
+                if line.startswith('VmRSS:'):
+                    return int(line.split()[1]) * 1024
+    except OSError:
+        pass
+    return None
+
+
 def stub_requests(port, since=0, limit=0):
     """Requests recorded by the nrfstub on @port (list of dicts, oldest first)."""
     q = []

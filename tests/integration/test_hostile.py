@@ -667,19 +667,9 @@ class RssSampler:
         self.th = threading.Thread(target=self._run, daemon=True)
         self.th.start()
 
-    def rss(self):
-        try:
-            with open('/proc/%d/status' % self.pid) as f:
-                for line in f:
-                    if line.startswith('VmRSS:'):
-                        return int(line.split()[1]) * 1024
-        except OSError:
-            pass
-        return None
-
     def _run(self):
         while not self.done:
-            r = self.rss()
+            r = H.rss_bytes(self.pid)
             if r is not None:
                 self.samples.append((time.monotonic(), r))
             time.sleep(self.period)
@@ -1415,7 +1405,7 @@ class Hostile(unittest.TestCase):
         with p99 under P99_BOUND."""
         _good.stop()
         time.sleep(1.5)  # pooled memory is given back once a second
-        end_rss = _rss.rss()
+        end_rss = H.rss_bytes(_rss.pid)
         _rss.stop()
         total, ok, lat_at, bad = _good.results(GOOD_URLS())
         lat = sorted(x[0] for x in lat_at)
