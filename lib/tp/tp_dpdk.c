@@ -48,6 +48,7 @@
 #define MIN_MTU 576
 #define MAX_MTU 9000 /* lwIP's TCP_MSS is 8960 (lwipopts.h) */
 #define LINK_HDR 22  /* Ethernet header, one VLAN tag, FCS */
+#define MAX_VLAN 4094
 #define EPHEMERAL_FIRST 49152u
 
 /* Accounting slot of one lcore; the last slot takes threads without one. */
@@ -110,6 +111,7 @@ static int
 check_conf(const struct nrf_tp_dpdk_conf *c)
 {
 	uint32_t ip, mask, gw;
+	char why[256];
 
 	if (c == NULL) {
 		NRF_LOG(ERR, MOD, "no DPDK port configuration given");
@@ -141,6 +143,16 @@ check_conf(const struct nrf_tp_dpdk_conf *c)
 	if (c->mtu != 0 && (c->mtu < MIN_MTU || c->mtu > MAX_MTU)) {
 		NRF_LOG(ERR, MOD, "DPDK port MTU %u: must be 0 (the device's) or %u..%u", c->mtu,
 			MIN_MTU, MAX_MTU);
+		return NRF_EINVAL;
+	}
+	if (c->vlan > MAX_VLAN) {
+		NRF_LOG(ERR, MOD, "DPDK port VLAN %u: must be 0 (untagged) or 1..%u", c->vlan,
+			MAX_VLAN);
+		return NRF_EINVAL;
+	}
+	if (nrf_tp_dpdk_caps_check(c->mtu, c->vlan, c->ip.family == 6, NULL, why,
+		    sizeof(why)) != 0) {
+		NRF_LOG(ERR, MOD, "DPDK port %s", why);
 		return NRF_EINVAL;
 	}
 	if (c->burst < 1 || c->burst > BURST_MAX || c->rx_desc == 0 || c->tx_desc == 0) {
