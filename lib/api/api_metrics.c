@@ -428,16 +428,32 @@ dpdk(struct api_buf *b, const struct api_metrics_in *in)
 	}
 	head(b, "nrfwd_dpdk_frames_dropped_total", "counter",
 		"Frames dropped by the DPDK worker: rx not for the stack (not IPv4/ARP, own or "
-		"loopback source, no memory), tx queue full, tx without an mbuf.");
+		"loopback source, no memory), rx not of the port's VLAN (untagged or another "
+		"VLAN, on a tagged port), tx queue full, tx without an mbuf.");
 	EACH_DP(i, d) {
 		const struct nrf_tp_dpdk_lcore_stats *l = &d->lc;
 
 		api_buf_printf(b, "nrfwd_dpdk_frames_dropped_total{lcore=\"%d\",dir=\"rx\","
 			"reason=\"stack\"} %llu\n", d->lcore, (unsigned long long)l->rx_dropped);
+		api_buf_printf(b, "nrfwd_dpdk_frames_dropped_total{lcore=\"%d\",dir=\"rx\","
+			"reason=\"vlan\"} %llu\n", d->lcore, (unsigned long long)l->rx_vlan_other);
 		api_buf_printf(b, "nrfwd_dpdk_frames_dropped_total{lcore=\"%d\",dir=\"tx\","
 			"reason=\"queue_full\"} %llu\n", d->lcore, (unsigned long long)l->tx_dropped);
 		api_buf_printf(b, "nrfwd_dpdk_frames_dropped_total{lcore=\"%d\",dir=\"tx\","
 			"reason=\"no_mbuf\"} %llu\n", d->lcore, (unsigned long long)l->tx_nombuf);
+	}
+	head(b, "nrfwd_dpdk_vlan", "gauge",
+		"The DPDK port's 802.1Q VLAN (0: untagged), and where its tags are stripped (rx) "
+		"and inserted (tx): device (offload), software, or none (untagged).");
+	EACH_DP(i, d) {
+		const struct nrf_tp_dpdk_lcore_stats *l = &d->lc;
+
+		api_buf_printf(b, "nrfwd_dpdk_vlan{lcore=\"%d\",rx=\"%s\",tx=\"%s\"} %llu\n",
+			d->lcore, l->vlan == 0 ? "none" :
+			l->vlan_offloads & NRF_TP_DPDK_VLAN_RX_STRIP ? "device" : "software",
+			l->vlan == 0 ? "none" :
+			l->vlan_offloads & NRF_TP_DPDK_VLAN_TX_INSERT ? "device" : "software",
+			(unsigned long long)l->vlan);
 	}
 	head(b, "nrfwd_dpdk_neighbours", "gauge",
 		"Neighbour (ARP) entries of the DPDK worker: all, and those pinned by connections "
