@@ -17,7 +17,7 @@ static const char *
 lwip_name(const char *kind)
 {
 	if (strcmp(kind, "own") == 0)
-		return "its own lwIP build";
+		return "the own build";
 	if (strcmp(kind, "debian") == 0)
 		return "Debian's liblwip";
 	return "no DPDK transport";
@@ -36,10 +36,11 @@ nrf_tp_dpdk_caps_check(uint16_t mtu, uint16_t vlan, bool ipv6, const char **fiel
 		return 0; /* nrf_tp_dpdk_init() says there is no DPDK transport */
 	if (mtu > c.max_mtu) {
 		f = "/runtime/dpdk/mtu";
-		w = snprintf(why, n, "MTU %u: this nrfwd was built with %s (TCP_MSS %u), which "
-			"carries at most MTU %u%s", mtu, lwip_name(c.lwip), c.tcp_mss, c.max_mtu,
-			c.max_mtu <= STD_MTU ? ": jumbo frames need nrfwd built with its own lwIP "
-			"(scripts/fetch_lwip.sh, then meson setup -Dlwip=subproject)" : "");
+		/* Short enough for a configuration problem (192 bytes). */
+		w = snprintf(why, n, "MTU %u: this build's lwIP (%s, TCP_MSS %u) carries at "
+			"most MTU %u%s", mtu, lwip_name(c.lwip), c.tcp_mss, c.max_mtu,
+			c.max_mtu <= STD_MTU ? "; jumbo frames need the own lwIP build "
+			"(scripts/fetch_lwip.sh, -Dlwip=subproject)" : "");
 	} else if (vlan != 0 && !c.vlan) {
 		f = "/runtime/dpdk/vlan";
 		w = snprintf(why, n, "VLAN %u: this nrfwd's DPDK transport cannot tag frames", vlan);

@@ -106,8 +106,17 @@ def startup(fab, r):
         D.cfg_args(big, big_path)
         r.check('startup: MTU above what this build\'s lwIP carries', expect_one_line,
                 safe + [vdev(missing)], 1,
-                r'DPDK port MTU 9000: this nrfwd was built with .* carries at most MTU %d'
+                r'DPDK port MTU 9000: this build\'s lwIP \(.*\) carries at most MTU %d'
                 % caps['max_mtu'], cfg_path=big_path)
+
+
+        def check_says_so():
+            p = subprocess.run([H.binary('nrfwd-ctl'), 'check', '--config', big_path],
+                               capture_output=True, text=True, timeout=30)
+            D.expect(p.returncode == 1 and re.search(
+                r'/runtime/dpdk/mtu: MTU 9000: .* carries at most MTU %d' % caps['max_mtu'],
+                p.stderr), 'nrfwd-ctl check: rc %d\n%s' % (p.returncode, p.stderr))
+        r.check('startup: nrfwd-ctl check names the MTU this build carries', check_says_so)
     else:
         print('skip MTU-capability refusal (this build carries jumbo frames)')
 
