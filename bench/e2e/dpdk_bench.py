@@ -185,17 +185,46 @@ class Bench:
         D.sh("ip", "addr", "add", KERN_IP + "/24", "dev", self.dev_p, ns=self.ns_p)
         for ns, dev in ((self.ns_c, self.dev_c), (self.ns_p, self.dev_p)):
             D.sh("ip", "link", "set", dev, "up", ns=ns)
-        vlan = getattr(self.args, "vlan", 0)
-        if vlan:
-            # The client end's VLAN sub-interface (h2load and a second
-            # upstream on it); the DPDK port tags its frames itself.
-            sub = f"{self.dev_c}.{vlan}"
-            D.sh("ip", "link", "add", "link", self.dev_c, "name", sub, "type", "vlan", "id",
-                 str(vlan), ns=self.ns_c)
-            D.sh("ethtool", "-K", sub, "tx", "off", "tso", "off", "gso", "off", ns=self.ns_c,
-                 check=False)
-            D.sh("ip", "addr", "add", VLAN_CLIENT_IP + "/24", "dev", sub, ns=self.ns_c)
-            D.sh("ip", "link", "set", sub, "up", ns=self.ns_c)
+        if getattr(self.args, "vlan", 0):
+            self.setup_vlan()
+
+    def setup_vlan(self):
+        """--vlan N: the tagged DPDK nrfwd's own link. Its port (af_packet)
+        is on a veth whose other end is the trunk of a VLAN switch port pair
+        (bench/dpdk_l2bridge --vlan N, in a namespace of its own, on core 0
+        with the client); the access port is a veth to the client's
+        namespace, where h2load and a second upstream use VLAN_CLIENT_IP.
+        (A VLAN sub-interface of the client's veth would do where the kernel
+        has 802.1Q; this machine's has not.)"""
+        self.ns_s = self.tag + "-s"
+        D.sh("ip", "netns", "add", self.ns_s)
+        self.namespaces.append(self.ns_s)
+        self.dev_t, trunk = self.tag + "t", self.tag + "u"
+        access, client = self.tag + "v", self.tag + "w"
+        D.sh("ip", "link", "add", self.dev_t, "netns", self.ns_p, "type", "veth", "peer", "name",
+             trunk, "netns", self.ns_s)
+        D.sh("ip", "link", "add", access, "netns", self.ns_s, "type", "veth", "peer", "name",
+             client, "netns", self.ns_c)
+        for ns, dev in ((self.ns_p, self.dev_t), (self.ns_s, trunk), (self.ns_s, access)):
+            D.sh("ethtool", "-K", dev, "gro", "off", ns=ns, check=False)
+            D.sh("ip", "link", "set", dev, "up", ns=ns)
+        D.sh("ethtool", "-K", client, "tx", "off", "tso", "off", "gso", "off", ns=self.ns_c)
+        D.sh("ip", "addr", "add", VLAN_CLIENT_IP + "/24", "dev", client, ns=self.ns_c)
+        D.sh("ip", "link", "set", client, "up", ns=self.ns_c)
+        self.sw_trunk, self.sw_access = trunk, access
+
+    def start_switch(self, n, vlan):
+        """The switch port pair of --vlan for one DPDK nrfwd: tagging VLAN
+        @vlan, or plain (0: the untagged nrfwd on the same path)."""
+        prefix = f"{self.tag}sw{n}"
+        self.prefixes.append(prefix)
+        return self.spawn(f"switch-{n}", self.ns_s, [
+            "taskset", "-c", "0", f"{self.build}/bench/dpdk_l2bridge", "--no-pci", "--no-telemetry",
+            "--no-huge", "--no-shconf", "-m", "128", "-l", "0", f"--file-prefix={prefix}",
+            f"--vdev=net_af_packet0,iface={self.sw_trunk},qpairs=1,qdisc_bypass=1",
+            f"--vdev=net_af_packet1,iface={self.sw_access},qpairs=1,qdisc_bypass=1",
+            "--", "--idle-us", "20"] + (["--vlan", str(vlan)] if vlan else []),
+            wait_line=r"dpdk_l2bridge: forwarding")
 
     def spawn(self, name, ns, cmd, wait_port=None, wait_line=None, ip=None, wait_s=20):
         log = open(os.path.join(self.tmp, name + ".log"), "w")
@@ -246,12 +275,13 @@ class Bench:
         D.sh("ethtool", "-K", self.dev_p, "tso", v, "gso", v, ns=self.ns_p, check=False)
 
     # ---- systems -----------------------------------------------------------
-    def nrfwd_cfg(self, dpdk, vlan=0):
+    def nrfwd_cfg(self, dpdk, vlan=None):
         cfg = {
             "generalOptions": {"ocnrfHost": SELF[0], "ocnrfPort": SELF[1]},
             "forwardingOptions": {"featureStatus": "ENABLED", "maxForwardAttempts": 2,
                                   "nrfHostConfig": [{"scheme": "http", "fqdn": "nrf-up.seg2.example.com",
-                                                     "ipv4Address": VLAN_CLIENT_IP if vlan else CLIENT_IP,
+                                                     "ipv4Address": CLIENT_IP if vlan is None
+                                                     else VLAN_CLIENT_IP,
                                                      "port": UP_PORT}]},
             "runtime": {"listen": [{"address": "0.0.0.0" if dpdk else KERN_IP, "port": NRFWD_PORT}],
                         "management": {"address": "127.0.0.1", "port": MGMT_PORT if dpdk else 0},
@@ -259,7 +289,7 @@ class Bench:
         }
         if dpdk:
             cfg["runtime"]["transport"] = "dpdk"
-            cfg["runtime"]["dpdk"] = {"ipv4Address": VLAN_DPDK_IP if vlan else DPDK_IP,
+            cfg["runtime"]["dpdk"] = {"ipv4Address": DPDK_IP if vlan is None else VLAN_DPDK_IP,
                                       "prefixLength": 24}
             if vlan:
                 cfg["runtime"]["dpdk"]["vlan"] = vlan
@@ -269,7 +299,7 @@ class Bench:
                 k, v = kv.split("=", 1)
                 cfg["runtime"]["dpdk"][k] = json.loads(v)
         path = os.path.join(self.tmp, "nrfwd-%s%s.json" % ("dpdk" if dpdk else "kernel",
-                                                          "-vlan" if vlan else ""))
+                                                          "" if vlan is None else "-sw%d" % vlan))
         with open(path, "w") as f:
             json.dump(cfg, f)
         return path
@@ -299,8 +329,8 @@ class Bench:
         return self.spawn("haproxy", self.ns_p, ["taskset", "-c", "1", "haproxy", "-f", cfg, "-db"],
                           wait_port=HAP_PORT, ip=KERN_IP)
 
-    def af_packet_vdev(self):
-        return (f"net_af_packet0,iface={self.dev_p},qpairs=1,qdisc_bypass=1"
+    def af_packet_vdev(self, iface=None):
+        return (f"net_af_packet0,iface={iface or self.dev_p},qpairs=1,qdisc_bypass=1"
                 + (",framesz=9216,blocksz=36864" if self.jumbo() else ""))
 
     def start_bridge(self, n, build):
@@ -316,11 +346,15 @@ class Bench:
         bridge = self.spawn(f"bridge-{n}", self.ns_p, cmd, wait_line=r"dpdk_l2bridge: forwarding")
         return bridge, client
 
-    def start_dpdk_nrfwd(self, n, build=None, callgrind=None, device=None, vlan=0):
+    def start_dpdk_nrfwd(self, n, build=None, callgrind=None, device=None, vlan=None):
+        """@vlan: None, the port on the veth to the client; else on the
+        --vlan switch's trunk, tagged with @vlan (0: untagged)."""
         prefix = f"{self.tag}d{n}"
         self.prefixes.append(prefix)
-        bridge, vdev = None, self.af_packet_vdev()
-        if (device or self.args.devices[0]) == "memif":
+        bridge, vdev = None, self.af_packet_vdev(None if vlan is None else self.dev_t)
+        if vlan is not None:
+            bridge = self.start_switch(n, vlan)
+        elif (device or self.args.devices[0]) == "memif":
             bridge, vdev = self.start_bridge(n, build or self.build)
         eal = ["--no-pci", "--no-telemetry", "-l", "0,1", f"--file-prefix={prefix}"] + self.mem + [
             "--vdev=" + vdev] + (["-m", "512"] if self.jumbo() and "--no-huge" in self.mem else [])
@@ -342,7 +376,7 @@ class Bench:
         p.bridge = bridge
         return p
 
-    def icount(self, n, build, requests, device=None, vlan=0):
+    def icount(self, n, build, requests, device=None, vlan=None):
         """Instructions per forwarded request of the DPDK nrfwd of @build,
         counted by callgrind (exact, unlike CPU time here): instrumentation
         on after a warm-up, @requests requests, a dump. The whole process is
@@ -350,7 +384,7 @@ class Bench:
         under valgrind's slowness) and the control thread."""
         out = os.path.join(self.tmp, f"cg.{n}")
         p = self.start_dpdk_nrfwd(200 + n, build, callgrind=out, device=device, vlan=vlan)
-        ip = VLAN_DPDK_IP if vlan else DPDK_IP
+        ip = DPDK_IP if vlan is None else VLAN_DPDK_IP
         try:
             log = os.path.join(self.tmp, "lat.log")
             self.h2load(ip, NRFWD_PORT, 2000, log)
@@ -662,20 +696,21 @@ def run_own(args, b):
     devs = args.devices
     tag = (lambda d: f", {d}") if len(devs) > 1 else (lambda d: "")
     names = [f"nrfwd on DPDK (this build{tag(devs[0])})", "nrfwd on kernel sockets"]
-    dpdk_systems = [(names[0], build, devs[0], 0)]
+    dpdk_systems = [(names[0], build, devs[0], None)]
     for d in devs[1:]:
         names.append(f"nrfwd on DPDK (this build{tag(d)})")
-        dpdk_systems.append((names[-1], build, d, 0))
+        dpdk_systems.append((names[-1], build, d, None))
     if args.vlan:
-        # The same build on a port tagged with --vlan (decision 0066): the
-        # figure next to the untagged one of the same rounds.
-        for d in devs:
-            names.append(f"nrfwd on DPDK (this build{tag(d)}, VLAN {args.vlan})")
-            dpdk_systems.append((names[-1], build, d, args.vlan))
+        # The same build behind the switch port pair, untagged and tagged
+        # with --vlan (decision 0066): the two figures of the same path.
+        names.append("nrfwd on DPDK (this build, switch, untagged)")
+        dpdk_systems.append((names[-1], build, "af_packet", 0))
+        names.append(f"nrfwd on DPDK (this build, switch, VLAN {args.vlan})")
+        dpdk_systems.append((names[-1], build, "af_packet", args.vlan))
     if alt:
         for d in devs:
             names.append(f"nrfwd on DPDK (--alt-build{tag(d)})")
-            dpdk_systems.append((names[-1], alt, d, 0))
+            dpdk_systems.append((names[-1], alt, d, None))
     results = {n: [] for n in names}
     perf = {}
     icounts = {}
@@ -692,7 +727,7 @@ def run_own(args, b):
             for i, (n, bd, dev, vl) in enumerate(order):
                 dp = b.start_dpdk_nrfwd(rnd * 10 + i + (100 if bd == alt else 0), bd, device=dev,
                                         vlan=vl)
-                ip = VLAN_DPDK_IP if vl else DPDK_IP
+                ip = DPDK_IP if vl is None else VLAN_DPDK_IP
                 try:
                     results[n].append(b.measure(n, ip, NRFWD_PORT, dp.pid, True))
                     if rnd == 0 and do_perf:
@@ -800,11 +835,14 @@ def run_own(args, b):
             "`net_af_packet` on the veth itself, whose kernel side runs inside the TX call on core 1."]),
         *([] if not args.vlan else [
             "", f"**VLAN {args.vlan}** (decision 0066): the same build with `runtime.dpdk.vlan` "
-            f"{args.vlan}, measured in the same rounds as the untagged port; h2load and a second "
-            "upstream nrfstub on a VLAN sub-interface of the client end. On `net_af_packet` the "
-            "driver's VLAN offloads strip and insert the tag (the kernel hands the tag beside the "
-            "frame), and frames are copied into mbufs instead of lent (zero-copy TX is off on a "
-            "tagged port)."]),
+            f"{args.vlan}, measured in the same rounds as the untagged port. **switch**: the port is on a "
+            "veth of its own whose other end is the trunk of a switch port pair "
+            f"(`bench/dpdk_l2bridge`, with `--vlan {args.vlan}` for the tagged system, plain for the "
+            "untagged one; on core 0 with the client: this kernel has no 802.1Q), whose access "
+            "port leads to h2load and a second upstream nrfstub: the two switch rows share one path "
+            "and differ only in the tag. On `net_af_packet` the driver's VLAN offloads strip and "
+            "insert the tag (the kernel hands the tag beside the frame), and frames are copied "
+            "into mbufs instead of lent (zero-copy TX is off on a tagged port)."]),
         "",
         "**own** = DPDK busy cycles per forwarded request minus the cycles inside `rte_eth_tx_burst()` "
         "and (of busy iterations) `rte_eth_rx_burst()`, i.e. everything the device costs, its kernel "
