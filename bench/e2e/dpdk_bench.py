@@ -47,6 +47,10 @@ instructions per forwarded request by object and by function, this build and
 --alt-build adds a second DPDK nrfwd from another build directory to every
 round (e.g. one configured with -Dlwip=system: Debian's liblwip against the
 own lwIP build of decision 0010), with its own perf run.
+--own --vlan N (decision 0066): two more DPDK systems, the same build behind
+a switch port pair (bench/dpdk_l2bridge in a namespace of its own, on core
+0), untagged and with runtime.dpdk.vlan N (the switch tags and untags);
+writes the dpdk-own-vlan section.
 --device memif (decision 0050): the DPDK nrfwd's port is net_memif to
 bench/dpdk_l2bridge (built with DPDK), which joins it to the veth on core 0,
 so that no kernel work for the device runs on the nrfwd's core; with --own,
