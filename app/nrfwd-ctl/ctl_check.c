@@ -34,6 +34,7 @@
 #include "nrf_fwd.h"
 #include "nrf_rt.h"
 #include "nrf_sys.h"
+#include "nrf_tp_dpdk.h"
 #include "nrf_via.h"
 #include "nrfwd_opts.h"
 #include "nrfwd_src.h"
@@ -234,6 +235,21 @@ check_ports(const struct nrf_cfg *cfg, const char *mgmt_opt, struct found *f)
 
 /* runtime.accessLog.path: opened with O_CREAT|O_APPEND by the user that
  * runs check (ExecStartPre runs as the unit's User=, in its sandbox). */
+/* What runtime.dpdk asks of this build's DPDK transport (nrfwd refuses to
+ * start otherwise): an MTU above what its lwIP carries, a VLAN. */
+static void
+check_dpdk_caps(const struct nrf_cfg *cfg, struct found *f)
+{
+	const struct nrf_cfg_dpdk *d = &cfg->rt.dpdk;
+	const char *field = "/runtime/dpdk";
+	char why[256];
+
+	if (cfg->rt.transport != NRF_TRANSPORT_DPDK)
+		return;
+	if (nrf_tp_dpdk_caps_check(d->mtu, d->vlan, false, &field, why, sizeof(why)) != 0)
+		found_add(f, field, "%s", why);
+}
+
 static void
 check_access_log(const struct nrf_cfg *cfg, struct found *f)
 {
@@ -416,6 +432,7 @@ ctl_check(int argc, char **argv)
 		found_add(&f, tls[i].pointer, "%s", tls[i].reason);
 	check_ports(cfg, a.management, &f);
 	check_access_log(cfg, &f);
+	check_dpdk_caps(cfg, &f);
 	check_token(a.token_file, &f);
 	if (f.n > 0) {
 		fprintf(stderr, "%s: nrfwd would not start, %zu problem%s:\n", a.config, f.n,

@@ -42,6 +42,7 @@
 #include "nrf_rt.h"
 #include "nrf_sys.h"
 #include "nrf_tp.h"
+#include "nrf_tp_dpdk.h"
 #include "nrfwd_mp.h"
 #include "nrfwd_sd.h"
 #include "nrfwd_opts.h"
@@ -321,6 +322,15 @@ parse_args(int argc, char **argv, struct nrfwd_args *a)
 		case 'V':
 			printf("nrfwd " NRF_VERSION " (transports: kernel%s)\n",
 				nrfwd_tp_dpdk_built() ? ", dpdk" : "");
+			if (nrfwd_tp_dpdk_built()) {
+				struct nrf_tp_dpdk_caps cap;
+
+				/* What the DPDK transport of this build carries
+				 * (also nrfwd_dpdk_capability in /metrics). */
+				nrf_tp_dpdk_caps(&cap);
+				printf("dpdk: lwip %s, max mtu %u, ipv6 %s, vlan %s\n", cap.lwip,
+					cap.max_mtu, cap.ipv6 ? "yes" : "no", cap.vlan ? "yes" : "no");
+			}
 			return 0;
 		default:
 			usage(stderr);

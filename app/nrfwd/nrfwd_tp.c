@@ -78,6 +78,7 @@ dpdk_settings(const struct nrf_cfg *cfg, const struct nrfwd_tp_opts *o,
 	c->mbufs = d->mbufs;
 	c->mbuf_cache = d->mbuf_cache;
 	c->mtu = d->mtu;
+	c->vlan = d->vlan;
 	c->burst = (uint16_t)d->burst;
 	c->idle_spin = d->idle_spin;
 	c->idle_sleep_us = d->idle_sleep_us;

@@ -47,6 +47,10 @@ instructions per forwarded request by object and by function, this build and
 --alt-build adds a second DPDK nrfwd from another build directory to every
 round (e.g. one configured with -Dlwip=system: Debian's liblwip against the
 own lwIP build of decision 0010), with its own perf run.
+--own --vlan N (decision 0066): two more DPDK systems, the same build behind
+a switch port pair (bench/dpdk_l2bridge in a namespace of its own, on core
+0), untagged and with runtime.dpdk.vlan N (the switch tags and untags);
+writes the dpdk-own-vlan section.
 --device memif (decision 0050): the DPDK nrfwd's port is net_memif to
 bench/dpdk_l2bridge (built with DPDK), which joins it to the veth on core 0,
 so that no kernel work for the device runs on the nrfwd's core; with --own,
@@ -78,6 +82,9 @@ SELF = ("nrf-bench.seg1.example.com", 18500)
 PATH = "/nnrf-disc/v1/nf-instances?target-nf-type=AMF&requester-nf-type=SMF"
 NET = "10.88.0"
 CLIENT_IP, DPDK_IP, KERN_IP = NET + ".1", NET + ".2", NET + ".3"
+# --vlan N: the client end's VLAN sub-interface and the tagged DPDK port.
+VLAN_NET = "10.89.0"
+VLAN_CLIENT_IP, VLAN_DPDK_IP = VLAN_NET + ".1", VLAN_NET + ".2"
 UP_PORT, NRFWD_PORT, HAP_PORT, MGMT_PORT = 9000, 8080, 8081, 19500
 WARM_BATCH = 20000  # requests per h2load run of the warm-up (measure())
 DPDK_COMM = "rte-worker-1"  # the EAL's name for the data-path lcore's thread (-l 0,1)
@@ -192,6 +199,46 @@ class Bench:
         D.sh("ip", "addr", "add", KERN_IP + "/24", "dev", self.dev_p, ns=self.ns_p)
         for ns, dev in ((self.ns_c, self.dev_c), (self.ns_p, self.dev_p)):
             D.sh("ip", "link", "set", dev, "up", ns=ns)
+        if getattr(self.args, "vlan", 0):
+            self.setup_vlan()
+
+    def setup_vlan(self):
+        """--vlan N: the tagged DPDK nrfwd's own link. Its port (af_packet)
+        is on a veth whose other end is the trunk of a VLAN switch port pair
+        (bench/dpdk_l2bridge --vlan N, in a namespace of its own, on core 0
+        with the client); the access port is a veth to the client's
+        namespace, where h2load and a second upstream use VLAN_CLIENT_IP.
+        (A VLAN sub-interface of the client's veth would do where the kernel
+        has 802.1Q; this machine's has not.)"""
+        self.ns_s = self.tag + "-s"
+        D.sh("ip", "netns", "add", self.ns_s)
+        self.namespaces.append(self.ns_s)
+        self.dev_t, trunk = self.tag + "t", self.tag + "u"
+        access, client = self.tag + "v", self.tag + "w"
+        D.sh("ip", "link", "add", self.dev_t, "netns", self.ns_p, "type", "veth", "peer", "name",
+             trunk, "netns", self.ns_s)
+        D.sh("ip", "link", "add", access, "netns", self.ns_s, "type", "veth", "peer", "name",
+             client, "netns", self.ns_c)
+        for ns, dev in ((self.ns_p, self.dev_t), (self.ns_s, trunk), (self.ns_s, access)):
+            D.sh("ethtool", "-K", dev, "gro", "off", ns=ns, check=False)
+            D.sh("ip", "link", "set", dev, "up", ns=ns)
+        D.sh("ethtool", "-K", client, "tx", "off", "tso", "off", "gso", "off", ns=self.ns_c)
+        D.sh("ip", "addr", "add", VLAN_CLIENT_IP + "/24", "dev", client, ns=self.ns_c)
+        D.sh("ip", "link", "set", client, "up", ns=self.ns_c)
+        self.sw_trunk, self.sw_access = trunk, access
+
+    def start_switch(self, n, vlan):
+        """The switch port pair of --vlan for one DPDK nrfwd: tagging VLAN
+        @vlan, or plain (0: the untagged nrfwd on the same path)."""
+        prefix = f"{self.tag}sw{n}"
+        self.prefixes.append(prefix)
+        return self.spawn(f"switch-{n}", self.ns_s, [
+            "taskset", "-c", "0", f"{self.build}/bench/dpdk_l2bridge", "--no-pci", "--no-telemetry",
+            "--no-huge", "--no-shconf", "-m", "128", "-l", "0", f"--file-prefix={prefix}",
+            f"--vdev=net_af_packet0,iface={self.sw_trunk},qpairs=1,qdisc_bypass=1",
+            f"--vdev=net_af_packet1,iface={self.sw_access},qpairs=1,qdisc_bypass=1",
+            "--", "--idle-us", "20"] + (["--vlan", str(vlan)] if vlan else []),
+            wait_line=r"dpdk_l2bridge: forwarding")
 
     def spawn(self, name, ns, cmd, wait_port=None, wait_line=None, ip=None, wait_s=20):
         log = open(os.path.join(self.tmp, name + ".log"), "w")
@@ -242,25 +289,31 @@ class Bench:
         D.sh("ethtool", "-K", self.dev_p, "tso", v, "gso", v, ns=self.ns_p, check=False)
 
     # ---- systems -----------------------------------------------------------
-    def nrfwd_cfg(self, dpdk):
+    def nrfwd_cfg(self, dpdk, vlan=None):
         cfg = {
             "generalOptions": {"ocnrfHost": SELF[0], "ocnrfPort": SELF[1]},
             "forwardingOptions": {"featureStatus": "ENABLED", "maxForwardAttempts": 2,
                                   "nrfHostConfig": [{"scheme": "http", "fqdn": "nrf-up.seg2.example.com",
-                                                     "ipv4Address": CLIENT_IP, "port": UP_PORT}]},
+                                                     "ipv4Address": CLIENT_IP if vlan is None
+                                                     else VLAN_CLIENT_IP,
+                                                     "port": UP_PORT}]},
             "runtime": {"listen": [{"address": "0.0.0.0" if dpdk else KERN_IP, "port": NRFWD_PORT}],
                         "management": {"address": "127.0.0.1", "port": MGMT_PORT if dpdk else 0},
                         "limits": {"maxConcurrentStreams": 256}},
         }
         if dpdk:
             cfg["runtime"]["transport"] = "dpdk"
-            cfg["runtime"]["dpdk"] = {"ipv4Address": DPDK_IP, "prefixLength": 24}
+            cfg["runtime"]["dpdk"] = {"ipv4Address": DPDK_IP if vlan is None else VLAN_DPDK_IP,
+                                      "prefixLength": 24}
+            if vlan:
+                cfg["runtime"]["dpdk"]["vlan"] = vlan
             if self.jumbo():
                 cfg["runtime"]["dpdk"]["mtu"] = self.args.mtu
             for kv in getattr(self.args, "dpdk_opt", None) or []:
                 k, v = kv.split("=", 1)
                 cfg["runtime"]["dpdk"][k] = json.loads(v)
-        path = os.path.join(self.tmp, "nrfwd-%s.json" % ("dpdk" if dpdk else "kernel"))
+        path = os.path.join(self.tmp, "nrfwd-%s%s.json" % ("dpdk" if dpdk else "kernel",
+                                                          "" if vlan is None else "-sw%d" % vlan))
         with open(path, "w") as f:
             json.dump(cfg, f)
         return path
@@ -271,6 +324,13 @@ class Bench:
             f"{CLIENT_IP}:{UP_PORT}", "--profiles", f"{ROOT}/conf/stub-profiles-a.json",
             "--name", "upstream", "--no-record", "--log-level", "error"],
             wait_port=UP_PORT, ip=CLIENT_IP)
+        if getattr(self.args, "vlan", 0):
+            # The tagged nrfwd's upstream: the same stub on the VLAN's address.
+            self.spawn("upstream-vlan", self.ns_c, [
+                "taskset", "-c", "0", f"{self.build}/app/nrfstub/nrfstub", "--listen",
+                f"{VLAN_CLIENT_IP}:{UP_PORT}", "--profiles", f"{ROOT}/conf/stub-profiles-a.json",
+                "--name", "upstream", "--no-record", "--log-level", "error"],
+                wait_port=UP_PORT, ip=VLAN_CLIENT_IP)
 
     def start_kernel_nrfwd(self):
         return self.spawn("nrfwd-kernel", self.ns_p, [
@@ -283,8 +343,8 @@ class Bench:
         return self.spawn("haproxy", self.ns_p, ["taskset", "-c", "1", "haproxy", "-f", cfg, "-db"],
                           wait_port=HAP_PORT, ip=KERN_IP)
 
-    def af_packet_vdev(self):
-        return (f"net_af_packet0,iface={self.dev_p},qpairs=1,qdisc_bypass=1"
+    def af_packet_vdev(self, iface=None):
+        return (f"net_af_packet0,iface={iface or self.dev_p},qpairs=1,qdisc_bypass=1"
                 + (",framesz=9216,blocksz=36864" if self.jumbo() else ""))
 
     def start_bridge(self, n, build):
@@ -300,16 +360,20 @@ class Bench:
         bridge = self.spawn(f"bridge-{n}", self.ns_p, cmd, wait_line=r"dpdk_l2bridge: forwarding")
         return bridge, client
 
-    def start_dpdk_nrfwd(self, n, build=None, callgrind=None, device=None):
+    def start_dpdk_nrfwd(self, n, build=None, callgrind=None, device=None, vlan=None):
+        """@vlan: None, the port on the veth to the client; else on the
+        --vlan switch's trunk, tagged with @vlan (0: untagged)."""
         prefix = f"{self.tag}d{n}"
         self.prefixes.append(prefix)
-        bridge, vdev = None, self.af_packet_vdev()
-        if (device or self.args.devices[0]) == "memif":
+        bridge, vdev = None, self.af_packet_vdev(None if vlan is None else self.dev_t)
+        if vlan is not None:
+            bridge = self.start_switch(n, vlan)
+        elif (device or self.args.devices[0]) == "memif":
             bridge, vdev = self.start_bridge(n, build or self.build)
         eal = ["--no-pci", "--no-telemetry", "-l", "0,1", f"--file-prefix={prefix}"] + self.mem + [
             "--vdev=" + vdev] + (["-m", "512"] if self.jumbo() and "--no-huge" in self.mem else [])
         cmd = [f"{build or self.build}/app/nrfwd/nrfwd"] + eal + [
-            "--", "--config", self.nrfwd_cfg(True), "--log-level", "info"]
+            "--", "--config", self.nrfwd_cfg(True, vlan), "--log-level", "info"]
         if callgrind:
             cmd = ["valgrind", "--tool=callgrind", "--instr-atstart=no",
                    f"--callgrind-out-file={callgrind}"] + cmd
@@ -326,19 +390,20 @@ class Bench:
         p.bridge = bridge
         return p
 
-    def icount(self, n, build, requests, device=None):
+    def icount(self, n, build, requests, device=None, vlan=None):
         """Instructions per forwarded request of the DPDK nrfwd of @build,
         counted by callgrind (exact, unlike CPU time here): instrumentation
         on after a warm-up, @requests requests, a dump. The whole process is
         counted: the worker (its idle polling included, which is little
         under valgrind's slowness) and the control thread."""
         out = os.path.join(self.tmp, f"cg.{n}")
-        p = self.start_dpdk_nrfwd(200 + n, build, callgrind=out, device=device)
+        p = self.start_dpdk_nrfwd(200 + n, build, callgrind=out, device=device, vlan=vlan)
+        ip = DPDK_IP if vlan is None else VLAN_DPDK_IP
         try:
             log = os.path.join(self.tmp, "lat.log")
-            self.h2load(DPDK_IP, NRFWD_PORT, 2000, log)
+            self.h2load(ip, NRFWD_PORT, 2000, log)
             subprocess.run(["callgrind_control", "-i", "on", str(p.pid)], capture_output=True)
-            res = self.h2load(DPDK_IP, NRFWD_PORT, requests, log)
+            res = self.h2load(ip, NRFWD_PORT, requests, log)
             subprocess.run(["callgrind_control", "-d", str(p.pid)], capture_output=True)
             subprocess.run(["callgrind_control", "-i", "off", str(p.pid)], capture_output=True)
         finally:
@@ -638,14 +703,21 @@ def run_own(args, b):
     devs = args.devices
     tag = (lambda d: f", {d}") if len(devs) > 1 else (lambda d: "")
     names = [f"nrfwd on DPDK (this build{tag(devs[0])})", "nrfwd on kernel sockets"]
-    dpdk_systems = [(names[0], build, devs[0])]
+    dpdk_systems = [(names[0], build, devs[0], None)]
     for d in devs[1:]:
         names.append(f"nrfwd on DPDK (this build{tag(d)})")
-        dpdk_systems.append((names[-1], build, d))
+        dpdk_systems.append((names[-1], build, d, None))
+    if args.vlan:
+        # The same build behind the switch port pair, untagged and tagged
+        # with --vlan (decision 0066): the two figures of the same path.
+        names.append("nrfwd on DPDK (this build, switch, untagged)")
+        dpdk_systems.append((names[-1], build, "af_packet", 0))
+        names.append(f"nrfwd on DPDK (this build, switch, VLAN {args.vlan})")
+        dpdk_systems.append((names[-1], build, "af_packet", args.vlan))
     if alt:
         for d in devs:
             names.append(f"nrfwd on DPDK (--alt-build{tag(d)})")
-            dpdk_systems.append((names[-1], alt, d))
+            dpdk_systems.append((names[-1], alt, d, None))
     results = {n: [] for n in names}
     perf = {}
     icounts = {}
@@ -659,19 +731,21 @@ def run_own(args, b):
             order = list(dpdk_systems)
             if rnd % 2:
                 order.reverse()
-            for i, (n, bd, dev) in enumerate(order):
-                dp = b.start_dpdk_nrfwd(rnd * 10 + i + (100 if bd == alt else 0), bd, device=dev)
+            for i, (n, bd, dev, vl) in enumerate(order):
+                dp = b.start_dpdk_nrfwd(rnd * 10 + i + (100 if bd == alt else 0), bd, device=dev,
+                                        vlan=vl)
+                ip = DPDK_IP if vl is None else VLAN_DPDK_IP
                 try:
-                    results[n].append(b.measure(n, DPDK_IP, NRFWD_PORT, dp.pid, True))
+                    results[n].append(b.measure(n, ip, NRFWD_PORT, dp.pid, True))
                     if rnd == 0 and do_perf:
-                        perf[n] = b.perf("own-%d" % i, DPDK_IP, NRFWD_PORT, DPDK_COMM)
+                        perf[n] = b.perf("own-%d" % i, ip, NRFWD_PORT, DPDK_COMM)
                 finally:
                     b.stop(dp)
                 if i == 0:
                     results[names[1]].append(b.measure(names[1], KERN_IP, NRFWD_PORT, kern.pid, False))
         if args.callgrind and shutil.which("valgrind"):
-            for i, (n, bd, dev) in enumerate(dpdk_systems):
-                icounts[n] = b.icount(i, bd, args.callgrind, device=dev)
+            for i, (n, bd, dev, vl) in enumerate(dpdk_systems):
+                icounts[n] = b.icount(i, bd, args.callgrind, device=dev, vlan=vl)
                 print(f"  {n}: {icounts[n][0]:,.0f} instructions per request (callgrind)", flush=True)
     finally:
         b.cleanup()
@@ -759,6 +833,16 @@ def run_own(args, b):
             "veth's kernel side runs in the bridge's process on core 0, none of it on the nrfwd's "
             "core; the device calls are then the memif copies. **af_packet**: the port is "
             "`net_af_packet` on the veth itself, whose kernel side runs inside the TX call on core 1."]),
+        *([] if not args.vlan else [
+            "", f"**VLAN {args.vlan}** (decision 0066): the same build with `runtime.dpdk.vlan` "
+            f"{args.vlan}, measured in the same rounds as the untagged port. **switch**: the port is on a "
+            "veth of its own whose other end is the trunk of a switch port pair "
+            f"(`bench/dpdk_l2bridge`, with `--vlan {args.vlan}` for the tagged system, plain for the "
+            "untagged one; on core 0 with the client: this kernel has no 802.1Q), whose access "
+            "port leads to h2load and a second upstream nrfstub: the two switch rows share one path "
+            "and differ only in the tag. On `net_af_packet` the driver's VLAN offloads strip and "
+            "insert the tag (the kernel hands the tag beside the frame), and frames are copied "
+            "into mbufs instead of lent (zero-copy TX is off on a tagged port)."]),
         "",
         "**own** = DPDK busy cycles per forwarded request minus the cycles inside `rte_eth_tx_burst()` "
         "and (of busy iterations) `rte_eth_rx_burst()`, i.e. everything the device costs, its kernel "
@@ -778,7 +862,10 @@ def run_own(args, b):
         *ptable,
         "",
     ])
-    publish(text, "dpdk-own" if not b.jumbo() else f"dpdk-own-mtu{args.mtu}", args.no_write)
+    section = "dpdk-own" if not b.jumbo() else f"dpdk-own-mtu{args.mtu}"
+    if args.vlan:
+        section = "dpdk-own-vlan"
+    publish(text, section, args.no_write)
     return 0
 
 
@@ -883,6 +970,10 @@ def main():
                     "net_memif to dpdk_l2bridge, which joins it to the veth on core 0: a port "
                     "with no kernel side on the nrfwd's core (decision 0050); with --own a "
                     "comma list measures each as a system of its own in every round")
+    ap.add_argument("--vlan", type=int, default=0, metavar="N",
+                    help="--own: also the DPDK nrfwd on a port tagged with VLAN N (1..4094; the "
+                    "client end on a VLAN sub-interface), in the same rounds as the untagged one; "
+                    "writes the dpdk-own-vlan section")
     ap.add_argument("--clients", type=int, default=8)
     ap.add_argument("--streams", type=int, default=32)
     ap.add_argument("--dpdk-opt", action="append", metavar="KEY=JSON",
@@ -920,6 +1011,8 @@ def main():
     if "memif" in args.devices and not os.path.exists(
             os.path.join(os.path.abspath(args.build_dir), "bench", "dpdk_l2bridge")):
         ap.error("--device memif: bench/dpdk_l2bridge is not built in " + args.build_dir)
+    if args.vlan and (not args.own or not 1 <= args.vlan <= 4094):
+        ap.error("--vlan N: 1..4094, with --own")
     if args.requests is None:
         args.requests = 300000 if args.own else 100000
     reason = D.cannot_run(os.path.abspath(args.build_dir))

@@ -12,7 +12,14 @@
  * calls: the nrfwd's port is a device with no kernel side, which is what
  * the DPDK path's own cost to be measured on (decision 0050).
  *
- * Usage: dpdk_l2bridge <EAL options with exactly two ports> [-- --idle-us N]
+ * --vlan N: an 802.1Q switch port pair instead (a VLAN access port for
+ * kernels without 802.1Q; tests/dpdk/test_nrfwd_dpdk_vlan.py): port 0 is
+ * the trunk, port 1 the access port of VLAN N. Frames from port 1 leave on
+ * port 0 tagged with N; frames from port 0 tagged with N leave on port 1
+ * untagged; untagged and other-VLAN frames from port 0 are dropped.
+ *
+ * Usage: dpdk_l2bridge <EAL options with exactly two ports>
+ *        [-- --idle-us N --vlan N]
  * On SIGINT/SIGTERM it stops and prints one line of frame counts.
  * Idle: after 64 empty polls of both ports it sleeps --idle-us (default 20)
  * microseconds, so that a bridge sharing a core with the load generator
@@ -31,6 +38,7 @@
 #include <rte_ethdev.h>
 #include <rte_mbuf.h>
 #include <rte_mempool.h>
+#include <rte_ether.h>
 
 #define BURST 32
 #define RING 1024
@@ -86,7 +94,8 @@ int
 main(int argc, char **argv)
 {
 	static const struct option opts[] = {{"idle-us", required_argument, NULL, 'i'},
-		{NULL, 0, NULL, 0}};
+		{"vlan", required_argument, NULL, 'v'}, {NULL, 0, NULL, 0}};
+	long vlan = 0;
 	uint64_t moved[2] = {0, 0}, dropped[2] = {0, 0};
 	struct rte_mbuf *bufs[BURST];
 	struct rte_mempool *mp;
@@ -103,8 +112,17 @@ main(int argc, char **argv)
 	argc -= n;
 	argv += n;
 	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+		if (c == 'v') {
+			vlan = strtol(optarg, NULL, 10);
+			if (vlan < 1 || vlan > 4094) {
+				fprintf(stderr, "dpdk_l2bridge: --vlan 1..4094\n");
+				return 2;
+			}
+			continue;
+		}
 		if (c != 'i') {
-			fprintf(stderr, "usage: dpdk_l2bridge <EAL options> [-- --idle-us N]\n");
+			fprintf(stderr, "usage: dpdk_l2bridge <EAL options> "
+				"[-- --idle-us N --vlan N]\n");
 			return 2;
 		}
 		nap.tv_nsec = strtol(optarg, NULL, 10) * 1000L;
@@ -141,6 +159,30 @@ main(int argc, char **argv)
 			if (rx == 0)
 				continue;
 			got += rx;
+			if (vlan != 0) {
+				uint16_t i, k = 0;
+
+				for (i = 0; i < rx; i++) {
+					struct rte_mbuf *m = bufs[i];
+					int bad;
+
+					if (p == 1) {
+						m->vlan_tci = (uint16_t)vlan;
+						bad = rte_vlan_insert(&m);
+					} else {
+						bad = m->data_len < RTE_ETHER_HDR_LEN + 4 ||
+							rte_vlan_strip(m) != 0 ||
+							(m->vlan_tci & 0xfff) != vlan;
+					}
+					if (bad) {
+						rte_pktmbuf_free(m);
+						dropped[p]++;
+						continue;
+					}
+					bufs[k++] = m;
+				}
+				rx = k;
+			}
 			tx = rte_eth_tx_burst(p ^ 1, 0, bufs, rx);
 			moved[p] += tx;
 			if (tx < rx) {

@@ -45,8 +45,15 @@ worker(unsigned int i, const struct nrf_rt_dp_stats *d)
 	json_object_set_new(o, "frames", obj((const char *const[]){"rx", "tx", NULL},
 		(const uint64_t[]){l->rx_frames, l->tx_frames}));
 	json_object_set_new(o, "framesDropped",
-		obj((const char *const[]){"rx", "txQueueFull", "txNoMbuf", NULL},
-			(const uint64_t[]){l->rx_dropped, l->tx_dropped, l->tx_nombuf}));
+		obj((const char *const[]){"rx", "rxVlan", "txQueueFull", "txNoMbuf", NULL},
+			(const uint64_t[]){l->rx_dropped, l->rx_vlan_other, l->tx_dropped,
+				l->tx_nombuf}));
+	json_object_set_new(o, "vlan", json_integer(u(l->vlan)));
+	json_object_set_new(o, "vlanPath", l->vlan == 0 ? json_null() :
+		json_pack("{s:s, s:s, s:b}",
+			"rx", l->vlan_offloads & NRF_TP_DPDK_VLAN_RX_STRIP ? "device" : "software",
+			"tx", l->vlan_offloads & NRF_TP_DPDK_VLAN_TX_INSERT ? "device" : "software",
+			"deviceFilter", (l->vlan_offloads & NRF_TP_DPDK_VLAN_RX_FILTER) != 0));
 	json_object_set_new(o, "neighbours",
 		obj((const char *const[]){"entries", "pinned", "direct", "evicted", "refused",
 			"queueDrops", NULL},

@@ -412,8 +412,10 @@ static const struct lc_metric {
 			{"kind=\"in\"", LCF(from_workers)}}},
 	{"nrfwd_dpdk_frames_dropped_total", "counter",
 		"Frames dropped by the DPDK worker: rx not for the stack (not IPv4/ARP, own or "
-		"loopback source, no memory), tx queue full, tx without an mbuf.",
+		"loopback source, no memory), rx not of the port's VLAN (untagged or another "
+		"VLAN, on a tagged port), tx queue full, tx without an mbuf.",
 		{{"dir=\"rx\",reason=\"stack\"", LCF(rx_dropped)},
+			{"dir=\"rx\",reason=\"vlan\"", LCF(rx_vlan_other)},
 			{"dir=\"tx\",reason=\"queue_full\"", LCF(tx_dropped)},
 			{"dir=\"tx\",reason=\"no_mbuf\"", LCF(tx_nombuf)}}},
 	{"nrfwd_dpdk_neighbours", "gauge",
@@ -502,6 +504,19 @@ dpdk(struct api_buf *b, const struct api_metrics_in *in)
 				lc(b, lm->name, lm->s[k].labels, d,
 					*(const uint64_t *)((const char *)&d->lc + lm->s[k].off));
 		}
+	}
+	head(b, "nrfwd_dpdk_vlan", "gauge",
+		"The DPDK port's 802.1Q VLAN (0: untagged), and where its tags are stripped (rx) "
+		"and inserted (tx): device (offload), software, or none (untagged).");
+	EACH_DP(i, d) {
+		const struct nrf_tp_dpdk_lcore_stats *l = &d->lc;
+
+		api_buf_printf(b, "nrfwd_dpdk_vlan{lcore=\"%d\",rx=\"%s\",tx=\"%s\"} %llu\n",
+			d->lcore, l->vlan == 0 ? "none" :
+			l->vlan_offloads & NRF_TP_DPDK_VLAN_RX_STRIP ? "device" : "software",
+			l->vlan == 0 ? "none" :
+			l->vlan_offloads & NRF_TP_DPDK_VLAN_TX_INSERT ? "device" : "software",
+			(unsigned long long)l->vlan);
 	}
 	if (first == NULL)
 		return;

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "api_int.h"
+#include "nrf_tp_dpdk.h"
 
 #ifndef NRF_VERSION
 #define NRF_VERSION "unknown"
@@ -80,6 +81,28 @@ build_info(struct api_buf *b)
 		);
 }
 
+/* What this build's DPDK transport can carry (nrf_tp_dpdk_caps()): known
+ * without a port, the same on every transport. */
+static void
+dpdk_caps(struct api_buf *b)
+{
+	struct nrf_tp_dpdk_caps c;
+
+	nrf_tp_dpdk_caps(&c);
+	api_buf_printf(b, "# HELP nrfwd_dpdk_capability What this build's DPDK transport can "
+		"carry (1) or not (0), fixed by the lwIP it was built with: jumbo_frames (an "
+		"MTU above 1500), ipv6, vlan (802.1Q tags).\n"
+		"# TYPE nrfwd_dpdk_capability gauge\n");
+	api_buf_printf(b, "nrfwd_dpdk_capability{capability=\"jumbo_frames\",lwip=\"%s\"} %d\n",
+		c.lwip, c.max_mtu > 1500);
+	api_buf_printf(b, "nrfwd_dpdk_capability{capability=\"ipv6\",lwip=\"%s\"} %d\n", c.lwip,
+		c.ipv6 && c.max_mtu > 0);
+	api_buf_printf(b, "nrfwd_dpdk_capability{capability=\"vlan\",lwip=\"%s\"} %d\n", c.lwip,
+		c.vlan);
+	gauge(b, "nrfwd_dpdk_max_mtu", "gauge", "Largest runtime.dpdk.mtu this build's DPDK "
+		"transport carries (0: built without it).", c.max_mtu);
+}
+
 void
 api_metrics_process(struct api_buf *b)
 {
@@ -89,6 +112,7 @@ api_metrics_process(struct api_buf *b)
 	struct rlimit rl;
 
 	build_info(b);
+	dpdk_caps(b);
 	/* /proc/self/stat: fields after the command (which is in parentheses
 	 * and may hold spaces): 14 utime, 15 stime, 22 starttime (ticks
 	 * after boot), 24 rss (pages); proc(5). */

@@ -375,6 +375,7 @@ const struct field cfg_dpdk_fields[] = {
 	{FLD("mbufCache", F_U32, struct nrf_cfg_dpdk, mbuf_cache),
 		.min = 0, .max = 512, .def = 256},
 	{FLD("mtu", F_U16, struct nrf_cfg_dpdk, mtu), .min = 0, .max = 9000, .def = 0},
+	{FLD("vlan", F_U16, struct nrf_cfg_dpdk, vlan), .min = 0, .max = 4094, .def = 0},
 	{FLD("burst", F_U32, struct nrf_cfg_dpdk, burst), .min = 1, .max = 64, .def = 32},
 	{FLD("idleSpin", F_U32, struct nrf_cfg_dpdk, idle_spin),
 		.min = 0, .max = 1000000, .def = 512},

@@ -214,6 +214,8 @@ struct nrf_cfg_dpdk {
 	uint32_t mbuf_cache;         /**< mbufCache 0..512, default 256 */
 	uint16_t mtu;                /**< mtu 0 (the device's, at most 1500) or
 				      * 576..9000 (jumbo frames), default 0 */
+	uint16_t vlan;               /**< vlan: 802.1Q VLAN id 1..4094 of the port;
+				      * 0 (default): untagged */
 	uint32_t burst;              /**< burst 1..64, default 32 */
 	uint32_t idle_spin;          /**< idleSpin 0..1000000, default 512 */
 	uint32_t idle_sleep_us;      /**< idleSleepUs 0..100000 (0: pure poll), default 100 */

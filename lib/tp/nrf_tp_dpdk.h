@@ -135,6 +135,16 @@ struct nrf_tp_dpdk_conf {
 	 *  and at most the data room above; e.g. framesz=9216,blocksz=36864
 	 *  for 9000). Every host on the link must use the same MTU. */
 	uint16_t mtu;
+	/** 802.1Q VLAN of the port, 1..4094, or 0: untagged (default).
+	 *  Every frame sent carries the tag; received frames without it
+	 *  (untagged, or of another VLAN) are dropped and counted
+	 *  (rx_vlan_other). The device strips, filters and inserts tags where
+	 *  it offers that (RTE_ETH_RX_OFFLOAD_VLAN_STRIP / _VLAN_FILTER,
+	 *  RTE_ETH_TX_OFFLOAD_VLAN_INSERT), the transport does otherwise; the
+	 *  IP MTU is unchanged (the tag is link overhead: a frame is @c mtu +
+	 *  18 bytes). Frames are not lent to the device (zero-copy TX) on a
+	 *  tagged port. */
+	uint16_t vlan;
 	/** Frames per RX burst and per TX batch, 1..64 (default 32). */
 	uint16_t burst;
 	/** Empty iterations spun with rte_pause() before sleeping (default 512). */
@@ -176,6 +186,46 @@ struct nrf_tp_dpdk_conf {
 	 * meant to be probed. Without it such arguments are refused. */
 	bool pci_nic_intended;
 };
+
+/**
+ * What this build's DPDK transport can carry, fixed when nrfwd was compiled
+ * (by the lwIP it was built with: the own build of subprojects/lwip, or
+ * Debian's liblwip, whose options are compiled into the library).
+ */
+struct nrf_tp_dpdk_caps {
+	/** "own" (subprojects/lwip), "debian" (liblwip) or "none" (built
+	 *  without the DPDK transport). */
+	const char *lwip;
+	/** lwIP's TCP_MSS: the largest segment it sends and announces. */
+	uint16_t tcp_mss;
+	/** Largest runtime.dpdk.mtu: TCP_MSS + 40, at least 1500 and at most
+	 *  9000 (1500 with Debian's liblwip, TCP_MSS 1460; 9000 with the own
+	 *  build); 0 without the DPDK transport. */
+	uint16_t max_mtu;
+	/** lwIP built with IPv6 (LWIP_IPV6). */
+	bool ipv6;
+	/** 802.1Q VLAN tags (runtime.dpdk.vlan): added and removed on the DPDK
+	 *  side of the transport, so with either lwIP. */
+	bool vlan;
+};
+
+/** This build's capabilities. Any thread, any time (no EAL needed). */
+void nrf_tp_dpdk_caps(struct nrf_tp_dpdk_caps *out);
+
+/**
+ * Whether this build can carry a port with IP MTU @p mtu (0: the device's,
+ * at most 1500), VLAN @p vlan (0: untagged) and, when @p ipv6, an IPv6
+ * address. Called by nrf_tp_dpdk_init() (refused before the EAL starts),
+ * by `nrfwd-ctl check` and wherever a configuration is judged.
+ * @param field set to the configuration field at fault (a JSON pointer,
+ *   e.g. "/runtime/dpdk/mtu"), may be NULL
+ * @param why   one sentence naming the limit and the fix, NUL-terminated,
+ *   cut to @p n bytes; may be NULL when @p n is 0
+ * @return 0, or NRF_EINVAL (this build cannot; @p field and @p why set).
+ * Any thread.
+ */
+int nrf_tp_dpdk_caps_check(uint16_t mtu, uint16_t vlan, bool ipv6, const char **field,
+	char *why, size_t n);
 
 /** Fill @p conf with the defaults above (no address: the caller sets ip). */
 void nrf_tp_dpdk_conf_defaults(struct nrf_tp_dpdk_conf *conf);
@@ -315,7 +365,19 @@ struct nrf_tp_dpdk_lcore_stats {
 	uint64_t rx_held;          /**< received frames lwIP or unread data hold
 	                            * in place (zero-copy; at most a quarter of
 	                            * the mbuf pool) */
+	/* 802.1Q (nrf_tp_dpdk_conf.vlan). */
+	uint64_t rx_vlan_other;    /**< frames dropped on a tagged port: untagged
+	                            * or of another VLAN (also in rx_frames) */
+	uint64_t vlan;             /**< gauge: the port's VLAN, 0: untagged */
+	uint64_t vlan_offloads;    /**< gauge: NRF_TP_DPDK_VLAN_* the device does
+	                            * (the rest is done in software) */
 };
+
+/** nrf_tp_dpdk_lcore_stats.vlan_offloads: the device strips the tag of
+ * received frames, drops other VLANs' frames, inserts the tag on sent ones. */
+#define NRF_TP_DPDK_VLAN_RX_STRIP 0x1u
+#define NRF_TP_DPDK_VLAN_RX_FILTER 0x2u
+#define NRF_TP_DPDK_VLAN_TX_INSERT 0x4u
 
 /**
  * Counters of @p lcore_id (as reported by nrf_tp_dpdk_poll_lcore()).

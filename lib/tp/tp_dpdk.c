@@ -48,6 +48,7 @@
 #define MIN_MTU 576
 #define MAX_MTU 9000 /* lwIP's TCP_MSS is 8960 (lwipopts.h) */
 #define LINK_HDR 22  /* Ethernet header, one VLAN tag, FCS */
+#define MAX_VLAN 4094
 #define EPHEMERAL_FIRST 49152u
 
 /* Accounting slot of one lcore; the last slot takes threads without one. */
@@ -78,6 +79,8 @@ static struct {
 	struct nrf_tp_dpdk_conf conf;
 	uint16_t ntx;
 	unsigned int csum;    /* NRF_TP_DP_CSUM_* the port offloads */
+	uint16_t vlan;        /* runtime.dpdk.vlan, 0: untagged */
+	unsigned int vlan_ol; /* NRF_TP_DPDK_VLAN_* the device does */
 	bool tx_lend;         /* the PMD copies in tx_burst: frames may be lent */
 	struct rte_mbuf *txb[BURST_MAX];
 	struct lend *lend_free;
@@ -110,6 +113,7 @@ static int
 check_conf(const struct nrf_tp_dpdk_conf *c)
 {
 	uint32_t ip, mask, gw;
+	char why[256];
 
 	if (c == NULL) {
 		NRF_LOG(ERR, MOD, "no DPDK port configuration given");
@@ -141,6 +145,16 @@ check_conf(const struct nrf_tp_dpdk_conf *c)
 	if (c->mtu != 0 && (c->mtu < MIN_MTU || c->mtu > MAX_MTU)) {
 		NRF_LOG(ERR, MOD, "DPDK port MTU %u: must be 0 (the device's) or %u..%u", c->mtu,
 			MIN_MTU, MAX_MTU);
+		return NRF_EINVAL;
+	}
+	if (c->vlan > MAX_VLAN) {
+		NRF_LOG(ERR, MOD, "DPDK port VLAN %u: must be 0 (untagged) or 1..%u", c->vlan,
+			MAX_VLAN);
+		return NRF_EINVAL;
+	}
+	if (nrf_tp_dpdk_caps_check(c->mtu, c->vlan, c->ip.family == 6, NULL, why,
+		    sizeof(why)) != 0) {
+		NRF_LOG(ERR, MOD, "DPDK port %s", why);
 		return NRF_EINVAL;
 	}
 	if (c->burst < 1 || c->burst > BURST_MAX || c->rx_desc == 0 || c->tx_desc == 0) {
@@ -180,6 +194,65 @@ rel_flush(void)
 		rte_pktmbuf_free_bulk(pt.rel, pt.nrel);
 		pt.nrel = 0;
 	}
+}
+
+/*
+ * A tagged port's received frames (runtime.dpdk.vlan): those of our VLAN
+ * are kept untagged (the device stripped the tag, or it is stripped here:
+ * the MAC addresses move 4 bytes up), the rest (untagged, another VLAN,
+ * priority-tagged VLAN 0, stacked tags left in the frame) are freed and
+ * counted in @p other. @return the frames kept, at the front of @p pkts.
+ */
+static uint16_t
+vlan_rx(struct rte_mbuf **pkts, uint16_t n, uint64_t *other)
+{
+	uint16_t i, k = 0;
+
+	for (i = 0; i < n; i++) {
+		struct rte_mbuf *m = pkts[i];
+
+		if (!(m->ol_flags & RTE_MBUF_F_RX_VLAN_STRIPPED) &&
+			(m->data_len < RTE_ETHER_HDR_LEN + sizeof(struct rte_vlan_hdr) ||
+				rte_vlan_strip(m) != 0)) {
+			rte_pktmbuf_free(m); /* untagged */
+			(*other)++;
+			continue;
+		}
+		if ((m->vlan_tci & 0x0fffu) != pt.vlan) {
+			rte_pktmbuf_free(m);
+			(*other)++;
+			continue;
+		}
+		pkts[k++] = m;
+	}
+	return k;
+}
+
+/* Tags on the TX batch of a tagged port: the device inserts them (flag and
+ * TCI in the mbuf), or they are inserted here, in the mbuf's headroom (the
+ * MAC addresses move 4 bytes down; frames are never lent on a tagged port,
+ * so every mbuf is a direct one with DPDK's headroom). A frame that cannot
+ * take one (not expected) is dropped and counted: untagged it would be
+ * lost anyway. @return the frames left, at the front of @p pkts. */
+static uint16_t
+vlan_tx(struct rte_mbuf **pkts, uint16_t n, struct acct *a)
+{
+	uint16_t i, k = 0;
+
+	for (i = 0; i < n; i++) {
+		struct rte_mbuf *m = pkts[i];
+
+		m->vlan_tci = pt.vlan;
+		if (pt.vlan_ol & NRF_TP_DPDK_VLAN_TX_INSERT) {
+			m->ol_flags |= RTE_MBUF_F_TX_VLAN;
+		} else if (unlikely(rte_vlan_insert(&m) != 0)) {
+			rte_pktmbuf_free(m);
+			a->st.tx_dropped++;
+			continue;
+		}
+		pkts[k++] = m;
+	}
+	return k;
 }
 
 static void
@@ -268,6 +341,16 @@ send_arp_probe(const struct rte_ether_addr *mac, rte_be32_t ip)
 	rte_ether_addr_copy(mac, &eh->src_addr);
 	eh->ether_type = rte_cpu_to_be_16(RTE_ETHER_TYPE_ARP);
 	ah = (struct rte_arp_hdr *)(eh + 1);
+	if (pt.vlan != 0) {
+		/* Tagged here, in the frame: the TX offload is set up for the
+		 * data path (vlan_tx()), not for this lone frame. */
+		struct rte_vlan_hdr *vh = (struct rte_vlan_hdr *)(eh + 1);
+
+		eh->ether_type = rte_cpu_to_be_16(RTE_ETHER_TYPE_VLAN);
+		vh->vlan_tci = rte_cpu_to_be_16(pt.vlan);
+		vh->eth_proto = rte_cpu_to_be_16(RTE_ETHER_TYPE_ARP);
+		ah = (struct rte_arp_hdr *)(vh + 1);
+	}
 	ah->arp_hardware = rte_cpu_to_be_16(RTE_ARP_HRD_ETHER);
 	ah->arp_protocol = rte_cpu_to_be_16(RTE_ETHER_TYPE_IPV4);
 	ah->arp_hlen = RTE_ETHER_ADDR_LEN;
@@ -317,6 +400,7 @@ arp_probe(const struct rte_ether_addr *mac, rte_be32_t ip, uint32_t ms,
 	uint64_t start = rte_rdtsc();
 	uint64_t end = start + pt.hz * ms / 1000;
 	uint64_t next = start;
+	uint64_t other = 0;
 	int sent = 0;
 	bool hit = false;
 
@@ -330,6 +414,8 @@ arp_probe(const struct rte_ether_addr *mac, rte_be32_t ip, uint32_t ms,
 			next += pt.hz * ms / 2000;
 		}
 		n = rte_eth_rx_burst(pt.port, 0, pkts, BURST_MAX);
+		if (pt.vlan != 0)
+			n = vlan_rx(pkts, n, &other);
 		for (i = 0; i < n; i++) {
 			if (!hit)
 				hit = arp_conflict(pkts[i], mac, ip, who);
@@ -362,6 +448,43 @@ csum_offloads(const struct rte_eth_dev_info *info, struct rte_eth_conf *pc)
 		pc->txmode.offloads |= RTE_ETH_TX_OFFLOAD_TCP_CKSUM;
 		pt.csum |= NRF_TP_DP_CSUM_TX_TCP;
 	}
+}
+
+/* VLAN offloads of a tagged port: those the device has (the rest is done
+ * in vlan_rx() and vlan_tx()). Same capabilities, same bits: the primary
+ * and its workers agree, as for checksums. */
+static void
+vlan_offloads(const struct rte_eth_dev_info *info, struct rte_eth_conf *pc)
+{
+	pt.vlan_ol = 0;
+	if (pt.vlan == 0)
+		return;
+	if (info->rx_offload_capa & RTE_ETH_RX_OFFLOAD_VLAN_STRIP) {
+		pc->rxmode.offloads |= RTE_ETH_RX_OFFLOAD_VLAN_STRIP;
+		pt.vlan_ol |= NRF_TP_DPDK_VLAN_RX_STRIP;
+	}
+	if (info->rx_offload_capa & RTE_ETH_RX_OFFLOAD_VLAN_FILTER) {
+		pc->rxmode.offloads |= RTE_ETH_RX_OFFLOAD_VLAN_FILTER;
+		pt.vlan_ol |= NRF_TP_DPDK_VLAN_RX_FILTER;
+	}
+	if (info->tx_offload_capa & RTE_ETH_TX_OFFLOAD_VLAN_INSERT) {
+		pc->txmode.offloads |= RTE_ETH_TX_OFFLOAD_VLAN_INSERT;
+		pt.vlan_ol |= NRF_TP_DPDK_VLAN_TX_INSERT;
+	}
+}
+
+/* For the start-up line: "" untagged, else " vlan N (rx ..., tx ...)". */
+static void
+vlan_describe(char *buf, size_t n)
+{
+	if (pt.vlan == 0) {
+		buf[0] = '\0';
+		return;
+	}
+	snprintf(buf, n, ", vlan %u (tags: rx %s%s, tx %s)", pt.vlan,
+		pt.vlan_ol & NRF_TP_DPDK_VLAN_RX_STRIP ? "device" : "software",
+		pt.vlan_ol & NRF_TP_DPDK_VLAN_RX_FILTER ? " + device filter" : "",
+		pt.vlan_ol & NRF_TP_DPDK_VLAN_TX_INSERT ? "device" : "software");
 }
 
 static const char *
@@ -447,7 +570,8 @@ mtu_usable(const struct nrf_tp_dpdk_conf *c, const struct rte_eth_dev_info *info
 		return NRF_EINVAL;
 	}
 	NRF_LOG(INFO, MOD, "DPDK port %u (%s): MTU %u as its interface's (%u); its framesz "
-		"must hold %u-byte frames", pt.port, drv, c->mtu, kmtu, c->mtu + 14);
+		"must hold %u-byte frames", pt.port, drv, c->mtu, kmtu,
+		c->mtu + 14 + (c->vlan != 0 ? 4 : 0));
 	return 0;
 }
 
@@ -491,6 +615,7 @@ port_configure(const struct nrf_tp_dpdk_conf *c, const struct rte_eth_dev_info *
 	}
 	memset(&pc, 0, sizeof(pc));
 	csum_offloads(info, &pc);
+	vlan_offloads(info, &pc);
 	if (pt.nq > info->max_rx_queues || pt.nq > info->max_tx_queues) {
 		NRF_LOG(ERR, MOD, "DPDK port %u (%s) has %u RX / %u TX queues, %u workers need "
 			"one pair each", pt.port, drv, info->max_rx_queues, info->max_tx_queues, pt.nq);
@@ -526,6 +651,16 @@ port_configure(const struct nrf_tp_dpdk_conf *c, const struct rte_eth_dev_info *
 			return mrc;
 		}
 		rc = rte_eth_dev_adjust_nb_rx_tx_desc(pt.port, rxd, txd);
+	}
+	if (rc == 0 && (pt.vlan_ol & NRF_TP_DPDK_VLAN_RX_FILTER)) {
+		int frc = rte_eth_dev_vlan_filter(pt.port, pt.vlan, 1);
+
+		if (frc != 0) {
+			/* vlan_rx() drops the other VLANs anyway. */
+			NRF_LOG(WARN, MOD, "DPDK port %u (%s): VLAN filter %u refused (%s): "
+				"filtering in software", pt.port, drv, pt.vlan, rte_strerror(-frc));
+			pt.vlan_ol &= ~NRF_TP_DPDK_VLAN_RX_FILTER;
+		}
 	}
 	for (q = 0; rc == 0 && q < pt.nq; q++) {
 		rc = rte_eth_rx_queue_setup(pt.port, q, *rxd, (unsigned int)socket, NULL, pt.pool);
@@ -567,6 +702,7 @@ port_join(const struct nrf_tp_dpdk_conf *c, const struct rte_eth_dev_info *info)
 	 * so the same capabilities give the same bits here. */
 	memset(&pc, 0, sizeof(pc));
 	csum_offloads(info, &pc);
+	vlan_offloads(info, &pc);
 	pt.port_started = true;
 	return 0;
 }
@@ -615,7 +751,10 @@ lend_setup(const char *drv)
 {
 	unsigned int i;
 
-	pt.tx_lend = (strcmp(drv, "net_af_packet") == 0 || strcmp(drv, "net_tap") == 0);
+	/* Not on a tagged port: the tag goes in front of the frame, which a
+	 * lent buffer has no room for (vlan_tx()). */
+	pt.tx_lend = pt.vlan == 0 &&
+		(strcmp(drv, "net_af_packet") == 0 || strcmp(drv, "net_tap") == 0);
 	pt.lend_free = NULL;
 	for (i = 0; i < RTE_DIM(lends); i++) {
 		lends[i].next = pt.lend_free;
@@ -637,7 +776,7 @@ port_open(const struct nrf_tp_dpdk_conf *c, bool vdev)
 	struct rte_eth_dev_info info;
 	struct rte_ether_addr mac;
 	uint16_t rxd = c->rx_desc, txd = c->tx_desc, mtu = STD_MTU, q;
-	char macs[RTE_ETHER_ADDR_FMT_SIZE];
+	char macs[RTE_ETHER_ADDR_FMT_SIZE], vl[96];
 	const char *drv;
 	int socket, rc;
 
@@ -700,12 +839,13 @@ port_open(const struct nrf_tp_dpdk_conf *c, bool vdev)
 		for (q = 0; q < pt.nq; q++)
 			pt.ring[q] = nrf_dp_ring(q);
 	}
+	vlan_describe(vl, sizeof(vl));
 	if (pt.role == NRF_DP_PRIMARY) {
 		/* No stack here: the workers bring theirs. */
 		NRF_LOG(INFO, MOD, "DPDK port %u (%s) up for %u workers: mac %s, "
-			"%u.%u.%u.%u/%u, mtu %u, %u/%u descriptors per queue", pt.port, drv, pt.nq,
+			"%u.%u.%u.%u/%u, mtu %u, %u/%u descriptors per queue%s", pt.port, drv, pt.nq,
 			macs, c->ip.ip[0], c->ip.ip[1], c->ip.ip[2], c->ip.ip[3], c->prefix_len, mtu,
-			rxd, txd);
+			rxd, txd, vl);
 		return 0;
 	}
 	lend_setup(drv);
@@ -717,15 +857,15 @@ port_open(const struct nrf_tp_dpdk_conf *c, bool vdev)
 	(void)nrf_tp_dp_tx_flush(); /* the gratuitous ARP of netif_set_up() */
 	if (pt.role == NRF_DP_SECONDARY)
 		NRF_LOG(INFO, MOD, "worker on DPDK port %u queue %u of %u (%s), lcore %u, checksum "
-			"offload rx %s tx %s", pt.port, pt.queue, pt.nq, drv, rte_lcore_id(),
+			"offload rx %s tx %s%s", pt.port, pt.queue, pt.nq, drv, rte_lcore_id(),
 			csum_name(pt.csum & (NRF_TP_DP_CSUM_RX_IP | NRF_TP_DP_CSUM_RX_TCP)),
-			csum_name(pt.csum & (NRF_TP_DP_CSUM_TX_IP | NRF_TP_DP_CSUM_TX_TCP)));
+			csum_name(pt.csum & (NRF_TP_DP_CSUM_TX_IP | NRF_TP_DP_CSUM_TX_TCP)), vl);
 	else
 		NRF_LOG(INFO, MOD, "DPDK port %u (%s) up: mac %s, %u.%u.%u.%u/%u, mtu %u, "
-			"%u/%u descriptors, checksum offload rx %s tx %s", pt.port, drv, macs,
+			"%u/%u descriptors, checksum offload rx %s tx %s%s", pt.port, drv, macs,
 			c->ip.ip[0], c->ip.ip[1], c->ip.ip[2], c->ip.ip[3], c->prefix_len, mtu, rxd,
 			txd, csum_name(pt.csum & (NRF_TP_DP_CSUM_RX_IP | NRF_TP_DP_CSUM_RX_TCP)),
-			csum_name(pt.csum & (NRF_TP_DP_CSUM_TX_IP | NRF_TP_DP_CSUM_TX_TCP)));
+			csum_name(pt.csum & (NRF_TP_DP_CSUM_TX_IP | NRF_TP_DP_CSUM_TX_TCP)), vl);
 	return 0;
 }
 
@@ -777,6 +917,7 @@ nrf_tp_dpdk_init(int argc, char **argv, const struct nrf_tp_dpdk_conf *conf)
 		return n;
 	pt.hz = nrf_dp_tsc_hz();
 	pt.conf = *conf;
+	pt.vlan = conf->vlan;
 	memcpy(&pt.ip_be, conf->ip.ip, 4);
 	pt.role = nrf_dp_role();
 	pt.nq = (uint16_t)(pt.role == NRF_DP_PRIMARY ? nrf_dp_workers() : 1);
@@ -863,6 +1004,8 @@ acct_attach(void)
 	 * (the default timer slack). */
 	(void)prctl(PR_SET_TIMERSLACK, 1000UL, 0UL, 0UL, 0UL);
 	my_acct = &acct[lc];
+	my_acct->st.vlan = pt.vlan;
+	my_acct->st.vlan_offloads = pt.vlan_ol;
 	my_acct->used = 1;
 	__atomic_store_n(&pt.poll_lcore, (int)lc, __ATOMIC_RELAXED);
 	return my_acct;
@@ -1082,6 +1225,13 @@ nrf_tp_dp_rx(nrf_tp_dp_rx_fn fn, void *arg)
 	t0 = rte_rdtsc();
 	n = rte_eth_rx_burst(pt.port, pt.queue, pkts, pt.conf.burst);
 	a->iter_rx += rte_rdtsc() - t0;
+	if (unlikely(pt.vlan != 0) && n > 0) {
+		/* Before steering: the owner's port is behind the tag. */
+		uint16_t k = vlan_rx(pkts, n, &a->st.rx_vlan_other);
+
+		a->st.rx_frames += n - k; /* received, dropped */
+		n = k;
+	}
 	if (pt.nq > 1 && pt.ring[pt.queue] != NULL) {
 		uint16_t k = 0;
 
@@ -1258,6 +1408,10 @@ nrf_tp_dp_tx_flush(void)
 	if (n == 0)
 		return 0;
 	a = cur_acct();
+	if (unlikely(pt.vlan != 0)) {
+		n = vlan_tx(pt.txb, n, a);
+		pt.ntx = n;
+	}
 	t0 = rte_rdtsc();
 	for (tries = 0; done < n && tries <= TX_RETRIES; tries++)
 		done += rte_eth_tx_burst(pt.port, pt.queue, pt.txb + done, (uint16_t)(n - done));

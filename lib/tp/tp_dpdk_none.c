@@ -92,3 +92,10 @@ nrf_tp_dpdk_queues(void)
 {
 	return 1;
 }
+
+void
+nrf_tp_dpdk_caps(struct nrf_tp_dpdk_caps *out)
+{
+	memset(out, 0, sizeof(*out));
+	out->lwip = "none";
+}

@@ -53,7 +53,7 @@ void *nrf_tp_dp_tx_reserve(uint16_t len);
  * in the TX batch without copying it. The memory is lent: it must stay
  * unchanged until nrf_tp_lw_tx_release(@p cookie) is called, on this
  * thread, once the device is done with it (inside a later tx_flush() or
- * tx_reserve(), or at fini). Offered only on ports whose PMD copies the
+ * tx_reserve(), or at fini). Offered only on untagged ports whose PMD copies the
  * frame inside rte_eth_tx_burst() (net_af_packet, net_tap): @p data is
  * not DMA-able memory.
  * @return 0, or -1: not offered on this port, or no mbuf / lending slot

@@ -465,6 +465,24 @@ rx_frame(void *arg, void *data, uint16_t len, void *frame)
 	return 0;
 }
 
+/* nrf_tp_dpdk.h: what the lwIP this file is compiled against can carry. */
+void
+nrf_tp_dpdk_caps(struct nrf_tp_dpdk_caps *out)
+{
+	unsigned int mtu = TCP_MSS + 40u;
+
+	memset(out, 0, sizeof(*out));
+#ifdef NRF_LWIP_OWN
+	out->lwip = "own";
+#else
+	out->lwip = "debian";
+#endif
+	out->tcp_mss = TCP_MSS;
+	out->max_mtu = (uint16_t)(mtu < 1500u ? 1500u : mtu > 9000u ? 9000u : mtu);
+	out->ipv6 = LWIP_IPV6 != 0;
+	out->vlan = true; /* tags are tp_dpdk.c's */
+}
+
 int
 nrf_tp_lw_start(const struct nrf_tp_dpdk_conf *conf, const uint8_t mac[6], uint16_t mtu)
 {

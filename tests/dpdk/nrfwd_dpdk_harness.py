@@ -529,17 +529,35 @@ def expect_eq(got, want, what=''):
         raise AssertionError('%s: got %r, want %r' % (what, got, want))
 
 
-def test_main(argv, parts, needs=()):
+def build_caps(build_dir=None):
+    """What this build's DPDK transport carries, from the "dpdk:" line of
+    `nrfwd --version`: {'lwip': 'own'|'debian', 'max_mtu': int, 'ipv6':
+    bool, 'vlan': bool}, or None (built without it)."""
+    nrfwd = os.path.join(build_dir or H.BUILD_DIR, 'app', 'nrfwd', 'nrfwd')
+    out = subprocess.run([nrfwd, '--version'], capture_output=True, text=True).stdout
+    m = re.search(r'^dpdk: lwip (\S+), max mtu (\d+), ipv6 (yes|no), vlan (yes|no)$', out, re.M)
+    if m is None:
+        return None
+    return {'lwip': m.group(1), 'max_mtu': int(m.group(2)), 'ipv6': m.group(3) == 'yes',
+            'vlan': m.group(4) == 'yes'}
+
+
+def test_main(argv, parts, needs=(), needs_caps=None):
     """Entry point of a dpdk test script: `SCRIPT --build-dir DIR`.
-    @parts: (name, fn(fabric, runner), tag); @needs: programs the parts run.
-    Exit 77 when the machine cannot run DPDK in namespaces or lacks one of
-    @needs (the reason printed)."""
+    @parts: (name, fn(fabric, runner), tag); @needs: programs the parts run;
+    @needs_caps: fn(build_caps()) -> None, or why this build cannot run them.
+    Exit 77 when the machine cannot run DPDK in namespaces, lacks one of
+    @needs, or the build cannot carry what the test needs (the reason
+    printed)."""
     # parse_args() skips argv[0] (the program): scripts pass sys.argv[1:].
     H.parse_args(['dpdk-test'] + list(argv))
     reason = cannot_run(H.BUILD_DIR)
     for tool in needs:
         if reason is None and shutil.which(tool) is None:
             reason = '%s not installed' % tool
+    if reason is None and needs_caps is not None:
+        caps = build_caps(H.BUILD_DIR)
+        reason = 'nrfwd built without the DPDK transport' if caps is None else needs_caps(caps)
     if reason:
         print('SKIP: %s' % reason)
         return SKIP

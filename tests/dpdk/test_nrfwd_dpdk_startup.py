@@ -96,6 +96,30 @@ def startup(fab, r):
             r'/runtime/localNrf/address: not reachable over the DPDK port',
             cfg_path=bad_path, n_lines=3)
 
+    caps = D.build_caps(H.BUILD_DIR)
+    if caps is not None and caps['max_mtu'] < 9000:
+        # Debian's liblwip: its compiled TCP_MSS caps the MTU (test_nrfwd_dpdk_jumbo.py
+        # skips on such a build).
+        big = dict(cfg)
+        big['runtime'] = dict(cfg['runtime'], dpdk=dict(cfg['runtime']['dpdk'], mtu=9000))
+        big_path = os.path.join(fab.tmpdir, 'big.json')
+        D.cfg_args(big, big_path)
+        r.check('startup: MTU above what this build\'s lwIP carries', expect_one_line,
+                safe + [vdev(missing)], 1,
+                r'DPDK port MTU 9000: this build\'s lwIP \(.*\) carries at most MTU %d'
+                % caps['max_mtu'], cfg_path=big_path)
+
+
+        def check_says_so():
+            p = subprocess.run([H.binary('nrfwd-ctl'), 'check', '--config', big_path],
+                               capture_output=True, text=True, timeout=30)
+            D.expect(p.returncode == 1 and re.search(
+                r'/runtime/dpdk/mtu: MTU 9000: .* carries at most MTU %d' % caps['max_mtu'],
+                p.stderr), 'nrfwd-ctl check: rc %d\n%s' % (p.returncode, p.stderr))
+        r.check('startup: nrfwd-ctl check names the MTU this build carries', check_says_so)
+    else:
+        print('skip MTU-capability refusal (this build carries jumbo frames)')
+
     def conflict():
         # The other host takes the address nrfwd wants, on the same segment.
         D.sh('ip', 'addr', 'add', fab.dpdk_ip(host) + '/24', 'dev', other.dev, ns=other.ns)

@@ -153,7 +153,7 @@ TEST(CfgEmit, FillsEveryDefault)
 		R"("flushMs":200},"requestId":{"generate":true},)"
 		R"("transport":"kernel",)"
 		R"("dpdk":{"ipv4Address":"","prefixLength":24,"gateway":"","portId":null,)"
-		R"("rxDescriptors":1024,"txDescriptors":1024,"mbufs":8191,"mbufCache":256,"mtu":0,)"
+		R"("rxDescriptors":1024,"txDescriptors":1024,"mbufs":8191,"mbufCache":256,"mtu":0,"vlan":0,)"
 		R"("burst":32,)"
 		R"("idleSpin":512,"idleSleepUs":100,"idleSleepMaxUs":1000,"arpProbeMs":300,)"
 		R"("linkWaitMs":2000,"arpRequestsPerSecond":200,"arpStrangerRequestsPerSecond":20,)"
