@@ -38,7 +38,7 @@
  * exactly (both servers report the last stream they opened). nrfwd's and
  * nghttp2's must be equal but for the known, intended differences, each a
  * numbered, commented exception in benign_stream() and benign_conn() (1-3,
- * 13, 14, 16-19 per stream; 4-12, 15, 16 and 20 for the connection, with the
+ * 13, 14, 16-19 per stream; 4-12, 15, 16, 19 and 20 for the connection, with the
  * streams they leave unprocessed); any other difference aborts with the three
  * outcome lists on stderr. Exceptions 9 and 13 are checked: a fresh nrfwd
  * front is given the rest of the input's last frame and must then do what
@@ -1197,7 +1197,9 @@ benign_stream(const struct sout *x, const struct sout *y, const struct sout *z, 
 	 *    PROTOCOL_ERROR (a malformed request, 1, which nghttp2 with HTTP
 	 *    messaging cannot confirm here: its GOAWAY dropped that reset too)
 	 *    or FLOW_CONTROL_ERROR (a WINDOW_UPDATE that overflowed the
-	 *    stream's window, RFC 9113 §6.9.1, in the same read).
+	 *    stream's window, RFC 9113 §6.9.1, in the same read) or
+	 *    REFUSED_STREAM (over SETTINGS_MAX_CONCURRENT_STREAMS: nghttp2
+	 *    queued that reset too).
 	 */
 	/*
 	 * 19. A stream nghttp2 refuses over SETTINGS_MAX_CONCURRENT_STREAMS
@@ -1231,12 +1233,40 @@ benign_stream(const struct sout *x, const struct sout *y, const struct sout *z, 
 		    open_block(a, b, cv) || extra_ack(b, cv) || closed_in_read(a, b, cv)) &&
 		x->id != 0 && (y->status == 0 || y->status == x->status) && y->rst < 0 &&
 		(x->rst < 0 || x->rst == a->ga_code || x->rst == NGHTTP2_PROTOCOL_ERROR ||
-			x->rst == NGHTTP2_FLOW_CONTROL_ERROR))
+			x->rst == NGHTTP2_FLOW_CONTROL_ERROR || x->rst == NGHTTP2_REFUSED_STREAM))
 		return "written before the GOAWAY, where nghttp2 drops it";
 	return NULL;
 }
 
 /* The codes of 5. */
+static bool rule_code(int64_t code);
+
+/*
+ * 19, for the connection: both end it with the same code (or two of 5's),
+ * nrfwd after a later stream, because the streams it took past nghttp2's
+ * last-stream-id came in slots its own resets freed (nghttp2 refused them,
+ * and its GOAWAY dropped those resets): no more such streams with output
+ * than nrfwd reset streams at or below nghttp2's last-stream-id.
+ */
+static bool
+slots_freed_conn(const struct outcome *a, const struct outcome *b)
+{
+	size_t freed = 0, taken = 0;
+
+	if (a->ga_code < 0 || b->ga_code < 0 || a->ga_last <= b->ga_last ||
+		!(a->ga_code == b->ga_code || (rule_code(a->ga_code) && rule_code(b->ga_code))))
+		return false;
+	for (size_t i = 0; i < a->n; i++) {
+		const struct sout *x = &a->st[i];
+
+		if (x->id <= b->ga_last && x->rst >= 0 && x->rst != NGHTTP2_REFUSED_STREAM)
+			freed++;
+		else if (x->id > b->ga_last && x->id <= a->ga_last && x->rst != NGHTTP2_REFUSED_STREAM)
+			taken++;
+	}
+	return freed > 0 && taken <= freed;
+}
+
 static bool
 rule_code(int64_t code)
 {
@@ -1251,7 +1281,7 @@ benign_conn(const struct outcome *a, const struct outcome *b, struct cview *cv)
 	if (cut_short(a, b, cv) || long_cont(a, b, cv) || many_settings(b, cv) ||
 		odd_goaway(b, cv) || open_block(a, b, cv) || dup_settings(a, b, cv) ||
 		bad_pad(a, b, cv) || extra_ack(b, cv) || closed_in_read(a, b, cv) ||
-		after_goaway(a, cv) || held_big(a, b, cv))
+		after_goaway(a, cv) || held_big(a, b, cv) || slots_freed_conn(a, b))
 		return true;
 	/*
 	 * 5. The order of the checks when the input breaks two connection
