@@ -794,6 +794,7 @@ struct cview {
 	int32_t after_ga;      /* the first stream it opened after that, 0: none */
 	int32_t hi;	       /* the client's highest stream id so far */
 	int32_t cut_data;      /* the stream of a DATA frame the input ends in */
+	int32_t cut_headers;   /* ... of a HEADERS frame the input ends in */
 	int32_t verify_sid;    /* exception 13 taken on this stream: verify_cut() */
 	int verify_status;     /* ... nghttp2's answer there */
 	bool verify_malformed; /* ... or a reset, which nghttp2+http makes too */
@@ -1087,7 +1088,8 @@ slots_freed(const struct outcome *a, const struct outcome *b, int32_t id)
 	for (size_t i = 0; i < b->n; i++) {
 		const struct sout *x = find_stream(a, b->st[i].id);
 
-		if (b->st[i].id < id && b->st[i].rst == NGHTTP2_REFUSED_STREAM && x->rst < 0)
+		if (b->st[i].id < id && b->st[i].rst == NGHTTP2_REFUSED_STREAM &&
+			x->rst != NGHTTP2_REFUSED_STREAM)
 			taken++;
 	}
 	return taken < freed;
@@ -1207,12 +1209,22 @@ benign_stream(const struct sout *x, const struct sout *y, const struct sout *z, 
 	 *    malformed request) in the same read: a stream counts against
 	 *    the limit while open or half-closed (RFC 9113 §5.1.2), and
 	 *    nrfwd closes it when its RST_STREAM is queued, nghttp2 only
-	 *    once that frame is written, after the whole read. Only as many
-	 *    such streams as nrfwd reset below them (slots_freed()).
+	 *    once that frame is written, after the whole read. nrfwd then
+	 *    does with the stream what it does with any (here: no answer
+	 *    yet, or a reset of a malformed request). Only as many such
+	 *    streams as nrfwd reset below them (slots_freed()).
 	 */
-	if (x->status == 0 && x->rst < 0 && y->rst == NGHTTP2_REFUSED_STREAM && y->status == 0 &&
-		slots_freed(a, b, x->id))
+	if (x->status == 0 && x->rst != NGHTTP2_REFUSED_STREAM && y->rst == NGHTTP2_REFUSED_STREAM &&
+		y->status == 0 && slots_freed(a, b, x->id))
 		return "taken in a slot a reset freed in the same read (19)";
+	/*
+	 * 4, per stream: the input ends inside the HEADERS frame that opens
+	 *    a stream over SETTINGS_MAX_CONCURRENT_STREAMS; nghttp2 refuses
+	 *    it at the frame header, nrfwd once the frame is whole.
+	 */
+	if (cv->cut_headers != 0 && x->id == cv->cut_headers && x->status == 0 && x->rst < 0 &&
+		y->status == 0 && y->rst == NGHTTP2_REFUSED_STREAM)
+		return "refused at the header of a frame not whole yet (4)";
 	/*
 	 * 18. A stream refused (over SETTINGS_MAX_CONCURRENT_STREAMS before
 	 *    the client acknowledged it) whose header block then ends the
@@ -1480,6 +1492,8 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	cv.long_cont = cv.cut && cf.hd[3] == NGHTTP2_CONTINUATION && cf.pl_need > 16384;
 	if (cv.cut && cf.hd[3] == NGHTTP2_DATA)
 		cv.cut_data = (int32_t)(get32(cf.hd + 5) & 0x7fffffffu);
+	if (cv.cut && cf.hd[3] == NGHTTP2_HEADERS)
+		cv.cut_headers = (int32_t)(get32(cf.hd + 5) & 0x7fffffffu);
 	if (cv.cut && cf.hd[3] == NGHTTP2_SETTINGS && cf.pl_need > 32 * 6)
 		cv.many_settings = true;
 	cv.held_big = cv.cut && cf.pl_need > 16384 && cf.pl_len < ng_guard_wants(cf.hd);
