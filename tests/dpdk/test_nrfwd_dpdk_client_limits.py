@@ -75,7 +75,7 @@ def limits(fab, r):
         D.expect('client %s:' % c2.ip not in log, 'host c2 was refused')
 
     def rate():
-        st, _, body = fab.curl(a, 'http://%s:%d/_stub/fault' % (stub.host, stub.port),
+        st, _, body = fab.curl(a, stub.url('/_stub/fault'),
                                method='PUT', headers=['content-type: application/json'],
                                data=json.dumps({'mode': 'none'}))
         D.expect_eq(st, 200, 'stub fault off (%s)' % body[:200])
