@@ -358,6 +358,11 @@ bad_source6(const uint8_t *a)
 	return false;
 }
 
+#ifndef NRF_LWIP_OWN
+/* Debian's liblwip has no such hook: only lw_connect() asks. */
+const struct ip6_addr *nrf_lwip_nd6_get_gw(struct netif *netif, const struct ip6_addr *dest);
+#endif
+
 const struct ip6_addr *
 nrf_lwip_nd6_get_gw(struct netif *netif, const struct ip6_addr *dest)
 {
