@@ -821,8 +821,10 @@ def run_own(args, b):
     ])
     print(text)
     if not args.no_write:
-        write_section(os.path.join(ROOT, "docs", "benchmarks.md"),
-                      "dpdk-own" if not b.jumbo() else f"dpdk-own-mtu{args.mtu}", text)
+        section = "dpdk-own" if not b.jumbo() else f"dpdk-own-mtu{args.mtu}"
+        if args.ipv6:
+            section += "-ipv6"  # its own section: IPv6 vs IPv4 (decision 0065)
+        write_section(os.path.join(ROOT, "docs", "benchmarks.md"), section, text)
     return 0
 
 
