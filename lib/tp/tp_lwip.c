@@ -605,6 +605,13 @@ nrf_tp_lw_start(const struct nrf_tp_dpdk_conf *conf, const uint8_t mac[6], uint1
 		}
 	}
 #endif
+#if !LWIP_IPV6
+	if (conf->ip6.family != 0) {
+		NRF_LOG(ERR, MOD, "runtime.dpdk.ipv6Address: this build's lwIP has no IPv6 "
+			"(own build: meson -Dlwip_ipv6=true)");
+		return NRF_EINVAL;
+	}
+#endif
 	lwip_init();
 	memcpy(lw.mac, mac, 6);
 	lw.mtu = mtu;

@@ -60,7 +60,11 @@
  * the all-nodes and our solicited-node groups without joining them. The
  * gateway is the transport's (LWIP_HOOK_ND6_GET_GW), not learned from
  * router advertisements. */
+#ifdef NRF_LWIP_NO_IPV6
+#define LWIP_IPV6 0                  /* meson -Dlwip_ipv6=false */
+#else
 #define LWIP_IPV6 1
+#endif
 #define LWIP_IPV6_NUM_ADDRESSES 2    /* link-local + the configured one */
 #define LWIP_IPV6_AUTOCONFIG 0
 #define LWIP_IPV6_ADDRESS_LIFETIMES 0
