@@ -1431,6 +1431,7 @@ lw_connect(struct nrf_tp_loop *loop, const struct nrf_tp_addr *addr, int *err)
 	uint16_t lport;
 	unsigned int tries;
 	u8_t type = IPADDR_TYPE_V4;
+	const ip_addr_t *any = IP4_ADDR_ANY;
 	err_t e;
 
 	if (addr->port == 0) {
@@ -1487,10 +1488,12 @@ lw_connect(struct nrf_tp_loop *loop, const struct nrf_tp_addr *addr, int *err)
 	c->peer = *addr;
 	conn_pin(c); /* before the SYN: the entry is asked for as pinned */
 	conn_attach(c, pcb);
+#if LWIP_IPV6
+	any = type == IPADDR_TYPE_V4 ? IP4_ADDR_ANY : IP6_ADDR_ANY;
+#endif
 	/* Worker processes sharing one address bind to ports of their own. */
 	for (tries = 0; (lport = nrf_tp_dp_next_port()) != 0; tries++) {
-		if (tcp_bind(pcb, type == IPADDR_TYPE_V4 ? IP4_ADDR_ANY : IP6_ADDR_ANY, lport) ==
-			ERR_OK)
+		if (tcp_bind(pcb, any, lport) == ERR_OK)
 			break;
 		if (tries == 256) {
 			tcp_abort(conn_detach(c));
