@@ -58,7 +58,6 @@
 #include "lwip/init.h"
 #include "lwip/ip_addr.h"
 #if LWIP_IPV6
-#include "lwip/ethip6.h"
 #include "lwip/ip6_addr.h"
 #endif
 #include "lwip/netif.h"
@@ -317,7 +316,7 @@ netif_setup(struct netif *nif)
 	nif->name[1] = 'p';
 	nif->output = tp_neigh_output; /* not etharp_output (decision 0056) */
 #if LWIP_IPV6
-	nif->output_ip6 = ethip6_output; /* lwIP's nd6 (decision 0065) */
+	nif->output_ip6 = tp_neigh_output6; /* lwIP's nd6 (decision 0065) */
 #endif
 	nif->linkoutput = link_out;
 	nif->mtu = lw.mtu;
@@ -479,7 +478,12 @@ rx_frame6(struct netif *nif, void *data, uint16_t len, void *frame)
 #ifdef NRF_LWIP_OWN
 	p = rx_ref(data, len, frame);
 	if (p != NULL) {
-		if (nif->input(p, nif) != ERR_OK) {
+		err_t e;
+
+		tp_neigh_rx6_begin(); /* RSTs answering it: on the budget */
+		e = nif->input(p, nif);
+		tp_neigh_rx6_end();
+		if (e != ERR_OK) {
 			pbuf_free(p);
 			return NRF_TP_DP_RX_KEPT | NRF_TP_DP_RX_DROP;
 		}
@@ -491,10 +495,17 @@ rx_frame6(struct netif *nif, void *data, uint16_t len, void *frame)
 #endif
 	if (p == NULL)
 		return NRF_TP_DP_RX_DROP;
-	if (pbuf_take(p, data, len) != ERR_OK || nif->input(p, nif) != ERR_OK) {
+	if (pbuf_take(p, data, len) != ERR_OK) {
 		pbuf_free(p);
 		return NRF_TP_DP_RX_DROP;
 	}
+	tp_neigh_rx6_begin();
+	if (nif->input(p, nif) != ERR_OK) {
+		tp_neigh_rx6_end();
+		pbuf_free(p);
+		return NRF_TP_DP_RX_DROP;
+	}
+	tp_neigh_rx6_end();
 	return 0;
 }
 #endif

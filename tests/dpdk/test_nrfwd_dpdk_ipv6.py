@@ -68,6 +68,21 @@ sys.exit('no echo reply')
 '''
 
 
+# exit 0 when a TCP connect is refused (the server's RST), else the reason
+REFUSED = '''
+import socket, sys
+s = socket.socket(socket.AF_INET6, socket.SOCK_STREAM)
+s.settimeout(5)
+try:
+    s.connect((sys.argv[1], int(sys.argv[2])))
+except ConnectionRefusedError:
+    sys.exit(0)
+except OSError as e:
+    sys.exit('not refused: %s' % e)
+sys.exit('connected')
+'''
+
+
 def via_at(fab, stub):
     return [x.get('via', []) for x in fab.stub_requests(stub)]
 
@@ -141,6 +156,12 @@ def ipv6_only(fab, r):
         res = fab.run(c, [sys.executable, '-c', PING6, ip_a], timeout=10)
         D.expect(res.returncode == 0, 'echo %s: %s' % (ip_a, (res.stdout + res.stderr).decode()[-400:]))
 
+    def closed_port():
+        # a SYN to a port nobody listens on is answered with a reset
+        res = fab.run(c, [sys.executable, '-c', REFUSED, ip_a, '9'], timeout=10)
+        D.expect(res.returncode == 0, 'connect [%s]:9: %s' % (
+            ip_a, (res.stdout + res.stderr).decode()[-400:]))
+
     def load():
         h2load_ok(fab, c, fa.url(DISC_UDM), 4000, 'h2load through A to E')
 
@@ -171,6 +192,7 @@ def ipv6_only(fab, r):
     r.check('ipv6: own [addr]:port in Via: 508 LOOP_DETECTED', loop_508)
     r.check('ipv6: E does not forward back to A ([addr]:port in Via)', not_back)
     r.check('ipv6: ICMPv6 echo of the port', ping)
+    r.check('ipv6: closed port: connection refused (RST)', closed_port)
     r.check('ipv6: h2load -n 4000 through A to E, none failed', load)
     r.check('ipv6: local NRF changes its MAC, reached again', mac_change)
     r.check('ipv6: SIGTERM, both exit 0', stop)
