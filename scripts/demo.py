@@ -117,14 +117,19 @@ class Dpdk:
              "+ nrfstub, requests with curl from a client namespace")
     NRF_PORTS = {18080: "a", 18081: "e", 18082: "g"}
 
-    def __init__(self, build):
+    def __init__(self, build, ipv6=False):
         sys.path.insert(0, os.path.join(ROOT, "tests", "dpdk"))
         import nrfwd_dpdk_harness as D  # noqa: E402 - the dpdk tests' helpers
         self.D = D
         reason = D.cannot_run(build)
         if reason:
             raise DpdkUnavailable(reason)
-        self.fab = D.Fabric("demo", build)
+        # --ipv6: an IPv6-only fabric (the DPDK ports, local NRFs and peers
+        # on IPv6 addresses; decision 0065).
+        self.ipv6 = ipv6
+        self.fab = D.Fabric("demo", build, family=6 if ipv6 else 4)
+        if ipv6:
+            self.title = self.title.replace("(net_af_packet, lwIP)", "(net_af_packet, lwIP, IPv6)")
         self.hosts = {k: self.fab.host(k) for k in "aeg"}
         self.client = self.fab.host("c")
         self.started = []
@@ -149,7 +154,9 @@ class Dpdk:
         if rt.get("localNrf"):
             rt["localNrf"]["address"] = self.hosts[key].ip
         rt["transport"] = "dpdk"
-        rt["dpdk"] = {"ipv4Address": self.fab.dpdk_ip(self.hosts[key]), "prefixLength": 24}
+        rt["dpdk"] = ({"ipv6Address": self.fab.dpdk_ip(self.hosts[key]), "ipv6PrefixLength": 64}
+                      if self.ipv6 else
+                      {"ipv4Address": self.fab.dpdk_ip(self.hosts[key]), "prefixLength": 24})
         hosts = list(cfg["forwardingOptions"].get("nrfHostConfig", []))
         for s in cfg.get("nrfGrowth", {}).get("nrfForwardingOptions", {}).get(
                 "nrfHostConfig", {}).get("staticNrfConfigList", []):
@@ -157,7 +164,12 @@ class Dpdk:
         for p in hosts:
             if p.get("ipv4Address") == "127.0.0.1":
                 k = self.NRF_PORTS.get(p.get("port"))
-                p["ipv4Address"] = self.fab.dpdk_ip(self.hosts[k]) if k else self.client.ip
+                addr = self.fab.dpdk_ip(self.hosts[k]) if k else self.client.ip
+                if self.ipv6:
+                    del p["ipv4Address"]
+                    p["ipv6Address"] = addr
+                else:
+                    p["ipv4Address"] = addr
         return cfg
 
     def nrfwds(self, specs):
@@ -177,7 +189,8 @@ class Dpdk:
         self.first = False
 
     def curl(self, path):
-        return self.fab.curl(self.client, f"http://{self.fab.dpdk_ip(self.hosts['a'])}:18080{path}")
+        host = self.D.H.hostport_host(self.fab.dpdk_ip(self.hosts['a']))
+        return self.fab.curl(self.client, f"http://{host}:18080{path}")
 
     def requests(self, stub):
         return self.fab.stub_requests(stub)
@@ -266,12 +279,12 @@ def live(build, env=None):
     return ok
 
 
-def live_topology(build, kernel):
+def live_topology(build, kernel, ipv6=False):
     """The DPDK topology when DPDK can start here, else (reason printed) loopback."""
     if not kernel:
         dp = None
         try:
-            dp = Dpdk(build)
+            dp = Dpdk(build, ipv6)
             return live(build, dp)
         except DpdkUnavailable as e:
             print(f"\n(DPDK cannot start here: {e}; running the topology on loopback "
@@ -288,6 +301,8 @@ def main():
     ap.add_argument("--static", action="store_true", help="only nrfwd-ctl, no running topology")
     ap.add_argument("--kernel", action="store_true",
                     help="run the topology on loopback with kernel sockets, not on DPDK")
+    ap.add_argument("--ipv6", action="store_true",
+                    help="run the DPDK topology over IPv6 (DPDK ports, local NRFs and peers)")
     args = ap.parse_args()
     build = os.path.abspath(args.build_dir)
 
@@ -325,7 +340,7 @@ def main():
     print("\nFull reasoning for one request: build/app/nrfwd-ctl/nrfwd-ctl explain "
           f"conf/demo/forwarding/nrf-a.json --via '2.0 {A}'")
     if not args.static:
-        ok &= live_topology(build, args.kernel)
+        ok &= live_topology(build, args.kernel, args.ipv6)
     print("\ndemo: " + ("all scenarios as expected" if ok else "SOME SCENARIOS FAILED"))
     return 0 if ok else 1
 

@@ -68,10 +68,16 @@ dpdk_settings(const struct nrf_cfg *cfg, const struct nrfwd_tp_opts *o,
 	const struct nrf_cfg_dpdk *d = &cfg->rt.dpdk;
 
 	nrf_tp_dpdk_conf_defaults(c);
-	(void)nrf_tp_addr_parse(d->ipv4_address, 0, &c->ip);
+	if (d->ipv4_address[0] != '\0')
+		(void)nrf_tp_addr_parse(d->ipv4_address, 0, &c->ip);
 	c->prefix_len = (uint8_t)d->prefix_length;
 	if (d->gateway[0] != '\0')
 		(void)nrf_tp_addr_parse(d->gateway, 0, &c->gateway);
+	if (d->ipv6_address[0] != '\0')
+		(void)nrf_tp_addr_parse(d->ipv6_address, 0, &c->ip6);
+	c->prefix6_len = (uint8_t)d->ipv6_prefix_length;
+	if (d->ipv6_gateway[0] != '\0')
+		(void)nrf_tp_addr_parse(d->ipv6_gateway, 0, &c->gateway6);
 	c->port_id = d->port_id;
 	c->rx_desc = (uint16_t)d->rx_descriptors;
 	c->tx_desc = (uint16_t)d->tx_descriptors;

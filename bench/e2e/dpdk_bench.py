@@ -55,6 +55,9 @@ writes the dpdk-own-vlan section.
 bench/dpdk_l2bridge (built with DPDK), which joins it to the veth on core 0,
 so that no kernel work for the device runs on the nrfwd's core; with --own,
 --device af_packet,memif measures both as systems of the same rounds.
+--ipv6 (decision 0065, with --own or --icount-only): one more system, the
+same DPDK nrfwd (dual stack) with clients and upstream over IPv6, in the
+same rounds as the IPv4 one.
 """
 import argparse
 import json
@@ -85,6 +88,10 @@ CLIENT_IP, DPDK_IP, KERN_IP = NET + ".1", NET + ".2", NET + ".3"
 # --vlan N: the client end's VLAN sub-interface and the tagged DPDK port.
 VLAN_NET = "10.89.0"
 VLAN_CLIENT_IP, VLAN_DPDK_IP = VLAN_NET + ".1", VLAN_NET + ".2"
+# --ipv6 (decision 0065): the client end also has an IPv6 address, the DPDK
+# nrfwd is dual stack and one more system takes requests over IPv6 and
+# forwards them over IPv6 to an upstream on the client's IPv6 address.
+CLIENT_IP6, DPDK_IP6 = "fd88::1", "fd88::2"
 UP_PORT, NRFWD_PORT, HAP_PORT, MGMT_PORT = 9000, 8080, 8081, 19500
 WARM_BATCH = 20000  # requests per h2load run of the warm-up (measure())
 DPDK_COMM = "rte-worker-1"  # the EAL's name for the data-path lcore's thread (-l 0,1)
@@ -197,6 +204,12 @@ class Bench:
             D.sh("ip", "link", "set", self.dev_p, "mtu", str(mtu), ns=self.ns_p)
         D.sh("ip", "addr", "add", CLIENT_IP + "/24", "dev", self.dev_c, ns=self.ns_c)
         D.sh("ip", "addr", "add", KERN_IP + "/24", "dev", self.dev_p, ns=self.ns_p)
+        if getattr(self.args, "ipv6", False):
+            # The client end only: the proxy end's kernel stays without
+            # IPv6 (it would answer for the DPDK port's link-local address).
+            for dev in ("lo", self.dev_c):
+                D.sh("sysctl", "-qw", f"net.ipv6.conf.{dev}.disable_ipv6=0", ns=self.ns_c)
+            D.sh("ip", "addr", "add", CLIENT_IP6 + "/64", "dev", self.dev_c, "nodad", ns=self.ns_c)
         for ns, dev in ((self.ns_c, self.dev_c), (self.ns_p, self.dev_p)):
             D.sh("ip", "link", "set", dev, "up", ns=ns)
         if getattr(self.args, "vlan", 0):
@@ -289,7 +302,7 @@ class Bench:
         D.sh("ethtool", "-K", self.dev_p, "tso", v, "gso", v, ns=self.ns_p, check=False)
 
     # ---- systems -----------------------------------------------------------
-    def nrfwd_cfg(self, dpdk, vlan=None):
+    def nrfwd_cfg(self, dpdk, vlan=None, v6=False):
         cfg = {
             "generalOptions": {"ocnrfHost": SELF[0], "ocnrfPort": SELF[1]},
             "forwardingOptions": {"featureStatus": "ENABLED", "maxForwardAttempts": 2,
@@ -307,13 +320,20 @@ class Bench:
                                       "prefixLength": 24}
             if vlan:
                 cfg["runtime"]["dpdk"]["vlan"] = vlan
+            if v6:
+                cfg["runtime"]["dpdk"].update({"ipv6Address": DPDK_IP6, "ipv6PrefixLength": 64})
+                cfg["runtime"]["listen"][0]["address"] = "::"
+                cfg["forwardingOptions"]["nrfHostConfig"] = [
+                    {"scheme": "http", "fqdn": "nrf-up.seg2.example.com",
+                     "ipv6Address": CLIENT_IP6, "port": UP_PORT}]
             if self.jumbo():
                 cfg["runtime"]["dpdk"]["mtu"] = self.args.mtu
             for kv in getattr(self.args, "dpdk_opt", None) or []:
                 k, v = kv.split("=", 1)
                 cfg["runtime"]["dpdk"][k] = json.loads(v)
         path = os.path.join(self.tmp, "nrfwd-%s%s.json" % ("dpdk" if dpdk else "kernel",
-                                                          "" if vlan is None else "-sw%d" % vlan))
+                                                          ("" if vlan is None else "-sw%d" % vlan)
+                                                          + ("-v6" if v6 else "")))
         with open(path, "w") as f:
             json.dump(cfg, f)
         return path
@@ -331,6 +351,13 @@ class Bench:
                 f"{VLAN_CLIENT_IP}:{UP_PORT}", "--profiles", f"{ROOT}/conf/stub-profiles-a.json",
                 "--name", "upstream", "--no-record", "--log-level", "error"],
                 wait_port=UP_PORT, ip=VLAN_CLIENT_IP)
+        self.upstream4 = self.cur_upstream = self.upstream
+        if getattr(self.args, "ipv6", False):
+            self.upstream6 = self.spawn("upstream6", self.ns_c, [
+                "taskset", "-c", "0", f"{self.build}/app/nrfstub/nrfstub", "--listen",
+                f"[{CLIENT_IP6}]:{UP_PORT}", "--profiles", f"{ROOT}/conf/stub-profiles-a.json",
+                "--name", "upstream6", "--no-record", "--log-level", "error"],
+                wait_line=r"listening on")
 
     def start_kernel_nrfwd(self):
         return self.spawn("nrfwd-kernel", self.ns_p, [
@@ -360,9 +387,10 @@ class Bench:
         bridge = self.spawn(f"bridge-{n}", self.ns_p, cmd, wait_line=r"dpdk_l2bridge: forwarding")
         return bridge, client
 
-    def start_dpdk_nrfwd(self, n, build=None, callgrind=None, device=None, vlan=None):
+    def start_dpdk_nrfwd(self, n, build=None, callgrind=None, device=None, vlan=None, v6=False):
         """@vlan: None, the port on the veth to the client; else on the
-        --vlan switch's trunk, tagged with @vlan (0: untagged)."""
+        --vlan switch's trunk, tagged with @vlan (0: untagged). @v6: dual
+        stack, listening on both families (--ipv6)."""
         prefix = f"{self.tag}d{n}"
         self.prefixes.append(prefix)
         bridge, vdev = None, self.af_packet_vdev(None if vlan is None else self.dev_t)
@@ -373,7 +401,7 @@ class Bench:
         eal = ["--no-pci", "--no-telemetry", "-l", "0,1", f"--file-prefix={prefix}"] + self.mem + [
             "--vdev=" + vdev] + (["-m", "512"] if self.jumbo() and "--no-huge" in self.mem else [])
         cmd = [f"{build or self.build}/app/nrfwd/nrfwd"] + eal + [
-            "--", "--config", self.nrfwd_cfg(True, vlan), "--log-level", "info"]
+            "--", "--config", self.nrfwd_cfg(True, vlan, v6), "--log-level", "info"]
         if callgrind:
             cmd = ["valgrind", "--tool=callgrind", "--instr-atstart=no",
                    f"--callgrind-out-file={callgrind}"] + cmd
@@ -390,15 +418,15 @@ class Bench:
         p.bridge = bridge
         return p
 
-    def icount(self, n, build, requests, device=None, vlan=None):
+    def icount(self, n, build, requests, device=None, vlan=None, v6=False):
         """Instructions per forwarded request of the DPDK nrfwd of @build,
         counted by callgrind (exact, unlike CPU time here): instrumentation
         on after a warm-up, @requests requests, a dump. The whole process is
         counted: the worker (its idle polling included, which is little
         under valgrind's slowness) and the control thread."""
         out = os.path.join(self.tmp, f"cg.{n}")
-        p = self.start_dpdk_nrfwd(200 + n, build, callgrind=out, device=device, vlan=vlan)
-        ip = DPDK_IP if vlan is None else VLAN_DPDK_IP
+        p = self.start_dpdk_nrfwd(200 + n, build, callgrind=out, device=device, vlan=vlan, v6=v6)
+        ip = f"[{DPDK_IP6}]" if v6 else DPDK_IP if vlan is None else VLAN_DPDK_IP
         try:
             log = os.path.join(self.tmp, "lat.log")
             self.h2load(ip, NRFWD_PORT, 2000, log)
@@ -477,7 +505,7 @@ class Bench:
         warm = self.warm_up(ip, port, log)
         warm_s = time.time() - t0
         c0, k0, ut0 = cpu_seconds(pid), cores_busy(), utime_seconds(pid)
-        u0, h0, s0 = cpu_seconds(self.upstream.pid), children_cpu(), softirq_seconds()
+        u0, h0, s0 = cpu_seconds(self.cur_upstream.pid), children_cpu(), softirq_seconds()
         d0 = self.dpdk_counters() if dpdk else None
         w0 = thread_sched_ns(pid, DPDK_COMM) if dpdk else (0, 0)
         t0 = time.time()
@@ -485,7 +513,7 @@ class Bench:
         res["secs"] = time.time() - t0
         res["warm"], res["warm_s"] = warm, warm_s
         c1, k1, ut1 = cpu_seconds(pid), cores_busy(), utime_seconds(pid)
-        u1, h1, s1 = cpu_seconds(self.upstream.pid), children_cpu(), softirq_seconds()
+        u1, h1, s1 = cpu_seconds(self.cur_upstream.pid), children_cpu(), softirq_seconds()
         done = max(res.get("done", 0), 1)
         res["proc_cpu"] = (c1 - c0) / done
         res["user_cpu"] = (ut1 - ut0) / done
@@ -665,18 +693,20 @@ def run_icount(args, b):
     --callgrind N requests of this build (and --alt-build's), by object and
     by function; --icount-repeat R runs each build R times (builds
     alternated) to show the spread. The quick loop for tuning one step."""
-    builds = [("this build", os.path.abspath(args.build_dir))]
+    builds = [("this build", os.path.abspath(args.build_dir), False)]
+    if args.ipv6:
+        builds.append(("this build over IPv6", os.path.abspath(args.build_dir), True))
     if args.alt_build:
-        builds.append(("--alt-build", os.path.abspath(args.alt_build)))
-    got = {n: [] for n, _ in builds}
+        builds.append(("--alt-build", os.path.abspath(args.alt_build), False))
+    got = {n: [] for n, _, _ in builds}
     funcs = {}
     try:
         b.setup()
         b.start_upstream()
         k = 0
         for rep in range(args.icount_repeat):
-            for n, bd in builds:
-                tot, objs = b.icount(k, bd, args.callgrind)
+            for n, bd, v6 in builds:
+                tot, objs = b.icount(k, bd, args.callgrind, v6=v6)
                 k += 1
                 got[n].append((tot, objs))
                 funcs[n] = b.last_funcs
@@ -685,7 +715,7 @@ def run_icount(args, b):
                                   sorted(objs.items(), key=lambda kv: -kv[1])[:6]), flush=True)
     finally:
         b.cleanup()
-    for n, _ in builds:
+    for n, _, _ in builds:
         tots = [t for t, _ in got[n]]
         print(f"{n}: median {statistics.median(tots):,.0f} ({min(tots):,.0f}..{max(tots):,.0f})")
         top = sorted(funcs[n].items(), key=lambda kv: -kv[1])[:args.icount_top]
@@ -703,21 +733,24 @@ def run_own(args, b):
     devs = args.devices
     tag = (lambda d: f", {d}") if len(devs) > 1 else (lambda d: "")
     names = [f"nrfwd on DPDK (this build{tag(devs[0])})", "nrfwd on kernel sockets"]
-    dpdk_systems = [(names[0], build, devs[0], None)]
+    dpdk_systems = [(names[0], build, devs[0], None, False)]
+    if args.ipv6:
+        names.append(f"nrfwd on DPDK over IPv6 (this build{tag(devs[0])})")
+        dpdk_systems.append((names[-1], build, devs[0], None, True))
     for d in devs[1:]:
         names.append(f"nrfwd on DPDK (this build{tag(d)})")
-        dpdk_systems.append((names[-1], build, d, None))
+        dpdk_systems.append((names[-1], build, d, None, False))
     if args.vlan:
         # The same build behind the switch port pair, untagged and tagged
         # with --vlan (decision 0066): the two figures of the same path.
         names.append("nrfwd on DPDK (this build, switch, untagged)")
-        dpdk_systems.append((names[-1], build, "af_packet", 0))
+        dpdk_systems.append((names[-1], build, "af_packet", 0, False))
         names.append(f"nrfwd on DPDK (this build, switch, VLAN {args.vlan})")
-        dpdk_systems.append((names[-1], build, "af_packet", args.vlan))
+        dpdk_systems.append((names[-1], build, "af_packet", args.vlan, False))
     if alt:
         for d in devs:
             names.append(f"nrfwd on DPDK (--alt-build{tag(d)})")
-            dpdk_systems.append((names[-1], alt, d, None))
+            dpdk_systems.append((names[-1], alt, d, None, False))
     results = {n: [] for n in names}
     perf = {}
     icounts = {}
@@ -731,21 +764,23 @@ def run_own(args, b):
             order = list(dpdk_systems)
             if rnd % 2:
                 order.reverse()
-            for i, (n, bd, dev, vl) in enumerate(order):
+            for i, (n, bd, dev, vl, v6) in enumerate(order):
                 dp = b.start_dpdk_nrfwd(rnd * 10 + i + (100 if bd == alt else 0), bd, device=dev,
-                                        vlan=vl)
-                ip = DPDK_IP if vl is None else VLAN_DPDK_IP
+                                        vlan=vl, v6=v6)
+                ip = f"[{DPDK_IP6}]" if v6 else DPDK_IP if vl is None else VLAN_DPDK_IP
+                b.cur_upstream = b.upstream6 if v6 else b.upstream4
                 try:
                     results[n].append(b.measure(n, ip, NRFWD_PORT, dp.pid, True))
                     if rnd == 0 and do_perf:
                         perf[n] = b.perf("own-%d" % i, ip, NRFWD_PORT, DPDK_COMM)
                 finally:
                     b.stop(dp)
+                    b.cur_upstream = b.upstream4
                 if i == 0:
                     results[names[1]].append(b.measure(names[1], KERN_IP, NRFWD_PORT, kern.pid, False))
         if args.callgrind and shutil.which("valgrind"):
-            for i, (n, bd, dev, vl) in enumerate(dpdk_systems):
-                icounts[n] = b.icount(i, bd, args.callgrind, device=dev, vlan=vl)
+            for i, (n, bd, dev, vl, v6) in enumerate(dpdk_systems):
+                icounts[n] = b.icount(i, bd, args.callgrind, device=dev, vlan=vl, v6=v6)
                 print(f"  {n}: {icounts[n][0]:,.0f} instructions per request (callgrind)", flush=True)
     finally:
         b.cleanup()
@@ -865,6 +900,8 @@ def run_own(args, b):
     section = "dpdk-own" if not b.jumbo() else f"dpdk-own-mtu{args.mtu}"
     if args.vlan:
         section = "dpdk-own-vlan"
+    if args.ipv6:
+        section += "-ipv6"  # its own section: IPv6 vs IPv4 (decision 0065)
     publish(text, section, args.no_write)
     return 0
 
@@ -999,6 +1036,8 @@ def main():
     ap.add_argument("--perf-keep", metavar="DIR",
                     help="record call graphs (dwarf) and keep the perf data files in DIR")
     ap.add_argument("--no-perf", action="store_true")
+    ap.add_argument("--ipv6", action="store_true",
+                    help="--own / --icount-only: the DPDK nrfwd over IPv6 as one more system")
     ap.add_argument("--no-write", action="store_true")
     ap.add_argument("--flood", action="store_true",
                     help="CPU per flood frame (spoofed ACKs, SYNs) on the DPDK and the kernel "

@@ -667,10 +667,79 @@ check_tls(struct load_ctx *c)
 		cfg_problem_at(c, "/runtime/tlsClient/certFile", "missing: keyFile is set");
 }
 
+/* @p s as IPv6 into @p out (16 bytes). */
+static bool
+ipv6_of(const char *s, uint8_t *out)
+{
+	return *s != '\0' && inet_pton(AF_INET6, s, out) == 1;
+}
+
+/* Leading @p bits of @p a and @p b equal. */
+static bool
+prefix6_eq(const uint8_t *a, const uint8_t *b, unsigned int bits)
+{
+	unsigned int i;
+
+	for (i = 0; bits >= 8; i++, bits -= 8)
+		if (a[i] != b[i])
+			return false;
+	return bits == 0 || ((a[i] ^ b[i]) >> (8 - bits)) == 0;
+}
+
+static bool
+link_local6(const uint8_t *a)
+{
+	return a[0] == 0xfe && (a[1] & 0xc0) == 0x80;
+}
+
+/* runtime.dpdk's IPv6 address and gateway (decision 0065). */
+static void
+check_dpdk6(struct load_ctx *c, const struct nrf_cfg_dpdk *d, const uint8_t *ip6)
+{
+	static const uint8_t zero[16];
+	uint8_t gw[16];
+
+	if (d->ipv6_prefix_length > 64)
+		cfg_problem_at(c, "/runtime/dpdk/ipv6PrefixLength", "out of range: %u; the DPDK "
+			"port takes 1..64 (its stack treats the address's /64 as on-link)",
+			d->ipv6_prefix_length);
+	if (link_local6(ip6))
+		cfg_problem_at(c, "/runtime/dpdk/ipv6Address", "a link-local address (fe80::/10) "
+			"cannot be the port's address: the port has its own, from its MAC; give a "
+			"global or unique-local address");
+	else if (memcmp(ip6, zero, 15) == 0 || ip6[0] == 0xff ||
+		(memcmp(ip6, zero, 10) == 0 && ip6[10] == 0xff && ip6[11] == 0xff))
+		cfg_problem_at(c, "/runtime/dpdk/ipv6Address", "not a usable host address: "
+			"unspecified, loopback, multicast or IPv4-mapped");
+	if (!ipv6_of(d->ipv6_gateway, gw))
+		return;
+	if (memcmp(gw, ip6, 16) == 0 || (!link_local6(gw) &&
+		    !prefix6_eq(gw, ip6, d->ipv6_prefix_length)))
+		cfg_problem_at(c, "/runtime/dpdk/ipv6Gateway", "not on the port's network %s/%u "
+			"(nor link-local)", d->ipv6_address, d->ipv6_prefix_length);
+}
+
+/* A listen or local NRF address the DPDK port serves: 0.0.0.0 or its
+ * IPv4 address (with one), :: or its IPv6 address. */
+static bool
+dpdk_serves(const char *addr, bool have_ip, uint32_t ip, bool have_ip6, const uint8_t *ip6)
+{
+	uint32_t a;
+	uint8_t a6[16];
+	static const uint8_t zero[16];
+
+	if (ipv4_of(addr, &a))
+		return have_ip && (a == 0 || a == ip);
+	if (ipv6_of(addr, a6))
+		return memcmp(a6, zero, 16) == 0 || (have_ip6 && memcmp(a6, ip6, 16) == 0);
+	return false;
+}
+
 /*
- * runtime.dpdk on its own (pool sizes, address and gateway), and with
- * transport "dpdk" what the port can serve: lwIP is IPv4 only, listens on
- * 0.0.0.0 or the port's address, and cannot reach loopback or itself.
+ * runtime.dpdk on its own (pool sizes, addresses and gateways), and with
+ * transport "dpdk" what the port can serve: it listens on 0.0.0.0, :: or
+ * its own addresses, reaches a family only with an address of it, and
+ * cannot reach loopback or itself.
  */
 static void
 check_dpdk(struct load_ctx *c)
@@ -678,12 +747,15 @@ check_dpdk(struct load_ctx *c)
 	const struct nrf_cfg_runtime *rt = &c->cfg->rt;
 	const struct nrf_cfg_dpdk *d = &rt->dpdk;
 	uint32_t ip = 0, gw, mask;
+	uint8_t ip6[16] = {0};
 	bool have_ip = ipv4_of(d->ipv4_address, &ip);
+	bool have_ip6 = ipv6_of(d->ipv6_address, ip6);
 
 	mask = d->prefix_length >= 32 ? UINT32_MAX : ~(UINT32_MAX >> d->prefix_length);
-	if (rt->transport == NRF_TRANSPORT_DPDK && *d->ipv4_address == '\0')
+	if (rt->transport == NRF_TRANSPORT_DPDK && *d->ipv4_address == '\0' &&
+		*d->ipv6_address == '\0')
 		cfg_problem_at(c, "/runtime/dpdk/ipv4Address", "missing required field: the DPDK "
-			"port's address (transport \"dpdk\")");
+			"port's address, ipv4Address or ipv6Address or both (transport \"dpdk\")");
 	if (have_ip && (ip == 0 || (ip >> 24) == 127 || (ip >> 28) >= 14 ||
 		    (d->prefix_length < 31 && ((ip & ~mask) == 0 || (ip | mask) == UINT32_MAX))))
 		cfg_problem_at(c, "/runtime/dpdk/ipv4Address", "not a usable host address on a /%u "
@@ -691,6 +763,8 @@ check_dpdk(struct load_ctx *c)
 	if (have_ip && ipv4_of(d->gateway, &gw) && ((gw & mask) != (ip & mask) || gw == ip))
 		cfg_problem_at(c, "/runtime/dpdk/gateway", "not on the port's network %s/%u",
 			d->ipv4_address, d->prefix_length);
+	if (have_ip6)
+		check_dpdk6(c, d, ip6);
 	if ((uint64_t)d->mbufs < (uint64_t)d->rx_descriptors + d->tx_descriptors +
 			2u * d->burst + d->mbuf_cache)
 		cfg_problem_at(c, "/runtime/dpdk/mbufs", "out of range: %u mbufs cannot fill %u RX + "
@@ -699,33 +773,46 @@ check_dpdk(struct load_ctx *c)
 	if (d->mtu != 0 && d->mtu < 576)
 		cfg_problem_at(c, "/runtime/dpdk/mtu", "out of range: %u; 0 (the device's MTU, at "
 			"most 1500) or 576..9000", d->mtu);
+	if (d->mtu != 0 && d->mtu < 1280 && have_ip6)
+		cfg_problem_at(c, "/runtime/dpdk/mtu", "out of range: %u; IPv6 needs at least 1280",
+			d->mtu);
 	if (d->idle_sleep_max_us < d->idle_sleep_us)
 		cfg_problem_at(c, "/runtime/dpdk/idleSleepMaxUs", "out of range: %u is below "
 			"idleSleepUs %u", d->idle_sleep_max_us, d->idle_sleep_us);
 	if (rt->transport != NRF_TRANSPORT_DPDK)
 		return;
+	if (!have_ip && *d->gateway != '\0')
+		cfg_problem_at(c, "/runtime/dpdk/gateway", "an IPv4 gateway needs ipv4Address");
+	if (!have_ip6 && *d->ipv6_gateway != '\0')
+		cfg_problem_at(c, "/runtime/dpdk/ipv6Gateway", "an IPv6 gateway needs ipv6Address");
 	if (rt->local_nrf.present) {
 		uint32_t a;
+		uint8_t a6[16];
 		const char *addr = rt->local_nrf.address;
 
-		if (loopback_host(addr) || (have_ip && ipv4_of(addr, &a) && a == ip))
+		if (loopback_host(addr) || (have_ip && ipv4_of(addr, &a) && a == ip) ||
+			(have_ip6 && ipv6_of(addr, a6) && memcmp(a6, ip6, 16) == 0))
 			cfg_problem_at(c, "/runtime/localNrf/address", "not reachable over the DPDK "
 				"port: loopback or the port's own address");
-		else if (strchr(addr, ':') != NULL)
-			cfg_problem_at(c, "/runtime/localNrf/address", "the DPDK transport is IPv4 "
-				"only");
+		else if (strchr(addr, ':') != NULL && !have_ip6)
+			cfg_problem_at(c, "/runtime/localNrf/address", "an IPv6 address, but the DPDK "
+				"port has no ipv6Address");
+		else if (ipv4_of(addr, &a) && !have_ip)
+			cfg_problem_at(c, "/runtime/localNrf/address", "an IPv4 address, but the DPDK "
+				"port has no ipv4Address");
 	}
-	if (!have_ip)
+	if (!have_ip && !have_ip6)
 		return;
 	for (size_t i = 0; i < rt->n_listen; i++) {
 		char ptr[64];
-		uint32_t a;
 
-		if (ipv4_of(rt->listen[i].address, &a) && (a == 0 || a == ip))
+		if (dpdk_serves(rt->listen[i].address, have_ip, ip, have_ip6, ip6))
 			continue;
 		snprintf(ptr, sizeof(ptr), "/runtime/listen/%zu/address", i);
-		cfg_problem_at(c, ptr, "the DPDK port serves only 0.0.0.0 or its own address %s",
-			d->ipv4_address);
+		cfg_problem_at(c, ptr, "the DPDK port serves only 0.0.0.0, :: or its own "
+			"address%s %s%s%s", have_ip && have_ip6 ? "es" : "",
+			have_ip ? d->ipv4_address : "", have_ip && have_ip6 ? " and " : "",
+			have_ip6 ? d->ipv6_address : "");
 	}
 }
 

@@ -363,6 +363,13 @@ const struct field cfg_dpdk_fields[] = {
 		.min = 1, .max = 32, .def = 24},
 	{FLD("gateway", F_STR, struct nrf_cfg_dpdk, gateway), .def_str = "",
 		.check = cfg_check_ipv4},
+	/* IPv6, dual stack with the above (decision 0065). */
+	{FLD("ipv6Address", F_STR, struct nrf_cfg_dpdk, ipv6_address), .def_str = "",
+		.check = cfg_check_ipv6, .example = "\"2001:db8::10\""},
+	{FLD("ipv6PrefixLength", F_U16, struct nrf_cfg_dpdk, ipv6_prefix_length),
+		.min = 1, .max = 128, .def = 64},
+	{FLD("ipv6Gateway", F_STR, struct nrf_cfg_dpdk, ipv6_gateway), .def_str = "",
+		.check = cfg_check_ipv6, .example = "\"fe80::1\""},
 	{FLD("portId", F_CUSTOM, struct nrf_cfg_dpdk, port_id),
 		.load = cfg_load_port_id, .emit = cfg_emit_port_id, .eq = cfg_eq_port_id,
 		.jtype = "integer or null", .example = "0"},

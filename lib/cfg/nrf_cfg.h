@@ -203,10 +203,16 @@ enum nrf_cfg_transport {
  * docs/tuning.md.
  */
 struct nrf_cfg_dpdk {
-	const char *ipv4_address;    /**< ipv4Address: the port's address; required
-				      * with transport "dpdk", else "" allowed */
+	const char *ipv4_address;    /**< ipv4Address: the port's IPv4 address; with
+				      * transport "dpdk" this or ipv6Address is
+				      * required; "" none */
 	uint16_t prefix_length;      /**< prefixLength 1..32, default 24 */
 	const char *gateway;         /**< gateway: IPv4 on the port's network; "" none */
+	const char *ipv6_address;    /**< ipv6Address: the port's IPv6 address
+				      * (global or unique-local); "" none */
+	uint16_t ipv6_prefix_length; /**< ipv6PrefixLength 1..64, default 64 */
+	const char *ipv6_gateway;    /**< ipv6Gateway: in the prefix or link-local;
+				      * "" none */
 	int32_t port_id;             /**< portId 0..1023; -1 (null, default): the only port */
 	uint32_t rx_descriptors;     /**< rxDescriptors 64..16384, default 1024 */
 	uint32_t tx_descriptors;     /**< txDescriptors 64..16384, default 1024 */

@@ -9,7 +9,7 @@
  * mode by the thread that calls ops->poll().
  *
  * One per process. lwIP keeps global state, so a process has one port, one
- * IPv4 address, one loop and one data-path thread; scaling out is one
+ * IPv4 and/or one IPv6 address (dual stack), one loop and one data-path thread; scaling out is one
  * process per core (docs/architecture.md): a primary process owns the port
  * with one queue pair per worker and runs no stack (role PRIMARY), and every
  * worker is a DPDK secondary process polling its own queue pair with its own
@@ -50,13 +50,17 @@
  *   may poll; on its first poll the thread is registered with
  *   rte_thread_register() when it is not an EAL lcore (mempool cache,
  *   statistics) and its timer slack is set to 1 µs (exact idle sleeps).
- * - listen(): IPv4 only; @p addr is 0.0.0.0 or the port's own address
- *   (else NRF_EIO). Port 0 picks a free port. Connections beyond @p backlog
+ * - listen(): @p addr is 0.0.0.0 (IPv4), :: (IPv4 and IPv6, as a kernel
+ *   socket without IPV6_V6ONLY) or one of the port's own addresses (else
+ *   NRF_EIO; also for a family the port has no address of). Port 0 picks a
+ *   free port. Connections beyond @p backlog
  *   that wait for accept() are reset. Two listeners on one address and port:
  *   NRF_EIO (there is only one loop to spread them over).
- * - connect(): IPv4 only; the port's own address and 127/8 (lwIP's
- *   loopback path needs its tcpip thread), multicast/broadcast, and an
- *   off-link address without a gateway fail at once with NRF_EIO. A refused,
+ * - connect(): IPv4 or IPv6 (a family the port has an address of); the
+ *   port's own addresses, 127/8 and ::1 (lwIP's loopback path needs its
+ *   tcpip thread), unspecified, IPv4-mapped, multicast/broadcast, and an
+ *   off-link address without a gateway of its family fail at once with
+ *   NRF_EIO. A refused,
  *   reset or unanswered connect (lwIP gives up after its SYN retries, about
  *   a minute) ends with NRF_TP_EV_ERR and connect_result() == NRF_EIO.
  * - read(): after a reset, data already received is returned first, then
@@ -109,12 +113,25 @@ struct nrf_tp_dpdk_conf {
 	uint16_t queue;
 	/** DPDK port id; -1: the only available port (several: NRF_EINVAL). */
 	int port_id;
-	/** IPv4 address of the port (family 4, port number ignored). */
+	/** IPv4 address of the port (family 4, port number ignored), or
+	 *  family 0: no IPv4 (then @c ip6 is required). */
 	struct nrf_tp_addr ip;
 	/** Network prefix length of @p ip, 1..32. */
 	uint8_t prefix_len;
 	/** Default gateway (family 4), or family 0: on-link peers only. */
 	struct nrf_tp_addr gateway;
+	/** IPv6 address of the port (family 6; a global or unique-local
+	 *  unicast address), or family 0: no IPv6 (decision 0065). The port
+	 *  also gets its link-local address (fe80::/64 from the MAC, EUI-64);
+	 *  neighbours are found with neighbour discovery (lwIP's nd6), no
+	 *  duplicate-address detection is run. */
+	struct nrf_tp_addr ip6;
+	/** Prefix length of @p ip6, 1..64: destinations inside it are on-link
+	 *  (lwIP also treats the address's whole /64 as on-link). */
+	uint8_t prefix6_len;
+	/** IPv6 default gateway (family 6, on-link: inside @p ip6's prefix or
+	 *  link-local), or family 0: on-link peers only. */
+	struct nrf_tp_addr gateway6;
 	/** RX / TX descriptors of the one queue pair (default 1024 each). */
 	uint16_t rx_desc;
 	uint16_t tx_desc;

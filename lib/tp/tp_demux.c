@@ -30,7 +30,10 @@
  * closes run outside, on the real lists.
  *
  * The index is open addressing with linear probing over a keyed hash of
- * (remote address, remote port, local port): one local address. It never
+ * (remote address, remote port, local port): one local address. IPv4 pcbs
+ * only: IPv6 segments go to lwIP's own walk of the real lists (decision
+ * 0065), which the views here never hide from them (they are restored
+ * before input returns). It never
  * misses a pcb of the lists (a miss would make lwIP answer a live
  * connection's segment with a reset): pcbs enter it before lwIP links
  * them (the ISN hook runs first, in tcp_connect() and for a SYN to a
@@ -176,6 +179,12 @@ on_pcb_new(struct tcp_pcb *pcb)
 
 	if (!dm.on)
 		return;
+#if LWIP_IPV6
+	/* The index is IPv4's: lwIP finds IPv6 pcbs by its own walk
+	 * (tp_lwip.c feeds IPv6 segments to it directly). */
+	if (IP_IS_V6_VAL(pcb->remote_ip))
+		return;
+#endif
 	if (pcb->ext_args[dm.ext_id].callbacks == &dm_cbs) /* numbered again */
 		dm_remove((uint64_t)(uintptr_t)pcb->ext_args[dm.ext_id].data);
 	key = pcb_key(pcb);

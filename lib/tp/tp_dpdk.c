@@ -10,6 +10,7 @@
  * worker process attaches to the primary's. Both go through port_open(),
  * so what a worker sees (offloads, MTU, address) is what the primary set.
  */
+#include <arpa/inet.h>
 #include <errno.h>
 #include <net/if.h>
 #include <stdio.h>
@@ -109,6 +110,66 @@ static struct lend lends[2 * BURST_MAX];
 /* ------------------------------------------------------------------------ */
 /* Start-up checks                                                           */
 
+/* Leading bits of @p a and @p b equal, up to @p bits. */
+static bool
+prefix_eq(const uint8_t *a, const uint8_t *b, unsigned int bits)
+{
+	unsigned int i;
+
+	for (i = 0; bits >= 8; i++, bits -= 8)
+		if (a[i] != b[i])
+			return false;
+	return bits == 0 || ((a[i] ^ b[i]) >> (8 - bits)) == 0;
+}
+
+/* The IPv6 address and gateway (decision 0065); lib/cfg checks the same
+ * with messages per field. */
+static int
+check_conf6(const struct nrf_tp_dpdk_conf *c)
+{
+	const uint8_t *a = c->ip6.ip, *g = c->gateway6.ip;
+	static const uint8_t zero[16];
+
+	if (c->ip6.family != 6 || c->prefix6_len < 1 || c->prefix6_len > 64) {
+		NRF_LOG(ERR, MOD, "DPDK port IPv6 address needs a prefix length 1..64");
+		return NRF_EINVAL;
+	}
+	if (memcmp(a, zero, 15) == 0 || a[0] == 0xff || (a[0] == 0xfe && (a[1] & 0xc0) == 0x80) ||
+		(memcmp(a, zero, 10) == 0 && a[10] == 0xff && a[11] == 0xff)) {
+		NRF_LOG(ERR, MOD, "DPDK port IPv6 address is not a global or unique-local unicast "
+			"address");
+		return NRF_EINVAL;
+	}
+	if (c->gateway6.family == 0)
+		return 0;
+	if (c->gateway6.family != 6 || memcmp(g, a, 16) == 0 ||
+		!((g[0] == 0xfe && (g[1] & 0xc0) == 0x80) || prefix_eq(g, a, c->prefix6_len))) {
+		NRF_LOG(ERR, MOD, "DPDK port IPv6 gateway is not on the port's network "
+			"(its prefix or link-local)");
+		return NRF_EINVAL;
+	}
+	return 0;
+}
+
+/* "192.0.2.1/24", "2001:db8::1/64" or both, for the start-up line. */
+static const char *
+addrs_str(const struct nrf_tp_dpdk_conf *c, char *buf, size_t cap)
+{
+	char a4[INET_ADDRSTRLEN] = "", a6[INET6_ADDRSTRLEN] = "";
+
+	if (c->ip.family == 4)
+		(void)inet_ntop(AF_INET, c->ip.ip, a4, sizeof(a4));
+	if (c->ip6.family == 6)
+		(void)inet_ntop(AF_INET6, c->ip6.ip, a6, sizeof(a6));
+	if (a4[0] != '\0' && a6[0] != '\0')
+		snprintf(buf, cap, "%s/%u and %s/%u", a4, c->prefix_len, a6, c->prefix6_len);
+	else if (a4[0] != '\0')
+		snprintf(buf, cap, "%s/%u", a4, c->prefix_len);
+	else
+		snprintf(buf, cap, "%s/%u", a6, c->prefix6_len);
+	return buf;
+}
+
 static int
 check_conf(const struct nrf_tp_dpdk_conf *c)
 {
@@ -118,6 +179,19 @@ check_conf(const struct nrf_tp_dpdk_conf *c)
 	if (c == NULL) {
 		NRF_LOG(ERR, MOD, "no DPDK port configuration given");
 		return NRF_EINVAL;
+	}
+	if (c->ip.family == 0 && c->ip6.family == 0) {
+		NRF_LOG(ERR, MOD, "DPDK port needs an IPv4 or an IPv6 address");
+		return NRF_EINVAL;
+	}
+	if (c->ip6.family != 0 && check_conf6(c) != 0)
+		return NRF_EINVAL;
+	if (c->ip.family == 0) {
+		if (c->gateway.family != 0) {
+			NRF_LOG(ERR, MOD, "DPDK port gateway without an IPv4 address");
+			return NRF_EINVAL;
+		}
+		goto port;
 	}
 	if (c->ip.family != 4 || c->prefix_len < 1 || c->prefix_len > 32) {
 		NRF_LOG(ERR, MOD, "DPDK port needs an IPv4 address and a prefix length 1..32");
@@ -142,6 +216,7 @@ check_conf(const struct nrf_tp_dpdk_conf *c)
 		NRF_LOG(ERR, MOD, "DPDK port gateway must be IPv4");
 		return NRF_EINVAL;
 	}
+port:
 	if (c->mtu != 0 && (c->mtu < MIN_MTU || c->mtu > MAX_MTU)) {
 		NRF_LOG(ERR, MOD, "DPDK port MTU %u: must be 0 (the device's) or %u..%u", c->mtu,
 			MIN_MTU, MAX_MTU);
@@ -680,6 +755,13 @@ port_configure(const struct nrf_tp_dpdk_conf *c, const struct rte_eth_dev_info *
 		return NRF_EIO;
 	}
 	pt.port_started = true;
+	/* IPv6 neighbour discovery is multicast (solicited-node groups): a
+	 * NIC filters it out unless told otherwise. No MLD is sent, so the
+	 * port takes all multicast; virtual devices pass it anyway. */
+	if (c->ip6.family == 6 && rte_eth_allmulticast_get(pt.port) != 1 &&
+		rte_eth_allmulticast_enable(pt.port) != 0)
+		NRF_LOG(WARN, MOD, "DPDK port %u (%s): cannot receive all multicast; IPv6 "
+			"neighbour discovery may not see solicitations", pt.port, drv);
 	return 0;
 }
 
@@ -728,7 +810,7 @@ port_claim(const struct nrf_tp_dpdk_conf *c, const struct rte_ether_addr *mac, c
 		NRF_LOG(WARN, MOD, "DPDK port %u (%s): link is down, going on", pt.port, drv);
 
 	memcpy(&ip, c->ip.ip, 4);
-	if (c->arp_probe_ms > 0 && arp_probe(mac, ip, c->arp_probe_ms, &who)) {
+	if (c->ip.family == 4 && c->arp_probe_ms > 0 && arp_probe(mac, ip, c->arp_probe_ms, &who)) {
 		char whos[RTE_ETHER_ADDR_FMT_SIZE];
 
 		rte_ether_format_addr(whos, sizeof(whos), &who);
@@ -777,6 +859,7 @@ port_open(const struct nrf_tp_dpdk_conf *c, bool vdev)
 	struct rte_ether_addr mac;
 	uint16_t rxd = c->rx_desc, txd = c->tx_desc, mtu = STD_MTU, q;
 	char macs[RTE_ETHER_ADDR_FMT_SIZE], vl[96];
+	char addrs[128];
 	const char *drv;
 	int socket, rc;
 
@@ -843,9 +926,8 @@ port_open(const struct nrf_tp_dpdk_conf *c, bool vdev)
 	if (pt.role == NRF_DP_PRIMARY) {
 		/* No stack here: the workers bring theirs. */
 		NRF_LOG(INFO, MOD, "DPDK port %u (%s) up for %u workers: mac %s, "
-			"%u.%u.%u.%u/%u, mtu %u, %u/%u descriptors per queue%s", pt.port, drv, pt.nq,
-			macs, c->ip.ip[0], c->ip.ip[1], c->ip.ip[2], c->ip.ip[3], c->prefix_len, mtu,
-			rxd, txd, vl);
+			"%s, mtu %u, %u/%u descriptors per queue%s", pt.port, drv, pt.nq,
+			macs, addrs_str(c, addrs, sizeof(addrs)), mtu, rxd, txd, vl);
 		return 0;
 	}
 	lend_setup(drv);
@@ -861,9 +943,9 @@ port_open(const struct nrf_tp_dpdk_conf *c, bool vdev)
 			csum_name(pt.csum & (NRF_TP_DP_CSUM_RX_IP | NRF_TP_DP_CSUM_RX_TCP)),
 			csum_name(pt.csum & (NRF_TP_DP_CSUM_TX_IP | NRF_TP_DP_CSUM_TX_TCP)), vl);
 	else
-		NRF_LOG(INFO, MOD, "DPDK port %u (%s) up: mac %s, %u.%u.%u.%u/%u, mtu %u, "
+		NRF_LOG(INFO, MOD, "DPDK port %u (%s) up: mac %s, %s, mtu %u, "
 			"%u/%u descriptors, checksum offload rx %s tx %s%s", pt.port, drv, macs,
-			c->ip.ip[0], c->ip.ip[1], c->ip.ip[2], c->ip.ip[3], c->prefix_len, mtu, rxd,
+			addrs_str(c, addrs, sizeof(addrs)), mtu, rxd,
 			txd, csum_name(pt.csum & (NRF_TP_DP_CSUM_RX_IP | NRF_TP_DP_CSUM_RX_TCP)),
 			csum_name(pt.csum & (NRF_TP_DP_CSUM_TX_IP | NRF_TP_DP_CSUM_TX_TCP)), vl);
 	return 0;
@@ -1091,7 +1173,8 @@ nrf_tp_dp_idle(uint32_t empty, int timeout_ms)
 #define ARP_SHARED_MARK UINT16_MAX
 
 /* The worker owning TCP frame @p m, or -1: this one (not TCP, or not to one
- * of the workers' outgoing ports). IPv4 without VLAN: what lwIP takes. */
+ * of the workers' outgoing ports). IPv4 or IPv6 (TCP right after the fixed
+ * header) without VLAN: what lwIP takes. */
 static int
 steer_owner(const struct rte_mbuf *m)
 {
@@ -1101,9 +1184,19 @@ steer_owner(const struct rte_mbuf *m)
 	unsigned int ihl;
 	uint16_t dport;
 
-	if (m->data_len < sizeof(*eh) + sizeof(*ih) + sizeof(*th) ||
-		eh->ether_type != rte_cpu_to_be_16(RTE_ETHER_TYPE_IPV4))
+	if (m->data_len < sizeof(*eh) + sizeof(*ih) + sizeof(*th))
 		return -1;
+	if (eh->ether_type != rte_cpu_to_be_16(RTE_ETHER_TYPE_IPV4)) {
+		const struct rte_ipv6_hdr *h6 = (const struct rte_ipv6_hdr *)(eh + 1);
+
+		if (eh->ether_type != rte_cpu_to_be_16(RTE_ETHER_TYPE_IPV6) ||
+			m->data_len < sizeof(*eh) + sizeof(*h6) + sizeof(*th) ||
+			h6->proto != IPPROTO_TCP)
+			return -1;
+		th = (const struct rte_tcp_hdr *)(h6 + 1);
+		dport = rte_be_to_cpu_16(th->dst_port);
+		return dport < EPHEMERAL_FIRST ? -1 : (int)(dport % pt.nq);
+	}
 	ih = (const struct rte_ipv4_hdr *)(eh + 1);
 	ihl = (ih->version_ihl & 0x0fu) * 4u;
 	if (ih->next_proto_id != IPPROTO_TCP || ihl < sizeof(*ih) ||
@@ -1128,12 +1221,23 @@ arp_share(struct rte_mbuf *m, struct acct *a)
 		m->data_len < sizeof(*eh) + sizeof(*ah))
 		return;
 	eh = rte_pktmbuf_mtod(m, const struct rte_ether_hdr *);
-	if (eh->ether_type != rte_cpu_to_be_16(RTE_ETHER_TYPE_ARP))
-		return;
-	ah = (const struct rte_arp_hdr *)(eh + 1);
-	if (ah->arp_opcode == rte_cpu_to_be_16(RTE_ARP_OP_REQUEST) &&
-		ah->arp_data.arp_tip == pt.ip_be && ah->arp_data.arp_sip != pt.ip_be)
-		return;
+	if (eh->ether_type != rte_cpu_to_be_16(RTE_ETHER_TYPE_ARP)) {
+		/* IPv6: neighbour advertisements (ICMPv6 type 136, no extension
+		 * header), the answers to a worker's solicitation; each lwIP
+		 * takes one only for an entry of its own. Solicitations are
+		 * answered by the worker that received them. */
+		const struct rte_ipv6_hdr *h6 = (const struct rte_ipv6_hdr *)(eh + 1);
+
+		if (eh->ether_type != rte_cpu_to_be_16(RTE_ETHER_TYPE_IPV6) ||
+			m->data_len < sizeof(*eh) + sizeof(*h6) + 24 || h6->proto != 58 ||
+			((const uint8_t *)(h6 + 1))[0] != 136)
+			return;
+	} else {
+		ah = (const struct rte_arp_hdr *)(eh + 1);
+		if (ah->arp_opcode == rte_cpu_to_be_16(RTE_ARP_OP_REQUEST) &&
+			ah->arp_data.arp_tip == pt.ip_be && ah->arp_data.arp_sip != pt.ip_be)
+			return;
+	}
 	for (q = 0; q < pt.nq; q++) {
 		struct rte_mbuf *c;
 

@@ -57,6 +57,9 @@
 #include "lwip/etharp.h"
 #include "lwip/init.h"
 #include "lwip/ip_addr.h"
+#if LWIP_IPV6
+#include "lwip/ip6_addr.h"
+#endif
 #include "lwip/netif.h"
 #include "lwip/pbuf.h"
 #include "lwip/priv/tcp_priv.h"
@@ -86,6 +89,8 @@
 #define ETHTYPE_IPV4_LO 0x00
 #define ETHTYPE_ARP_HI 0x08
 #define ETHTYPE_ARP_LO 0x06
+#define ETHTYPE_IPV6_HI 0x86
+#define ETHTYPE_IPV6_LO 0xdd
 
 enum conn_state {
 	CS_CONNECTING = 0,
@@ -187,7 +192,13 @@ static struct {
 #endif
 	uint8_t mac[6];
 	uint16_t mtu;
-	uint32_t ip;             /* network byte order */
+	uint32_t ip;             /* network byte order; 0: no IPv4 */
+#if LWIP_IPV6
+	bool v6;                 /* an IPv6 address is configured */
+	uint8_t prefix6;         /* its on-link prefix length */
+	ip6_addr_t ip6;
+	ip6_addr_t gw6;          /* zero: none */
+#endif
 	struct nrf_tp_loop *loop;
 	uint32_t syn_rcvd_ticks; /* runtime.dpdk.synRcvdTimeoutMs in lwIP's slow ticks */
 	uint32_t synack_retries; /* runtime.dpdk.synAckRetries */
@@ -213,8 +224,8 @@ nrf_tp_lw_tx_release(void *cookie)
  * retransmission within the same iteration, which sends the same frame
  * twice. Chained frames are copied.
  */
-/* An IPv4 frame of @p len bytes at @p f: its TCP checksum, where neither
- * lwIP nor the port computes it. */
+/* An IPv4 or IPv6 frame of @p len bytes at @p f: its TCP checksum, where
+ * neither lwIP nor the port computes it. */
 static inline void
 tx_csum(uint8_t *f, uint16_t len)
 {
@@ -222,6 +233,12 @@ tx_csum(uint8_t *f, uint16_t len)
 	if (lw.sw_tx_tcp && len >= ETH_HLEN + 40 && f[12] == ETHTYPE_IPV4_HI &&
 		f[13] == ETHTYPE_IPV4_LO)
 		nrf_lwip_ip4_tcp_csum_fill(f + ETH_HLEN, (u16_t)(len - ETH_HLEN));
+#if LWIP_IPV6
+	/* IPv6: always here (the port's TX offload is set up for IPv4 only;
+	 * lwIP leaves TCP checksums out on this netif). */
+	else if (f[12] == ETHTYPE_IPV6_HI && f[13] == ETHTYPE_IPV6_LO)
+		nrf_lwip_ip6_tcp_csum_fill(f + ETH_HLEN, (u16_t)(len - ETH_HLEN));
+#endif
 #else
 	(void)f;
 	(void)len;
@@ -298,6 +315,9 @@ netif_setup(struct netif *nif)
 	nif->name[0] = 'd';
 	nif->name[1] = 'p';
 	nif->output = tp_neigh_output; /* not etharp_output (decision 0056) */
+#if LWIP_IPV6
+	nif->output_ip6 = tp_neigh_output6; /* lwIP's nd6 (decision 0065) */
+#endif
 	nif->linkoutput = link_out;
 	nif->mtu = lw.mtu;
 	nif->hwaddr_len = ETH_HWADDR_LEN;
@@ -315,6 +335,49 @@ bad_source(uint32_t src_be)
 
 	return src_be == lw.ip || b[0] == 127 || src_be == 0;
 }
+
+#if LWIP_IPV6
+/* The same for IPv6 (@p a: 16 bytes in network order): one of our own
+ * addresses, ::1, ::, multicast, or IPv4-mapped. */
+static bool
+bad_source6(const uint8_t *a)
+{
+	static const uint8_t zero[16];
+	int i;
+
+	if (a[0] == 0xff)
+		return true;
+	if (memcmp(a, zero, 10) == 0 && ((a[10] == 0xff && a[11] == 0xff) ||
+		    (memcmp(a + 10, zero, 5) == 0 && a[15] <= 1)))
+		return true; /* ::ffff:0:0/96, ::, ::1 */
+	for (i = 0; i < LWIP_IPV6_NUM_ADDRESSES; i++)
+		if (!ip6_addr_isinvalid(netif_ip6_addr_state(&lw.netif, i)) &&
+			memcmp(netif_ip6_addr(&lw.netif, i)->addr, a, 16) == 0)
+			return true;
+	return false;
+}
+
+#ifndef NRF_LWIP_OWN
+/* Debian's liblwip has no such hook: only lw_connect() asks. */
+const struct ip6_addr *nrf_lwip_nd6_get_gw(struct netif *netif, const struct ip6_addr *dest);
+#endif
+
+const struct ip6_addr *
+nrf_lwip_nd6_get_gw(struct netif *netif, const struct ip6_addr *dest)
+{
+	const uint8_t *d = (const uint8_t *)dest->addr, *m = (const uint8_t *)lw.ip6.addr;
+	unsigned int bits = lw.prefix6, i;
+
+	(void)netif;
+	for (i = 0; bits >= 8; i++, bits -= 8)
+		if (d[i] != m[i])
+			goto off_link;
+	if (bits == 0 || ((d[i] ^ m[i]) >> (8 - bits)) == 0)
+		return dest; /* inside the configured prefix: on-link */
+off_link:
+	return ip6_addr_isany_val(lw.gw6) ? NULL : &lw.gw6;
+}
+#endif
 
 #ifdef NRF_LWIP_OWN
 static void
@@ -389,6 +452,64 @@ tw_reuse(const uint8_t *ip, uint16_t len, uint32_t src)
 		tcp_abort(pcb); /* TIME_WAIT: removed, no RST sent */
 }
 
+#if LWIP_IPV6
+/*
+ * An IPv6 frame (decision 0065). No SYN cookies, no TIME_WAIT reuse and
+ * no answer-to-the-source-MAC here: those are IPv4's (tp_syn.c,
+ * tp_neigh.c); neighbours are lwIP's nd6. The pcb index is IPv4's too:
+ * lwIP finds the pcb of an IPv6 segment by its own walk of its lists
+ * (repaired first). The TCP checksum is checked here whatever the port
+ * offloads: its RX offload is set up for IPv4.
+ */
+static int
+rx_frame6(struct netif *nif, void *data, uint16_t len, void *frame)
+{
+	const uint8_t *f = data;
+	struct pbuf *p;
+
+	(void)frame;
+	if (!lw.v6 || len < ETH_HLEN + 40 || bad_source6(f + ETH_HLEN + 8))
+		return NRF_TP_DP_RX_DROP;
+#if TP_SW_CSUM
+	if (!nrf_lwip_ip6_rx_csum_ok(f + ETH_HLEN, (u16_t)(len - ETH_HLEN)))
+		return NRF_TP_DP_RX_DROP;
+#endif
+	tp_demux_repair(); /* lwIP walks the real lists */
+#ifdef NRF_LWIP_OWN
+	p = rx_ref(data, len, frame);
+	if (p != NULL) {
+		err_t e;
+
+		tp_neigh_rx6_begin(); /* RSTs answering it: on the budget */
+		e = nif->input(p, nif);
+		tp_neigh_rx6_end();
+		if (e != ERR_OK) {
+			pbuf_free(p);
+			return NRF_TP_DP_RX_KEPT | NRF_TP_DP_RX_DROP;
+		}
+		return NRF_TP_DP_RX_KEPT;
+	}
+	p = pbuf_alloc(PBUF_RAW, len, PBUF_POOL);
+#else
+	p = pbuf_alloc(PBUF_RAW, len, PBUF_RAM);
+#endif
+	if (p == NULL)
+		return NRF_TP_DP_RX_DROP;
+	if (pbuf_take(p, data, len) != ERR_OK) {
+		pbuf_free(p);
+		return NRF_TP_DP_RX_DROP;
+	}
+	tp_neigh_rx6_begin();
+	if (nif->input(p, nif) != ERR_OK) {
+		tp_neigh_rx6_end();
+		pbuf_free(p);
+		return NRF_TP_DP_RX_DROP;
+	}
+	tp_neigh_rx6_end();
+	return 0;
+}
+#endif
+
 static int
 rx_frame(void *arg, void *data, uint16_t len, void *frame)
 {
@@ -422,10 +543,16 @@ rx_frame(void *arg, void *data, uint16_t len, void *frame)
 			return 0;
 		}
 	} else if (f[12] == ETHTYPE_ARP_HI && f[13] == ETHTYPE_ARP_LO) {
+		if (lw.ip == 0)
+			return NRF_TP_DP_RX_DROP; /* no IPv4 on the port */
 		tp_neigh_arp_input(f, len); /* lwIP's etharp is not used */
 		return 0;
 	} else {
-		return NRF_TP_DP_RX_DROP; /* IPv6, VLAN, ...: nothing here speaks them */
+#if LWIP_IPV6
+		if (f[12] == ETHTYPE_IPV6_HI && f[13] == ETHTYPE_IPV6_LO)
+			return rx_frame6(nif, data, len, frame);
+#endif
+		return NRF_TP_DP_RX_DROP; /* VLAN, ...: nothing here speaks them */
 	}
 #ifdef NRF_LWIP_OWN
 	p = rx_ref(data, len, frame);
@@ -507,11 +634,22 @@ nrf_tp_lw_start(const struct nrf_tp_dpdk_conf *conf, const uint8_t mac[6], uint1
 		}
 	}
 #endif
+#if !LWIP_IPV6
+	if (conf->ip6.family != 0) {
+		NRF_LOG(ERR, MOD, "runtime.dpdk.ipv6Address: this build's lwIP has no IPv6 "
+			"(own build: meson -Dlwip_ipv6=true)");
+		return NRF_EINVAL;
+	}
+#endif
 	lwip_init();
 	memcpy(lw.mac, mac, 6);
 	lw.mtu = mtu;
-	memcpy(&lw.ip, conf->ip.ip, 4);
-	m = conf->prefix_len >= 32 ? UINT32_MAX : ~(UINT32_MAX >> conf->prefix_len);
+	lw.ip = 0;
+	m = 0;
+	if (conf->ip.family == 4) {
+		memcpy(&lw.ip, conf->ip.ip, 4);
+		m = conf->prefix_len >= 32 ? UINT32_MAX : ~(UINT32_MAX >> conf->prefix_len);
+	}
 	ip4_addr_set_u32(&ip, lw.ip);
 	ip4_addr_set_u32(&mask, lwip_htonl(m));
 	ip4_addr_set_zero(&gw);
@@ -523,6 +661,30 @@ nrf_tp_lw_start(const struct nrf_tp_dpdk_conf *conf, const uint8_t mac[6], uint1
 	}
 	if (netif_add(&lw.netif, &ip, &mask, &gw, NULL, netif_setup, ethernet_input) == NULL)
 		return NRF_ENOMEM;
+#if LWIP_IPV6
+	lw.v6 = conf->ip6.family == 6;
+	ip6_addr_set_zero(&lw.gw6);
+	if (lw.v6) {
+		s8_t idx;
+
+		memcpy(lw.ip6.addr, conf->ip6.ip, 16);
+		ip6_addr_clear_zone(&lw.ip6);
+		lw.prefix6 = conf->prefix6_len;
+		if (conf->gateway6.family == 6) {
+			memcpy(lw.gw6.addr, conf->gateway6.ip, 16);
+			ip6_addr_clear_zone(&lw.gw6);
+		}
+		/* Link-local (EUI-64 of the MAC) in slot 0, the configured
+		 * address after it; both valid at once (no DAD). */
+		netif_create_ip6_linklocal_address(&lw.netif, 1);
+		netif_ip6_addr_set_state(&lw.netif, 0, IP6_ADDR_PREFERRED);
+		if (netif_add_ip6_address(&lw.netif, &lw.ip6, &idx) != ERR_OK) {
+			netif_remove(&lw.netif);
+			return NRF_ENOMEM;
+		}
+		netif_ip6_addr_set_state(&lw.netif, idx, IP6_ADDR_PREFERRED);
+	}
+#endif
 	budgets.arp_pinned = conf->arp_rate;
 	budgets.arp_stranger = conf->arp_stranger_rate;
 	budgets.stray_rst = conf->stray_rst_rate;
@@ -842,6 +1004,8 @@ conn_pin(struct nrf_tp_conn *c)
 {
 	uint32_t a;
 
+	if (c->peer.family != 4)
+		return; /* IPv6 neighbours: lwIP's nd6 */
 	memcpy(&a, c->peer.ip, 4);
 	tp_neigh_pin(a);
 	c->pinned = 1;
@@ -876,11 +1040,19 @@ conn_drop(struct nrf_tp_conn *c)
 static void
 addr_from_ip(struct nrf_tp_addr *a, const ip_addr_t *ip, u16_t port)
 {
-	uint32_t v = ip4_addr_get_u32(ip_2_ip4(ip));
+	uint32_t v;
 
 	memset(a, 0, sizeof(*a));
-	a->family = 4;
 	a->port = port;
+#if LWIP_IPV6
+	if (IP_IS_V6(ip)) {
+		a->family = 6;
+		memcpy(a->ip, ip_2_ip6(ip)->addr, 16);
+		return;
+	}
+#endif
+	v = ip4_addr_get_u32(ip_2_ip4(ip));
+	a->family = 4;
 	memcpy(a->ip, &v, 4);
 }
 
@@ -994,7 +1166,7 @@ sample_use(void)
 {
 	struct nrf_tp_dpdk_lcore_stats *st = nrf_tp_dp_lcore_stats();
 	struct tcp_pcb *p, *prev = NULL;
-	uint64_t syn = 0, est = 0, other = 0, tw = 0;
+	uint64_t syn = 0, est = 0, other = 0, tw = 0, v6 = 0;
 
 	for (p = tcp_active_pcbs; p != NULL;) {
 		if (p->state == SYN_RCVD &&
@@ -1010,23 +1182,27 @@ sample_use(void)
 			est++;
 		else
 			other++;
+		v6 += IP_IS_V6_VAL(p->remote_ip);
 		prev = p;
 		p = p->next;
 	}
-	for (p = tcp_tw_pcbs; p != NULL; p = p->next)
+	for (p = tcp_tw_pcbs; p != NULL; p = p->next) {
 		tw++;
+		v6 += IP_IS_V6_VAL(p->remote_ip);
+	}
 	st->pcb_syn_rcvd = syn;
 	st->pcb_established = est;
 	st->pcb_closing = other;
 	st->pcb_time_wait = tw;
 #ifdef NRF_LWIP_OWN
 	st->rx_held = lw.held;
-	/* Every pcb of lwIP's lists is in the index and the other way round
-	 * (tp_demux.c): a difference would be a pcb lost from a list (no
-	 * timers: no retransmission) or a stale entry. */
-	if (syn + est + other + tw != tp_demux_count())
-		NRF_LOG_RL(WARN, "tp-lwip", "lwIP lists hold %llu pcbs, the index %u",
-			(unsigned long long)(syn + est + other + tw), tp_demux_count());
+	/* Every IPv4 pcb of lwIP's lists is in the index and the other way
+	 * round (tp_demux.c; IPv6 pcbs are not indexed): a difference would
+	 * be a pcb lost from a list (no timers: no retransmission) or a stale
+	 * entry. */
+	if (syn + est + other + tw - v6 != tp_demux_count())
+		NRF_LOG_RL(WARN, "tp-lwip", "lwIP lists hold %llu IPv4 pcbs, the index %u",
+			(unsigned long long)(syn + est + other + tw - v6), tp_demux_count());
 #endif
 }
 
@@ -1147,17 +1323,43 @@ lw_listen(struct nrf_tp_loop *loop, const struct nrf_tp_addr *addr, int backlog,
 	struct nrf_tp_listener *l;
 	struct tcp_pcb *pcb, *lpcb;
 	ip_addr_t ip;
-	uint32_t a;
+	uint32_t a = 0;
+	u8_t type = IPADDR_TYPE_V4;
 	err_t e;
 
-	if (addr->family != 4) {
+	if (addr->family == 4) {
+		memcpy(&a, addr->ip, 4);
+		if (lw.ip == 0 || (a != 0 && a != lw.ip)) {
+			errno = EADDRNOTAVAIL;
+			*err = NRF_EIO;
+			return NULL;
+		}
+		ip_addr_set_ip4_u32_val(ip, a);
+#if LWIP_IPV6
+	} else if (addr->family == 6) {
+		static const uint8_t any[16];
+
+		if (memcmp(addr->ip, any, 16) == 0) {
+			/* "::": both families, as a kernel socket without
+			 * IPV6_V6ONLY (what the kernel back-end opens). */
+			type = lw.ip != 0 ? IPADDR_TYPE_ANY : IPADDR_TYPE_V6;
+			ip = type == IPADDR_TYPE_V6 ? *IP6_ADDR_ANY : *IP_ANY_TYPE;
+		} else if (lw.v6 && memcmp(addr->ip, lw.ip6.addr, 16) == 0) {
+			type = IPADDR_TYPE_V6;
+			ip_addr_copy_from_ip6(ip, lw.ip6);
+		} else {
+			errno = EADDRNOTAVAIL;
+			*err = NRF_EIO;
+			return NULL;
+		}
+		if (!lw.v6 && type == IPADDR_TYPE_V6) {
+			errno = EADDRNOTAVAIL;
+			*err = NRF_EIO;
+			return NULL;
+		}
+#endif
+	} else {
 		errno = EAFNOSUPPORT;
-		*err = NRF_EIO;
-		return NULL;
-	}
-	memcpy(&a, addr->ip, 4);
-	if (a != 0 && a != lw.ip) {
-		errno = EADDRNOTAVAIL;
 		*err = NRF_EIO;
 		return NULL;
 	}
@@ -1172,14 +1374,13 @@ lw_listen(struct nrf_tp_loop *loop, const struct nrf_tp_addr *addr, int backlog,
 	}
 	l = calloc(1, sizeof(*l));
 	tp_demux_repair(); /* tcp_new() may take a pcb lwIP freed */
-	pcb = l != NULL ? tcp_new_ip_type(IPADDR_TYPE_V4) : NULL;
+	pcb = l != NULL ? tcp_new_ip_type(type) : NULL;
 	if (pcb == NULL) {
 		free(l);
 		errno = ENOMEM;
 		*err = NRF_ENOMEM;
 		return NULL;
 	}
-	ip_addr_set_ip4_u32_val(ip, a);
 	ip_set_option(pcb, SOF_REUSEADDR); /* listen again despite TIME_WAIT */
 	e = tcp_bind(pcb, &ip, addr->port);
 	lpcb = NULL;
@@ -1258,26 +1459,54 @@ lw_connect(struct nrf_tp_loop *loop, const struct nrf_tp_addr *addr, int *err)
 	uint32_t a;
 	uint16_t lport;
 	unsigned int tries;
+	u8_t type = IPADDR_TYPE_V4;
+	const ip_addr_t *any = IP4_ADDR_ANY;
 	err_t e;
 
-	if (addr->family != 4 || addr->port == 0) {
+	if (addr->port == 0) {
 		*err = NRF_EIO;
 		return NULL;
 	}
-	memcpy(&a, addr->ip, 4);
-	ip4_addr_set_u32(&dst, a);
-	if (bad_source(a) || ip4_addr_ismulticast(&dst) || a == UINT32_MAX) {
+	if (addr->family == 4) {
+		memcpy(&a, addr->ip, 4);
+		ip4_addr_set_u32(&dst, a);
+		if (lw.ip == 0 || bad_source(a) || ip4_addr_ismulticast(&dst) || a == UINT32_MAX) {
+			*err = NRF_EIO;
+			return NULL;
+		}
+		if (!ip4_addr_netcmp(&dst, netif_ip4_addr(&lw.netif),
+			    netif_ip4_netmask(&lw.netif)) &&
+			ip4_addr_isany_val(*netif_ip4_gw(&lw.netif))) {
+			*err = NRF_EIO; /* off-link and no gateway: would only time out */
+			return NULL;
+		}
+		ip_addr_set_ip4_u32_val(ip, a);
+#if LWIP_IPV6
+	} else if (addr->family == 6) {
+		ip6_addr_t d6;
+
+		memcpy(d6.addr, addr->ip, 16);
+		ip6_addr_clear_zone(&d6);
+		if (!lw.v6 || bad_source6(addr->ip)) {
+			*err = NRF_EIO;
+			return NULL;
+		}
+		/* Off-link without a gateway: would only time out. */
+		if (!ip6_addr_islinklocal(&d6) && !ip6_addr_netcmp(&d6, &lw.ip6) &&
+			nrf_lwip_nd6_get_gw(&lw.netif, &d6) == NULL) {
+			*err = NRF_EIO;
+			return NULL;
+		}
+		type = IPADDR_TYPE_V6;
+		ip_addr_copy_from_ip6(ip, d6);
+#endif
+	} else {
 		*err = NRF_EIO;
-		return NULL;
-	}
-	if (!ip4_addr_netcmp(&dst, netif_ip4_addr(&lw.netif), netif_ip4_netmask(&lw.netif)) &&
-		ip4_addr_isany_val(*netif_ip4_gw(&lw.netif))) {
-		*err = NRF_EIO; /* off-link and no gateway: would only time out */
 		return NULL;
 	}
 	c = calloc(1, sizeof(*c));
 	tp_demux_repair(); /* tcp_new() may take a pcb lwIP freed */
-	pcb = c != NULL ? tcp_new_ip_type(IPADDR_TYPE_V4) : NULL;
+	pcb = c != NULL ? tcp_new_ip_type(type) : NULL;
 	if (pcb == NULL) {
 		free(c);
 		*err = NRF_ENOMEM;
@@ -1288,10 +1517,12 @@ lw_connect(struct nrf_tp_loop *loop, const struct nrf_tp_addr *addr, int *err)
 	c->peer = *addr;
 	conn_pin(c); /* before the SYN: the entry is asked for as pinned */
 	conn_attach(c, pcb);
-	ip_addr_set_ip4_u32_val(ip, a);
+#if LWIP_IPV6
+	any = type == IPADDR_TYPE_V4 ? IP4_ADDR_ANY : IP6_ADDR_ANY;
+#endif
 	/* Worker processes sharing one address bind to ports of their own. */
 	for (tries = 0; (lport = nrf_tp_dp_next_port()) != 0; tries++) {
-		if (tcp_bind(pcb, IP4_ADDR_ANY, lport) == ERR_OK)
+		if (tcp_bind(pcb, any, lport) == ERR_OK)
 			break;
 		if (tries == 256) {
 			tcp_abort(conn_detach(c));

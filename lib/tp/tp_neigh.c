@@ -12,6 +12,9 @@
 
 #include "lwip/err.h"
 #include "lwip/ip4_addr.h"
+#if LWIP_IPV6
+#include "lwip/ethip6.h"
+#endif
 #include "lwip/netif.h"
 #include "lwip/pbuf.h"
 #include "lwip/sys.h"
@@ -84,6 +87,7 @@ static struct {
 	uint32_t q_strangers;
 	bool rx;               /* a received frame is being processed */
 	bool mute;             /* ... and answers to it are not sent */
+	bool rx6;              /* an IPv6 frame is being processed */
 	uint32_t rx_ip;
 	const uint8_t *rx_mac;
 	struct bucket arp_pinned, arp_stranger, rst, challenge;
@@ -302,6 +306,39 @@ rst_ok(const struct pbuf *p)
 	nb.st->rst_sent++;
 	return true;
 }
+
+#if LWIP_IPV6
+void
+tp_neigh_rx6_begin(void)
+{
+	nb.rx6 = true;
+}
+
+void
+tp_neigh_rx6_end(void)
+{
+	nb.rx6 = false;
+}
+
+err_t
+tp_neigh_output6(struct netif *nif, struct pbuf *p, const ip6_addr_t *dst)
+{
+	const uint8_t *ip = p->payload;
+
+	/* A TCP RST (next header TCP, RST flag) answering the frame being
+	 * processed: the same budget as IPv4's (rst_ok()). */
+	if (nb.rx6 && p->len >= 40 + 14 && ip[6] == 6 && (ip[40 + 13] & 0x04)) {
+		if (nb.mute)
+			return ERR_OK;
+		if (!spend(&nb.rst)) {
+			nb.st->rst_limited++;
+			return ERR_OK;
+		}
+		nb.st->rst_sent++;
+	}
+	return ethip6_output(nif, p, dst);
+}
+#endif
 
 err_t
 tp_neigh_output(struct netif *nif, struct pbuf *p, const ip4_addr_t *dst)

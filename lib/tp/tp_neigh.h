@@ -66,6 +66,19 @@ err_t tp_neigh_output(struct netif *nif, struct pbuf *p, const ip4_addr_t *dst);
 void tp_neigh_rx_begin(uint32_t src_ip, const uint8_t *src_mac);
 void tp_neigh_rx_end(void);
 
+#if LWIP_IPV6
+/*
+ * IPv6 output (decision 0065): neighbours are lwIP's nd6 (ethip6_output);
+ * only the stray-reset budget applies here: between tp_neigh_rx6_begin()
+ * and tp_neigh_rx6_end() (an IPv6 frame being handed to lwIP) a TCP RST is
+ * an answer to it and spends runtime.dpdk.strayResetsPerSecond like an
+ * IPv4 one (over budget: not sent, counted). @p nif's output_ip6.
+ */
+err_t tp_neigh_output6(struct netif *nif, struct pbuf *p, const ip6_addr_t *dst);
+void tp_neigh_rx6_begin(void);
+void tp_neigh_rx6_end(void);
+#endif
+
 /*
  * An ARP frame (@p len bytes from its Ethernet header). Answers a request
  * for the own address, updates the sender's entry if it exists.

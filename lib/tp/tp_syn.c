@@ -91,8 +91,9 @@ listener(uint16_t port, uint32_t dst)
 	struct tcp_pcb_listen *l;
 
 	for (l = tcp_listen_pcbs.listen_pcbs; l != NULL; l = l->next)
-		if (l->local_port == port && (ip_addr_isany(&l->local_ip) ||
-			ip4_addr_get_u32(ip_2_ip4(&l->local_ip)) == dst))
+		if (l->local_port == port && !IP_IS_V6_VAL(l->local_ip) &&
+			(ip_addr_isany(&l->local_ip) ||
+				ip4_addr_get_u32(ip_2_ip4(&l->local_ip)) == dst))
 			return l;
 	return NULL;
 }

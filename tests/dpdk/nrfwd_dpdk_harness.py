@@ -45,6 +45,12 @@ import h2load_out  # noqa: E402
 
 SKIP = 77
 SUBNET = '10.77.0'
+SUBNET6 = 'fd77::'  # /64 of the IPv6 fabrics; a host's address ends in its IPv4's last byte
+
+# Address families of a fabric: 4 (IPv4 only, the default), 6 (IPv6 only:
+# the DPDK ports get only an IPv6 address, stubs and clients use theirs),
+# 46 (dual stack: every host and port has both; Host.ip stays IPv4).
+FAMILIES = (4, 6, 46)
 
 
 def sh(*args, ns=None, check=True, timeout=30):
@@ -131,10 +137,12 @@ def cannot_run(build_dir=None):
 class Host:
     """A network namespace on the fabric with one kernel address."""
 
-    def __init__(self, key, ns, ip, dev=None):
+    def __init__(self, key, ns, ip, dev=None, ip4=None, ip6=None):
         self.key = key
         self.ns = ns
-        self.ip = ip
+        self.ip = ip  # the address tests use: ip6 on an IPv6-only fabric
+        self.ip4 = ip4 or (ip if ':' not in ip else None)
+        self.ip6 = ip6
         self.dev = dev  # the kernel veth
         self.dpdk = None  # the veth of the DPDK port (Fabric.dpdk_dev())
 
@@ -147,10 +155,15 @@ JUMBO_FRAMESZ = (9216, 36864)
 class Fabric:
     """One bridge, hosts joined to it, processes in them; all removed by cleanup()."""
 
-    def __init__(self, tag='t', build_dir=None, subnet=SUBNET, mtu=1500):
+    def __init__(self, tag='t', build_dir=None, subnet=SUBNET, mtu=1500, family=4):
         """@mtu: of the bridge and every link; above 1500 a DPDK nrfwd on
-        af_packet gets runtime.dpdk.mtu and a framesz that holds a frame."""
+        af_packet gets runtime.dpdk.mtu and a framesz that holds a frame.
+        @family: 4, 6 or 46 (FAMILIES)."""
         H.BUILD_DIR = build_dir or H.BUILD_DIR
+        if family not in FAMILIES:
+            raise ValueError('family %r' % (family,))
+        self.family = family
+        self.v6 = family != 4
         self.mtu = mtu
         self.build = H.BUILD_DIR
         self.id = '%d%s' % (os.getpid() % 100000, tag)
@@ -172,6 +185,11 @@ class Fabric:
            ns=self.fab)
         if mtu != 1500:
             sh('ip', 'link', 'set', self.br, 'mtu', str(mtu), ns=self.fab)
+        if self.v6:
+            # lwIP sends no MLD reports: without snooping the bridge floods
+            # the solicited-node multicast of neighbour discovery.
+            sh('ip', 'link', 'set', self.br, 'type', 'bridge', 'mcast_snooping', '0',
+               ns=self.fab)
         sh('ip', 'link', 'set', self.br, 'up', ns=self.fab)
 
     # ---- namespaces and links ---------------------------------------------
@@ -209,8 +227,19 @@ class Fabric:
         dev = self._veth(ns, mtu)
         sh('ethtool', '-K', dev, 'tx', 'off', 'tso', 'off', 'gso', 'off', ns=ns)
         sh('ip', 'addr', 'add', ip + '/24', 'dev', dev, ns=ns)
+        ip6 = None
+        if self.v6:
+            # IPv6 on this veth only (the namespace's default stays off, so
+            # the DPDK port's veth has none); no DAD delay; an unsolicited
+            # neighbour advertisement when its MAC changes.
+            for k, v in (('disable_ipv6', 0), ('accept_dad', 0), ('ndisc_notify', 1)):
+                sh('sysctl', '-qw', 'net.ipv6.conf.%s.%s=%d' % (dev, k, v), ns=ns)
+            # ... and on lo: the host's own address is reached through it
+            sh('sysctl', '-qw', 'net.ipv6.conf.lo.disable_ipv6=0', ns=ns)
+            ip6 = '%s%s' % (SUBNET6, ip.rsplit('.', 1)[1])
+            sh('ip', 'addr', 'add', ip6 + '/64', 'dev', dev, 'nodad', ns=ns)
         sh('ip', 'link', 'set', dev, 'up', ns=ns)
-        return Host(key, ns, ip, dev)
+        return Host(key, ns, ip6 if self.family == 6 else ip, dev, ip4=ip, ip6=ip6)
 
     def dpdk_dev(self, host):
         """The veth of @host's DPDK port (af_packet). Made once per host and
@@ -224,8 +253,15 @@ class Fabric:
         return host.dpdk
 
     def dpdk_ip(self, host):
-        """The DPDK port address that goes with @host (its kernel address + 100)."""
-        return '%s.%d' % (self.subnet, int(host.ip.rsplit('.', 1)[1]) + 100)
+        """The DPDK port address that goes with @host (its kernel address + 100;
+        IPv6 on an IPv6-only fabric)."""
+        return self.dpdk_ip6(host) if self.family == 6 else self.dpdk_ip4(host)
+
+    def dpdk_ip4(self, host):
+        return '%s.%d' % (self.subnet, int(host.ip4.rsplit('.', 1)[1]) + 100)
+
+    def dpdk_ip6(self, host):
+        return '%s%d' % (SUBNET6, int(host.ip4.rsplit('.', 1)[1]) + 100)
 
     # ---- processes ------------------------------------------------------------
     def _spawn(self, name, host, cmd, port, ip):
@@ -243,7 +279,8 @@ class Fabric:
                    extra=(), wait=True):
         """nrfstub @name on @host's kernel address."""
         prof = profiles if os.path.isabs(profiles) else H.conf(profiles)
-        cmd = [H.binary('nrfstub'), '--listen', '%s:%d' % (host.ip, port), '--profiles', prof,
+        cmd = [H.binary('nrfstub'), '--listen', '%s:%d' % (H.hostport_host(host.ip), port),
+               '--profiles', prof,
                '--name', name] + (['--fault', fault] if fault else []) + list(extra)
         proc = self._spawn(name, host, cmd, port, host.ip)
         if wait:
@@ -296,7 +333,16 @@ class Fabric:
         cfg = json.loads(json.dumps(cfg))
         rt = cfg.setdefault('runtime', {})
         rt['transport'] = 'dpdk'
-        rt.setdefault('dpdk', {}).update({'ipv4Address': ip, 'prefixLength': 24})
+        if ':' in ip:  # IPv6 only
+            rt.setdefault('dpdk', {}).update({'ipv6Address': ip, 'ipv6PrefixLength': 64})
+        else:
+            rt.setdefault('dpdk', {}).update({'ipv4Address': ip, 'prefixLength': 24})
+        if self.family == 46:
+            rt['dpdk'].setdefault('ipv6Address', self.dpdk_ip6(host))
+        if self.v6:
+            for ls in rt.get('listen', []):
+                if ls.get('address') == '0.0.0.0':
+                    ls['address'] = '::'  # both families
         port = rt['listen'][0]['port']
         path = os.path.join(self.tmpdir, '%s.json' % name)
         tap = None
@@ -319,6 +365,7 @@ class Fabric:
         proc = self._spawn(name, host, cmd, port, ip)
         proc.config_path = path
         proc.dpdk_ip = ip
+        proc.dpdk_ip6 = rt['dpdk'].get('ipv6Address')
         proc.tap = tap
         if wait:
             self.ready(proc, timeout)
@@ -457,15 +504,14 @@ class Fabric:
     def stub_requests(self, stub):
         """Requests recorded by nrfstub @stub (a Proc from start_stub())."""
         host = Host('?', stub.ns, stub.host)
-        st, _, body = self.curl(host, 'http://%s:%d/_stub/requests' % (stub.host, stub.port))
+        st, _, body = self.curl(host, stub.url('/_stub/requests'))
         if st != 200:
             raise RuntimeError('GET /_stub/requests of %s: %d' % (stub.name, st))
         return json.loads(body)
 
     def stub_clear(self, stub):
         host = Host('?', stub.ns, stub.host)
-        self.curl(host, 'http://%s:%d/_stub/requests' % (stub.host, stub.port),
-                  method='DELETE')
+        self.curl(host, stub.url('/_stub/requests'), method='DELETE')
 
     def h2load(self, host, url, n=1000, c=10, m=10, threads=1, timeout=300, extra=(),
                cpu=None):
@@ -543,14 +589,24 @@ def build_caps(build_dir=None):
 
 
 def test_main(argv, parts, needs=(), needs_caps=None):
-    """Entry point of a dpdk test script: `SCRIPT --build-dir DIR`.
-    @parts: (name, fn(fabric, runner), tag); @needs: programs the parts run;
-    @needs_caps: fn(build_caps()) -> None, or why this build cannot run them.
-    Exit 77 when the machine cannot run DPDK in namespaces, lacks one of
-    @needs, or the build cannot carry what the test needs (the reason
-    printed)."""
+    """Entry point of a dpdk test script: `SCRIPT --build-dir DIR [--family
+    4|6|46]`. @parts: (name, fn(fabric, runner), tag[, fabric kwargs]);
+    @needs: programs the parts run; @needs_caps: fn(build_caps()) -> None,
+    or why this build cannot run them. --family runs every part on fabrics
+    of that address family (FAMILIES; default 4); a part whose kwargs name
+    a family keeps it. Exit 77 when the machine cannot run DPDK in
+    namespaces, lacks one of @needs, or the build cannot carry what the
+    test needs (the reason printed)."""
+    argv = list(argv)
+    family = 4
+    if '--family' in argv:
+        i = argv.index('--family')
+        family = int(argv[i + 1])
+        if family not in FAMILIES:
+            raise SystemExit('--family: one of %s' % (FAMILIES,))
+        del argv[i:i + 2]
     # parse_args() skips argv[0] (the program): scripts pass sys.argv[1:].
-    H.parse_args(['dpdk-test'] + list(argv))
+    H.parse_args(['dpdk-test'] + argv)
     reason = cannot_run(H.BUILD_DIR)
     for tool in needs:
         if reason is None and shutil.which(tool) is None:
@@ -568,8 +624,11 @@ def test_main(argv, parts, needs=(), needs_caps=None):
     signal.signal(signal.SIGTERM, on_term)
     r = Runner()
     print('EAL memory: %s' % ' '.join(eal_memory()), flush=True)
+    if family != 4:
+        print('address family: %s' % {6: 'IPv6 only', 46: 'dual stack'}[family], flush=True)
     for name, fn, tag, *kw in parts:
-        r.part(name, lambda fab, fn=fn: fn(fab, r), tag, H.BUILD_DIR, kw[0] if kw else None)
+        fkw = dict({'family': family}, **(kw[0] if kw else {}))
+        r.part(name, lambda fab, fn=fn: fn(fab, r), tag, H.BUILD_DIR, fkw)
     return r.done()
 
 
@@ -602,6 +661,8 @@ def peer(fqdn, fwd_or_ip, port=8080, priority=1, **extra):
     """A nrfHostConfig entry for an NRF reachable at a DPDK nrfwd (Proc with
     .dpdk_ip) or an address."""
     ip = getattr(fwd_or_ip, 'dpdk_ip', None) or getattr(fwd_or_ip, 'host', None) or fwd_or_ip
+    if ':' in ip:
+        return H.peer(fqdn, port, priority=priority, ipv4=None, ipv6Address=ip, **extra)
     return H.peer(fqdn, port, priority=priority, ipv4=ip, **extra)
 
 

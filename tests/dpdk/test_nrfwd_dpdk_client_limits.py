@@ -70,12 +70,13 @@ def limits(fab, r):
                     'host c1, 12 streams at once (%s)' % g.get('raw', '')[-500:])
         D.expect_eq(other, [200, 200], 'host c2 meanwhile')
         log = fwd.log()
-        D.expect('client %s:' % c1.ip in log and 'over its maxStreams limit' in log,
+        D.expect('client %s:' % D.H.hostport_host(c1.ip) in log and
+                 'over its maxStreams limit' in log,
                  'no refusal of %s in the log' % c1.ip)
-        D.expect('client %s:' % c2.ip not in log, 'host c2 was refused')
+        D.expect('client %s:' % D.H.hostport_host(c2.ip) not in log, 'host c2 was refused')
 
     def rate():
-        st, _, body = fab.curl(a, 'http://%s:%d/_stub/fault' % (stub.host, stub.port),
+        st, _, body = fab.curl(a, stub.url('/_stub/fault'),
                                method='PUT', headers=['content-type: application/json'],
                                data=json.dumps({'mode': 'none'}))
         D.expect_eq(st, 200, 'stub fault off (%s)' % body[:200])

@@ -208,7 +208,7 @@ def isolation(fab, r):
                  % (ok, total, f1.log()[-1500:]))
         D.expect_eq([(st, json.loads(body).get('cause')) for st, _, body in bigs],
                     [(503, 'NF_SERVICE_FAILURE')] * 4, 'big ones')
-        st, _, stats = fab.curl(loc_host, 'http://%s:%d/_stub/stats' % (local.host, local.port))
+        st, _, stats = fab.curl(loc_host, local.url('/_stub/stats'))
         D.expect_eq(json.loads(stats)['faults']['bigdrop'], 8, 'each big one tried twice')
         D.expect(not re.search(r'local NRF \S+ down', f1.log()),
                  'one dead connection held the local NRF down:\n' + f1.log()[-1500:])

@@ -92,7 +92,7 @@ def mp(fab, r):
     alog = os.path.join(fab.tmpdir, 'access.log')
     cfg['runtime']['accessLog'] = {'path': alog, 'format': 'json', 'flushMs': 50}
     fwd = fab.start_nrfwd_mp(a, cfg, workers=2, name='nrfwd-a')
-    url = 'http://%s:%d%s' % (fwd.dpdk_ip, PORT, DISC)
+    url = 'http://%s:%d%s' % (D.H.hostport_host(fwd.dpdk_ip), PORT, DISC)
 
     def two_workers():
         pids = worker_pids(fwd)
@@ -392,7 +392,7 @@ def mp_etcd(fab, r):
     store('put', shared)
     fwd = fab.start_nrfwd_mp(a, cfg, workers=2, name='nrfwd-a',
                              extra=['--config-etcd', etcd_url, '--config-key', key])
-    url = 'http://%s:%d%s' % (fwd.dpdk_ip, PORT, DISC)
+    url = 'http://%s:%d%s' % (D.H.hostport_host(fwd.dpdk_ip), PORT, DISC)
 
     def loops(alias, n=8):
         # Fresh connections land on either worker (RSS over two queues).

@@ -148,7 +148,7 @@ def timeouts(fab, r):
         deadline = time.monotonic() + 3
         left = None
         while time.monotonic() < deadline:
-            st, _, b = fab.curl(a, 'http://%s:%d/_stub/stats' % (stub.host, stub.port))
+            st, _, b = fab.curl(a, stub.url('/_stub/stats'))
             left = json.loads(b)['streams_active'] - 1 if st == 200 else None
             if left == 0:
                 break

@@ -78,7 +78,7 @@ def tls(fab, r):
             bfile = os.path.join(d, 'b')
             cmd = ['curl', '-s', '-S', '-o', bfile, '-w', '%{http_code} %{http_version}',
                    '--max-time', '10', '--http2', '--cacert', certs['ca'],
-                   '--resolve', '%s:%d:%s' % (A, PORT, ip_a)]
+                   '--resolve', '%s:%d:%s' % (A, PORT, D.H.hostport_host(ip_a))]
             for h in headers:
                 cmd += ['-H', h]
             res = fab.run(c, cmd + ['https://%s:%d%s' % (A, PORT, path)], timeout=15)
@@ -108,7 +108,7 @@ def tls(fab, r):
                     "Via at E's NRF")
 
     def h2load():
-        res = fab.h2load(c, 'https://%s:%d%s' % (ip_a, PORT, PROFILE + ID_UDM1),
+        res = fab.h2load(c, 'https://%s:%d%s' % (D.H.hostport_host(ip_a), PORT, PROFILE + ID_UDM1),
                          n=2000, c=8, m=8, timeout=60)
         D.expect_eq(res.get('succeeded'), 2000, res['raw'][-1500:])
         D.expect_eq(res.get('status_2xx'), 2000, res['raw'][-1500:])

@@ -136,7 +136,7 @@ class Proc:
         self.mgmt_port = None
 
     def url(self, path='/'):
-        return 'http://%s:%d%s' % (self.host, self.port, path)
+        return 'http://%s:%d%s' % (hostport_host(self.host), self.port, path)
 
     def api_url(self, path='/'):
         """URL on the management listener (start_nrfwd(management=True))."""
@@ -177,6 +177,11 @@ def _wait_for_line(proc, pattern, timeout):
             return False
         time.sleep(0.02)
     return False
+
+
+def hostport_host(host):
+    """@host as it goes before ':port' in a URL: an IPv6 literal bracketed."""
+    return '[%s]' % host if ':' in host and not host.startswith('[') else host
 
 
 def peer(fqdn, port, priority=1, ipv4='127.0.0.1', api_prefix='', scheme='http', **extra):
@@ -355,7 +360,7 @@ def curl(url, method='GET', headers=(), data=None, timeout=10.0, http2=True, pre
     with tempfile.TemporaryDirectory(prefix='curl-') as d:
         hfile = os.path.join(d, 'h')
         bfile = os.path.join(d, 'b')
-        cmd = ['curl', '-s', '-S', '-D', hfile, '-o', bfile,
+        cmd = ['curl', '-s', '-S', '-g', '-D', hfile, '-o', bfile,
                '-w', '%{http_code}', '--max-time', str(timeout)]
         # -X HEAD would make curl wait for a body that never comes.
         cmd += ['-I'] if method == 'HEAD' else ['-X', method]

@@ -86,7 +86,7 @@ class Raw:
     acknowledges the server's SETTINGS when it reads them (frames())."""
 
     def __init__(self, port, rcvbuf=None, host='127.0.0.1'):
-        self.s = socket.socket()
+        self.s = socket.socket(socket.AF_INET6 if ':' in host else socket.AF_INET)
         if rcvbuf:
             self.s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, rcvbuf)
         self.s.settimeout(5)

@@ -240,14 +240,18 @@ TEST(CfgDpdk, ListenersMustBeTheAnyAddressOrThePortAddress)
 {
 	std::string d = With(Dpdk(), "/runtime/listen",
 		R"([{"address": "0.0.0.0", "port": 8080}, {"address": "10.10.1.2", "port": 8081},)"
-		R"( {"address": "10.10.1.3", "port": 8082}, {"address": "::", "port": 8083}])");
+		R"( {"address": "10.10.1.3", "port": 8082}, {"address": "::", "port": 8083},)"
+		R"( {"address": "2001:db8::5", "port": 8084}])");
 	Loaded l = Load(d);
 	EXPECT_EQ(l.cfg, nullptr);
 	EXPECT_FALSE(l.Has("/runtime/listen/0/address", "")) << l.Dump();
 	EXPECT_FALSE(l.Has("/runtime/listen/1/address", "")) << l.Dump();
-	EXPECT_TRUE(l.Has("/runtime/listen/2/address", "only 0.0.0.0 or its own address 10.10.1.2"))
+	EXPECT_TRUE(l.Has("/runtime/listen/2/address",
+		"only 0.0.0.0, :: or its own address 10.10.1.2"))
 		<< l.Dump();
-	EXPECT_TRUE(l.Has("/runtime/listen/3/address", "only 0.0.0.0")) << l.Dump();
+	// "::" takes IPv4 too, as a kernel socket without IPV6_V6ONLY does
+	EXPECT_FALSE(l.Has("/runtime/listen/3/address", "")) << l.Dump();
+	EXPECT_TRUE(l.Has("/runtime/listen/4/address", "only 0.0.0.0")) << l.Dump();
 	// the same listeners are fine on kernel sockets
 	EXPECT_NE(Load(With(d, "/runtime/transport", R"("kernel")")).cfg, nullptr);
 }
@@ -292,7 +296,8 @@ TEST(CfgDpdk, EmitsTransportAndPortAndReloadsToAnEqualSnapshot)
 	std::string rt = Emit(a.cfg.get(), NRF_CFG_RUNTIME);
 	EXPECT_NE(rt.find(R"("transport":"dpdk")"), std::string::npos) << rt;
 	EXPECT_NE(rt.find(R"("dpdk":{"ipv4Address":"192.0.2.10","prefixLength":24,)"
-			  R"("gateway":"192.0.2.1","portId":null,)"),
+			  R"("gateway":"192.0.2.1","ipv6Address":"","ipv6PrefixLength":64,)"
+			  R"("ipv6Gateway":"","portId":null,)"),
 		std::string::npos)
 		<< rt;
 	EXPECT_NE(rt.find(R"("idleSleepUs":0,)"), std::string::npos) << rt;
@@ -354,4 +359,75 @@ TEST(CfgDpdk, TransportNames)
 	EXPECT_STREQ(nrf_cfg_transport_name(NRF_TRANSPORT_KERNEL), "kernel");
 	EXPECT_STREQ(nrf_cfg_transport_name(NRF_TRANSPORT_DPDK), "dpdk");
 	EXPECT_EQ(nrf_cfg_transport_name(static_cast<nrf_cfg_transport>(7)), nullptr);
+}
+
+TEST(CfgDpdk, Ipv6AddressDualStackAndIpv6Only)
+{
+	std::string dual = With(Dpdk(), "/runtime/dpdk/ipv6Address", R"("2001:db8:1::2")");
+	dual = With(dual, "/runtime/dpdk/ipv6Gateway", R"("2001:db8:1::1")");
+	dual = With(dual, "/runtime/listen",
+		R"([{"address": "::", "port": 8080}, {"address": "2001:db8:1::2", "port": 8081},)"
+		R"( {"address": "10.10.1.2", "port": 8082}])");
+	dual = With(dual, "/runtime/localNrf", R"({"address": "2001:db8:1::3", "port": 8080})");
+	Loaded a = Load(dual);
+	ASSERT_NE(a.cfg, nullptr) << a.Dump();
+	EXPECT_STREQ(a.cfg->rt.dpdk.ipv6_address, "2001:db8:1::2");
+	EXPECT_EQ(a.cfg->rt.dpdk.ipv6_prefix_length, 64);
+	Loaded b = Load(Emit(a.cfg.get(), NRF_CFG_ALL));
+	ASSERT_NE(b.cfg, nullptr) << b.Dump();
+
+	// IPv6 only: no ipv4Address; a link-local gateway is on-link
+	std::string only = With(Dpdk(nullptr), "/runtime/dpdk/ipv6Address", R"("fd00:5::2")");
+	only = With(only, "/runtime/dpdk/ipv6PrefixLength", "48");
+	only = With(only, "/runtime/dpdk/ipv6Gateway", R"("fe80::1")");
+	only = With(only, "/runtime/listen", R"([{"address": "::", "port": 8080}])");
+	Loaded o = Load(only);
+	ASSERT_NE(o.cfg, nullptr) << o.Dump();
+
+	// ... where IPv4 listeners and an IPv4 local NRF cannot be served
+	std::string v4 = With(only, "/runtime/listen", R"([{"address": "0.0.0.0", "port": 8080}])");
+	v4 = With(v4, "/runtime/localNrf", R"({"address": "10.10.1.3", "port": 8080})");
+	Loaded p = Load(v4);
+	EXPECT_EQ(p.cfg, nullptr);
+	EXPECT_TRUE(p.Has("/runtime/listen/0/address", "only 0.0.0.0, :: or its own address "
+						   "fd00:5::2")) << p.Dump();
+	EXPECT_TRUE(p.Has("/runtime/localNrf/address", "no ipv4Address")) << p.Dump();
+
+	// neither family: the port has no address
+	Loaded n = Load(Dpdk(nullptr));
+	EXPECT_EQ(n.cfg, nullptr);
+	EXPECT_TRUE(n.Has("/runtime/dpdk/ipv4Address", "ipv4Address or ipv6Address")) << n.Dump();
+}
+
+TEST(CfgDpdk, Ipv6AddressAndGatewayAreValidated)
+{
+	struct {
+		const char *addr, *prefix, *gw, *ptr, *what;
+	} bad[] = {
+		{"2001:db8::g", "64", "", "/runtime/dpdk/ipv6Address", "invalid IPv6 address"},
+		{"fe80::2", "64", "", "/runtime/dpdk/ipv6Address", "link-local"},
+		{"ff02::1", "64", "", "/runtime/dpdk/ipv6Address", "not a usable host address"},
+		{"::ffff:10.1.1.1", "64", "", "/runtime/dpdk/ipv6Address", "IPv4-mapped"},
+		{"2001:db8::2", "65", "", "/runtime/dpdk/ipv6PrefixLength", "1..64"},
+		{"2001:db8::2", "0", "", "/runtime/dpdk/ipv6PrefixLength", "out of range"},
+		{"2001:db8::2", "64", "2001:db9::1", "/runtime/dpdk/ipv6Gateway",
+			"not on the port's network 2001:db8::2/64"},
+		{"2001:db8::2", "64", "2001:db8::2", "/runtime/dpdk/ipv6Gateway", "not on"},
+		{"2001:db8::2", "64", "10.10.1.1", "/runtime/dpdk/ipv6Gateway", "invalid IPv6"},
+		{"", "64", "2001:db8::1", "/runtime/dpdk/ipv6Gateway", "needs ipv6Address"},
+	};
+	for (const auto &b : bad) {
+		std::string d = With(Dpdk(), "/runtime/dpdk/ipv6Address",
+			(std::string("\"") + b.addr + "\"").c_str());
+		d = With(d, "/runtime/dpdk/ipv6PrefixLength", b.prefix);
+		d = With(d, "/runtime/dpdk/ipv6Gateway", (std::string("\"") + b.gw + "\"").c_str());
+		Loaded l = Load(d);
+		EXPECT_EQ(l.cfg, nullptr) << b.addr << " " << b.gw;
+		EXPECT_TRUE(l.Has(b.ptr, b.what)) << b.addr << " " << b.gw << "\n" << l.Dump();
+	}
+	// an IPv6 local NRF needs an IPv6 address on the port
+	std::string d = With(Dpdk(), "/runtime/localNrf",
+		R"({"address": "2001:db8::3", "port": 8080})");
+	Loaded l = Load(d);
+	EXPECT_TRUE(l.Has("/runtime/localNrf/address", "no ipv6Address")) << l.Dump();
 }

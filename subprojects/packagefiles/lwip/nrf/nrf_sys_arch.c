@@ -290,14 +290,25 @@ nrf_lwip_tcp_isn(const ip_addr_t *local_ip, u16_t local_port, const ip_addr_t *r
 		}
 		keyed = 1;
 	}
+	/* M: a timer ticking every 4 µs (RFC 6528 section 3). */
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	t = ((uint64_t)ts.tv_sec * 1000000u + (uint64_t)ts.tv_nsec / 1000u) / 4u;
+#if LWIP_IPV6
+	if (IP_IS_V6(remote_ip)) {
+		uint8_t in6[36];
+
+		memcpy(in6, ip_2_ip6(local_ip)->addr, 16);
+		memcpy(in6 + 16, ip_2_ip6(remote_ip)->addr, 16);
+		memcpy(in6 + 32, &local_port, 2);
+		memcpy(in6 + 34, &remote_port, 2);
+		return (u32_t)(t + nrf_lwip_siphash24(in6, sizeof(in6), key));
+	}
+#endif
 	a = ip4_addr_get_u32(ip_2_ip4(local_ip));
 	memcpy(in, &a, 4);
 	a = ip4_addr_get_u32(ip_2_ip4(remote_ip));
 	memcpy(in + 4, &a, 4);
 	memcpy(in + 8, &local_port, 2);
 	memcpy(in + 10, &remote_port, 2);
-	/* M: a timer ticking every 4 µs (RFC 6528 section 3). */
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	t = ((uint64_t)ts.tv_sec * 1000000u + (uint64_t)ts.tv_nsec / 1000u) / 4u;
 	return (u32_t)(t + nrf_lwip_siphash24(in, sizeof(in), key));
 }

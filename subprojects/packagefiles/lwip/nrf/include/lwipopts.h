@@ -2,7 +2,7 @@
 /*
  * lwIP options of nrfwd's own lwIP build (decision 0010): one polling
  * thread per process, no OS layer (NO_SYS=1), raw TCP API over IPv4 and
- * Ethernet only, fixed pools instead of malloc, larger windows, checksums
+ * IPv6 (dual stack, decision 0065) and Ethernet only, fixed pools instead of malloc, larger windows, checksums
  * per netif so the DPDK port's offloads can take them over.
  *
  * Sizes follow nrfwd's limits: runtime.maxConnections (default 10000) plus
@@ -54,7 +54,39 @@
 
 /* ---- protocols ------------------------------------------------------- */
 #define LWIP_IPV4 1
-#define LWIP_IPV6 0
+/* IPv6 (decision 0065): static addresses only (no SLAAC, no DHCPv6, no
+ * router solicitation), neighbour discovery with lwIP's nd6, ICMPv6 echo;
+ * TCP only, so no fragmentation or reassembly. No MLD: ip6_input accepts
+ * the all-nodes and our solicited-node groups without joining them. The
+ * gateway is the transport's (LWIP_HOOK_ND6_GET_GW), not learned from
+ * router advertisements. */
+#ifdef NRF_LWIP_NO_IPV6
+#define LWIP_IPV6 0                  /* meson -Dlwip_ipv6=false */
+#else
+#define LWIP_IPV6 1
+#endif
+#define LWIP_IPV6_NUM_ADDRESSES 2    /* link-local + the configured one */
+#define LWIP_IPV6_AUTOCONFIG 0
+#define LWIP_IPV6_ADDRESS_LIFETIMES 0
+#define LWIP_IPV6_DHCP6 0
+#define LWIP_IPV6_MLD 0
+#define LWIP_IPV6_FRAG 0
+#define LWIP_IPV6_REASS 0
+#define LWIP_IPV6_SEND_ROUTER_SOLICIT 0
+#define LWIP_IPV6_DUP_DETECT_ATTEMPTS 0 /* static addresses are valid at once */
+#define LWIP_ICMP6 1
+#define LWIP_ND6 1
+#define LWIP_ND6_QUEUEING 1
+#define MEMP_NUM_ND6_QUEUE 64
+#define LWIP_ND6_NUM_NEIGHBORS 64
+#define LWIP_ND6_NUM_DESTINATIONS 64
+#define LWIP_ND6_NUM_PREFIXES 2
+#define LWIP_ND6_NUM_ROUTERS 2
+#define LWIP_ND6_ALLOW_RA_UPDATES 0
+#define LWIP_ND6_TCP_REACHABILITY_HINTS 1
+#define LWIP_IPV6_SCOPES 0
+#define CHECKSUM_GEN_ICMP6 1
+#define CHECKSUM_CHECK_ICMP6 1
 #define LWIP_ARP 1
 #define LWIP_ETHERNET 1
 #define ETHARP_SUPPORT_STATIC_ENTRIES 0
@@ -144,6 +176,9 @@ extern int nrf_lwip_chksum_scalar_only;
 /* Every segment of a known pcb passes the transport first (it limits the
  * ACKs lwIP sends to unacceptable segments of a connection, RFC 5961). */
 #define LWIP_HOOK_TCP_INPACKET_PCB nrf_lwip_tcp_inpacket
+/* The IPv6 next hop of an off-link destination: the configured gateway
+ * (tp_lwip.c); on-link (the address's prefix) is the destination itself. */
+#define LWIP_HOOK_ND6_GET_GW nrf_lwip_nd6_get_gw
 
 /* ---- debugging: off; assertions per arch/cc.h ------------------------- */
 /* Assertions compiled out unless the build asks for them (meson

@@ -50,6 +50,18 @@ extern s8_t (*nrf_lwip_tcp_in_fn)(struct tcp_pcb *pcb, const struct tcp_hdr *hdr
 s8_t nrf_lwip_tcp_inpacket(struct tcp_pcb *pcb, struct tcp_hdr *hdr, u16_t optlen,
 	u16_t opt1len, u8_t *opt2, struct pbuf *p);
 
+/*
+ * LWIP_HOOK_ND6_GET_GW: the next hop of IPv6 destination @p dest, which
+ * lwIP found off-link (not link-local, not in the /64 of a static
+ * address): the destination itself when it is inside the configured
+ * prefix, the configured gateway otherwise, NULL when there is none (lwIP
+ * then fails the send with ERR_RTE). Set by the transport (tp_lwip.c).
+ * Stack thread.
+ */
+struct netif;
+struct ip6_addr;
+const struct ip6_addr *nrf_lwip_nd6_get_gw(struct netif *netif, const struct ip6_addr *dest);
+
 /* SipHash-2-4 of @p len bytes at @p in with the 128-bit key @p k. */
 u64_t nrf_lwip_siphash24(const u8_t *in, size_t len, const u64_t k[2]);
 
@@ -154,6 +166,61 @@ nrf_lwip_ip4_tcp_csum_fill(void *packet, u16_t len)
 	c = (u16_t)~nrf_lwip_fold64(nrf_lwip_tcp_pseudo_sum(ip, tot - ihl) +
 		LWIP_CHKSUM(ip + ihl, (int)(tot - ihl)));
 	memcpy(ip + ihl + 16, &c, 2);
+}
+
+/*
+ * IPv6/TCP (decision 0065): the same for an IPv6 packet whose next header
+ * is TCP (no extension headers: lwIP's TCP gets nothing else from
+ * nrfwd's peers; what is not TCP right after the fixed header is left to
+ * lwIP). The pseudo header: both addresses, the upper-layer length and
+ * the next header (RFC 8200 section 8.1).
+ */
+static inline u64_t
+nrf_lwip_tcp6_pseudo_sum(const u8_t *ip, unsigned int tcp_len)
+{
+	u32_t w[8];
+	u64_t s = 0;
+	unsigned int i;
+
+	memcpy(w, ip + 8, 32);
+	for (i = 0; i < 8; i++)
+		s += w[i];
+	return s + lwip_htonl(tcp_len) + lwip_htonl(6);
+}
+
+/* 1 unless @p packet is IPv6/TCP with a wrong TCP checksum. */
+static inline int
+nrf_lwip_ip6_rx_csum_ok(const void *packet, u16_t len)
+{
+	const u8_t *ip = (const u8_t *)packet;
+	unsigned int pl;
+
+	if (len < 60 || (ip[0] >> 4) != 6 || ip[6] != 6)
+		return 1;
+	pl = (unsigned int)ip[4] << 8 | ip[5];
+	if (pl < 20 || pl + 40 > len)
+		return 1;
+	return nrf_lwip_fold64(nrf_lwip_tcp6_pseudo_sum(ip, pl) +
+		LWIP_CHKSUM(ip + 40, (int)pl)) == 0xffff;
+}
+
+/* Writes the TCP checksum of IPv6/TCP packet @p packet (else nothing). */
+static inline void
+nrf_lwip_ip6_tcp_csum_fill(void *packet, u16_t len)
+{
+	u8_t *ip = (u8_t *)packet;
+	unsigned int pl;
+	u16_t c;
+
+	if (len < 60 || (ip[0] >> 4) != 6 || ip[6] != 6)
+		return;
+	pl = (unsigned int)ip[4] << 8 | ip[5];
+	if (pl < 20 || pl + 40 > len)
+		return;
+	memset(ip + 40 + 16, 0, 2);
+	c = (u16_t)~nrf_lwip_fold64(nrf_lwip_tcp6_pseudo_sum(ip, pl) +
+		LWIP_CHKSUM(ip + 40, (int)pl));
+	memcpy(ip + 40 + 16, &c, 2);
 }
 
 #endif /* NRF_LWIP_HOOKS_H */
