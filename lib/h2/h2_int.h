@@ -11,6 +11,7 @@
 
 #include "h2_guard.h"
 #include "h2_hpack.h"
+#include "h2_proto.h"
 #include "nrf_common.h"
 #include "nrf_h2.h"
 #include "nrf_list.h"
@@ -104,35 +105,21 @@ struct h2_oq {
  * h2_cli.c: a peer (client) connection's HTTP/2, nrfwd's own framing
  * (decision 0039): h2_cli_engine.
  */
-#define H2C_SLOTS 256u
 #define H2C_BC_FIELDS 16u
 #define H2C_BC_BYTES 1024u
 
 struct h2_cli {
-	struct h2_hpack hp; /* HPACK decoder (decision 0047) */
-	/* A frame begun in an earlier read (up to 9 + H2C_FRAME_MAX bytes). */
-	uint8_t *ib;
-	uint32_t ib_len;
-	bool ib_seen;       /* its frame header went through early_check() */
+	struct h2_proto pr; /* the protocol layer's state (h2_proto.h) */
 	/* A DATA frame whose payload is delivered as it arrives (data_begin()):
 	 * bytes still to come, its stream and flags. */
 	uint32_t d_left;
 	uint32_t d_sid;
 	uint8_t d_flags;
-	struct nrf_list sq; /* streams with HEADERS or body left to send, in id order */
-	struct nrf_list cq; /* streams to close after the frame at hand */
-	struct nrf_h2_stream *slot[H2C_SLOTS]; /* by (id >> 1) % H2C_SLOTS */
 	uint32_t next_id;   /* next stream id (odd) */
 	uint32_t n_open;    /* streams whose HEADERS were written, not closed */
-	uint32_t goaway_last; /* GOAWAY received: highest id it processes */
-	uint32_t r_max_streams, r_init_win, r_max_frame; /* peer's SETTINGS */
-	int64_t swin;       /* connection send window */
 	uint32_t rx_open;   /* connection: DATA received, not re-credited */
-	uint32_t win;       /* connection window this side announced */
-	/* The header block being received (hb_sid 0: none). */
-	uint32_t hb_sid;
-	struct nrf_h2_stream *hb_st; /* NULL: decoded and dropped */
-	uint32_t hb_frames;
+	/* The header block being received: its size as HPACK bombs count it
+	 * and its END_STREAM. */
 	uint64_t hb_bytes;
 	uint8_t hb_end;
 	/*
@@ -157,7 +144,6 @@ struct h2_cli {
 		uint16_t n, nl, v, vl; /* offsets into bc_data */
 	} bc_f[H2C_BC_FIELDS];
 	uint8_t bc_data[H2C_BC_BYTES];
-	bool settings_seen;
 	bool goaway_sent;
 };
 
@@ -166,7 +152,7 @@ struct h2_cli {
 #define H2C_END_RECV 0x02u /* END_STREAM received */
 #define H2C_RST 0x04u      /* RST_STREAM sent or received */
 #define H2C_CLOSING 0x08u  /* on cli->cq */
-#define H2C_SQ 0x10u       /* on cli->sq */
+#define H2C_SQ H2_CS_SQ     /* on pr.sq */
 #define H2C_HDRS 0x20u     /* its HEADERS wait in st->hb (on cli->sq) */
 #define H2C_BODY 0x40u     /* a request body follows its HEADERS */
 #define H2C_OPENED 0x80u   /* a HEADERS frame of the answer came */
@@ -182,7 +168,6 @@ bool h2_cli_want_write(const struct nrf_h2_conn *c);
 /* Both sides done: a GOAWAY went either way and no stream is left. */
 bool h2_cli_done(const struct nrf_h2_conn *c);
 void h2_cli_goaway(struct nrf_h2_conn *c, uint32_t code, const char *why);
-int h2_cli_ping(struct nrf_h2_conn *c, const uint8_t data[8]);
 uint32_t h2_cli_next_id(const struct nrf_h2_conn *c);
 void h2_cli_reset(struct nrf_h2_conn *c, struct nrf_h2_stream *st, uint32_t code);
 /* Free what a peer stream holds of its HEADERS (before h2_stream_put()). */
@@ -193,41 +178,21 @@ void h2_cli_hb_free(struct nrf_h2_stream *st);
  * (decision 0046): h2_srv_engine.
  */
 struct h2_srv {
-	struct h2_hpack hp; /* HPACK decoder (decision 0047) */
-	uint32_t oq_acks;   /* PING/SETTINGS ACKs queued (c->oq), not yet written */
-	uint8_t *ib;        /* a frame begun in an earlier read */
-	uint32_t ib_len;
-	struct nrf_list sq; /* streams with answer DATA to frame */
-	struct nrf_list cq; /* streams to close after the frame at hand */
-	struct nrf_h2_stream *slot[H2C_SLOTS];
+	struct h2_proto pr; /* the protocol layer's state (h2_proto.h) */
 	uint32_t last_recv; /* highest stream id the client used */
 	uint32_t last_proc; /* highest stream id processed (GOAWAY) */
 	uint32_t n_in;      /* open streams */
 	uint32_t max_streams; /* our SETTINGS_MAX_CONCURRENT_STREAMS */
-	uint32_t r_init_win, r_max_frame; /* the client's SETTINGS */
-	int64_t swin;       /* connection send window */
-	uint32_t win;       /* connection receive window announced */
 	uint32_t rx_recv;   /* DATA received, not consumed */
 	uint32_t rx_done;   /* consumed, not yet announced */
-	uint32_t hb_sid;    /* header block being received (0: none) */
-	struct nrf_h2_stream *hb_st; /* NULL: decoded and dropped */
-	uint32_t hb_frames;
 	uint32_t goaway_last;
-	uint8_t hb_flags;   /* its HEADERS frame's flags */
+	uint8_t hb_flags;   /* the header block's HEADERS frame's flags */
 	uint8_t pre;        /* preface bytes matched */
-	uint8_t phase;      /* SP_* */
 	uint8_t goaway;     /* GA_* */
-	bool settings_acked;
-	bool r_no_rfc7540;
 	uint32_t rst_tokens;   /* reset rate limit (h2_srv.c) */
 	uint64_t rst_tokens_at; /* s */
 	struct h2_guard guard;  /* the frame-header rules (h2_guard.c) */
 };
-
-#define SP_PREFACE 0u  /* the client's 24-byte preface */
-#define SP_SETTINGS 1u /* its first frame must be SETTINGS */
-#define SP_OPEN 2u
-#define SP_IGNORE 3u   /* a connection error was sent: input ignored */
 
 #define GA_NOTICE 0x01u   /* shutdown notice (last 2^31-1) sent */
 #define GA_SENT 0x02u     /* a GOAWAY that stops new streams */
@@ -239,8 +204,8 @@ struct h2_srv {
 #define HS_RD 0x01u      /* END_STREAM received (half-closed remote) */
 #define HS_WR 0x02u      /* END_STREAM queued */
 #define HS_CLOSING 0x04u /* RST_STREAM sent or received: frames ignored */
-#define HS_SQ 0x08u      /* on srv->sq */
-#define HS_HDRS 0x10u    /* the answer's HEADERS are queued */
+#define HS_HDRS 0x08u    /* the answer's HEADERS are queued */
+#define HS_SQ H2_CS_SQ   /* on pr.sq */
 #define HS_CLOSED 0x20u  /* on srv->cq */
 
 int h2_srv_start(struct nrf_h2_conn *c);
@@ -253,7 +218,6 @@ bool h2_srv_want_write(const struct nrf_h2_conn *c);
 bool h2_srv_want_read(const struct nrf_h2_conn *c);
 void h2_srv_goaway(struct nrf_h2_conn *c, uint32_t last, uint32_t code, const char *why,
 	bool term);
-int h2_srv_ping(struct nrf_h2_conn *c, const uint8_t data[8]);
 uint32_t h2_srv_last_proc(const struct nrf_h2_conn *c);
 void h2_srv_reset(struct nrf_h2_conn *c, struct nrf_h2_stream *st, uint32_t code);
 int h2_srv_headers(struct nrf_h2_conn *c, struct nrf_h2_stream *st, int status,
@@ -328,6 +292,7 @@ struct nrf_h2_conn {
 	const struct h2_engine_ops *eng; /* h2_srv_engine or h2_cli_engine */
 	struct h2_cli *cli;      /* peer: h2_cli_engine's state */
 	struct h2_srv *srv;      /* front: h2_srv_engine's state */
+	struct h2_proto *pr;     /* either's protocol layer (&cli->pr, &srv->pr) */
 	struct nrf_tp_conn *tc;
 	const struct nrf_h2_cbs *cbs;
 	void *user;

@@ -1,0 +1,206 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+#ifndef NRF_H2_PROTO_H
+#define NRF_H2_PROTO_H
+
+/*
+ * The HTTP/2 protocol layer under both of nrfwd's own engines (h2_proto.c;
+ * decision 0067): the front server (h2_srv.c) and the upstream client
+ * (h2_cli.c) each embed a struct h2_proto and hand it a struct h2_side,
+ * the table of what differs by side. Internal to lib/h2.
+ *
+ * The layer holds what RFC 9113 says the same way for both ends of a
+ * connection:
+ * - the read loop: frames cut out of the input, a frame begun in one read
+ *   finished from the next (h2_proto_recv()), frame headers read once;
+ * - SETTINGS (validated, applied, acknowledged; the first frame must be
+ *   one), PING (answered, ACKs handed to h2_conn_ping_ack()), GOAWAY
+ *   received and sent, WINDOW_UPDATE and the send windows (connection and
+ *   streams, SETTINGS_INITIAL_WINDOW_SIZE applied to open streams),
+ *   PRIORITY, PUSH_PROMISE (refused either way);
+ * - header blocks: HEADERS padding and priority, CONTINUATION assembly
+ *   (interleaving and count limits), the block through the HPACK decoder
+ *   (h2_hpack.c) to the side's field callback;
+ * - DATA padding; stream lookup by id; streams closed after the frame at
+ *   hand (cq); the output queue taken first on every fill; HEADERS and
+ *   CONTINUATION framing of an encoded block.
+ *
+ * What a side owns: its stream states and who opens streams (the client
+ * opens them, ids from next_id; the server takes them from HEADERS), the
+ * HTTP checks (requests vs answers), DATA delivery and the receive windows
+ * (a front holds a body until its owner frees it, an upstream leg credits
+ * as it relays), RST_STREAM, and how a connection error is sent (the server
+ * mimics nghttp2's GOAWAY with debug text, h2spec and the differential
+ * fuzzer pin it; the client sends GOAWAY without text and logs).
+ */
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "h2_hpack.h"
+#include "nrf_list.h"
+
+struct nrf_h2_conn;
+struct nrf_h2_ctx;
+struct nrf_h2_stream;
+
+/* Stream slots by (id >> 1) % H2C_SLOTS, a stream found without a walk. */
+#define H2C_SLOTS 256u
+
+/* Stream state bit (st->cs) both sides share: on pr->sq, data to send. */
+#define H2_CS_SQ 0x10u
+
+/*
+ * What differs by side. Numbers and flags:
+ * who: the other end in logs ("client", "upstream").
+ * push_why: the connection error text of a PUSH_PROMISE.
+ * push_max: the highest SETTINGS_ENABLE_PUSH accepted (a client may offer
+ *   push, 1; a server never does, 0).
+ * max_acks: PING and SETTINGS ACKs queued unwritten before the peer counts
+ *   as flooding (nghttp2's max_outbound_ack, the server; none, the client).
+ * ignored: st->cs bits of a stream whose frames are ignored (reset or
+ *   closing).
+ * ext_settings: ENABLE_CONNECT_PROTOCOL and NO_RFC7540_PRIORITIES checked
+ *   (values over 1) and the latter applied, as nghttp2's server does.
+ * ping_len_first: PING's length checked before its stream id.
+ * wu0_conn: WINDOW_UPDATE of 0 on a stream is a connection error (as
+ *   nghttp2 makes it); else the stream is reset (RFC 9113 §6.9).
+ * rst_on_hpack: a header block the decoder refuses resets its stream
+ *   before the connection error.
+ *
+ * Callbacks (NULL where marked optional):
+ * conn_error: GOAWAY(@p code) for a connection error; returns the negative
+ *   NRF_E* the read loop returns.
+ * pre: optional, each whole frame before it is handled (0, or a code that
+ *   stops the input).
+ * data, headers, rst_stream: those frames, payload @p p of @p len bytes.
+ * on_field: the HPACK decoder's callback (arg: struct h2_fld_arg).
+ * block_end: a header block complete (END_HEADERS).
+ * idle: @p sid (stream @p st, or NULL) is idle for this side: a frame on it
+ *   other than HEADERS is a connection error.
+ * reset: RST_STREAM(@p code) of @p st.
+ * goaway_recv: a valid GOAWAY came (pr->r_goaway_last holds the lowest last
+ *   stream id received).
+ * stream_close: close @p st, taken from pr->cq.
+ * settings: optional, a SETTINGS frame applied (@p flags: with FL_ACK, the
+ *   peer acknowledged ours).
+ * data_begin: optional, a frame header whose payload has @p have of its
+ *   bytes in this read: true when the side took it as it arrives (*rc set).
+ * early: optional, a frame header seen before its payload is all here.
+ */
+struct h2_side {
+	const char *who;
+	const char *push_why;
+	uint32_t push_max;
+	uint32_t max_acks;
+	uint32_t ignored;
+	bool ext_settings;
+	bool ping_len_first;
+	bool wu0_conn;
+	bool rst_on_hpack;
+	int (*conn_error)(struct nrf_h2_conn *c, uint32_t code, const char *why);
+	int (*pre)(struct nrf_h2_conn *c, const uint8_t *f);
+	int (*data)(struct nrf_h2_conn *c, uint8_t flags, uint32_t sid, const uint8_t *p,
+		size_t len);
+	int (*headers)(struct nrf_h2_conn *c, uint8_t flags, uint32_t sid, const uint8_t *p,
+		size_t len);
+	int (*rst_stream)(struct nrf_h2_conn *c, uint32_t sid, const uint8_t *p, size_t len);
+	int (*on_field)(void *arg, const struct h2_hpack_field *f);
+	void (*block_end)(struct nrf_h2_conn *c);
+	bool (*idle)(const struct nrf_h2_conn *c, uint32_t sid, const struct nrf_h2_stream *st);
+	void (*reset)(struct nrf_h2_conn *c, struct nrf_h2_stream *st, uint32_t code);
+	void (*goaway_recv)(struct nrf_h2_conn *c);
+	void (*stream_close)(struct nrf_h2_conn *c, struct nrf_h2_stream *st);
+	void (*settings)(struct nrf_h2_conn *c, uint8_t flags);
+	bool (*data_begin)(struct nrf_h2_conn *c, const uint8_t *f, size_t have, int *rc);
+	void (*early)(struct nrf_h2_conn *c, const uint8_t *f);
+};
+
+/* One connection's protocol state, embedded in the side's (c->pr). */
+struct h2_proto {
+	const struct h2_side *side;
+	struct h2_hpack hp; /* HPACK decoder (decision 0047) */
+	/* A frame begun in an earlier read (up to 9 + H2_FRAME_MAX bytes). */
+	uint8_t *ib;
+	uint32_t ib_len;
+	bool ib_seen;       /* its frame header went through side->early() */
+	bool settings_seen; /* the peer's first SETTINGS came */
+	bool settings_acked; /* the peer acknowledged ours */
+	bool r_no_rfc7540;  /* the peer's SETTINGS_NO_RFC7540_PRIORITIES (ext_settings) */
+	bool stop;          /* a connection error was sent: input ignored */
+	struct nrf_list sq; /* streams with something to send (H2_CS_SQ) */
+	struct nrf_list cq; /* streams to close after the frame at hand */
+	struct nrf_h2_stream *slot[H2C_SLOTS];
+	uint32_t r_max_streams, r_init_win, r_max_frame; /* the peer's SETTINGS */
+	int64_t swin;       /* connection send window */
+	uint32_t win;       /* connection receive window announced */
+	uint32_t oq_acks;   /* PING/SETTINGS ACKs queued (c->oq), not yet written */
+	uint32_t r_goaway_last; /* GOAWAY received: lowest last stream id */
+	/* The header block being received (hb_sid 0: none). */
+	uint32_t hb_sid;
+	struct nrf_h2_stream *hb_st; /* NULL: decoded and dropped */
+	uint32_t hb_frames;
+};
+
+/* The largest frame accepted: SETTINGS_MAX_FRAME_SIZE is not announced,
+ * so it is the protocol's default. */
+#define H2_FRAME_MAX 16384u
+
+/* The connection and what the side's field callback returned, through the
+ * decoder (side->on_field's arg). */
+struct h2_fld_arg {
+	struct nrf_h2_conn *c;
+	int rc;
+};
+
+/* Set up @p pr for @p side (c->pr = @p pr); what the side's SETTINGS
+ * leave at their defaults. */
+void h2_proto_init(struct nrf_h2_conn *c, struct h2_proto *pr, const struct h2_side *side);
+/* Release the decoder, the output queue and the frame buffer. */
+void h2_proto_fini(struct nrf_h2_conn *c);
+/* SETTINGS entry @p id = @p v at @p p (6 bytes); returns the byte after. */
+uint8_t *h2_proto_setting(uint8_t *p, uint16_t id, uint32_t v);
+/* The connection receive window @p win announced (a WINDOW_UPDATE queued
+ * after the SETTINGS when it is over 65 535). */
+void h2_proto_window(struct nrf_h2_conn *c, uint32_t win);
+/* Input bytes: 0, or what the side's frame handling returned (a negative
+ * NRF_E* after a connection error). */
+int h2_proto_recv(struct nrf_h2_conn *c, const uint8_t *in, size_t len);
+/* The block fragment @p p through the decoder; at END_HEADERS (@p flags)
+ * the side's block_end. 0, or the code that stops the input. */
+int h2_proto_fragment(struct nrf_h2_conn *c, uint8_t flags, const uint8_t *p, size_t len);
+int h2_proto_inflate(struct nrf_h2_conn *c, const uint8_t *in, size_t len, bool final);
+/* HEADERS padding and priority taken off @p p / @p len (@p dep: the
+ * dependency); 0 or a connection error. */
+int h2_proto_headers_payload(struct nrf_h2_conn *c, uint8_t flags, const uint8_t **p,
+	size_t *len, uint32_t *dep);
+/* DATA padding: the data @p d / @p dlen of payload @p p / @p len. */
+int h2_proto_data_payload(struct nrf_h2_conn *c, uint8_t flags, const uint8_t *p, size_t len,
+	const uint8_t **d, size_t *dlen);
+/* A new header block on @p sid (@p st: NULL, decoded and dropped). */
+void h2_proto_block_begin(struct h2_proto *pr, uint32_t sid, struct nrf_h2_stream *st);
+/* Close what waits on pr->cq (not while the connection is torn down). */
+void h2_proto_close_pending(struct nrf_h2_conn *c);
+/* @p st on pr->cq, closed after the frame at hand with @p code; @p queued:
+ * the side's cs bit that says it is there, @p set: the bits it sets. */
+void h2_proto_close_due(struct nrf_h2_conn *c, struct nrf_h2_stream *st, uint32_t code,
+	uint32_t queued, uint32_t set);
+/* @p st out of the stream slots, the lists and the header block. */
+void h2_proto_unlink(struct h2_proto *pr, struct nrf_h2_stream *st);
+/* First on every fill: streams due closed, then the output queue into
+ * @p dst (*@p out bytes). Returns -1: frames remain queued (nothing may
+ * follow them); 1: the queue was written whole; 0: it was empty. */
+int h2_proto_fill_queued(struct nrf_h2_conn *c, uint8_t *dst, size_t cap, size_t *out);
+/* GOAWAY(@p last, @p code, debug text @p why) queued; false: no memory
+ * (the connection failed). */
+bool h2_proto_goaway(struct nrf_h2_conn *c, uint32_t last, uint32_t code, const char *why);
+/* PING with @p data queued (both engines' ping op). */
+int h2_proto_ping(struct nrf_h2_conn *c, const uint8_t data[8]);
+/* An encoded header block at @p base + 9 (@p blen bytes) framed in place as
+ * HEADERS and CONTINUATION frames of at most @p maxf bytes on @p sid;
+ * @p base has room for 9 bytes per frame. Returns the bytes framed. */
+size_t h2_proto_frame_block(uint8_t *base, size_t blen, size_t maxf, uint32_t sid, bool end);
+/* Max frames of one header block: as many as a header list of
+ * max_header_bytes needs twice over (nghttp2's max_continuations + 1). */
+uint32_t h2_proto_max_frames(const struct nrf_h2_ctx *ctx);
+
+#endif /* NRF_H2_PROTO_H */
