@@ -36,6 +36,7 @@
 #define MOD "h2"
 
 static const struct h2_side cli_side;
+_Static_assert(offsetof(struct h2_cli, pr) == 0, "h2_proto_new() gives the state");
 
 /* ------------------------------------------------------------------------ */
 /* Streams                                                                   */
@@ -71,12 +72,6 @@ h2_cli_hb_free(struct nrf_h2_stream *st)
 	st->cs &= ~H2C_HDRS;
 }
 
-static inline void
-close_due(struct nrf_h2_conn *c, struct nrf_h2_stream *st, uint32_t code)
-{
-	h2_proto_close_due(c, st, code, H2C_CLOSING, H2C_CLOSING);
-}
-
 static void
 stream_close(struct nrf_h2_conn *c, struct nrf_h2_stream *st)
 {
@@ -99,7 +94,6 @@ stream_close(struct nrf_h2_conn *c, struct nrf_h2_stream *st)
 		c->cbs->on_conn_stream_gone(c);
 }
 
-
 void
 h2_cli_reset(struct nrf_h2_conn *c, struct nrf_h2_stream *st, uint32_t code)
 {
@@ -113,7 +107,7 @@ h2_cli_reset(struct nrf_h2_conn *c, struct nrf_h2_stream *st, uint32_t code)
 		h2_cli_hb_free(st);
 	else
 		h2_oq_rst(c, (uint32_t)st->id, code);
-	close_due(c, st, code);
+	h2_proto_close_due(c, st, code);
 }
 
 /* A malformed answer (RFC 9113 §8.1.1): reset once, nothing more of it
@@ -126,15 +120,6 @@ malformed(struct nrf_h2_conn *c, struct nrf_h2_stream *st)
 		return;
 	st->flags |= H2_SF_MAL_RST;
 	h2_cli_reset(c, st, NRF_H2_PROTOCOL_ERROR);
-}
-
-/* END_STREAM received: closed once the request is out too. */
-static void
-end_recv(struct nrf_h2_conn *c, struct nrf_h2_stream *st)
-{
-	st->cs |= H2C_END_RECV;
-	if (st->cs & H2C_END_SENT)
-		close_due(c, st, NRF_H2_NO_ERROR);
 }
 
 /* ------------------------------------------------------------------------ */
@@ -246,7 +231,7 @@ block_end(struct nrf_h2_conn *c)
 	if (st->user == NULL) {
 		/* Forgotten by its owner after its answer ended (trailers). */
 		if (end)
-			end_recv(c, st);
+			h2_proto_end_recv(c, st);
 		return;
 	}
 	chk = st->hdr_phase == 0 ? h2_check_answer_head(&st->chk)
@@ -283,7 +268,7 @@ block_end(struct nrf_h2_conn *c)
 		st->flags |= NRF_H2_SF_END;
 		if (st->user != NULL && c->cbs->on_data != NULL)
 			c->cbs->on_data(st);
-		end_recv(c, st);
+		h2_proto_end_recv(c, st);
 	}
 }
 
@@ -399,7 +384,6 @@ block_replay(struct nrf_h2_conn *c)
 	return 0;
 }
 
-
 static int
 on_headers(struct nrf_h2_conn *c, uint8_t flags, uint32_t sid, const uint8_t *p, size_t len)
 {
@@ -469,7 +453,6 @@ on_headers(struct nrf_h2_conn *c, uint8_t flags, uint32_t sid, const uint8_t *p,
 		block_end(c);
 	return 0;
 }
-
 
 /* ------------------------------------------------------------------------ */
 /* Input: DATA and flow control                                              */
@@ -563,7 +546,7 @@ on_data(struct nrf_h2_conn *c, uint8_t flags, uint32_t sid, const uint8_t *p, si
 		/* Nobody relays it: the window comes back at once. */
 		stream_credit(c, st, (uint32_t)dlen);
 		if (end)
-			end_recv(c, st);
+			h2_proto_end_recv(c, st);
 		return 0;
 	}
 	/* More than content-length, a body before the final answer, or an
@@ -587,14 +570,12 @@ on_data(struct nrf_h2_conn *c, uint8_t flags, uint32_t sid, const uint8_t *p, si
 	if ((dlen > 0 || end) && c->cbs->on_data != NULL)
 		c->cbs->on_data(st);
 	if (end)
-		end_recv(c, st);
+		h2_proto_end_recv(c, st);
 	return 0;
 }
 
 /* ------------------------------------------------------------------------ */
 /* Input: the other frames                                                   */
-
-
 
 /* A GOAWAY came: streams above the lowest last stream id it gave are
  * refused, the owner may send them elsewhere. */
@@ -608,13 +589,12 @@ cli_goaway_recv(struct nrf_h2_conn *c)
 
 		if ((uint32_t)st->id > c->cli->pr.r_goaway_last && !(st->cs & H2C_CLOSING)) {
 			st->cs |= H2C_RST; /* nothing more is sent on it */
-			close_due(c, st, NRF_H2_REFUSED_STREAM);
+			h2_proto_close_due(c, st, NRF_H2_REFUSED_STREAM);
 		}
 	}
 	if (c->cbs->on_conn_goaway != NULL)
 		c->cbs->on_conn_goaway(c);
 }
-
 
 static int
 on_rst_stream(struct nrf_h2_conn *c, uint32_t sid, const uint8_t *p, size_t len)
@@ -631,11 +611,9 @@ on_rst_stream(struct nrf_h2_conn *c, uint32_t sid, const uint8_t *p, size_t len)
 	if (st == NULL || (st->cs & H2C_CLOSING))
 		return 0;
 	st->cs |= H2C_RST;
-	close_due(c, st, get32(p));
+	h2_proto_close_due(c, st, get32(p));
 	return 0;
 }
-
-
 
 /*
  * The header of a DATA frame whose payload has not all arrived: a frame
@@ -772,7 +750,7 @@ fill_data(struct nrf_h2_conn *c, struct nrf_h2_stream *st, uint8_t *dst, size_t 
 			st->cs = (st->cs & ~(H2C_SQ | H2C_BODY)) | H2C_END_SENT;
 			nrf_list_del(&st->sq);
 			if (st->cs & H2C_END_RECV)
-				close_due(c, st, NRF_H2_NO_ERROR);
+				h2_proto_close_due(c, st, NRF_H2_NO_ERROR);
 			break;
 		}
 	}
@@ -850,14 +828,11 @@ int
 h2_cli_start(struct nrf_h2_conn *c)
 {
 	struct nrf_h2_ctx *ctx = c->ctx;
-	struct h2_cli *k = calloc(1, sizeof(*k));
+	struct h2_cli *k = h2_proto_new(c, &cli_side);
 	uint8_t *p;
 
 	if (k == NULL)
 		return NRF_ENOMEM;
-	c->cli = k;
-	h2_acct_add(ctx, NRF_H2_MEM_HTTP2, (int64_t)sizeof(*k));
-	h2_proto_init(c, &k->pr, &cli_side);
 	k->next_id = 1;
 	k->pr.r_max_streams = 100; /* until the peer's SETTINGS (as nghttp2) */
 	/* Preface, SETTINGS (no push, the header list limit, the stream
@@ -874,20 +849,6 @@ h2_cli_start(struct nrf_h2_conn *c)
 	c->oq.len = H2_PREFACE_LEN + 9 + 18;
 	h2_proto_window(c, NRF_MIN(ctx->lim.conn_window, WIN_MAX));
 	return 0;
-}
-
-void
-h2_cli_free(struct nrf_h2_conn *c)
-{
-	struct h2_cli *k = c->cli;
-
-	if (k == NULL)
-		return;
-	if (c->pr != NULL)
-		h2_proto_fini(c);
-	h2_acct_add(c->ctx, NRF_H2_MEM_HTTP2, -(int64_t)sizeof(*k));
-	free(k);
-	c->cli = NULL;
 }
 
 void
@@ -910,7 +871,7 @@ h2_cli_next_id(const struct nrf_h2_conn *c)
 uint32_t
 nrf_h2_conn_remote_max_streams(const struct nrf_h2_conn *c)
 {
-	return c->cli != NULL ? c->cli->pr.r_max_streams : 0;
+	return c->pr != NULL ? c->pr->r_max_streams : 0; /* peer connections */
 }
 
 /* ------------------------------------------------------------------------ */
@@ -1305,7 +1266,12 @@ static const struct h2_side cli_side = {
 	.push_why = "PUSH_PROMISE: push disabled",
 	.push_max = 0,
 	.max_acks = UINT32_MAX,
+	.size = sizeof(struct h2_cli),
 	.ignored = H2C_RST | H2C_CLOSING,
+	.cs_queued = H2C_CLOSING,
+	.cs_closing = H2C_CLOSING,
+	.cs_end_recv = H2C_END_RECV,
+	.cs_end_sent = H2C_END_SENT,
 	.ext_settings = false,
 	.ping_len_first = true,
 	.wu0_conn = false,
@@ -1324,14 +1290,4 @@ static const struct h2_side cli_side = {
 	.early = early_check,
 };
 
-const struct h2_engine_ops h2_cli_engine = {
-	.name = "client",
-	.start = h2_cli_start,
-	.free = h2_cli_free,
-	.recv = h2_cli_recv,
-	.fill = h2_cli_fill,
-	.want_write = h2_cli_want_write,
-	.done = h2_cli_done,
-	.ping = h2_proto_ping,
-	.reset = h2_cli_reset,
-};
+const struct h2_engine_ops h2_cli_engine = H2_ENGINE_OPS(cli, "client");

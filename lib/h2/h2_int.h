@@ -159,7 +159,6 @@ struct h2_cli {
 #define H2C_SENT 0x100u    /* its HEADERS were written: counted in n_open */
 
 int h2_cli_start(struct nrf_h2_conn *c);
-void h2_cli_free(struct nrf_h2_conn *c);
 /* Input: 0, or a negative NRF_E* (connection error, GOAWAY queued). */
 int h2_cli_recv(struct nrf_h2_conn *c, const uint8_t *in, size_t len);
 /* Output: frames into @p dst (at most @p cap bytes); returns bytes written. */
@@ -209,7 +208,6 @@ struct h2_srv {
 #define HS_CLOSED 0x20u  /* on srv->cq */
 
 int h2_srv_start(struct nrf_h2_conn *c);
-void h2_srv_free(struct nrf_h2_conn *c);
 /* Input: 0, NRF_EPARSE (not HTTP/2: close without GOAWAY), or NRF_EPROTO
  * (a connection error: GOAWAY queued, the rest of the input ignored). */
 int h2_srv_recv(struct nrf_h2_conn *c, const uint8_t *in, size_t len);
@@ -228,13 +226,17 @@ void h2_srv_rst(struct nrf_h2_conn *c, uint32_t sid, uint32_t code);
 /*
  * h2_oq.c, for h2_cli.c and h2_srv.c: @p c's output queue (c->oq).
  * h2_oq_reserve(): room for @p n more bytes at its end (the caller writes
- * them, then adds them to c->oq.len); NULL: no memory. h2_oq_frame(): a
+ * them, then adds them to c->oq.len); NULL: no memory. h2_oq_put(): a frame
+ * header queued with room for its @p len payload bytes (returned, for the
+ * caller to write); NULL: no memory, and the connection failed. h2_oq_frame(): a
  * frame with @p len bytes of @p payload queued; false: no memory, and the
  * connection failed (h2_conn_fail(NRF_ENOMEM)). h2_oq_take(): up to @p cap
  * queued bytes copied to @p dst and dequeued; an emptied queue gives back
  * a buffer grown past 64 KiB. h2_oq_fini(): the buffer freed.
  */
 uint8_t *h2_oq_reserve(struct nrf_h2_conn *c, size_t n);
+uint8_t *h2_oq_put(struct nrf_h2_conn *c, uint8_t type, uint8_t flags, uint32_t sid,
+	size_t len);
 bool h2_oq_frame(struct nrf_h2_conn *c, uint8_t type, uint8_t flags, uint32_t sid,
 	const void *payload, size_t len);
 void h2_oq_window_update(struct nrf_h2_conn *c, uint32_t sid, uint32_t inc);
@@ -272,6 +274,16 @@ struct h2_engine_ops {
 	void (*reset)(struct nrf_h2_conn *c, struct nrf_h2_stream *st, uint32_t code);
 };
 
+/* The ops of engine @p e, whose functions are h2_<e>_start, _recv, _fill,
+ * _want_write, _done and _reset; free and ping are the protocol layer's. */
+#define H2_ENGINE_OPS(e, label)                                                  \
+	{                                                                        \
+		.name = label, .start = h2_##e##_start, .free = h2_proto_free,      \
+		.recv = h2_##e##_recv, .fill = h2_##e##_fill,                      \
+		.want_write = h2_##e##_want_write, .done = h2_##e##_done,           \
+		.ping = h2_proto_ping, .reset = h2_##e##_reset,                    \
+	}
+
 extern const struct h2_engine_ops h2_srv_engine;
 extern const struct h2_engine_ops h2_cli_engine;
 
@@ -290,9 +302,13 @@ struct nrf_h2_stream *h2_srv_stream(struct nrf_h2_conn *c, uint32_t sid);
 struct nrf_h2_conn {
 	struct nrf_h2_ctx *ctx;
 	const struct h2_engine_ops *eng; /* h2_srv_engine or h2_cli_engine */
-	struct h2_cli *cli;      /* peer: h2_cli_engine's state */
-	struct h2_srv *srv;      /* front: h2_srv_engine's state */
-	struct h2_proto *pr;     /* either's protocol layer (&cli->pr, &srv->pr) */
+	/* The engine's state, whose first member is its protocol layer's
+	 * (h2_proto.h): cli for h2_cli_engine, srv for h2_srv_engine. */
+	union {
+		struct h2_proto *pr;
+		struct h2_cli *cli;
+		struct h2_srv *srv;
+	};
 	struct nrf_tp_conn *tc;
 	const struct nrf_h2_cbs *cbs;
 	void *user;

@@ -28,9 +28,14 @@ conn_error(struct nrf_h2_conn *c, uint32_t code, const char *why)
 /* ------------------------------------------------------------------------ */
 /* Set-up                                                                    */
 
-void
-h2_proto_init(struct nrf_h2_conn *c, struct h2_proto *pr, const struct h2_side *side)
+void *
+h2_proto_new(struct nrf_h2_conn *c, const struct h2_side *side)
 {
+	struct h2_proto *pr = calloc(1, side->size);
+
+	if (pr == NULL)
+		return NULL;
+	h2_acct_add(c->ctx, NRF_H2_MEM_HTTP2, (int64_t)side->size);
 	pr->side = side;
 	nrf_list_init(&pr->sq);
 	nrf_list_init(&pr->cq);
@@ -39,19 +44,23 @@ h2_proto_init(struct nrf_h2_conn *c, struct h2_proto *pr, const struct h2_side *
 	pr->swin = WIN_DEFAULT;
 	h2_hpack_init(&pr->hp, &c->ctx->mem.mem, H2_HPACK_TABLE_MAX);
 	c->pr = pr;
+	return pr;
 }
 
 void
-h2_proto_fini(struct nrf_h2_conn *c)
+h2_proto_free(struct nrf_h2_conn *c)
 {
 	struct h2_proto *pr = c->pr;
 
+	if (pr == NULL)
+		return;
 	h2_hpack_fini(&pr->hp);
 	h2_oq_fini(c);
 	if (pr->ib != NULL)
 		h2_acct_add(c->ctx, NRF_H2_MEM_HTTP2, -(int64_t)(9 + H2_FRAME_MAX));
 	free(pr->ib);
-	pr->ib = NULL;
+	h2_acct_add(c->ctx, NRF_H2_MEM_HTTP2, -(int64_t)pr->side->size);
+	free(pr);
 	c->pr = NULL;
 }
 
@@ -83,16 +92,27 @@ h2_proto_window(struct nrf_h2_conn *c, uint32_t win)
 /* Streams                                                                   */
 
 void
-h2_proto_close_due(struct nrf_h2_conn *c, struct nrf_h2_stream *st, uint32_t code,
-	uint32_t queued, uint32_t set)
+h2_proto_close_due(struct nrf_h2_conn *c, struct nrf_h2_stream *st, uint32_t code)
 {
-	if (st->cs & queued)
+	const struct h2_side *side = c->pr->side;
+
+	if (st->cs & side->cs_queued)
 		return;
-	st->cs = (st->cs & ~H2_CS_SQ) | set;
+	st->cs = (st->cs & ~H2_CS_SQ) | side->cs_closing;
 	st->rst_code = code;
 	nrf_list_del(&st->sq);
 	nrf_list_add_tail(&c->pr->cq, &st->sq);
 	h2_mark_dirty(c);
+}
+
+void
+h2_proto_end_recv(struct nrf_h2_conn *c, struct nrf_h2_stream *st)
+{
+	const struct h2_side *side = c->pr->side;
+
+	st->cs |= side->cs_end_recv;
+	if (st->cs & side->cs_end_sent)
+		h2_proto_close_due(c, st, NRF_H2_NO_ERROR);
 }
 
 void
@@ -146,19 +166,14 @@ bool
 h2_proto_goaway(struct nrf_h2_conn *c, uint32_t last, uint32_t code, const char *why)
 {
 	size_t wl = why != NULL ? strlen(why) : 0;
-	uint8_t *p = h2_oq_reserve(c, 17 + wl);
+	uint8_t *p = h2_oq_put(c, FT_GOAWAY, 0, 0, 8 + wl);
 
-	if (p == NULL) {
-		h2_conn_fail(c, NRF_ENOMEM);
+	if (p == NULL)
 		return false;
-	}
-	frame_hd(p, (uint32_t)(8 + wl), FT_GOAWAY, 0, 0);
-	put32(p + 9, last & WIN_MAX);
-	put32(p + 13, code);
+	put32(p, last & WIN_MAX);
+	put32(p + 4, code);
 	if (wl > 0)
-		memcpy(p + 17, why, wl);
-	c->oq.len += (uint32_t)(17 + wl);
-	h2_mark_dirty(c);
+		memcpy(p + 8, why, wl);
 	return true;
 }
 

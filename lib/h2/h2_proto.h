@@ -59,6 +59,11 @@ struct nrf_h2_stream;
  *   as flooding (nghttp2's max_outbound_ack, the server; none, the client).
  * ignored: st->cs bits of a stream whose frames are ignored (reset or
  *   closing).
+ * cs_queued, cs_closing: st->cs bits of a stream on pr->cq, and those set
+ *   when it is put there.
+ * cs_end_recv, cs_end_sent: st->cs bits of END_STREAM received, and of
+ *   ours queued.
+ * size: bytes of the side's connection state (h2_proto_new()).
  * ext_settings: ENABLE_CONNECT_PROTOCOL and NO_RFC7540_PRIORITIES checked
  *   (values over 1) and the latter applied, as nghttp2's server does.
  * ping_len_first: PING's length checked before its stream id.
@@ -93,6 +98,8 @@ struct h2_side {
 	uint32_t push_max;
 	uint32_t max_acks;
 	uint32_t ignored;
+	uint32_t cs_queued, cs_closing, cs_end_recv, cs_end_sent;
+	size_t size;
 	bool ext_settings;
 	bool ping_len_first;
 	bool wu0_conn;
@@ -152,11 +159,14 @@ struct h2_fld_arg {
 	int rc;
 };
 
-/* Set up @p pr for @p side (c->pr = @p pr); what the side's SETTINGS
- * leave at their defaults. */
-void h2_proto_init(struct nrf_h2_conn *c, struct h2_proto *pr, const struct h2_side *side);
-/* Release the decoder, the output queue and the frame buffer. */
-void h2_proto_fini(struct nrf_h2_conn *c);
+/* A side's connection state (side->size bytes, zeroed, counted), whose
+ * first member is its struct h2_proto, set up for @p side (c->pr) with what
+ * the peer's SETTINGS leave at their defaults; NULL: no memory. */
+void *h2_proto_new(struct nrf_h2_conn *c, const struct h2_side *side);
+/* The decoder, the output queue, the frame buffer and the state
+ * h2_proto_new() gave released (c->pr NULL: nothing to do); both engines'
+ * free op. */
+void h2_proto_free(struct nrf_h2_conn *c);
 /* SETTINGS entry @p id = @p v at @p p (6 bytes); returns the byte after. */
 uint8_t *h2_proto_setting(uint8_t *p, uint16_t id, uint32_t v);
 /* The connection receive window @p win announced (a WINDOW_UPDATE queued
@@ -180,10 +190,10 @@ int h2_proto_data_payload(struct nrf_h2_conn *c, uint8_t flags, const uint8_t *p
 void h2_proto_block_begin(struct h2_proto *pr, uint32_t sid, struct nrf_h2_stream *st);
 /* Close what waits on pr->cq (not while the connection is torn down). */
 void h2_proto_close_pending(struct nrf_h2_conn *c);
-/* @p st on pr->cq, closed after the frame at hand with @p code; @p queued:
- * the side's cs bit that says it is there, @p set: the bits it sets. */
-void h2_proto_close_due(struct nrf_h2_conn *c, struct nrf_h2_stream *st, uint32_t code,
-	uint32_t queued, uint32_t set);
+/* @p st on pr->cq, closed after the frame at hand with @p code. */
+void h2_proto_close_due(struct nrf_h2_conn *c, struct nrf_h2_stream *st, uint32_t code);
+/* END_STREAM received on @p st: closed once ours is queued too. */
+void h2_proto_end_recv(struct nrf_h2_conn *c, struct nrf_h2_stream *st);
 /* @p st out of the stream slots, the lists and the header block. */
 void h2_proto_unlink(struct h2_proto *pr, struct nrf_h2_stream *st);
 /* First on every fill: streams due closed, then the output queue into

@@ -59,6 +59,7 @@
 #define MAX_ACKS 1000u
 
 static const struct h2_side srv_side;
+_Static_assert(offsetof(struct h2_srv, pr) == 0, "h2_proto_new() gives the state");
 static bool srv_idle(const struct nrf_h2_conn *c, uint32_t sid, const struct nrf_h2_stream *st);
 
 /* ------------------------------------------------------------------------ */
@@ -76,12 +77,6 @@ struct nrf_h2_stream *
 h2_srv_stream(struct nrf_h2_conn *c, uint32_t sid)
 {
 	return lookup(c, sid);
-}
-
-static inline void
-close_due(struct nrf_h2_conn *c, struct nrf_h2_stream *st, uint32_t code)
-{
-	h2_proto_close_due(c, st, code, HS_CLOSED, HS_CLOSED | HS_CLOSING);
 }
 
 static void
@@ -108,7 +103,6 @@ stream_close(struct nrf_h2_conn *c, struct nrf_h2_stream *st)
 	h2_stream_put(c->ctx, st);
 }
 
-
 /* RST_STREAM(@p code) on @p st, closed once queued (nghttp2 closes it when
  * the frame is written; frames of the client on it meanwhile are
  * ignored either way). */
@@ -120,7 +114,7 @@ h2_srv_reset(struct nrf_h2_conn *c, struct nrf_h2_stream *st, uint32_t code)
 		return;
 	st->cs |= HS_CLOSING;
 	h2_oq_rst(c, (uint32_t)st->id, code);
-	close_due(c, st, code);
+	h2_proto_close_due(c, st, code);
 }
 
 /* ------------------------------------------------------------------------ */
@@ -240,15 +234,6 @@ on_field(void *arg, const struct h2_hpack_field *f)
 	return a->rc != 0;
 }
 
-/* END_STREAM received: closed once the answer is out too. */
-static void
-end_recv(struct nrf_h2_conn *c, struct nrf_h2_stream *st)
-{
-	st->cs |= HS_RD;
-	if (st->cs & HS_WR)
-		close_due(c, st, NRF_H2_NO_ERROR);
-}
-
 static void
 block_end(struct nrf_h2_conn *c)
 {
@@ -273,17 +258,16 @@ block_end(struct nrf_h2_conn *c)
 		if (err != 0) {
 			h2_conn_deliver(c, st, err);
 			if (end)
-				end_recv(c, st);
+				h2_proto_end_recv(c, st);
 			return;
 		}
 	}
 	if (end) {
 		st->flags |= NRF_H2_SF_END;
 		h2_conn_deliver(c, st, 0);
-		end_recv(c, st);
+		h2_proto_end_recv(c, st);
 	}
 }
-
 
 /* A new stream the client opens with HEADERS on @p sid (> last_recv, odd);
  * NULL: its block is decoded and dropped (a connection error returns
@@ -366,7 +350,6 @@ on_headers(struct nrf_h2_conn *c, uint8_t flags, uint32_t sid, const uint8_t *p,
 	c->hdr_bytes = 0;
 	return h2_proto_fragment(c, flags, p, len);
 }
-
 
 /* ------------------------------------------------------------------------ */
 /* Input: DATA and flow control                                              */
@@ -475,17 +458,13 @@ on_data(struct nrf_h2_conn *c, uint8_t flags, uint32_t sid, const uint8_t *p, si
 		st->flags |= NRF_H2_SF_END;
 		if (!(st->flags & NRF_H2_SF_MALFORMED))
 			h2_conn_deliver(c, st, 0);
-		end_recv(c, st);
+		h2_proto_end_recv(c, st);
 	}
 	return 0;
 }
 
 /* ------------------------------------------------------------------------ */
 /* Input: the other frames                                                   */
-
-
-
-
 
 /*
  * Stream resets from the client, a token bucket (nghttp2 1.52.0-1+deb12u1's
@@ -537,11 +516,10 @@ on_rst_stream(struct nrf_h2_conn *c, uint32_t sid, const uint8_t *p, size_t len)
 	st = lookup(c, sid);
 	if (st != NULL && !(st->cs & HS_CLOSED)) {
 		st->cs |= HS_CLOSING;
-		close_due(c, st, get32(p));
+		h2_proto_close_due(c, st, get32(p));
 	}
 	return reset_ratelim(c);
 }
-
 
 /*
  * The frame-header rules (h2_guard.c) on frame @p f before it is handled:
@@ -576,8 +554,6 @@ guard(struct nrf_h2_conn *c, const uint8_t *f)
 	}
 	return 0;
 }
-
-
 
 int
 h2_srv_recv(struct nrf_h2_conn *c, const uint8_t *in, size_t len)
@@ -650,7 +626,7 @@ fill_data(struct nrf_h2_conn *c, struct nrf_h2_stream *st, uint8_t *dst, size_t 
 			calm_check(c, st);
 			nrf_list_del(&st->sq);
 			if (st->cs & HS_RD)
-				close_due(c, st, NRF_H2_NO_ERROR);
+				h2_proto_close_due(c, st, NRF_H2_NO_ERROR);
 			break;
 		}
 	}
@@ -785,7 +761,7 @@ h2_srv_headers(struct nrf_h2_conn *c, struct nrf_h2_stream *st, int status,
 		st->flags |= NRF_H2_SF_OUT_DONE;
 		calm_check(c, st);
 		if (st->cs & HS_RD)
-			close_due(c, st, NRF_H2_NO_ERROR);
+			h2_proto_close_due(c, st, NRF_H2_NO_ERROR);
 	} else if (!(st->cs & HS_SQ)) {
 		st->cs |= HS_SQ;
 		nrf_list_add_tail(&s->pr.sq, &st->sq);
@@ -813,15 +789,12 @@ int
 h2_srv_start(struct nrf_h2_conn *c)
 {
 	struct nrf_h2_ctx *ctx = c->ctx;
-	struct h2_srv *s = calloc(1, sizeof(*s));
+	struct h2_srv *s = h2_proto_new(c, &srv_side);
 	uint8_t *p;
 	uint32_t win;
 
 	if (s == NULL)
 		return NRF_ENOMEM;
-	c->srv = s;
-	h2_acct_add(ctx, NRF_H2_MEM_HTTP2, (int64_t)sizeof(*s));
-	h2_proto_init(c, &s->pr, &srv_side);
 	s->max_streams = ctx->lim.max_concurrent_streams;
 	/* SETTINGS: MAX_CONCURRENT_STREAMS, NO_RFC7540_PRIORITIES,
 	 * MAX_HEADER_LIST_SIZE, INITIAL_WINDOW_SIZE; then the connection
@@ -840,20 +813,6 @@ h2_srv_start(struct nrf_h2_conn *c)
 		(uint64_t)WIN_MAX);
 	h2_proto_window(c, win);
 	return 0;
-}
-
-void
-h2_srv_free(struct nrf_h2_conn *c)
-{
-	struct h2_srv *s = c->srv;
-
-	if (s == NULL)
-		return;
-	if (c->pr != NULL)
-		h2_proto_fini(c);
-	h2_acct_add(c->ctx, NRF_H2_MEM_HTTP2, -(int64_t)sizeof(*s));
-	free(s);
-	c->srv = NULL;
 }
 
 /*
@@ -914,7 +873,12 @@ static const struct h2_side srv_side = {
 	.push_why = "PUSH_PROMISE: received by a server",
 	.push_max = 1,
 	.max_acks = MAX_ACKS,
+	.size = sizeof(struct h2_srv),
 	.ignored = HS_CLOSING,
+	.cs_queued = HS_CLOSED,
+	.cs_closing = HS_CLOSED | HS_CLOSING,
+	.cs_end_recv = HS_RD,
+	.cs_end_sent = HS_WR,
 	.ext_settings = true,
 	.ping_len_first = false,
 	.wu0_conn = true,
@@ -936,19 +900,9 @@ static const struct h2_side srv_side = {
 /* Both sides done: nothing more to read (a GOAWAY either way, no stream
  * left) and nothing left to write. */
 static bool
-srv_done(const struct nrf_h2_conn *c)
+h2_srv_done(const struct nrf_h2_conn *c)
 {
 	return !h2_srv_want_read(c) && !h2_srv_want_write(c);
 }
 
-const struct h2_engine_ops h2_srv_engine = {
-	.name = "server",
-	.start = h2_srv_start,
-	.free = h2_srv_free,
-	.recv = h2_srv_recv,
-	.fill = h2_srv_fill,
-	.want_write = h2_srv_want_write,
-	.done = srv_done,
-	.ping = h2_proto_ping,
-	.reset = h2_srv_reset,
-};
+const struct h2_engine_ops h2_srv_engine = H2_ENGINE_OPS(srv, "server");
