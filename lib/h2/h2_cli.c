@@ -710,51 +710,45 @@ h2_cli_recv(struct nrf_h2_conn *c, const uint8_t *in, size_t len)
 /* ------------------------------------------------------------------------ */
 /* Output                                                                    */
 
-/* Request body of @p st as DATA frames into @p dst: bytes written. */
-static size_t
-fill_data(struct nrf_h2_conn *c, struct nrf_h2_stream *st, uint8_t *dst, size_t cap)
+/* The request body of @p st (side->body): from the caller's chunks. */
+static long
+cli_body(struct nrf_h2_conn *c, struct nrf_h2_stream *st, uint8_t *d, size_t room, int64_t w,
+	bool *eof)
 {
-	struct h2_cli *k = c->cli;
-	size_t out = 0;
+	size_t done = 0;
 
-	while (cap - out > 9) {
-		int64_t w = NRF_MIN(k->pr.swin, st->swin);
-		size_t room = NRF_MIN(cap - out - 9, (size_t)k->pr.r_max_frame), done = 0;
-		uint8_t *d = dst + out + 9;
-		bool eof;
+	(void)c;
+	if (w <= 0)
+		return -1;
+	room = NRF_MIN(room, (size_t)w);
+	while (done < room && st->src_chunk != NULL) {
+		const struct nrf_h2_chunk *ch = st->src_chunk;
+		size_t n = NRF_MIN(room - done, (size_t)(ch->len - st->src_off));
 
-		if (w <= 0)
-			break;
-		room = NRF_MIN(room, (size_t)w);
-		while (done < room && st->src_chunk != NULL) {
-			const struct nrf_h2_chunk *ch = st->src_chunk;
-			size_t n = NRF_MIN(room - done, (size_t)(ch->len - st->src_off));
-
-			memcpy(d + done, ch->data + st->src_off, n);
-			done += n;
-			st->src_off += (uint32_t)n;
-			if (st->src_off == ch->len) {
-				st->src_chunk = ch->next;
-				st->src_off = ch->next != NULL ? ch->next->off : 0;
-			}
-		}
-		eof = st->src_chunk == NULL;
-		if (done == 0 && !eof)
-			break;
-		frame_hd(dst + out, (uint32_t)done, FT_DATA, eof ? FL_END_STREAM : 0,
-			(uint32_t)st->id);
-		out += 9 + done;
-		k->pr.swin -= (int64_t)done;
-		st->swin -= (int64_t)done;
-		if (eof) {
-			st->cs = (st->cs & ~(H2C_SQ | H2C_BODY)) | H2C_END_SENT;
-			nrf_list_del(&st->sq);
-			if (st->cs & H2C_END_RECV)
-				h2_proto_close_due(c, st, NRF_H2_NO_ERROR);
-			break;
+		memcpy(d + done, ch->data + st->src_off, n);
+		done += n;
+		st->src_off += (uint32_t)n;
+		if (st->src_off == ch->len) {
+			st->src_chunk = ch->next;
+			st->src_off = ch->next != NULL ? ch->next->off : 0;
 		}
 	}
-	return out;
+	*eof = st->src_chunk == NULL;
+	if (done == 0 && !*eof)
+		return -1;
+	return (long)done;
+}
+
+static void
+cli_sent(struct nrf_h2_conn *c, struct nrf_h2_stream *st, size_t n, bool eof)
+{
+	(void)n;
+	if (!eof)
+		return;
+	st->cs = (st->cs & ~(H2C_SQ | H2C_BODY)) | H2C_END_SENT;
+	nrf_list_del(&st->sq);
+	if (st->cs & H2C_END_RECV)
+		h2_proto_close_due(c, st, NRF_H2_NO_ERROR);
 }
 
 size_t
@@ -798,7 +792,7 @@ h2_cli_fill(struct nrf_h2_conn *c, uint8_t *dst, size_t cap)
 			h2_cli_reset(c, st, NRF_H2_CANCEL);
 			continue;
 		}
-		out += fill_data(c, st, dst + out, cap - out);
+		out += h2_proto_fill_data(c, st, dst + out, cap - out);
 	}
 	/* Resets queued above go out with the next fill. */
 	return out;
@@ -1288,6 +1282,9 @@ static const struct h2_side cli_side = {
 	.stream_close = stream_close,
 	.data_begin = data_begin,
 	.early = early_check,
+	.body = cli_body,
+	.sent = cli_sent,
+	.data_max = UINT32_MAX,
 };
 
 const struct h2_engine_ops h2_cli_engine = H2_ENGINE_OPS(cli, "client");

@@ -162,6 +162,32 @@ h2_proto_fill_queued(struct nrf_h2_conn *c, uint8_t *dst, size_t cap, size_t *ou
 	return 1;
 }
 
+size_t
+h2_proto_fill_data(struct nrf_h2_conn *c, struct nrf_h2_stream *st, uint8_t *dst, size_t cap)
+{
+	struct h2_proto *pr = c->pr;
+	const struct h2_side *side = pr->side;
+	size_t out = 0;
+
+	while (cap - out > 9) {
+		int64_t w = NRF_MIN(pr->swin, st->swin);
+		size_t room = NRF_MIN(cap - out - 9, (size_t)NRF_MIN(pr->r_max_frame, side->data_max));
+		bool eof = false;
+		long n = side->body(c, st, dst + out + 9, room, w, &eof);
+
+		if (n < 0)
+			break;
+		frame_hd(dst + out, (uint32_t)n, FT_DATA, eof ? FL_END_STREAM : 0, (uint32_t)st->id);
+		out += 9 + (size_t)n;
+		pr->swin -= n;
+		st->swin -= n;
+		side->sent(c, st, (size_t)n, eof);
+		if (eof)
+			break;
+	}
+	return out;
+}
+
 bool
 h2_proto_goaway(struct nrf_h2_conn *c, uint32_t last, uint32_t code, const char *why)
 {

@@ -91,6 +91,13 @@ struct nrf_h2_stream;
  * data_begin: optional, a frame header whose payload has @p have of its
  *   bytes in this read: true when the side took it as it arrives (*rc set).
  * early: optional, a frame header seen before its payload is all here.
+ * body: up to @p room bytes of @p st's body to send into @p d, under the
+ *   send window @p w (the lower of the connection's and the stream's):
+ *   bytes written, *@p eof when they end it; -1: no frame now.
+ * sent: a DATA frame of @p n bytes (@p eof: with END_STREAM) of @p st was
+ *   framed.
+ * data_max: the largest DATA frame sent (also under the peer's
+ *   SETTINGS_MAX_FRAME_SIZE).
  */
 struct h2_side {
 	const char *who;
@@ -120,6 +127,10 @@ struct h2_side {
 	void (*settings)(struct nrf_h2_conn *c, uint8_t flags);
 	bool (*data_begin)(struct nrf_h2_conn *c, const uint8_t *f, size_t have, int *rc);
 	void (*early)(struct nrf_h2_conn *c, const uint8_t *f);
+	long (*body)(struct nrf_h2_conn *c, struct nrf_h2_stream *st, uint8_t *d, size_t room,
+		int64_t w, bool *eof);
+	void (*sent)(struct nrf_h2_conn *c, struct nrf_h2_stream *st, size_t n, bool eof);
+	uint32_t data_max;
 };
 
 /* One connection's protocol state, embedded in the side's (c->pr). */
@@ -200,6 +211,10 @@ void h2_proto_unlink(struct h2_proto *pr, struct nrf_h2_stream *st);
  * @p dst (*@p out bytes). Returns -1: frames remain queued (nothing may
  * follow them); 1: the queue was written whole; 0: it was empty. */
 int h2_proto_fill_queued(struct nrf_h2_conn *c, uint8_t *dst, size_t cap, size_t *out);
+/* @p st's body as DATA frames into @p dst (at most @p cap bytes) under the
+ * send windows: bytes written. */
+size_t h2_proto_fill_data(struct nrf_h2_conn *c, struct nrf_h2_stream *st, uint8_t *dst,
+	size_t cap);
 /* GOAWAY(@p last, @p code, debug text @p why) queued; false: no memory
  * (the connection failed). */
 bool h2_proto_goaway(struct nrf_h2_conn *c, uint32_t last, uint32_t code, const char *why);

@@ -579,58 +579,51 @@ h2_srv_recv(struct nrf_h2_conn *c, const uint8_t *in, size_t len)
 /* ------------------------------------------------------------------------ */
 /* Output                                                                    */
 
-/* The body of @p st as DATA frames into @p dst: bytes written. */
-static size_t
-fill_data(struct nrf_h2_conn *c, struct nrf_h2_stream *st, uint8_t *dst, size_t cap)
+/* The answer body of @p st (side->body): from its inline bytes or its
+ * body chunks; none yet and not ended: deferred until more comes. */
+static long
+srv_body(struct nrf_h2_conn *c, struct nrf_h2_stream *st, uint8_t *d, size_t room, int64_t w,
+	bool *eof)
 {
-	struct h2_srv *s = c->srv;
-	size_t out = 0;
+	bool inl = (st->flags & NRF_H2_SF_INLINE) != 0;
+	size_t avail = inl ? (size_t)(st->inl_len - st->inl_off) : st->out.len, n;
 
-	while (cap - out > 9) {
-		int64_t w = NRF_MIN(s->pr.swin, st->swin);
-		size_t room = NRF_MIN(cap - out - 9, (size_t)NRF_MIN(s->pr.r_max_frame, H2_FRAME_MAX));
-		size_t avail, n;
-		bool inl = (st->flags & NRF_H2_SF_INLINE) != 0, eof;
-
-		avail = inl ? (size_t)(st->inl_len - st->inl_off) : st->out.len;
-		if (w <= 0 && avail > 0)
-			break;
-		room = NRF_MIN(room, (size_t)NRF_MAX(w, (int64_t)0));
-		n = NRF_MIN(room, avail);
-		eof = n == avail && (inl || (st->flags & NRF_H2_SF_OUT_EOF));
-		if (n == 0 && !eof) {
-			st->flags |= NRF_H2_SF_DEFERRED; /* nrf_h2_append()/_end() */
-			st->cs &= ~HS_SQ;
-			nrf_list_del(&st->sq);
-			break;
-		}
-		if (inl) {
-			memcpy(dst + out + 9, st->inl + st->inl_off, n);
-			st->inl_off += (uint16_t)n;
-		} else {
-			h2_body_take(c->ctx, &st->out, dst + out + 9, n);
-		}
-		frame_hd(dst + out, (uint32_t)n, FT_DATA, eof ? FL_END_STREAM : 0,
-			(uint32_t)st->id);
-		out += 9 + n;
-		s->pr.swin -= (int64_t)n;
-		st->swin -= (int64_t)n;
-		if (n > 0) {
-			h2_tmo_progress(st);
-			if (st->user != NULL && c->cbs->on_sent != NULL)
-				c->cbs->on_sent(st, n);
-		}
-		if (eof) {
-			st->cs = (st->cs & ~HS_SQ) | HS_WR;
-			st->flags |= NRF_H2_SF_OUT_DONE;
-			calm_check(c, st);
-			nrf_list_del(&st->sq);
-			if (st->cs & HS_RD)
-				h2_proto_close_due(c, st, NRF_H2_NO_ERROR);
-			break;
-		}
+	if (w <= 0 && avail > 0)
+		return -1;
+	room = NRF_MIN(room, (size_t)NRF_MAX(w, (int64_t)0));
+	n = NRF_MIN(room, avail);
+	*eof = n == avail && (inl || (st->flags & NRF_H2_SF_OUT_EOF));
+	if (n == 0 && !*eof) {
+		st->flags |= NRF_H2_SF_DEFERRED; /* nrf_h2_append()/_end() */
+		st->cs &= ~HS_SQ;
+		nrf_list_del(&st->sq);
+		return -1;
 	}
-	return out;
+	if (inl) {
+		memcpy(d, st->inl + st->inl_off, n);
+		st->inl_off += (uint16_t)n;
+	} else {
+		h2_body_take(c->ctx, &st->out, d, n);
+	}
+	return (long)n;
+}
+
+static void
+srv_sent(struct nrf_h2_conn *c, struct nrf_h2_stream *st, size_t n, bool eof)
+{
+	if (n > 0) {
+		h2_tmo_progress(st);
+		if (st->user != NULL && c->cbs->on_sent != NULL)
+			c->cbs->on_sent(st, n);
+	}
+	if (eof) {
+		st->cs = (st->cs & ~HS_SQ) | HS_WR;
+		st->flags |= NRF_H2_SF_OUT_DONE;
+		calm_check(c, st);
+		nrf_list_del(&st->sq);
+		if (st->cs & HS_RD)
+			h2_proto_close_due(c, st, NRF_H2_NO_ERROR);
+	}
 }
 
 size_t
@@ -654,7 +647,7 @@ h2_srv_fill(struct nrf_h2_conn *c, uint8_t *dst, size_t cap)
 
 		if (cap - out <= 9 || s->pr.swin <= 0)
 			break;
-		out += fill_data(c, st, dst + out, cap - out);
+		out += h2_proto_fill_data(c, st, dst + out, cap - out);
 	}
 	return out;
 }
@@ -895,6 +888,9 @@ static const struct h2_side srv_side = {
 	.goaway_recv = srv_goaway_recv,
 	.stream_close = stream_close,
 	.settings = h2_tmo_settings,
+	.body = srv_body,
+	.sent = srv_sent,
+	.data_max = H2_FRAME_MAX,
 };
 
 /* Both sides done: nothing more to read (a GOAWAY either way, no stream
