@@ -35,6 +35,48 @@
 
 #define MOD "h2"
 
+#define H2C_BC_FIELDS 16u
+#define H2C_BC_BYTES 1024u
+
+struct h2_cli {
+	struct h2_proto pr; /* the protocol layer's state (h2_proto.h) */
+	/* A DATA frame whose payload is delivered as it arrives (data_begin()):
+	 * bytes still to come, its stream and flags. */
+	uint32_t d_left;
+	uint32_t d_sid;
+	uint8_t d_flags;
+	uint32_t next_id;   /* next stream id (odd) */
+	uint32_t n_open;    /* streams whose HEADERS were written, not closed */
+	uint32_t rx_open;   /* connection: DATA received, not re-credited */
+	/* The header block being received: its size as HPACK bombs count it
+	 * and its END_STREAM. */
+	uint64_t hb_bytes;
+	uint8_t hb_end;
+	/*
+	 * The last answer header block that left the HPACK table as it was
+	 * (only indexed fields and literals not indexed), decoded: the same
+	 * bytes decode to the same fields while the table does not change
+	 * (gen), so they are replayed without the decoder (block_replay()).
+	 */
+	uint32_t gen;       /* bumped by every block that may change the table */
+	uint32_t bc_gen;    /* gen the cached block was decoded at */
+	uint16_t bc_len;    /* its bytes (0: nothing cached) */
+	uint16_t bc_used;   /* bytes of bc_data used (block, then fields) */
+	uint8_t bc_n;       /* fields */
+	bool bc_rec;        /* the block at hand is being recorded */
+	uint8_t bc_phase;   /* hdr_phase of the recorded stream at its start */
+	uint16_t bc_drop;   /* fields the checks dropped (bit per field) */
+	uint64_t bc_hbytes; /* its header list size as HPACK bombs count it */
+	/* The answer checks' state before and after the recorded block: a
+	 * stream in the same state gets the same outcome without them. */
+	struct nrf_h2_reqchk bc_chk0, bc_chk1;
+	struct {
+		uint16_t n, nl, v, vl; /* offsets into bc_data */
+	} bc_f[H2C_BC_FIELDS];
+	uint8_t bc_data[H2C_BC_BYTES];
+	bool goaway_sent;
+};
+
 static const struct h2_side cli_side;
 _Static_assert(offsetof(struct h2_cli, pr) == 0, "h2_proto_new() gives the state");
 
@@ -743,59 +785,58 @@ static void
 cli_sent(struct nrf_h2_conn *c, struct nrf_h2_stream *st, size_t n, bool eof)
 {
 	(void)n;
-	if (!eof)
-		return;
-	st->cs = (st->cs & ~(H2C_SQ | H2C_BODY)) | H2C_END_SENT;
-	nrf_list_del(&st->sq);
-	if (st->cs & H2C_END_RECV)
-		h2_proto_close_due(c, st, NRF_H2_NO_ERROR);
+	if (eof)
+		h2_proto_end_sent(c, st, H2C_BODY);
+}
+
+/*
+ * Streams in id order (side->head): HEADERS (never one before an older
+ * stream's), then what the windows let out of a request body.
+ */
+static int
+cli_head(struct nrf_h2_conn *c, struct nrf_h2_stream *st, uint8_t *dst, size_t cap,
+	size_t *out)
+{
+	struct h2_cli *k = c->cli;
+
+	if (st->cs & H2C_HDRS) {
+		/* The peer's SETTINGS_MAX_CONCURRENT_STREAMS: the rest wait for
+		 * a stream to close (as nghttp2 held them). On a new connection
+		 * they wait for its SETTINGS (one round trip, once): a peer that
+		 * allows fewer than the 100 assumed would refuse the excess. */
+		if (st->hb_len > cap - *out || !k->pr.settings_seen ||
+			k->n_open >= k->pr.r_max_streams)
+			return -1;
+		memcpy(dst + *out, st->hb, st->hb_len);
+		*out += st->hb_len;
+		h2_cli_hb_free(st);
+		st->cs |= H2C_SENT;
+		k->n_open++;
+		if (!(st->cs & H2C_BODY)) {
+			st->cs &= ~H2C_SQ;
+			nrf_list_del(&st->sq);
+			return 1;
+		}
+	}
+	if (cap - *out <= 9 || k->pr.swin <= 0)
+		return 1;
+	if (st->src == NULL) {
+		/* The owner forgot it before its body was out. */
+		h2_cli_reset(c, st, NRF_H2_CANCEL);
+		return 1;
+	}
+	return 0;
 }
 
 size_t
 h2_cli_fill(struct nrf_h2_conn *c, uint8_t *dst, size_t cap)
 {
-	struct h2_cli *k = c->cli;
-	struct nrf_list *l, *nx;
 	size_t out;
 
 	if (h2_proto_fill_queued(c, dst, cap, &out) < 0)
 		return out;
-	/* Streams in id order: HEADERS (never one before an older stream's),
-	 * then what the windows let out of a request body. */
-	NRF_LIST_FOREACH_SAFE(l, nx, &k->pr.sq) {
-		struct nrf_h2_stream *st = nrf_container_of(l, struct nrf_h2_stream, sq);
-
-		if (st->cs & H2C_HDRS) {
-			/* The peer's SETTINGS_MAX_CONCURRENT_STREAMS: the rest
-			 * wait for a stream to close (as nghttp2 held them).
-			 * On a new connection they wait for its SETTINGS (one
-			 * round trip, once): a peer that allows fewer than the
-			 * 100 assumed would refuse the excess. */
-			if (st->hb_len > cap - out || !k->pr.settings_seen ||
-				k->n_open >= k->pr.r_max_streams)
-				break;
-			memcpy(dst + out, st->hb, st->hb_len);
-			out += st->hb_len;
-			h2_cli_hb_free(st);
-			st->cs |= H2C_SENT;
-			k->n_open++;
-			if (!(st->cs & H2C_BODY)) {
-				st->cs &= ~H2C_SQ;
-				nrf_list_del(&st->sq);
-				continue;
-			}
-		}
-		if (cap - out <= 9 || k->pr.swin <= 0)
-			continue;
-		if (st->src == NULL) {
-			/* The owner forgot it before its body was out. */
-			h2_cli_reset(c, st, NRF_H2_CANCEL);
-			continue;
-		}
-		out += h2_proto_fill_data(c, st, dst + out, cap - out);
-	}
-	/* Resets queued above go out with the next fill. */
-	return out;
+	/* Resets queued on the way go out with the next fill. */
+	return h2_proto_fill_streams(c, dst, cap, out);
 }
 
 bool
@@ -1285,6 +1326,8 @@ static const struct h2_side cli_side = {
 	.body = cli_body,
 	.sent = cli_sent,
 	.data_max = UINT32_MAX,
+	.head = cli_head,
+	.window_stop = false,
 };
 
 const struct h2_engine_ops h2_cli_engine = H2_ENGINE_OPS(cli, "client");

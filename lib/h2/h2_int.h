@@ -11,7 +11,6 @@
 
 #include "h2_guard.h"
 #include "h2_hpack.h"
-#include "h2_proto.h"
 #include "nrf_common.h"
 #include "nrf_h2.h"
 #include "nrf_list.h"
@@ -103,49 +102,19 @@ struct h2_oq {
 
 /*
  * h2_cli.c: a peer (client) connection's HTTP/2, nrfwd's own framing
- * (decision 0039): h2_cli_engine.
+ * (decision 0039): h2_cli_engine. Its state, struct h2_cli, and the
+ * server's, struct h2_srv, are their files' own; both begin with a
+ * struct h2_proto, the protocol layer's (h2_proto.h).
  */
-#define H2C_BC_FIELDS 16u
-#define H2C_BC_BYTES 1024u
+struct h2_proto;
+struct h2_cli;
+struct h2_srv;
 
-struct h2_cli {
-	struct h2_proto pr; /* the protocol layer's state (h2_proto.h) */
-	/* A DATA frame whose payload is delivered as it arrives (data_begin()):
-	 * bytes still to come, its stream and flags. */
-	uint32_t d_left;
-	uint32_t d_sid;
-	uint8_t d_flags;
-	uint32_t next_id;   /* next stream id (odd) */
-	uint32_t n_open;    /* streams whose HEADERS were written, not closed */
-	uint32_t rx_open;   /* connection: DATA received, not re-credited */
-	/* The header block being received: its size as HPACK bombs count it
-	 * and its END_STREAM. */
-	uint64_t hb_bytes;
-	uint8_t hb_end;
-	/*
-	 * The last answer header block that left the HPACK table as it was
-	 * (only indexed fields and literals not indexed), decoded: the same
-	 * bytes decode to the same fields while the table does not change
-	 * (gen), so they are replayed without the decoder (block_replay()).
-	 */
-	uint32_t gen;       /* bumped by every block that may change the table */
-	uint32_t bc_gen;    /* gen the cached block was decoded at */
-	uint16_t bc_len;    /* its bytes (0: nothing cached) */
-	uint16_t bc_used;   /* bytes of bc_data used (block, then fields) */
-	uint8_t bc_n;       /* fields */
-	bool bc_rec;        /* the block at hand is being recorded */
-	uint8_t bc_phase;   /* hdr_phase of the recorded stream at its start */
-	uint16_t bc_drop;   /* fields the checks dropped (bit per field) */
-	uint64_t bc_hbytes; /* its header list size as HPACK bombs count it */
-	/* The answer checks' state before and after the recorded block: a
-	 * stream in the same state gets the same outcome without them. */
-	struct nrf_h2_reqchk bc_chk0, bc_chk1;
-	struct {
-		uint16_t n, nl, v, vl; /* offsets into bc_data */
-	} bc_f[H2C_BC_FIELDS];
-	uint8_t bc_data[H2C_BC_BYTES];
-	bool goaway_sent;
-};
+/* Stream slots by (id >> 1) % H2C_SLOTS, a stream found without a walk. */
+#define H2C_SLOTS 256u
+
+/* Stream state bit (st->cs) both sides share: on pr->sq, data to send. */
+#define H2_CS_SQ 0x10u
 
 /* Stream state bits (st->cs). */
 #define H2C_END_SENT 0x01u /* END_STREAM queued */
@@ -176,29 +145,6 @@ void h2_cli_hb_free(struct nrf_h2_stream *st);
  * h2_srv.c: a front (server) connection's HTTP/2, nrfwd's own framing
  * (decision 0046): h2_srv_engine.
  */
-struct h2_srv {
-	struct h2_proto pr; /* the protocol layer's state (h2_proto.h) */
-	uint32_t last_recv; /* highest stream id the client used */
-	uint32_t last_proc; /* highest stream id processed (GOAWAY) */
-	uint32_t n_in;      /* open streams */
-	uint32_t max_streams; /* our SETTINGS_MAX_CONCURRENT_STREAMS */
-	uint32_t rx_recv;   /* DATA received, not consumed */
-	uint32_t rx_done;   /* consumed, not yet announced */
-	uint32_t goaway_last;
-	uint8_t hb_flags;   /* the header block's HEADERS frame's flags */
-	uint8_t pre;        /* preface bytes matched */
-	uint8_t goaway;     /* GA_* */
-	uint32_t rst_tokens;   /* reset rate limit (h2_srv.c) */
-	uint64_t rst_tokens_at; /* s */
-	struct h2_guard guard;  /* the frame-header rules (h2_guard.c) */
-};
-
-#define GA_NOTICE 0x01u   /* shutdown notice (last 2^31-1) sent */
-#define GA_SENT 0x02u     /* a GOAWAY that stops new streams */
-#define GA_TERM 0x04u     /* ... and ends the connection once written */
-#define GA_TERM_SENT 0x08u
-#define GA_RECV 0x10u
-
 /* Front stream state bits (st->cs). */
 #define HS_RD 0x01u      /* END_STREAM received (half-closed remote) */
 #define HS_WR 0x02u      /* END_STREAM queued */

@@ -91,76 +91,8 @@ h2_proto_window(struct nrf_h2_conn *c, uint32_t win)
 /* ------------------------------------------------------------------------ */
 /* Streams                                                                   */
 
-void
-h2_proto_close_due(struct nrf_h2_conn *c, struct nrf_h2_stream *st, uint32_t code)
-{
-	const struct h2_side *side = c->pr->side;
-
-	if (st->cs & side->cs_queued)
-		return;
-	st->cs = (st->cs & ~H2_CS_SQ) | side->cs_closing;
-	st->rst_code = code;
-	nrf_list_del(&st->sq);
-	nrf_list_add_tail(&c->pr->cq, &st->sq);
-	h2_mark_dirty(c);
-}
-
-void
-h2_proto_end_recv(struct nrf_h2_conn *c, struct nrf_h2_stream *st)
-{
-	const struct h2_side *side = c->pr->side;
-
-	st->cs |= side->cs_end_recv;
-	if (st->cs & side->cs_end_sent)
-		h2_proto_close_due(c, st, NRF_H2_NO_ERROR);
-}
-
-void
-h2_proto_unlink(struct h2_proto *pr, struct nrf_h2_stream *st)
-{
-	struct nrf_h2_stream **slot = &pr->slot[((uint32_t)st->id >> 1) % H2C_SLOTS];
-
-	nrf_list_del(&st->sq);
-	nrf_list_del(&st->link);
-	if (*slot == st)
-		*slot = NULL;
-	if (pr->hb_st == st)
-		pr->hb_st = NULL;
-}
-
-void
-h2_proto_close_pending(struct nrf_h2_conn *c)
-{
-	struct h2_proto *pr = c->pr;
-
-	/* Not while the connection is torn down (its last flush): the
-	 * teardown closes what is left, and no owner sees it usable. */
-	while (!nrf_list_empty(&pr->cq) && !(c->fl & (CF_DEAD | CF_FINAL))) {
-		struct nrf_h2_stream *st = nrf_container_of(pr->cq.next, struct nrf_h2_stream, sq);
-
-		pr->side->stream_close(c, st);
-	}
-}
-
 /* ------------------------------------------------------------------------ */
 /* Output                                                                    */
-
-int
-h2_proto_fill_queued(struct nrf_h2_conn *c, uint8_t *dst, size_t cap, size_t *out)
-{
-	struct h2_proto *pr = c->pr;
-
-	if (!nrf_list_empty(&pr->cq))
-		h2_proto_close_pending(c);
-	*out = 0;
-	if (!h2_oq_pending(c))
-		return 0;
-	*out = h2_oq_take(c, dst, cap);
-	if (h2_oq_pending(c))
-		return -1; /* frames stay in order */
-	pr->oq_acks = 0;
-	return 1;
-}
 
 size_t
 h2_proto_fill_data(struct nrf_h2_conn *c, struct nrf_h2_stream *st, uint8_t *dst, size_t cap)
@@ -188,6 +120,34 @@ h2_proto_fill_data(struct nrf_h2_conn *c, struct nrf_h2_stream *st, uint8_t *dst
 	return out;
 }
 
+size_t
+h2_proto_fill_streams(struct nrf_h2_conn *c, uint8_t *dst, size_t cap, size_t out)
+{
+	struct h2_proto *pr = c->pr;
+	const struct h2_side *side = pr->side;
+	struct nrf_list *l, *nx;
+
+	NRF_LIST_FOREACH_SAFE(l, nx, &pr->sq) {
+		struct nrf_h2_stream *st = nrf_container_of(l, struct nrf_h2_stream, sq);
+
+		if (side->head != NULL) {
+			int r = side->head(c, st, dst, cap, &out);
+
+			if (r < 0)
+				break;
+			if (r > 0)
+				continue;
+		}
+		if (cap - out <= 9 || pr->swin <= 0) {
+			if (side->window_stop)
+				break;
+			continue;
+		}
+		out += h2_proto_fill_data(c, st, dst + out, cap - out);
+	}
+	return out;
+}
+
 bool
 h2_proto_goaway(struct nrf_h2_conn *c, uint32_t last, uint32_t code, const char *why)
 {
@@ -210,15 +170,10 @@ h2_proto_ping(struct nrf_h2_conn *c, const uint8_t data[8])
 }
 
 size_t
-h2_proto_frame_block(uint8_t *base, size_t blen, size_t maxf, uint32_t sid, bool end)
+h2_proto_frame_split(uint8_t *base, size_t blen, size_t maxf, uint32_t sid, bool end)
 {
 	size_t nframes, f;
 
-	if (blen <= maxf) {
-		frame_hd(base, (uint32_t)blen, FT_HEADERS,
-			(uint8_t)(FL_END_HEADERS | (end ? FL_END_STREAM : 0)), sid);
-		return 9 + blen;
-	}
 	/* Rare: split, from the last fragment back (each moves up by 9 per
 	 * frame before it). */
 	nframes = (blen + maxf - 1) / maxf;
@@ -241,88 +196,6 @@ uint32_t
 h2_proto_max_frames(const struct nrf_h2_ctx *ctx)
 {
 	return 1 + NRF_MAX(8u, 2 * ((ctx->lim.max_header_bytes + 16383u) / 16384u));
-}
-
-int
-h2_proto_inflate(struct nrf_h2_conn *c, const uint8_t *in, size_t len, bool final)
-{
-	struct h2_proto *pr = c->pr;
-	const struct h2_side *side = pr->side;
-	struct h2_fld_arg a = { c, 0 };
-	int rv = h2_hpack_decode(&pr->hp, in, len, final, side->on_field, &a);
-
-	if (rv > 0)
-		return a.rc;
-	if (rv < 0) {
-		if (side->rst_on_hpack && pr->hb_st != NULL && !(pr->hb_st->cs & side->ignored))
-			side->reset(c, pr->hb_st, NRF_H2_COMPRESSION_ERROR);
-		return conn_error(c, NRF_H2_COMPRESSION_ERROR, h2_hpack_strerror(rv));
-	}
-	return 0;
-}
-
-int
-h2_proto_fragment(struct nrf_h2_conn *c, uint8_t flags, const uint8_t *p, size_t len)
-{
-	int rc = h2_proto_inflate(c, p, len, (flags & FL_END_HEADERS) != 0);
-
-	if (rc != 0)
-		return rc;
-	if (flags & FL_END_HEADERS)
-		c->pr->side->block_end(c);
-	return 0;
-}
-
-int
-h2_proto_headers_payload(struct nrf_h2_conn *c, uint8_t flags, const uint8_t **pp,
-	size_t *lenp, uint32_t *dep)
-{
-	const uint8_t *p = *pp;
-	size_t len = *lenp;
-
-	if (flags & FL_PADDED) {
-		size_t pad;
-
-		if (len < 1 || (pad = p[0]) > len - 1)
-			return conn_error(c, NRF_H2_PROTOCOL_ERROR, "HEADERS: invalid padding");
-		p++;
-		len -= 1 + pad;
-	}
-	if (flags & FL_PRIORITY) {
-		if (len < 5)
-			return conn_error(c, NRF_H2_FRAME_SIZE_ERROR, "HEADERS: priority cut short");
-		*dep = get32(p) & WIN_MAX;
-		p += 5;
-		len -= 5;
-	}
-	*pp = p;
-	*lenp = len;
-	return 0;
-}
-
-int
-h2_proto_data_payload(struct nrf_h2_conn *c, uint8_t flags, const uint8_t *p, size_t len,
-	const uint8_t **d, size_t *dlen)
-{
-	size_t pad;
-
-	*d = p;
-	*dlen = len;
-	if (!(flags & FL_PADDED))
-		return 0;
-	if (len < 1 || (pad = p[0]) > len - 1)
-		return conn_error(c, NRF_H2_PROTOCOL_ERROR, "DATA: invalid padding");
-	*d = p + 1;
-	*dlen = len - 1 - pad;
-	return 0;
-}
-
-void
-h2_proto_block_begin(struct h2_proto *pr, uint32_t sid, struct nrf_h2_stream *st)
-{
-	pr->hb_sid = sid;
-	pr->hb_st = st;
-	pr->hb_frames = 1;
 }
 
 static int

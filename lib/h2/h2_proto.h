@@ -36,18 +36,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "h2_frame.h"
 #include "h2_hpack.h"
+#include "h2_int.h"
 #include "nrf_list.h"
-
-struct nrf_h2_conn;
-struct nrf_h2_ctx;
-struct nrf_h2_stream;
-
-/* Stream slots by (id >> 1) % H2C_SLOTS, a stream found without a walk. */
-#define H2C_SLOTS 256u
-
-/* Stream state bit (st->cs) both sides share: on pr->sq, data to send. */
-#define H2_CS_SQ 0x10u
 
 /*
  * What differs by side. Numbers and flags:
@@ -98,6 +90,10 @@ struct nrf_h2_stream;
  *   framed.
  * data_max: the largest DATA frame sent (also under the peer's
  *   SETTINGS_MAX_FRAME_SIZE).
+ * head: optional, stream @p st of pr->sq before its DATA (*@p out bytes of
+ *   @p dst, @p cap, used): 0, its DATA next; 1, the next stream; -1, no
+ *   more streams on this fill.
+ * window_stop: no stream after one the send windows stop.
  */
 struct h2_side {
 	const char *who;
@@ -131,6 +127,9 @@ struct h2_side {
 		int64_t w, bool *eof);
 	void (*sent)(struct nrf_h2_conn *c, struct nrf_h2_stream *st, size_t n, bool eof);
 	uint32_t data_max;
+	int (*head)(struct nrf_h2_conn *c, struct nrf_h2_stream *st, uint8_t *dst, size_t cap,
+		size_t *out);
+	bool window_stop;
 };
 
 /* One connection's protocol state, embedded in the side's (c->pr). */
@@ -186,35 +185,13 @@ void h2_proto_window(struct nrf_h2_conn *c, uint32_t win);
 /* Input bytes: 0, or what the side's frame handling returned (a negative
  * NRF_E* after a connection error). */
 int h2_proto_recv(struct nrf_h2_conn *c, const uint8_t *in, size_t len);
-/* The block fragment @p p through the decoder; at END_HEADERS (@p flags)
- * the side's block_end. 0, or the code that stops the input. */
-int h2_proto_fragment(struct nrf_h2_conn *c, uint8_t flags, const uint8_t *p, size_t len);
-int h2_proto_inflate(struct nrf_h2_conn *c, const uint8_t *in, size_t len, bool final);
-/* HEADERS padding and priority taken off @p p / @p len (@p dep: the
- * dependency); 0 or a connection error. */
-int h2_proto_headers_payload(struct nrf_h2_conn *c, uint8_t flags, const uint8_t **p,
-	size_t *len, uint32_t *dep);
-/* DATA padding: the data @p d / @p dlen of payload @p p / @p len. */
-int h2_proto_data_payload(struct nrf_h2_conn *c, uint8_t flags, const uint8_t *p, size_t len,
-	const uint8_t **d, size_t *dlen);
-/* A new header block on @p sid (@p st: NULL, decoded and dropped). */
-void h2_proto_block_begin(struct h2_proto *pr, uint32_t sid, struct nrf_h2_stream *st);
-/* Close what waits on pr->cq (not while the connection is torn down). */
-void h2_proto_close_pending(struct nrf_h2_conn *c);
-/* @p st on pr->cq, closed after the frame at hand with @p code. */
-void h2_proto_close_due(struct nrf_h2_conn *c, struct nrf_h2_stream *st, uint32_t code);
-/* END_STREAM received on @p st: closed once ours is queued too. */
-void h2_proto_end_recv(struct nrf_h2_conn *c, struct nrf_h2_stream *st);
-/* @p st out of the stream slots, the lists and the header block. */
-void h2_proto_unlink(struct h2_proto *pr, struct nrf_h2_stream *st);
-/* First on every fill: streams due closed, then the output queue into
- * @p dst (*@p out bytes). Returns -1: frames remain queued (nothing may
- * follow them); 1: the queue was written whole; 0: it was empty. */
-int h2_proto_fill_queued(struct nrf_h2_conn *c, uint8_t *dst, size_t cap, size_t *out);
 /* @p st's body as DATA frames into @p dst (at most @p cap bytes) under the
  * send windows: bytes written. */
 size_t h2_proto_fill_data(struct nrf_h2_conn *c, struct nrf_h2_stream *st, uint8_t *dst,
 	size_t cap);
+/* The streams of pr->sq in order (side->head, then their DATA) into @p dst
+ * after the @p out bytes there: the bytes of @p dst used. */
+size_t h2_proto_fill_streams(struct nrf_h2_conn *c, uint8_t *dst, size_t cap, size_t out);
 /* GOAWAY(@p last, @p code, debug text @p why) queued; false: no memory
  * (the connection failed). */
 bool h2_proto_goaway(struct nrf_h2_conn *c, uint32_t last, uint32_t code, const char *why);
@@ -223,9 +200,199 @@ int h2_proto_ping(struct nrf_h2_conn *c, const uint8_t data[8]);
 /* An encoded header block at @p base + 9 (@p blen bytes) framed in place as
  * HEADERS and CONTINUATION frames of at most @p maxf bytes on @p sid;
  * @p base has room for 9 bytes per frame. Returns the bytes framed. */
-size_t h2_proto_frame_block(uint8_t *base, size_t blen, size_t maxf, uint32_t sid, bool end);
+size_t h2_proto_frame_split(uint8_t *base, size_t blen, size_t maxf, uint32_t sid, bool end);
+static inline size_t
+h2_proto_frame_block(uint8_t *base, size_t blen, size_t maxf, uint32_t sid, bool end)
+{
+	if (blen > maxf)
+		return h2_proto_frame_split(base, blen, maxf, sid, end);
+	frame_hd(base, (uint32_t)blen, FT_HEADERS,
+		(uint8_t)(FL_END_HEADERS | (end ? FL_END_STREAM : 0)), sid);
+	return 9 + blen;
+}
 /* Max frames of one header block: as many as a header list of
  * max_header_bytes needs twice over (nghttp2's max_continuations + 1). */
 uint32_t h2_proto_max_frames(const struct nrf_h2_ctx *ctx);
+
+/* What every request's frames pass through, inline. */
+
+/* A new header block on @p sid (@p st: NULL, decoded and dropped). */
+static inline void
+h2_proto_block_begin(struct h2_proto *pr, uint32_t sid, struct nrf_h2_stream *st)
+{
+	pr->hb_sid = sid;
+	pr->hb_st = st;
+	pr->hb_frames = 1;
+}
+
+/* @p st on pr->cq, closed after the frame at hand with @p code. */
+static inline void
+h2_proto_close_due(struct nrf_h2_conn *c, struct nrf_h2_stream *st, uint32_t code)
+{
+	const struct h2_side *side = c->pr->side;
+
+	if (st->cs & side->cs_queued)
+		return;
+	st->cs = (st->cs & ~H2_CS_SQ) | side->cs_closing;
+	st->rst_code = code;
+	nrf_list_del(&st->sq);
+	nrf_list_add_tail(&c->pr->cq, &st->sq);
+	h2_mark_dirty(c);
+}
+
+/* END_STREAM received on @p st: closed once ours is queued too. */
+static inline void
+h2_proto_end_recv(struct nrf_h2_conn *c, struct nrf_h2_stream *st)
+{
+	const struct h2_side *side = c->pr->side;
+
+	st->cs |= side->cs_end_recv;
+	if (st->cs & side->cs_end_sent)
+		h2_proto_close_due(c, st, NRF_H2_NO_ERROR);
+}
+
+/* END_STREAM of @p st framed (st->cs bits @p clear cleared): off pr->sq,
+ * closed once the peer's END_STREAM came too. */
+static inline void
+h2_proto_end_sent(struct nrf_h2_conn *c, struct nrf_h2_stream *st, uint32_t clear)
+{
+	const struct h2_side *side = c->pr->side;
+
+	st->cs = (st->cs & ~(H2_CS_SQ | clear)) | side->cs_end_sent;
+	nrf_list_del(&st->sq);
+	if (st->cs & side->cs_end_recv)
+		h2_proto_close_due(c, st, NRF_H2_NO_ERROR);
+}
+
+/* @p st out of the stream slots, the lists and the header block. */
+static inline void
+h2_proto_unlink(struct h2_proto *pr, struct nrf_h2_stream *st)
+{
+	struct nrf_h2_stream **slot = &pr->slot[((uint32_t)st->id >> 1) % H2C_SLOTS];
+
+	nrf_list_del(&st->sq);
+	nrf_list_del(&st->link);
+	if (*slot == st)
+		*slot = NULL;
+	if (pr->hb_st == st)
+		pr->hb_st = NULL;
+}
+
+/* Close what waits on pr->cq (not while the connection is torn down). */
+static inline void
+h2_proto_close_pending(struct nrf_h2_conn *c)
+{
+	struct h2_proto *pr = c->pr;
+
+	/* Not while the connection is torn down (its last flush): the
+	 * teardown closes what is left, and no owner sees it usable. */
+	while (!nrf_list_empty(&pr->cq) && !(c->fl & (CF_DEAD | CF_FINAL))) {
+		struct nrf_h2_stream *st = nrf_container_of(pr->cq.next, struct nrf_h2_stream, sq);
+
+		pr->side->stream_close(c, st);
+	}
+}
+
+/* First on every fill: streams due closed, then the output queue into
+ * @p dst (*@p out bytes). Returns -1: frames remain queued (nothing may
+ * follow them); 1: the queue was written whole; 0: it was empty. */
+static inline int
+h2_proto_fill_queued(struct nrf_h2_conn *c, uint8_t *dst, size_t cap, size_t *out)
+{
+	struct h2_proto *pr = c->pr;
+
+	if (!nrf_list_empty(&pr->cq))
+		h2_proto_close_pending(c);
+	*out = 0;
+	if (!h2_oq_pending(c))
+		return 0;
+	*out = h2_oq_take(c, dst, cap);
+	if (h2_oq_pending(c))
+		return -1; /* frames stay in order */
+	pr->oq_acks = 0;
+	return 1;
+}
+
+/* HEADERS padding and priority taken off @p p / @p len (@p dep: the
+ * dependency); 0 or a connection error. */
+static inline int
+h2_proto_headers_payload(struct nrf_h2_conn *c, uint8_t flags, const uint8_t **pp,
+	size_t *lenp, uint32_t *dep)
+{
+	const uint8_t *p = *pp;
+	size_t len = *lenp;
+
+	if (flags & FL_PADDED) {
+		size_t pad;
+
+		if (len < 1 || (pad = p[0]) > len - 1)
+			return c->pr->side->conn_error(c, NRF_H2_PROTOCOL_ERROR, "HEADERS: invalid padding");
+		p++;
+		len -= 1 + pad;
+	}
+	if (flags & FL_PRIORITY) {
+		if (len < 5)
+			return c->pr->side->conn_error(c, NRF_H2_FRAME_SIZE_ERROR, "HEADERS: priority cut short");
+		*dep = get32(p) & WIN_MAX;
+		p += 5;
+		len -= 5;
+	}
+	*pp = p;
+	*lenp = len;
+	return 0;
+}
+
+/* DATA padding: the data @p d / @p dlen of payload @p p / @p len. */
+static inline int
+h2_proto_data_payload(struct nrf_h2_conn *c, uint8_t flags, const uint8_t *p, size_t len,
+	const uint8_t **d, size_t *dlen)
+{
+	size_t pad;
+
+	*d = p;
+	*dlen = len;
+	if (!(flags & FL_PADDED))
+		return 0;
+	if (len < 1 || (pad = p[0]) > len - 1)
+		return c->pr->side->conn_error(c, NRF_H2_PROTOCOL_ERROR, "DATA: invalid padding");
+	*d = p + 1;
+	*dlen = len - 1 - pad;
+	return 0;
+}
+
+/* A header block fragment through the HPACK decoder to side->on_field:
+ * 0, or what stops the input (a block the decoder refuses: connection
+ * error COMPRESSION_ERROR). */
+static inline int
+h2_proto_inflate(struct nrf_h2_conn *c, const uint8_t *in, size_t len, bool final)
+{
+	struct h2_proto *pr = c->pr;
+	const struct h2_side *side = pr->side;
+	struct h2_fld_arg a = { c, 0 };
+	int rv = h2_hpack_decode(&pr->hp, in, len, final, side->on_field, &a);
+
+	if (rv > 0)
+		return a.rc;
+	if (rv < 0) {
+		if (side->rst_on_hpack && pr->hb_st != NULL && !(pr->hb_st->cs & side->ignored))
+			side->reset(c, pr->hb_st, NRF_H2_COMPRESSION_ERROR);
+		return c->pr->side->conn_error(c, NRF_H2_COMPRESSION_ERROR, h2_hpack_strerror(rv));
+	}
+	return 0;
+}
+
+/* The block fragment @p p through the decoder; at END_HEADERS (@p flags)
+ * the side's block_end. 0, or the code that stops the input. */
+static inline int
+h2_proto_fragment(struct nrf_h2_conn *c, uint8_t flags, const uint8_t *p, size_t len)
+{
+	int rc = h2_proto_inflate(c, p, len, (flags & FL_END_HEADERS) != 0);
+
+	if (rc != 0)
+		return rc;
+	if (flags & FL_END_HEADERS)
+		c->pr->side->block_end(c);
+	return 0;
+}
 
 #endif /* NRF_H2_PROTO_H */

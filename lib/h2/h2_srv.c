@@ -58,6 +58,29 @@
  * flooding (nghttp2's max_outbound_ack). */
 #define MAX_ACKS 1000u
 
+struct h2_srv {
+	struct h2_proto pr; /* the protocol layer's state (h2_proto.h) */
+	uint32_t last_recv; /* highest stream id the client used */
+	uint32_t last_proc; /* highest stream id processed (GOAWAY) */
+	uint32_t n_in;      /* open streams */
+	uint32_t max_streams; /* our SETTINGS_MAX_CONCURRENT_STREAMS */
+	uint32_t rx_recv;   /* DATA received, not consumed */
+	uint32_t rx_done;   /* consumed, not yet announced */
+	uint32_t goaway_last;
+	uint8_t hb_flags;   /* the header block's HEADERS frame's flags */
+	uint8_t pre;        /* preface bytes matched */
+	uint8_t goaway;     /* GA_* */
+	uint32_t rst_tokens;   /* reset rate limit (h2_srv.c) */
+	uint64_t rst_tokens_at; /* s */
+	struct h2_guard guard;  /* the frame-header rules (h2_guard.c) */
+};
+
+#define GA_NOTICE 0x01u   /* shutdown notice (last 2^31-1) sent */
+#define GA_SENT 0x02u     /* a GOAWAY that stops new streams */
+#define GA_TERM 0x04u     /* ... and ends the connection once written */
+#define GA_TERM_SENT 0x08u
+#define GA_RECV 0x10u
+
 static const struct h2_side srv_side;
 _Static_assert(offsetof(struct h2_srv, pr) == 0, "h2_proto_new() gives the state");
 static bool srv_idle(const struct nrf_h2_conn *c, uint32_t sid, const struct nrf_h2_stream *st);
@@ -617,12 +640,9 @@ srv_sent(struct nrf_h2_conn *c, struct nrf_h2_stream *st, size_t n, bool eof)
 			c->cbs->on_sent(st, n);
 	}
 	if (eof) {
-		st->cs = (st->cs & ~HS_SQ) | HS_WR;
 		st->flags |= NRF_H2_SF_OUT_DONE;
 		calm_check(c, st);
-		nrf_list_del(&st->sq);
-		if (st->cs & HS_RD)
-			h2_proto_close_due(c, st, NRF_H2_NO_ERROR);
+		h2_proto_end_sent(c, st, 0);
 	}
 }
 
@@ -630,7 +650,6 @@ size_t
 h2_srv_fill(struct nrf_h2_conn *c, uint8_t *dst, size_t cap)
 {
 	struct h2_srv *s = c->srv;
-	struct nrf_list *l, *nx;
 	size_t out;
 	int q = h2_proto_fill_queued(c, dst, cap, &out);
 
@@ -642,14 +661,7 @@ h2_srv_fill(struct nrf_h2_conn *c, uint8_t *dst, size_t cap)
 	}
 	if (s->goaway & GA_TERM)
 		return out;
-	NRF_LIST_FOREACH_SAFE(l, nx, &s->pr.sq) {
-		struct nrf_h2_stream *st = nrf_container_of(l, struct nrf_h2_stream, sq);
-
-		if (cap - out <= 9 || s->pr.swin <= 0)
-			break;
-		out += h2_proto_fill_data(c, st, dst + out, cap - out);
-	}
-	return out;
+	return h2_proto_fill_streams(c, dst, cap, out);
 }
 
 bool
@@ -891,6 +903,7 @@ static const struct h2_side srv_side = {
 	.body = srv_body,
 	.sent = srv_sent,
 	.data_max = H2_FRAME_MAX,
+	.window_stop = true,
 };
 
 /* Both sides done: nothing more to read (a GOAWAY either way, no stream

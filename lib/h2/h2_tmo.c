@@ -22,6 +22,7 @@
 #include <string.h>
 
 #include "h2_int.h"
+#include "h2_proto.h"
 #include "nrf_err.h"
 #include "nrf_log.h"
 
