@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Peer (client) connections: nrfwd's own HTTP/2 client framing
- * (decision 0039). Front connections: h2_srv.c (decision 0046).
+ * (decision 0039). Front connections: h2_srv.c (decision 0046). Both sit
+ * on one protocol layer (h2_proto.c, decision 0067); this file keeps what
+ * only a client does, and cli_side, its table of what differs by side.
  *
  * Why not nghttp2 here: a forwarded request paid nghttp2's full client
  * session on this leg (stream objects, priority tree, frame queue, its

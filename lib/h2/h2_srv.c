@@ -3,11 +3,14 @@
  * Front (server) connections: nrfwd's own HTTP/2 server framing (decision
  * 0046), the engine h2_srv_engine (h2_int.h). nghttp2's server session,
  * which it replaced and which stayed as a fallback for a while, is gone
- * (decision 0063).
+ * (decision 0063). It sits on the protocol layer both engines share
+ * (h2_proto.c, decision 0067: frame loop, SETTINGS, PING, GOAWAY,
+ * WINDOW_UPDATE, CONTINUATION, DATA framing); this file keeps what only a
+ * server does, and srv_side, its table of what differs by side.
  *
  * Why: after the upstream leg left nghttp2 (decision 0039), nghttp2's
- * server session was half of a forwarded request's user-space instructions
- * (8 462 of 16 907): stream objects, the outbound item queue and its
+ * server session was half of a forwarded request's user-space work
+ * (docs/benchmarks.md): stream objects, the outbound item queue and its
  * scheduler, an HPACK encoder that hashes every answer field. What a front
  * needs is smaller: requests come in through nrfwd's own HPACK decoder
  * (h2_hpack.c, decision 0047; nghttp2's public inflater until then), the
@@ -41,7 +44,7 @@
  *   ignored; DATA is still counted against the connection window and
  *   credited at once;
  * - the first frame must be SETTINGS: otherwise GOAWAY(PROTOCOL_ERROR)
- *   and the rest of the input is ignored.
+ *   and the rest of the input is ignored (h2_proto.c).
  */
 #include <stdlib.h>
 #include <string.h>
