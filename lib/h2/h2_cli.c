@@ -549,8 +549,7 @@ on_data(struct nrf_h2_conn *c, uint8_t flags, uint32_t sid, const uint8_t *p, si
 {
 	struct h2_cli *k = c->cli;
 	struct nrf_h2_stream *st;
-	const uint8_t *d;
-	size_t dlen;
+	struct h2_bytes d;
 	bool end = (flags & FL_END_STREAM) != 0;
 	int rc;
 
@@ -565,7 +564,7 @@ on_data(struct nrf_h2_conn *c, uint8_t flags, uint32_t sid, const uint8_t *p, si
 		h2_oq_window_update(c, 0, k->rx_open);
 		k->rx_open = 0;
 	}
-	rc = h2_proto_data_payload(c, flags, p, len, &d, &dlen);
+	rc = h2_proto_data_payload(c, flags, p, len, &d);
 	if (rc != 0)
 		return rc;
 	st = lookup(c, sid);
@@ -584,34 +583,34 @@ on_data(struct nrf_h2_conn *c, uint8_t flags, uint32_t sid, const uint8_t *p, si
 		return 0;
 	}
 	st->rx_open += (uint32_t)len;
-	if (len > dlen)
-		stream_credit(c, st, (uint32_t)(len - dlen)); /* padding */
+	if (len > d.len)
+		stream_credit(c, st, (uint32_t)(len - d.len)); /* padding */
 	if (st->user == NULL || (st->flags & NRF_H2_SF_MALFORMED)) {
 		/* Nobody relays it: the window comes back at once. */
-		stream_credit(c, st, (uint32_t)dlen);
+		stream_credit(c, st, (uint32_t)d.len);
 		if (end)
 			h2_proto_end_recv(c, st);
 		return 0;
 	}
 	/* More than content-length, a body before the final answer, or an
 	 * end while an answer is due: malformed, and not delivered. */
-	if (h2_check_answer_data(&st->chk, dlen) != H2_CHK_OK ||
+	if (h2_check_answer_data(&st->chk, d.len) != H2_CHK_OK ||
 		(end && h2_check_answer_end(&st->chk) != H2_CHK_OK)) {
-		stream_credit(c, st, (uint32_t)dlen);
+		stream_credit(c, st, (uint32_t)d.len);
 		malformed(c, st);
 		return 0;
 	}
-	if (dlen > 0) {
-		if (nrf_h2_body_append(c->ctx, &st->msg.body, d, dlen) != 0) {
-			stream_credit(c, st, (uint32_t)dlen);
+	if (d.len > 0) {
+		if (nrf_h2_body_append(c->ctx, &st->msg.body, d.p, d.len) != 0) {
+			stream_credit(c, st, (uint32_t)d.len);
 			h2_cli_reset(c, st, NRF_H2_INTERNAL_ERROR);
 			return 0;
 		}
-		h2_peer_unconsumed(c->ctx, st, (int64_t)dlen);
+		h2_peer_unconsumed(c->ctx, st, (int64_t)d.len);
 	}
 	if (end)
 		st->flags |= NRF_H2_SF_END;
-	if ((dlen > 0 || end) && c->cbs->on_data != NULL)
+	if ((d.len > 0 || end) && c->cbs->on_data != NULL)
 		c->cbs->on_data(st);
 	if (end)
 		h2_proto_end_recv(c, st);
@@ -1301,18 +1300,11 @@ cli_idle(const struct nrf_h2_conn *c, uint32_t sid, const struct nrf_h2_stream *
 static const struct h2_side cli_side = {
 	.who = "upstream",
 	.push_why = "PUSH_PROMISE: push disabled",
-	.push_max = 0,
-	.max_acks = UINT32_MAX,
+	.lim = { .push_max = 0, .max_acks = UINT32_MAX, .data_max = UINT32_MAX },
 	.size = sizeof(struct h2_cli),
-	.ignored = H2C_RST | H2C_CLOSING,
-	.cs_queued = H2C_CLOSING,
-	.cs_closing = H2C_CLOSING,
-	.cs_end_recv = H2C_END_RECV,
-	.cs_end_sent = H2C_END_SENT,
-	.ext_settings = false,
-	.ping_len_first = true,
-	.wu0_conn = false,
-	.rst_on_hpack = false,
+	.cs = { .ignored = H2C_RST | H2C_CLOSING, .queued = H2C_CLOSING, .closing = H2C_CLOSING,
+		.end_recv = H2C_END_RECV, .end_sent = H2C_END_SENT },
+	.flags = H2_SIDE_PING_LEN_FIRST,
 	.conn_error = conn_error,
 	.data = on_data,
 	.headers = on_headers,
@@ -1327,9 +1319,7 @@ static const struct h2_side cli_side = {
 	.early = early_check,
 	.body = cli_body,
 	.sent = cli_sent,
-	.data_max = UINT32_MAX,
 	.head = cli_head,
-	.window_stop = false,
 };
 
 const struct h2_engine_ops h2_cli_engine = H2_ENGINE_OPS(cli, "client");

@@ -103,7 +103,7 @@ h2_proto_fill_data(struct nrf_h2_conn *c, struct nrf_h2_stream *st, uint8_t *dst
 
 	while (cap - out > 9) {
 		int64_t w = NRF_MIN(pr->swin, st->swin);
-		size_t room = NRF_MIN(cap - out - 9, (size_t)NRF_MIN(pr->r_max_frame, side->data_max));
+		size_t room = NRF_MIN(cap - out - 9, (size_t)NRF_MIN(pr->r_max_frame, side->lim.data_max));
 		bool eof = false;
 		long n = side->body(c, st, dst + out + 9, room, w, &eof);
 
@@ -139,7 +139,7 @@ h2_proto_fill_streams(struct nrf_h2_conn *c, uint8_t *dst, size_t cap, size_t ou
 				continue;
 		}
 		if (cap - out <= 9 || pr->swin <= 0) {
-			if (side->window_stop)
+			if (side->flags & H2_SIDE_WINDOW_STOP)
 				break;
 			continue;
 		}
@@ -245,7 +245,7 @@ on_settings(struct nrf_h2_conn *c, uint8_t flags, uint32_t sid, const uint8_t *p
 
 		switch (id) {
 		case 0x2: /* ENABLE_PUSH */
-			if (v > side->push_max)
+			if (v > side->lim.push_max)
 				return conn_error(c, NRF_H2_PROTOCOL_ERROR,
 					"SETTINGS: invalid SETTINGS_ENBLE_PUSH");
 			break;
@@ -280,12 +280,12 @@ on_settings(struct nrf_h2_conn *c, uint8_t flags, uint32_t sid, const uint8_t *p
 			pr->r_max_frame = v;
 			break;
 		case 0x8: /* ENABLE_CONNECT_PROTOCOL (RFC 8441 §3) */
-			if (side->ext_settings && v > 1)
+			if ((side->flags & H2_SIDE_EXT_SETTINGS) && v > 1)
 				return conn_error(c, NRF_H2_PROTOCOL_ERROR,
 					"SETTINGS: invalid SETTINGS_ENABLE_CONNECT_PROTOCOL");
 			break;
 		case 0x9: /* NO_RFC7540_PRIORITIES */
-			if (!side->ext_settings)
+			if (!(side->flags & H2_SIDE_EXT_SETTINGS))
 				break;
 			if (v > 1)
 				return conn_error(c, NRF_H2_PROTOCOL_ERROR,
@@ -296,7 +296,7 @@ on_settings(struct nrf_h2_conn *c, uint8_t flags, uint32_t sid, const uint8_t *p
 			break; /* table size (no dynamic table here), list size, others */
 		}
 	}
-	if (++pr->oq_acks > side->max_acks)
+	if (++pr->oq_acks > side->lim.max_acks)
 		return conn_error(c, NRF_H2_ENHANCE_YOUR_CALM, "too many ACKs queued");
 	if (side->settings != NULL)
 		side->settings(c, flags);
@@ -309,14 +309,14 @@ on_ping(struct nrf_h2_conn *c, uint8_t flags, uint32_t sid, const uint8_t *p, si
 {
 	struct h2_proto *pr = c->pr;
 
-	if (len != 8 && pr->side->ping_len_first)
+	if (len != 8 && (pr->side->flags & H2_SIDE_PING_LEN_FIRST))
 		return conn_error(c, NRF_H2_FRAME_SIZE_ERROR, "PING: invalid payload length");
 	if (sid != 0)
 		return conn_error(c, NRF_H2_PROTOCOL_ERROR, "PING: stream_id != 0");
 	if (len != 8)
 		return conn_error(c, NRF_H2_FRAME_SIZE_ERROR, "PING: invalid payload length");
 	if (!(flags & FL_ACK)) {
-		if (++pr->oq_acks > pr->side->max_acks)
+		if (++pr->oq_acks > pr->side->lim.max_acks)
 			return conn_error(c, NRF_H2_ENHANCE_YOUR_CALM, "too many ACKs queued");
 		h2_oq_frame(c, FT_PING, FL_ACK, 0, p, 8);
 		return 0;
@@ -374,10 +374,10 @@ on_window_update(struct nrf_h2_conn *c, uint32_t sid, const uint8_t *p, size_t l
 	st = h2_slot_find(c, pr->slot, sid);
 	if (side->idle(c, sid, st))
 		return conn_error(c, NRF_H2_PROTOCOL_ERROR, "WINDOW_UPDATE to idle stream");
-	if (st == NULL || (st->cs & side->ignored))
+	if (st == NULL || (st->cs & side->cs.ignored))
 		return 0;
 	if (inc == 0) {
-		if (side->wu0_conn)
+		if (side->flags & H2_SIDE_WU0_CONN)
 			return conn_error(c, NRF_H2_PROTOCOL_ERROR,
 				"WINDOW_UPDATE: window_size_increment == 0");
 		side->reset(c, st, NRF_H2_PROTOCOL_ERROR);

@@ -45,24 +45,18 @@
  * What differs by side. Numbers and flags:
  * who: the other end in logs ("client", "upstream").
  * push_why: the connection error text of a PUSH_PROMISE.
- * push_max: the highest SETTINGS_ENABLE_PUSH accepted (a client may offer
- *   push, 1; a server never does, 0).
- * max_acks: PING and SETTINGS ACKs queued unwritten before the peer counts
- *   as flooding (nghttp2's max_outbound_ack, the server; none, the client).
- * ignored: st->cs bits of a stream whose frames are ignored (reset or
- *   closing).
- * cs_queued, cs_closing: st->cs bits of a stream on pr->cq, and those set
- *   when it is put there.
- * cs_end_recv, cs_end_sent: st->cs bits of END_STREAM received, and of
- *   ours queued.
+ * lim: numbers. push_max, the highest SETTINGS_ENABLE_PUSH accepted (a
+ *   client may offer push, 1; a server never does, 0); max_acks, PING and
+ *   SETTINGS ACKs queued unwritten before the peer counts as flooding
+ *   (nghttp2's max_outbound_ack, the server; none, the client); data_max,
+ *   the largest DATA frame sent (also under the peer's
+ *   SETTINGS_MAX_FRAME_SIZE).
+ * cs: the side's st->cs bits: ignored, of a stream whose frames are
+ *   ignored (reset or closing); queued, of one on pr->cq, and closing,
+ *   those set when it is put there; end_recv, END_STREAM received, and
+ *   end_sent, ours queued.
  * size: bytes of the side's connection state (h2_proto_new()).
- * ext_settings: ENABLE_CONNECT_PROTOCOL and NO_RFC7540_PRIORITIES checked
- *   (values over 1) and the latter applied, as nghttp2's server does.
- * ping_len_first: PING's length checked before its stream id.
- * wu0_conn: WINDOW_UPDATE of 0 on a stream is a connection error (as
- *   nghttp2 makes it); else the stream is reset (RFC 9113 §6.9).
- * rst_on_hpack: a header block the decoder refuses resets its stream
- *   before the connection error.
+ * flags: H2_SIDE_* below.
  *
  * Callbacks (NULL where marked optional):
  * conn_error: GOAWAY(@p code) for a connection error; returns the negative
@@ -88,25 +82,21 @@
  *   bytes written, *@p eof when they end it; -1: no frame now.
  * sent: a DATA frame of @p n bytes (@p eof: with END_STREAM) of @p st was
  *   framed.
- * data_max: the largest DATA frame sent (also under the peer's
- *   SETTINGS_MAX_FRAME_SIZE).
  * head: optional, stream @p st of pr->sq before its DATA (*@p out bytes of
  *   @p dst, @p cap, used): 0, its DATA next; 1, the next stream; -1, no
  *   more streams on this fill.
- * window_stop: no stream after one the send windows stop.
  */
 struct h2_side {
 	const char *who;
 	const char *push_why;
-	uint32_t push_max;
-	uint32_t max_acks;
-	uint32_t ignored;
-	uint32_t cs_queued, cs_closing, cs_end_recv, cs_end_sent;
+	struct {
+		uint32_t push_max, max_acks, data_max;
+	} lim;
+	struct {
+		uint32_t ignored, queued, closing, end_recv, end_sent;
+	} cs;
 	size_t size;
-	bool ext_settings;
-	bool ping_len_first;
-	bool wu0_conn;
-	bool rst_on_hpack;
+	uint32_t flags;
 	int (*conn_error)(struct nrf_h2_conn *c, uint32_t code, const char *why);
 	int (*pre)(struct nrf_h2_conn *c, const uint8_t *f);
 	int (*data)(struct nrf_h2_conn *c, uint8_t flags, uint32_t sid, const uint8_t *p,
@@ -126,11 +116,24 @@ struct h2_side {
 	long (*body)(struct nrf_h2_conn *c, struct nrf_h2_stream *st, uint8_t *d, size_t room,
 		int64_t w, bool *eof);
 	void (*sent)(struct nrf_h2_conn *c, struct nrf_h2_stream *st, size_t n, bool eof);
-	uint32_t data_max;
 	int (*head)(struct nrf_h2_conn *c, struct nrf_h2_stream *st, uint8_t *dst, size_t cap,
 		size_t *out);
-	bool window_stop;
 };
+
+/* struct h2_side.flags */
+/* ENABLE_CONNECT_PROTOCOL and NO_RFC7540_PRIORITIES checked (values over
+ * 1) and the latter applied, as nghttp2's server does. */
+#define H2_SIDE_EXT_SETTINGS 0x01u
+/* PING's length checked before its stream id. */
+#define H2_SIDE_PING_LEN_FIRST 0x02u
+/* WINDOW_UPDATE of 0 on a stream is a connection error (as nghttp2 makes
+ * it); else the stream is reset (RFC 9113 §6.9). */
+#define H2_SIDE_WU0_CONN 0x04u
+/* A header block the decoder refuses resets its stream before the
+ * connection error. */
+#define H2_SIDE_RST_ON_HPACK 0x08u
+/* No stream after one the send windows stop, on a fill. */
+#define H2_SIDE_WINDOW_STOP 0x10u
 
 /* One connection's protocol state, embedded in the side's (c->pr). */
 struct h2_proto {
@@ -142,7 +145,7 @@ struct h2_proto {
 	bool ib_seen;       /* its frame header went through side->early() */
 	bool settings_seen; /* the peer's first SETTINGS came */
 	bool settings_acked; /* the peer acknowledged ours */
-	bool r_no_rfc7540;  /* the peer's SETTINGS_NO_RFC7540_PRIORITIES (ext_settings) */
+	bool r_no_rfc7540;  /* the peer's SETTINGS_NO_RFC7540_PRIORITIES (H2_SIDE_EXT_SETTINGS) */
 	bool stop;          /* a connection error was sent: input ignored */
 	struct nrf_list sq; /* streams with something to send (H2_CS_SQ) */
 	struct nrf_list cq; /* streams to close after the frame at hand */
@@ -161,6 +164,12 @@ struct h2_proto {
 /* The largest frame accepted: SETTINGS_MAX_FRAME_SIZE is not announced,
  * so it is the protocol's default. */
 #define H2_FRAME_MAX 16384u
+
+/* Bytes of a frame's payload. */
+struct h2_bytes {
+	const uint8_t *p;
+	size_t len;
+};
 
 /* The connection and what the side's field callback returned, through the
  * decoder (side->on_field's arg). */
@@ -231,9 +240,9 @@ h2_proto_close_due(struct nrf_h2_conn *c, struct nrf_h2_stream *st, uint32_t cod
 {
 	const struct h2_side *side = c->pr->side;
 
-	if (st->cs & side->cs_queued)
+	if (st->cs & side->cs.queued)
 		return;
-	st->cs = (st->cs & ~H2_CS_SQ) | side->cs_closing;
+	st->cs = (st->cs & ~H2_CS_SQ) | side->cs.closing;
 	st->rst_code = code;
 	nrf_list_del(&st->sq);
 	nrf_list_add_tail(&c->pr->cq, &st->sq);
@@ -246,8 +255,8 @@ h2_proto_end_recv(struct nrf_h2_conn *c, struct nrf_h2_stream *st)
 {
 	const struct h2_side *side = c->pr->side;
 
-	st->cs |= side->cs_end_recv;
-	if (st->cs & side->cs_end_sent)
+	st->cs |= side->cs.end_recv;
+	if (st->cs & side->cs.end_sent)
 		h2_proto_close_due(c, st, NRF_H2_NO_ERROR);
 }
 
@@ -258,9 +267,9 @@ h2_proto_end_sent(struct nrf_h2_conn *c, struct nrf_h2_stream *st, uint32_t clea
 {
 	const struct h2_side *side = c->pr->side;
 
-	st->cs = (st->cs & ~(H2_CS_SQ | clear)) | side->cs_end_sent;
+	st->cs = (st->cs & ~(H2_CS_SQ | clear)) | side->cs.end_sent;
 	nrf_list_del(&st->sq);
-	if (st->cs & side->cs_end_recv)
+	if (st->cs & side->cs.end_recv)
 		h2_proto_close_due(c, st, NRF_H2_NO_ERROR);
 }
 
@@ -342,21 +351,21 @@ h2_proto_headers_payload(struct nrf_h2_conn *c, uint8_t flags, const uint8_t **p
 	return 0;
 }
 
-/* DATA padding: the data @p d / @p dlen of payload @p p / @p len. */
+/* DATA padding: the data @p d of payload @p p / @p len. */
 static inline int
 h2_proto_data_payload(struct nrf_h2_conn *c, uint8_t flags, const uint8_t *p, size_t len,
-	const uint8_t **d, size_t *dlen)
+	struct h2_bytes *d)
 {
 	size_t pad;
 
-	*d = p;
-	*dlen = len;
+	d->p = p;
+	d->len = len;
 	if (!(flags & FL_PADDED))
 		return 0;
 	if (len < 1 || (pad = p[0]) > len - 1)
 		return c->pr->side->conn_error(c, NRF_H2_PROTOCOL_ERROR, "DATA: invalid padding");
-	*d = p + 1;
-	*dlen = len - 1 - pad;
+	d->p = p + 1;
+	d->len = len - 1 - pad;
 	return 0;
 }
 
@@ -374,7 +383,7 @@ h2_proto_inflate(struct nrf_h2_conn *c, const uint8_t *in, size_t len, bool fina
 	if (rv > 0)
 		return a.rc;
 	if (rv < 0) {
-		if (side->rst_on_hpack && pr->hb_st != NULL && !(pr->hb_st->cs & side->ignored))
+		if ((side->flags & H2_SIDE_RST_ON_HPACK) && pr->hb_st != NULL && !(pr->hb_st->cs & side->cs.ignored))
 			side->reset(c, pr->hb_st, NRF_H2_COMPRESSION_ERROR);
 		return c->pr->side->conn_error(c, NRF_H2_COMPRESSION_ERROR, h2_hpack_strerror(rv));
 	}

@@ -414,8 +414,7 @@ on_data(struct nrf_h2_conn *c, uint8_t flags, uint32_t sid, const uint8_t *p, si
 {
 	struct h2_srv *s = c->srv;
 	struct nrf_h2_stream *st;
-	const uint8_t *d;
-	size_t dlen;
+	struct h2_bytes d;
 	bool end = (flags & FL_END_STREAM) != 0;
 	int rc;
 
@@ -429,7 +428,7 @@ on_data(struct nrf_h2_conn *c, uint8_t flags, uint32_t sid, const uint8_t *p, si
 	if ((uint64_t)s->rx_recv + len > s->pr.win)
 		return conn_error(c, NRF_H2_FLOW_CONTROL_ERROR, "DATA: beyond the connection window");
 	s->rx_recv += (uint32_t)len;
-	rc = h2_proto_data_payload(c, flags, p, len, &d, &dlen);
+	rc = h2_proto_data_payload(c, flags, p, len, &d);
 	if (rc != 0)
 		return rc;
 	if (st == NULL || (st->cs & HS_CLOSING)) {
@@ -445,36 +444,36 @@ on_data(struct nrf_h2_conn *c, uint8_t flags, uint32_t sid, const uint8_t *p, si
 	/* The stream window is credited at once (a body up to max_body_bytes
 	 * never waits on it); the connection's when the body is freed. */
 	stream_consumed(c, st, (uint32_t)len);
-	if (len > dlen)
-		conn_consumed(c, (uint32_t)(len - dlen)); /* padding */
+	if (len > d.len)
+		conn_consumed(c, (uint32_t)(len - d.len)); /* padding */
 	if (st->flags & NRF_H2_SF_MALFORMED) {
-		conn_consumed(c, (uint32_t)dlen);
-	} else if (h2_check_data(&st->chk, dlen) != H2_CHK_OK ||
+		conn_consumed(c, (uint32_t)d.len);
+	} else if (h2_check_data(&st->chk, d.len) != H2_CHK_OK ||
 		(end && h2_check_end(&st->chk) != H2_CHK_OK)) {
-		conn_consumed(c, (uint32_t)dlen);
+		conn_consumed(c, (uint32_t)d.len);
 		malformed(c, st); /* more body than content-length, or less */
 		return 0;
 	} else if (!(st->flags & (NRF_H2_SF_REJECTED | NRF_H2_SF_RESPONDED))) {
-		if (st->msg.body.len + dlen > c->ctx->lim.max_body_bytes) {
-			conn_consumed(c, (uint32_t)dlen);
+		if (st->msg.body.len + d.len > c->ctx->lim.max_body_bytes) {
+			conn_consumed(c, (uint32_t)d.len);
 			h2_conn_deliver(c, st, NRF_ETOOBIG);
 		} else if (h2_over_budget(c->ctx)) {
-			conn_consumed(c, (uint32_t)dlen);
+			conn_consumed(c, (uint32_t)d.len);
 			st->flags |= NRF_H2_SF_BUSY;
 			h2_conn_deliver(c, st, NRF_EFULL);
-		} else if (dlen > 0 && nrf_h2_body_append(c->ctx, &st->msg.body, d, dlen) != 0) {
-			conn_consumed(c, (uint32_t)dlen);
+		} else if (d.len > 0 && nrf_h2_body_append(c->ctx, &st->msg.body, d.p, d.len) != 0) {
+			conn_consumed(c, (uint32_t)d.len);
 			h2_srv_reset(c, st, NRF_H2_INTERNAL_ERROR);
 			return 0;
 		} else {
-			st->rx_held += (uint32_t)dlen;
+			st->rx_held += (uint32_t)d.len;
 		}
 	} else {
 		/* Answered already: the rest is dropped; a client that goes
 		 * on sending long after the answer is reset (NO_ERROR). */
-		conn_consumed(c, (uint32_t)dlen);
+		conn_consumed(c, (uint32_t)d.len);
 		if (st->unconsumed <= DISCARD_MAX)
-			st->unconsumed += (uint32_t)NRF_MIN(dlen, (size_t)DISCARD_MAX + 1);
+			st->unconsumed += (uint32_t)NRF_MIN(d.len, (size_t)DISCARD_MAX + 1);
 		if ((st->flags & NRF_H2_SF_OUT_DONE) && !end && st->unconsumed > DISCARD_MAX) {
 			h2_srv_reset(c, st, NRF_H2_NO_ERROR);
 			return 0;
@@ -879,18 +878,11 @@ srv_goaway_recv(struct nrf_h2_conn *c)
 static const struct h2_side srv_side = {
 	.who = "client",
 	.push_why = "PUSH_PROMISE: received by a server",
-	.push_max = 1,
-	.max_acks = MAX_ACKS,
+	.lim = { .push_max = 1, .max_acks = MAX_ACKS, .data_max = H2_FRAME_MAX },
 	.size = sizeof(struct h2_srv),
-	.ignored = HS_CLOSING,
-	.cs_queued = HS_CLOSED,
-	.cs_closing = HS_CLOSED | HS_CLOSING,
-	.cs_end_recv = HS_RD,
-	.cs_end_sent = HS_WR,
-	.ext_settings = true,
-	.ping_len_first = false,
-	.wu0_conn = true,
-	.rst_on_hpack = true,
+	.cs = { .ignored = HS_CLOSING, .queued = HS_CLOSED, .closing = HS_CLOSED | HS_CLOSING,
+		.end_recv = HS_RD, .end_sent = HS_WR },
+	.flags = H2_SIDE_EXT_SETTINGS | H2_SIDE_WU0_CONN | H2_SIDE_RST_ON_HPACK | H2_SIDE_WINDOW_STOP,
 	.conn_error = conn_error,
 	.pre = guard,
 	.data = on_data,
@@ -905,8 +897,6 @@ static const struct h2_side srv_side = {
 	.settings = h2_tmo_settings,
 	.body = srv_body,
 	.sent = srv_sent,
-	.data_max = H2_FRAME_MAX,
-	.window_stop = true,
 };
 
 /* Both sides done: nothing more to read (a GOAWAY either way, no stream
