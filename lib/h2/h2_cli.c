@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Peer (client) connections: nrfwd's own HTTP/2 client framing
- * (decision 0039). Front connections: h2_srv.c (decision 0046).
+ * (decision 0039). Front connections: h2_srv.c (decision 0046). Both sit
+ * on one protocol layer (h2_proto.c, decision 0067); this file keeps what
+ * only a client does, and cli_side, its table of what differs by side.
  *
  * Why not nghttp2 here: a forwarded request paid nghttp2's full client
  * session on this leg (stream objects, priority tree, frame queue, its
@@ -29,15 +31,56 @@
 
 #include "h2_frame.h"
 #include "h2_int.h"
+#include "h2_proto.h"
 #include "nrf_err.h"
 #include "nrf_log.h"
 
 #define MOD "h2"
 
+#define H2C_BC_FIELDS 16u
+#define H2C_BC_BYTES 1024u
 
-/* The largest frame accepted: SETTINGS_MAX_FRAME_SIZE is not announced,
- * so it is the protocol's default. */
-#define H2C_FRAME_MAX 16384u
+struct h2_cli {
+	struct h2_proto pr; /* the protocol layer's state (h2_proto.h) */
+	/* A DATA frame whose payload is delivered as it arrives (data_begin()):
+	 * bytes still to come, its stream and flags. */
+	uint32_t d_left;
+	uint32_t d_sid;
+	uint8_t d_flags;
+	uint32_t next_id;   /* next stream id (odd) */
+	uint32_t n_open;    /* streams whose HEADERS were written, not closed */
+	uint32_t rx_open;   /* connection: DATA received, not re-credited */
+	/* The header block being received: its size as HPACK bombs count it
+	 * and its END_STREAM. */
+	uint64_t hb_bytes;
+	uint8_t hb_end;
+	/*
+	 * The last answer header block that left the HPACK table as it was
+	 * (only indexed fields and literals not indexed), decoded: the same
+	 * bytes decode to the same fields while the table does not change
+	 * (gen), so they are replayed without the decoder (block_replay()).
+	 */
+	uint32_t gen;       /* bumped by every block that may change the table */
+	uint32_t bc_gen;    /* gen the cached block was decoded at */
+	uint16_t bc_len;    /* its bytes (0: nothing cached) */
+	uint16_t bc_used;   /* bytes of bc_data used (block, then fields) */
+	uint8_t bc_n;       /* fields */
+	bool bc_rec;        /* the block at hand is being recorded */
+	uint8_t bc_phase;   /* hdr_phase of the recorded stream at its start */
+	uint16_t bc_drop;   /* fields the checks dropped (bit per field) */
+	uint64_t bc_hbytes; /* its header list size as HPACK bombs count it */
+	/* The answer checks' state before and after the recorded block: a
+	 * stream in the same state gets the same outcome without them. */
+	struct nrf_h2_reqchk bc_chk0, bc_chk1;
+	struct {
+		uint16_t n, nl, v, vl; /* offsets into bc_data */
+	} bc_f[H2C_BC_FIELDS];
+	uint8_t bc_data[H2C_BC_BYTES];
+	bool goaway_sent;
+};
+
+static const struct h2_side cli_side;
+_Static_assert(offsetof(struct h2_cli, pr) == 0, "h2_proto_new() gives the state");
 
 /* ------------------------------------------------------------------------ */
 /* Streams                                                                   */
@@ -45,7 +88,7 @@
 static inline struct nrf_h2_stream *
 lookup(struct nrf_h2_conn *c, uint32_t sid)
 {
-	return h2_slot_find(c, c->cli->slot, sid);
+	return h2_slot_find(c, c->cli->pr.slot, sid);
 }
 
 /*
@@ -73,35 +116,16 @@ h2_cli_hb_free(struct nrf_h2_stream *st)
 	st->cs &= ~H2C_HDRS;
 }
 
-/* Close after the frame at hand (or the next fill): on_close(@p code). */
-static void
-close_due(struct nrf_h2_conn *c, struct nrf_h2_stream *st, uint32_t code)
-{
-	if (st->cs & H2C_CLOSING)
-		return;
-	st->cs = (st->cs & ~H2C_SQ) | H2C_CLOSING;
-	st->rst_code = code;
-	nrf_list_del(&st->sq);
-	nrf_list_add_tail(&c->cli->cq, &st->sq);
-	h2_mark_dirty(c);
-}
-
 static void
 stream_close(struct nrf_h2_conn *c, struct nrf_h2_stream *st)
 {
 	struct h2_cli *k = c->cli;
 	uint32_t code = st->rst_code;
-	struct nrf_h2_stream **slot = &k->slot[((uint32_t)st->id >> 1) % H2C_SLOTS];
 
-	nrf_list_del(&st->sq);
-	nrf_list_del(&st->link);
+	h2_proto_unlink(&k->pr, st);
 	c->n_streams--;
 	if (st->cs & H2C_SENT)
 		k->n_open--;
-	if (*slot == st)
-		*slot = NULL;
-	if (k->hb_st == st)
-		k->hb_st = NULL;
 	/* A stream this side found malformed closes with the code of its
 	 * reset, also when its answer had ended before the last check. */
 	if ((st->flags & H2_SF_MAL_RST) && code == NRF_H2_NO_ERROR)
@@ -112,20 +136,6 @@ stream_close(struct nrf_h2_conn *c, struct nrf_h2_stream *st)
 	h2_stream_put(c->ctx, st);
 	if (c->cbs->on_conn_stream_gone != NULL)
 		c->cbs->on_conn_stream_gone(c);
-}
-
-static void
-close_pending(struct nrf_h2_conn *c)
-{
-	struct h2_cli *k = c->cli;
-
-	/* Not while the connection is torn down (its last flush): the
-	 * teardown closes what is left, and no owner sees it usable. */
-	while (!nrf_list_empty(&k->cq) && !(c->fl & (CF_DEAD | CF_FINAL))) {
-		struct nrf_h2_stream *st = nrf_container_of(k->cq.next, struct nrf_h2_stream, sq);
-
-		stream_close(c, st);
-	}
 }
 
 void
@@ -141,7 +151,7 @@ h2_cli_reset(struct nrf_h2_conn *c, struct nrf_h2_stream *st, uint32_t code)
 		h2_cli_hb_free(st);
 	else
 		h2_oq_rst(c, (uint32_t)st->id, code);
-	close_due(c, st, code);
+	h2_proto_close_due(c, st, code);
 }
 
 /* A malformed answer (RFC 9113 §8.1.1): reset once, nothing more of it
@@ -154,15 +164,6 @@ malformed(struct nrf_h2_conn *c, struct nrf_h2_stream *st)
 		return;
 	st->flags |= H2_SF_MAL_RST;
 	h2_cli_reset(c, st, NRF_H2_PROTOCOL_ERROR);
-}
-
-/* END_STREAM received: closed once the request is out too. */
-static void
-end_recv(struct nrf_h2_conn *c, struct nrf_h2_stream *st)
-{
-	st->cs |= H2C_END_RECV;
-	if (st->cs & H2C_END_SENT)
-		close_due(c, st, NRF_H2_NO_ERROR);
 }
 
 /* ------------------------------------------------------------------------ */
@@ -218,7 +219,7 @@ static int
 field(struct nrf_h2_conn *c, const struct h2_hpack_field *nv, unsigned int known)
 {
 	struct h2_cli *k = c->cli;
-	struct nrf_h2_stream *st = k->hb_st;
+	struct nrf_h2_stream *st = k->pr.hb_st;
 	int rc;
 
 	k->hb_bytes += nv->namelen + nv->valuelen + 32;
@@ -249,32 +250,13 @@ field(struct nrf_h2_conn *c, const struct h2_hpack_field *nv, unsigned int known
 	return 0;
 }
 
-/* The connection and what its field() returned, through the decoder. */
-struct fld_arg {
-	struct nrf_h2_conn *c;
-	int rc;
-};
-
 static int
 on_field(void *arg, const struct h2_hpack_field *f)
 {
-	struct fld_arg *a = arg;
+	struct h2_fld_arg *a = arg;
 
 	a->rc = field(a->c, f, f->known); /* H2_HPACK_STATIC_* = H2_KNOWN_* */
 	return a->rc != 0;
-}
-
-static int
-inflate(struct nrf_h2_conn *c, const uint8_t *in, size_t len, bool final)
-{
-	struct fld_arg a = { c, 0 };
-	int rv = h2_hpack_decode(&c->cli->hp, in, len, final, on_field, &a);
-
-	if (rv > 0)
-		return a.rc;
-	if (rv < 0)
-		return conn_error(c, NRF_H2_COMPRESSION_ERROR, h2_hpack_strerror(rv));
-	return 0;
 }
 
 /* The end of a header block: the HTTP rules, then the owner is told. */
@@ -282,18 +264,18 @@ static void
 block_end(struct nrf_h2_conn *c)
 {
 	struct h2_cli *k = c->cli;
-	struct nrf_h2_stream *st = k->hb_st;
+	struct nrf_h2_stream *st = k->pr.hb_st;
 	bool end = k->hb_end != 0;
 	int chk;
 
-	k->hb_sid = 0;
-	k->hb_st = NULL;
+	k->pr.hb_sid = 0;
+	k->pr.hb_st = NULL;
 	if (st == NULL || (st->flags & (NRF_H2_SF_MALFORMED | NRF_H2_SF_RESET)))
 		return;
 	if (st->user == NULL) {
 		/* Forgotten by its owner after its answer ended (trailers). */
 		if (end)
-			end_recv(c, st);
+			h2_proto_end_recv(c, st);
 		return;
 	}
 	chk = st->hdr_phase == 0 ? h2_check_answer_head(&st->chk)
@@ -330,7 +312,7 @@ block_end(struct nrf_h2_conn *c)
 		st->flags |= NRF_H2_SF_END;
 		if (st->user != NULL && c->cbs->on_data != NULL)
 			c->cbs->on_data(st);
-		end_recv(c, st);
+		h2_proto_end_recv(c, st);
 	}
 }
 
@@ -403,7 +385,7 @@ static int
 block_replay(struct nrf_h2_conn *c)
 {
 	struct h2_cli *k = c->cli;
-	struct nrf_h2_stream *st = k->hb_st;
+	struct nrf_h2_stream *st = k->pr.hb_st;
 	unsigned int i;
 
 	k->bc_rec = false;
@@ -446,36 +428,19 @@ block_replay(struct nrf_h2_conn *c)
 	return 0;
 }
 
-/* Max CONTINUATION frames of one block: as many as a header list of
- * max_header_bytes needs twice over (what front sessions allow). */
-static uint32_t
-max_frames(const struct nrf_h2_ctx *ctx)
-{
-	return 1 + NRF_MAX(8u, 2 * ((ctx->lim.max_header_bytes + 16383u) / 16384u));
-}
-
 static int
 on_headers(struct nrf_h2_conn *c, uint8_t flags, uint32_t sid, const uint8_t *p, size_t len)
 {
 	struct h2_cli *k = c->cli;
 	struct nrf_h2_stream *st;
+	uint32_t dep;
+	int rc;
 
 	if (sid == 0 || (sid & 1) == 0 || sid >= k->next_id)
 		return conn_error(c, NRF_H2_PROTOCOL_ERROR, "HEADERS on a stream never opened");
-	if (flags & FL_PADDED) {
-		size_t pad;
-
-		if (len < 1 || (pad = p[0]) > len - 1)
-			return conn_error(c, NRF_H2_PROTOCOL_ERROR, "HEADERS padding too long");
-		p++;
-		len -= 1 + pad;
-	}
-	if (flags & FL_PRIORITY) {
-		if (len < 5)
-			return conn_error(c, NRF_H2_FRAME_SIZE_ERROR, "HEADERS priority cut short");
-		p += 5;
-		len -= 5;
-	}
+	rc = h2_proto_headers_payload(c, flags, &p, &len, &dep);
+	if (rc != 0)
+		return rc;
 	st = lookup(c, sid);
 	if (unsent(st))
 		return conn_error(c, NRF_H2_PROTOCOL_ERROR, "HEADERS on a stream never opened");
@@ -487,10 +452,8 @@ on_headers(struct nrf_h2_conn *c, uint8_t flags, uint32_t sid, const uint8_t *p,
 	}
 	if (st != NULL)
 		st->cs |= H2C_OPENED; /* an answer's HEADERS came (nghttp2's OPENED) */
-	k->hb_sid = sid;
-	k->hb_st = st;
+	h2_proto_block_begin(&k->pr, sid, st);
 	k->hb_end = (flags & FL_END_STREAM) != 0;
-	k->hb_frames = 1;
 	k->hb_bytes = 0;
 	if (!(flags & FL_END_HEADERS) || len > H2C_BC_BYTES / 2) {
 		k->gen++; /* not looked at: it may change the table */
@@ -519,34 +482,17 @@ on_headers(struct nrf_h2_conn *c, uint8_t flags, uint32_t sid, const uint8_t *p,
 			k->bc_chk0 = st->chk;
 		}
 	}
-	if (inflate(c, p, len, (flags & FL_END_HEADERS) != 0) != 0)
+	if (h2_proto_inflate(c, p, len, (flags & FL_END_HEADERS) != 0) != 0)
 		return NRF_EPROTO;
 	if (k->bc_rec) {
 		k->bc_rec = false;
-		if (k->hb_st == st && !(st->flags & NRF_H2_SF_MALFORMED)) {
+		if (k->pr.hb_st == st && !(st->flags & NRF_H2_SF_MALFORMED)) {
 			k->bc_len = (uint16_t)len;
 			k->bc_gen = k->gen;
 			k->bc_chk1 = st->chk;
 			k->bc_hbytes = k->hb_bytes;
 		}
 	}
-	if (flags & FL_END_HEADERS)
-		block_end(c);
-	return 0;
-}
-
-static int
-on_continuation(struct nrf_h2_conn *c, uint8_t flags, uint32_t sid, const uint8_t *p,
-	size_t len)
-{
-	struct h2_cli *k = c->cli;
-
-	if (k->hb_sid == 0 || sid != k->hb_sid)
-		return conn_error(c, NRF_H2_PROTOCOL_ERROR, "CONTINUATION out of a header block");
-	if (++k->hb_frames > max_frames(c->ctx))
-		return conn_error(c, NRF_H2_ENHANCE_YOUR_CALM, "too many CONTINUATION frames");
-	if (inflate(c, p, len, (flags & FL_END_HEADERS) != 0) != 0)
-		return NRF_EPROTO;
 	if (flags & FL_END_HEADERS)
 		block_end(c);
 	return 0;
@@ -603,29 +549,24 @@ on_data(struct nrf_h2_conn *c, uint8_t flags, uint32_t sid, const uint8_t *p, si
 {
 	struct h2_cli *k = c->cli;
 	struct nrf_h2_stream *st;
-	const uint8_t *d = p;
-	size_t dlen = len;
+	struct h2_bytes d;
 	bool end = (flags & FL_END_STREAM) != 0;
+	int rc;
 
 	if (sid == 0 || (sid & 1) == 0 || sid >= k->next_id)
 		return conn_error(c, NRF_H2_PROTOCOL_ERROR, "DATA on a stream never opened");
 	/* The connection window: credited at once. */
-	if ((uint64_t)k->rx_open + len > k->win)
+	if ((uint64_t)k->rx_open + len > k->pr.win)
 		return conn_error(c, NRF_H2_FLOW_CONTROL_ERROR,
 			"DATA beyond the connection window");
 	k->rx_open += (uint32_t)len;
-	if (k->rx_open >= k->win / 2) {
+	if (k->rx_open >= k->pr.win / 2) {
 		h2_oq_window_update(c, 0, k->rx_open);
 		k->rx_open = 0;
 	}
-	if (flags & FL_PADDED) {
-		size_t pad;
-
-		if (len < 1 || (pad = p[0]) > len - 1)
-			return conn_error(c, NRF_H2_PROTOCOL_ERROR, "DATA padding too long");
-		d = p + 1;
-		dlen = len - 1 - pad;
-	}
+	rc = h2_proto_data_payload(c, flags, p, len, &d);
+	if (rc != 0)
+		return rc;
 	st = lookup(c, sid);
 	if (unsent(st))
 		return conn_error(c, NRF_H2_PROTOCOL_ERROR, "DATA on a stream never opened");
@@ -642,203 +583,60 @@ on_data(struct nrf_h2_conn *c, uint8_t flags, uint32_t sid, const uint8_t *p, si
 		return 0;
 	}
 	st->rx_open += (uint32_t)len;
-	if (len > dlen)
-		stream_credit(c, st, (uint32_t)(len - dlen)); /* padding */
+	if (len > d.len)
+		stream_credit(c, st, (uint32_t)(len - d.len)); /* padding */
 	if (st->user == NULL || (st->flags & NRF_H2_SF_MALFORMED)) {
 		/* Nobody relays it: the window comes back at once. */
-		stream_credit(c, st, (uint32_t)dlen);
+		stream_credit(c, st, (uint32_t)d.len);
 		if (end)
-			end_recv(c, st);
+			h2_proto_end_recv(c, st);
 		return 0;
 	}
 	/* More than content-length, a body before the final answer, or an
 	 * end while an answer is due: malformed, and not delivered. */
-	if (h2_check_answer_data(&st->chk, dlen) != H2_CHK_OK ||
+	if (h2_check_answer_data(&st->chk, d.len) != H2_CHK_OK ||
 		(end && h2_check_answer_end(&st->chk) != H2_CHK_OK)) {
-		stream_credit(c, st, (uint32_t)dlen);
+		stream_credit(c, st, (uint32_t)d.len);
 		malformed(c, st);
 		return 0;
 	}
-	if (dlen > 0) {
-		if (nrf_h2_body_append(c->ctx, &st->msg.body, d, dlen) != 0) {
-			stream_credit(c, st, (uint32_t)dlen);
+	if (d.len > 0) {
+		if (nrf_h2_body_append(c->ctx, &st->msg.body, d.p, d.len) != 0) {
+			stream_credit(c, st, (uint32_t)d.len);
 			h2_cli_reset(c, st, NRF_H2_INTERNAL_ERROR);
 			return 0;
 		}
-		h2_peer_unconsumed(c->ctx, st, (int64_t)dlen);
+		h2_peer_unconsumed(c->ctx, st, (int64_t)d.len);
 	}
 	if (end)
 		st->flags |= NRF_H2_SF_END;
-	if ((dlen > 0 || end) && c->cbs->on_data != NULL)
+	if ((d.len > 0 || end) && c->cbs->on_data != NULL)
 		c->cbs->on_data(st);
 	if (end)
-		end_recv(c, st);
+		h2_proto_end_recv(c, st);
 	return 0;
 }
 
 /* ------------------------------------------------------------------------ */
 /* Input: the other frames                                                   */
 
-static int
-on_settings(struct nrf_h2_conn *c, uint8_t flags, uint32_t sid, const uint8_t *p, size_t len)
+/* A GOAWAY came: streams above the lowest last stream id it gave are
+ * refused, the owner may send them elsewhere. */
+static void
+cli_goaway_recv(struct nrf_h2_conn *c)
 {
-	struct h2_cli *k = c->cli;
-	size_t i;
-
-	if (sid != 0)
-		return conn_error(c, NRF_H2_PROTOCOL_ERROR, "SETTINGS on a stream");
-	if (flags & FL_ACK) {
-		if (len != 0)
-			return conn_error(c, NRF_H2_FRAME_SIZE_ERROR, "SETTINGS ACK with a payload");
-		return 0;
-	}
-	if (len % 6 != 0)
-		return conn_error(c, NRF_H2_FRAME_SIZE_ERROR, "SETTINGS length");
-	if (!k->settings_seen) {
-		/* The initial value is unlimited; 100 held only until now. */
-		k->settings_seen = true;
-		k->r_max_streams = UINT32_MAX;
-	}
-	for (i = 0; i < len; i += 6) {
-		uint16_t id = (uint16_t)(p[i] << 8 | p[i + 1]);
-		uint32_t v = get32(p + i + 2);
-
-		switch (id) {
-		case 0x2: /* ENABLE_PUSH: a server never sends 1 */
-			if (v != 0)
-				return conn_error(c, NRF_H2_PROTOCOL_ERROR, "SETTINGS_ENABLE_PUSH");
-			break;
-		case 0x3:
-			k->r_max_streams = v;
-			break;
-		case 0x4: { /* INITIAL_WINDOW_SIZE: applies to open streams too */
-			struct nrf_list *l;
-			int64_t delta = (int64_t)v - (int64_t)k->r_init_win;
-
-			if (v > WIN_MAX)
-				return conn_error(c, NRF_H2_FLOW_CONTROL_ERROR,
-					"SETTINGS_INITIAL_WINDOW_SIZE");
-			NRF_LIST_FOREACH(l, &c->streams) {
-				struct nrf_h2_stream *st =
-					nrf_container_of(l, struct nrf_h2_stream, link);
-
-				st->swin += delta;
-				if (st->swin > WIN_MAX)
-					return conn_error(c, NRF_H2_FLOW_CONTROL_ERROR,
-						"stream window over 2^31-1");
-			}
-			k->r_init_win = v;
-			if (delta > 0 && !nrf_list_empty(&k->sq))
-				h2_mark_dirty(c);
-			break;
-		}
-		case 0x5:
-			if (v < 16384 || v > 16777215)
-				return conn_error(c, NRF_H2_PROTOCOL_ERROR, "SETTINGS_MAX_FRAME_SIZE");
-			k->r_max_frame = v;
-			break;
-		default:
-			break; /* table size (no dynamic table here), list size, others */
-		}
-	}
-	h2_oq_frame(c, FT_SETTINGS, FL_ACK, 0, NULL, 0);
-	return 0;
-}
-
-static int
-on_ping(struct nrf_h2_conn *c, uint8_t flags, uint32_t sid, const uint8_t *p, size_t len)
-{
-	uint64_t token = 0;
-	unsigned int i;
-
-	if (len != 8)
-		return conn_error(c, NRF_H2_FRAME_SIZE_ERROR, "PING length");
-	if (sid != 0)
-		return conn_error(c, NRF_H2_PROTOCOL_ERROR, "PING on a stream");
-	if (!(flags & FL_ACK)) {
-		h2_oq_frame(c, FT_PING, FL_ACK, 0, p, 8);
-		return 0;
-	}
-	for (i = 0; i < 8; i++)
-		token = token << 8 | p[i];
-	if (c->cbs->on_conn_ping_ack != NULL)
-		c->cbs->on_conn_ping_ack(c, token);
-	return 0;
-}
-
-static int
-on_goaway(struct nrf_h2_conn *c, uint32_t sid, const uint8_t *p, size_t len)
-{
-	struct h2_cli *k = c->cli;
 	struct nrf_list *l;
-	uint32_t last, code;
 
-	if (sid != 0)
-		return conn_error(c, NRF_H2_PROTOCOL_ERROR, "GOAWAY on a stream");
-	if (len < 8)
-		return conn_error(c, NRF_H2_FRAME_SIZE_ERROR, "GOAWAY length");
-	last = get32(p) & WIN_MAX;
-	code = get32(p + 4);
-	if (code != NRF_H2_NO_ERROR)
-		NRF_LOG_RL(INFO, MOD, "upstream sent GOAWAY(%s), last stream %u: \"%.*s\"",
-			nghttp2_http2_strerror(code), last, (int)NRF_MIN(len - 8, (size_t)80),
-			(const char *)p + 8);
-	if (!(c->fl & CF_GOAWAY_RECV) || last < k->goaway_last)
-		k->goaway_last = last;
-	c->fl |= CF_GOAWAY_RECV;
-	/* Streams it will not process: the owner may send them elsewhere. */
 	NRF_LIST_FOREACH(l, &c->streams) {
 		struct nrf_h2_stream *st = nrf_container_of(l, struct nrf_h2_stream, link);
 
-		if ((uint32_t)st->id > k->goaway_last && !(st->cs & H2C_CLOSING)) {
+		if ((uint32_t)st->id > c->cli->pr.r_goaway_last && !(st->cs & H2C_CLOSING)) {
 			st->cs |= H2C_RST; /* nothing more is sent on it */
-			close_due(c, st, NRF_H2_REFUSED_STREAM);
+			h2_proto_close_due(c, st, NRF_H2_REFUSED_STREAM);
 		}
 	}
 	if (c->cbs->on_conn_goaway != NULL)
 		c->cbs->on_conn_goaway(c);
-	return 0;
-}
-
-static int
-on_window_update(struct nrf_h2_conn *c, uint32_t sid, const uint8_t *p, size_t len)
-{
-	struct h2_cli *k = c->cli;
-	struct nrf_h2_stream *st;
-	uint32_t inc;
-
-	if (len != 4)
-		return conn_error(c, NRF_H2_FRAME_SIZE_ERROR, "WINDOW_UPDATE length");
-	inc = get32(p) & WIN_MAX;
-	if (sid == 0) {
-		if (inc == 0)
-			return conn_error(c, NRF_H2_PROTOCOL_ERROR, "WINDOW_UPDATE of 0");
-		k->swin += inc;
-		if (k->swin > WIN_MAX)
-			return conn_error(c, NRF_H2_FLOW_CONTROL_ERROR, "window over 2^31-1");
-		if (!nrf_list_empty(&k->sq))
-			h2_mark_dirty(c);
-		return 0;
-	}
-	if (sid >= k->next_id)
-		return conn_error(c, NRF_H2_PROTOCOL_ERROR, "WINDOW_UPDATE on an idle stream");
-	st = lookup(c, sid);
-	if (unsent(st))
-		return conn_error(c, NRF_H2_PROTOCOL_ERROR, "WINDOW_UPDATE on an idle stream");
-	if (st == NULL || (st->cs & (H2C_RST | H2C_CLOSING)))
-		return 0;
-	if (inc == 0) {
-		h2_cli_reset(c, st, NRF_H2_PROTOCOL_ERROR);
-		return 0;
-	}
-	st->swin += inc;
-	if (st->swin > WIN_MAX) {
-		h2_cli_reset(c, st, NRF_H2_FLOW_CONTROL_ERROR);
-		return 0;
-	}
-	if (st->cs & H2C_SQ)
-		h2_mark_dirty(c);
-	return 0;
 }
 
 static int
@@ -856,60 +654,8 @@ on_rst_stream(struct nrf_h2_conn *c, uint32_t sid, const uint8_t *p, size_t len)
 	if (st == NULL || (st->cs & H2C_CLOSING))
 		return 0;
 	st->cs |= H2C_RST;
-	close_due(c, st, get32(p));
+	h2_proto_close_due(c, st, get32(p));
 	return 0;
-}
-
-static int
-frame(struct nrf_h2_conn *c, const uint8_t *f, size_t len)
-{
-	struct h2_cli *k = c->cli;
-	uint8_t type = f[3], flags = f[4];
-	uint32_t sid = get32(f + 5) & WIN_MAX;
-	const uint8_t *p = f + 9;
-
-	if (!k->settings_seen && (type != FT_SETTINGS || (flags & FL_ACK)))
-		return conn_error(c, NRF_H2_PROTOCOL_ERROR, "no SETTINGS first");
-	if (k->hb_sid != 0 && type != FT_CONTINUATION)
-		return conn_error(c, NRF_H2_PROTOCOL_ERROR, "header block interrupted");
-	switch (type) {
-	case FT_DATA:
-		return on_data(c, flags, sid, p, len);
-	case FT_HEADERS:
-		return on_headers(c, flags, sid, p, len);
-	case FT_CONTINUATION:
-		return on_continuation(c, flags, sid, p, len);
-	case FT_PRIORITY:
-		if (sid == 0)
-			return conn_error(c, NRF_H2_PROTOCOL_ERROR, "PRIORITY on stream 0");
-		if (len != 5)
-			return conn_error(c, NRF_H2_FRAME_SIZE_ERROR, "PRIORITY length");
-		return 0;
-	case FT_RST_STREAM:
-		return on_rst_stream(c, sid, p, len);
-	case FT_SETTINGS:
-		return on_settings(c, flags, sid, p, len);
-	case FT_PUSH_PROMISE:
-		return conn_error(c, NRF_H2_PROTOCOL_ERROR, "PUSH_PROMISE (push disabled)");
-	case FT_PING:
-		return on_ping(c, flags, sid, p, len);
-	case FT_GOAWAY:
-		return on_goaway(c, sid, p, len);
-	case FT_WINDOW_UPDATE:
-		return on_window_update(c, sid, p, len);
-	default:
-		return 0; /* unknown types are ignored (RFC 9113 §4.1) */
-	}
-}
-
-static int
-frame_done(struct nrf_h2_conn *c, const uint8_t *f, size_t len)
-{
-	int rc = frame(c, f, len);
-
-	if (!nrf_list_empty(&c->cli->cq))
-		close_pending(c);
-	return rc;
 }
 
 /*
@@ -926,7 +672,7 @@ early_check(struct nrf_h2_conn *c, const uint8_t *f)
 	uint32_t sid = get32(f + 5) & WIN_MAX, flen = frame_len(f);
 	struct nrf_h2_stream *st;
 
-	if (f[3] != FT_DATA || !c->cli->settings_seen || c->cli->hb_sid != 0)
+	if (f[3] != FT_DATA || !c->cli->pr.settings_seen || c->cli->pr.hb_sid != 0)
 		return;
 	st = lookup(c, sid);
 	if (st == NULL || unsent(st) || st->user == NULL ||
@@ -946,8 +692,8 @@ data_piece(struct nrf_h2_conn *c, const uint8_t *p, size_t len)
 
 	k->d_left -= (uint32_t)len;
 	rc = on_data(c, k->d_left == 0 ? k->d_flags : 0, k->d_sid, p, len);
-	if (!nrf_list_empty(&k->cq))
-		close_pending(c);
+	if (!nrf_list_empty(&k->pr.cq))
+		h2_proto_close_pending(c);
 	return rc;
 }
 
@@ -968,9 +714,9 @@ data_begin(struct nrf_h2_conn *c, const uint8_t *f, size_t have, int *rc)
 	uint32_t sid = get32(f + 5) & WIN_MAX, flen = frame_len(f);
 	struct nrf_h2_stream *st;
 
-	if (f[3] != FT_DATA || (f[4] & FL_PADDED) || !k->settings_seen || k->hb_sid != 0 ||
+	if (f[3] != FT_DATA || (f[4] & FL_PADDED) || !k->pr.settings_seen || k->pr.hb_sid != 0 ||
 		sid == 0 || (sid & 1) == 0 || sid >= k->next_id ||
-		(uint64_t)k->rx_open + flen > k->win)
+		(uint64_t)k->rx_open + flen > k->pr.win)
 		return false;
 	st = lookup(c, sid);
 	if (st == NULL || unsent(st) || st->user == NULL || !(st->cs & H2C_OPENED) ||
@@ -1001,174 +747,97 @@ h2_cli_recv(struct nrf_h2_conn *c, const uint8_t *in, size_t len)
 		in += take;
 		len -= take;
 	}
-	if (k->ib_len > 0) {
-		/* Complete the frame an earlier read began. */
-		size_t take, need;
-
-		if (k->ib_len < 9) {
-			take = NRF_MIN(len, (size_t)(9 - k->ib_len));
-			memcpy(k->ib + k->ib_len, in, take);
-			k->ib_len += (uint32_t)take;
-			in += take;
-			len -= take;
-			if (k->ib_len < 9)
-				return 0;
-		}
-		if (frame_len(k->ib) > H2C_FRAME_MAX)
-			return conn_error(c, NRF_H2_FRAME_SIZE_ERROR, "frame over 16384 bytes");
-		need = 9 + frame_len(k->ib) - k->ib_len;
-		take = NRF_MIN(len, need);
-		memcpy(k->ib + k->ib_len, in, take);
-		k->ib_len += (uint32_t)take;
-		in += take;
-		len -= take;
-		if (take < need) {
-			if (!k->ib_seen) {
-				k->ib_seen = true;
-				early_check(c, k->ib);
-			}
-			return 0;
-		}
-		k->ib_len = 0;
-		rc = frame_done(c, k->ib, frame_len(k->ib));
-		if (rc != 0 || (c->fl & CF_DEAD))
-			return rc;
-	}
-	while (len >= 9) {
-		uint32_t flen = frame_len(in);
-
-		if (flen > H2C_FRAME_MAX)
-			return conn_error(c, NRF_H2_FRAME_SIZE_ERROR, "frame over 16384 bytes");
-		if (len < 9 + (size_t)flen)
-			break;
-		rc = frame_done(c, in, flen);
-		if (rc != 0 || (c->fl & CF_DEAD))
-			return rc;
-		in += 9 + flen;
-		len -= 9 + flen;
-	}
-	if (len > 0) {
-		if (len >= 9 && frame_len(in) > H2C_FRAME_MAX)
-			return conn_error(c, NRF_H2_FRAME_SIZE_ERROR, "frame over 16384 bytes");
-		if (len >= 9 && data_begin(c, in, len - 9, &rc))
-			return rc;
-		if (k->ib == NULL) {
-			k->ib = malloc(9 + H2C_FRAME_MAX);
-			if (k->ib == NULL) {
-				h2_conn_fail(c, NRF_ENOMEM);
-				return NRF_ENOMEM;
-			}
-			h2_acct_add(c->ctx, NRF_H2_MEM_HTTP2, 9 + H2C_FRAME_MAX);
-		}
-		memcpy(k->ib, in, len);
-		k->ib_len = (uint32_t)len;
-		k->ib_seen = len >= 9;
-		if (k->ib_seen)
-			early_check(c, k->ib);
-	}
-	return 0;
+	return h2_proto_recv(c, in, len);
 }
 
 /* ------------------------------------------------------------------------ */
 /* Output                                                                    */
 
-/* Request body of @p st as DATA frames into @p dst: bytes written. */
-static size_t
-fill_data(struct nrf_h2_conn *c, struct nrf_h2_stream *st, uint8_t *dst, size_t cap)
+/* The request body of @p st (side->body): from the caller's chunks. */
+static long
+cli_body(struct nrf_h2_conn *c, struct nrf_h2_stream *st, uint8_t *d, size_t room, int64_t w,
+	bool *eof)
 {
-	struct h2_cli *k = c->cli;
-	size_t out = 0;
+	size_t done = 0;
 
-	while (cap - out > 9) {
-		int64_t w = NRF_MIN(k->swin, st->swin);
-		size_t room = NRF_MIN(cap - out - 9, (size_t)k->r_max_frame), done = 0;
-		uint8_t *d = dst + out + 9;
-		bool eof;
+	(void)c;
+	if (w <= 0)
+		return -1;
+	room = NRF_MIN(room, (size_t)w);
+	while (done < room && st->src_chunk != NULL) {
+		const struct nrf_h2_chunk *ch = st->src_chunk;
+		size_t n = NRF_MIN(room - done, (size_t)(ch->len - st->src_off));
 
-		if (w <= 0)
-			break;
-		room = NRF_MIN(room, (size_t)w);
-		while (done < room && st->src_chunk != NULL) {
-			const struct nrf_h2_chunk *ch = st->src_chunk;
-			size_t n = NRF_MIN(room - done, (size_t)(ch->len - st->src_off));
-
-			memcpy(d + done, ch->data + st->src_off, n);
-			done += n;
-			st->src_off += (uint32_t)n;
-			if (st->src_off == ch->len) {
-				st->src_chunk = ch->next;
-				st->src_off = ch->next != NULL ? ch->next->off : 0;
-			}
-		}
-		eof = st->src_chunk == NULL;
-		if (done == 0 && !eof)
-			break;
-		frame_hd(dst + out, (uint32_t)done, FT_DATA, eof ? FL_END_STREAM : 0,
-			(uint32_t)st->id);
-		out += 9 + done;
-		k->swin -= (int64_t)done;
-		st->swin -= (int64_t)done;
-		if (eof) {
-			st->cs = (st->cs & ~(H2C_SQ | H2C_BODY)) | H2C_END_SENT;
-			nrf_list_del(&st->sq);
-			if (st->cs & H2C_END_RECV)
-				close_due(c, st, NRF_H2_NO_ERROR);
-			break;
+		memcpy(d + done, ch->data + st->src_off, n);
+		done += n;
+		st->src_off += (uint32_t)n;
+		if (st->src_off == ch->len) {
+			st->src_chunk = ch->next;
+			st->src_off = ch->next != NULL ? ch->next->off : 0;
 		}
 	}
-	return out;
+	*eof = st->src_chunk == NULL;
+	if (done == 0 && !*eof)
+		return -1;
+	return (long)done;
+}
+
+static void
+cli_sent(struct nrf_h2_conn *c, struct nrf_h2_stream *st, size_t n, bool eof)
+{
+	(void)n;
+	if (eof)
+		h2_proto_end_sent(c, st, H2C_BODY);
+}
+
+/*
+ * Streams in id order (side->head): HEADERS (never one before an older
+ * stream's), then what the windows let out of a request body.
+ */
+static int
+cli_head(struct nrf_h2_conn *c, struct nrf_h2_stream *st, uint8_t *dst, size_t cap,
+	size_t *out)
+{
+	struct h2_cli *k = c->cli;
+
+	if (st->cs & H2C_HDRS) {
+		/* The peer's SETTINGS_MAX_CONCURRENT_STREAMS: the rest wait for
+		 * a stream to close (as nghttp2 held them). On a new connection
+		 * they wait for its SETTINGS (one round trip, once): a peer that
+		 * allows fewer than the 100 assumed would refuse the excess. */
+		if (st->hb_len > cap - *out || !k->pr.settings_seen ||
+			k->n_open >= k->pr.r_max_streams)
+			return -1;
+		memcpy(dst + *out, st->hb, st->hb_len);
+		*out += st->hb_len;
+		h2_cli_hb_free(st);
+		st->cs |= H2C_SENT;
+		k->n_open++;
+		if (!(st->cs & H2C_BODY)) {
+			st->cs &= ~H2C_SQ;
+			nrf_list_del(&st->sq);
+			return 1;
+		}
+	}
+	if (cap - *out <= 9 || k->pr.swin <= 0)
+		return 1;
+	if (st->src == NULL) {
+		/* The owner forgot it before its body was out. */
+		h2_cli_reset(c, st, NRF_H2_CANCEL);
+		return 1;
+	}
+	return 0;
 }
 
 size_t
 h2_cli_fill(struct nrf_h2_conn *c, uint8_t *dst, size_t cap)
 {
-	struct h2_cli *k = c->cli;
-	struct nrf_list *l, *nx;
-	size_t out = 0;
+	size_t out;
 
-	if (!nrf_list_empty(&k->cq))
-		close_pending(c);
-	if (h2_oq_pending(c)) {
-		out = h2_oq_take(c, dst, cap);
-		if (h2_oq_pending(c))
-			return out; /* frames stay in order */
-	}
-	/* Streams in id order: HEADERS (never one before an older stream's),
-	 * then what the windows let out of a request body. */
-	NRF_LIST_FOREACH_SAFE(l, nx, &k->sq) {
-		struct nrf_h2_stream *st = nrf_container_of(l, struct nrf_h2_stream, sq);
-
-		if (st->cs & H2C_HDRS) {
-			/* The peer's SETTINGS_MAX_CONCURRENT_STREAMS: the rest
-			 * wait for a stream to close (as nghttp2 held them).
-			 * On a new connection they wait for its SETTINGS (one
-			 * round trip, once): a peer that allows fewer than the
-			 * 100 assumed would refuse the excess. */
-			if (st->hb_len > cap - out || !k->settings_seen ||
-				k->n_open >= k->r_max_streams)
-				break;
-			memcpy(dst + out, st->hb, st->hb_len);
-			out += st->hb_len;
-			h2_cli_hb_free(st);
-			st->cs |= H2C_SENT;
-			k->n_open++;
-			if (!(st->cs & H2C_BODY)) {
-				st->cs &= ~H2C_SQ;
-				nrf_list_del(&st->sq);
-				continue;
-			}
-		}
-		if (cap - out <= 9 || k->swin <= 0)
-			continue;
-		if (st->src == NULL) {
-			/* The owner forgot it before its body was out. */
-			h2_cli_reset(c, st, NRF_H2_CANCEL);
-			continue;
-		}
-		out += fill_data(c, st, dst + out, cap - out);
-	}
-	/* Resets queued above go out with the next fill. */
-	return out;
+	if (h2_proto_fill_queued(c, dst, cap, &out) < 0)
+		return out;
+	/* Resets queued on the way go out with the next fill. */
+	return h2_proto_fill_streams(c, dst, cap, out);
 }
 
 bool
@@ -1176,7 +845,7 @@ h2_cli_want_write(const struct nrf_h2_conn *c)
 {
 	const struct h2_cli *k = c->cli;
 
-	return h2_oq_pending(c) || !nrf_list_empty(&k->cq) || !nrf_list_empty(&k->sq);
+	return h2_oq_pending(c) || !nrf_list_empty(&k->pr.cq) || !nrf_list_empty(&k->pr.sq);
 }
 
 bool
@@ -1195,22 +864,13 @@ int
 h2_cli_start(struct nrf_h2_conn *c)
 {
 	struct nrf_h2_ctx *ctx = c->ctx;
-	struct h2_cli *k = calloc(1, sizeof(*k));
+	struct h2_cli *k = h2_proto_new(c, &cli_side);
 	uint8_t *p;
-	uint32_t win;
 
 	if (k == NULL)
 		return NRF_ENOMEM;
-	c->cli = k;
-	h2_acct_add(ctx, NRF_H2_MEM_HTTP2, (int64_t)sizeof(*k));
-	nrf_list_init(&k->sq);
-	nrf_list_init(&k->cq);
 	k->next_id = 1;
-	k->r_max_streams = 100; /* until the peer's SETTINGS (as nghttp2) */
-	k->r_init_win = WIN_DEFAULT;
-	k->r_max_frame = 16384;
-	k->swin = WIN_DEFAULT;
-	h2_hpack_init(&k->hp, &ctx->mem.mem, H2_HPACK_TABLE_MAX);
+	k->pr.r_max_streams = 100; /* until the peer's SETTINGS (as nghttp2) */
 	/* Preface, SETTINGS (no push, the header list limit, the stream
 	 * window of answers), the connection window. */
 	p = h2_oq_reserve(c, H2_PREFACE_LEN + 9 + 18 + 13);
@@ -1219,73 +879,23 @@ h2_cli_start(struct nrf_h2_conn *c)
 	memcpy(p, H2_PREFACE, H2_PREFACE_LEN);
 	p += H2_PREFACE_LEN;
 	frame_hd(p, 18, FT_SETTINGS, 0, 0);
-	p += 9;
-	p[0] = 0;
-	p[1] = 0x2;
-	put32(p + 2, 0);
-	p[6] = 0;
-	p[7] = 0x6;
-	put32(p + 8, ctx->lim.max_header_bytes);
-	p[12] = 0;
-	p[13] = 0x4;
-	put32(p + 14, ctx->lim.peer_stream_window);
+	p = h2_proto_setting(p + 9, 0x2, 0);
+	p = h2_proto_setting(p, 0x6, ctx->lim.max_header_bytes);
+	h2_proto_setting(p, 0x4, ctx->lim.peer_stream_window);
 	c->oq.len = H2_PREFACE_LEN + 9 + 18;
-	win = NRF_MIN(ctx->lim.conn_window, WIN_MAX);
-	k->win = NRF_MAX(win, WIN_DEFAULT);
-	if (k->win > WIN_DEFAULT) {
-		p = c->oq.buf + c->oq.len;
-		frame_hd(p, 4, FT_WINDOW_UPDATE, 0, 0);
-		put32(p + 9, k->win - WIN_DEFAULT);
-		c->oq.len += 13;
-	}
+	h2_proto_window(c, NRF_MIN(ctx->lim.conn_window, WIN_MAX));
 	return 0;
-}
-
-void
-h2_cli_free(struct nrf_h2_conn *c)
-{
-	struct h2_cli *k = c->cli;
-
-	if (k == NULL)
-		return;
-	h2_hpack_fini(&k->hp);
-	h2_oq_fini(c);
-	if (k->ib != NULL)
-		h2_acct_add(c->ctx, NRF_H2_MEM_HTTP2, -(int64_t)(9 + H2C_FRAME_MAX));
-	free(k->ib);
-	h2_acct_add(c->ctx, NRF_H2_MEM_HTTP2, -(int64_t)sizeof(*k));
-	free(k);
-	c->cli = NULL;
 }
 
 void
 h2_cli_goaway(struct nrf_h2_conn *c, uint32_t code, const char *why)
 {
 	struct h2_cli *k = c->cli;
-	size_t wl = why != NULL ? strlen(why) : 0;
-	uint8_t *p;
 
 	if (k->goaway_sent)
 		return;
 	k->goaway_sent = true;
-	p = h2_oq_reserve(c, 17 + wl);
-	if (p == NULL) {
-		h2_conn_fail(c, NRF_ENOMEM);
-		return;
-	}
-	frame_hd(p, (uint32_t)(8 + wl), FT_GOAWAY, 0, 0);
-	put32(p + 9, 0);
-	put32(p + 13, code);
-	if (wl > 0)
-		memcpy(p + 17, why, wl);
-	c->oq.len += (uint32_t)(17 + wl);
-	h2_mark_dirty(c);
-}
-
-int
-h2_cli_ping(struct nrf_h2_conn *c, const uint8_t data[8])
-{
-	return h2_oq_frame(c, FT_PING, 0, 0, data, 8) ? 0 : NRF_ENOMEM;
+	h2_proto_goaway(c, 0, code, why);
 }
 
 uint32_t
@@ -1297,7 +907,7 @@ h2_cli_next_id(const struct nrf_h2_conn *c)
 uint32_t
 nrf_h2_conn_remote_max_streams(const struct nrf_h2_conn *c)
 {
-	return c->cli != NULL ? c->cli->r_max_streams : 0;
+	return c->pr != NULL ? c->pr->r_max_streams : 0; /* peer connections */
 }
 
 /* ------------------------------------------------------------------------ */
@@ -1535,7 +1145,7 @@ encode_headers(struct nrf_h2_conn *c, struct nrf_h2_stream *st, uint32_t sid,
 	const struct nrf_h2_hdr *hdrs, size_t n_hdrs, bool end)
 {
 	struct h2_cli *k = c->cli;
-	size_t i, bound = 0, blen, maxf = k->r_max_frame, nframes, f;
+	size_t i, bound = 0, blen, maxf = k->pr.r_max_frame, nframes;
 	uint8_t *base, *p;
 
 	bound = 1;
@@ -1564,25 +1174,7 @@ encode_headers(struct nrf_h2_conn *c, struct nrf_h2_stream *st, uint32_t sid,
 	blen = (size_t)(p - base) - 9;
 	st->hb = base;
 	st->cs |= H2C_HDRS;
-	if (blen <= maxf) {
-		frame_hd(base, (uint32_t)blen, FT_HEADERS,
-			(uint8_t)(FL_END_HEADERS | (end ? FL_END_STREAM : 0)), sid);
-		st->hb_len = (uint32_t)(9 + blen);
-		return 0;
-	}
-	/* Rare: split, from the last fragment back (each moves up by 9 per
-	 * frame before it). */
-	nframes = (blen + maxf - 1) / maxf;
-	for (f = nframes - 1; f > 0; f--) {
-		size_t off = f * maxf, len = NRF_MIN(maxf, blen - off);
-		uint8_t *dst = base + f * (9 + maxf);
-
-		memmove(dst + 9, base + 9 + off, len);
-		frame_hd(dst, (uint32_t)len, FT_CONTINUATION,
-			f == nframes - 1 ? FL_END_HEADERS : 0, sid);
-	}
-	frame_hd(base, (uint32_t)maxf, FT_HEADERS, end ? FL_END_STREAM : 0, sid);
-	st->hb_len = (uint32_t)(blen + 9 * nframes);
+	st->hb_len = (uint32_t)h2_proto_frame_block(base, blen, maxf, sid, end);
 	return 0;
 }
 
@@ -1630,7 +1222,7 @@ nrf_h2_request(struct nrf_h2_conn *c, const struct nrf_h2_hdr *hdrs, size_t n_hd
 	if (is_head_req(hdrs, n_hdrs))
 		st->flags |= NRF_H2_SF_HEAD;
 	h2_anschk_init(&st->chk, (st->flags & NRF_H2_SF_HEAD) != 0);
-	st->swin = k->r_init_win;
+	st->swin = k->pr.r_init_win;
 	st->cs |= H2C_SQ;
 	if (has_body) {
 		st->src = body;
@@ -1640,10 +1232,10 @@ nrf_h2_request(struct nrf_h2_conn *c, const struct nrf_h2_hdr *hdrs, size_t n_hd
 	} else {
 		st->cs |= H2C_END_SENT;
 	}
-	nrf_list_add_tail(&k->sq, &st->sq);
+	nrf_list_add_tail(&k->pr.sq, &st->sq);
 	nrf_list_add_head(&c->streams, &st->link);
 	c->n_streams++;
-	k->slot[((uint32_t)st->id >> 1) % H2C_SLOTS] = st;
+	k->pr.slot[((uint32_t)st->id >> 1) % H2C_SLOTS] = st;
 	h2_mark_dirty(c);
 	*err = 0;
 	return st;
@@ -1696,14 +1288,38 @@ nrf_h2_stalled(const struct nrf_h2_stream *st)
 	return st->rx_open >= c->ctx->lim.peer_stream_window;
 }
 
-const struct h2_engine_ops h2_cli_engine = {
-	.name = "client",
-	.start = h2_cli_start,
-	.free = h2_cli_free,
-	.recv = h2_cli_recv,
-	.fill = h2_cli_fill,
-	.want_write = h2_cli_want_write,
-	.done = h2_cli_done,
-	.ping = h2_cli_ping,
+/* A frame other than HEADERS on @p sid is a connection error: an id this
+ * side has not opened, or whose HEADERS the peer has not seen. */
+static bool
+cli_idle(const struct nrf_h2_conn *c, uint32_t sid, const struct nrf_h2_stream *st)
+{
+	return sid >= c->cli->next_id || unsent(st);
+}
+
+/* What the client side of the protocol layer (h2_proto.h) does its way. */
+static const struct h2_side cli_side = {
+	.who = "upstream",
+	.push_why = "PUSH_PROMISE: push disabled",
+	.lim = { .push_max = 0, .max_acks = UINT32_MAX, .data_max = UINT32_MAX },
+	.size = sizeof(struct h2_cli),
+	.cs = { .ignored = H2C_RST | H2C_CLOSING, .queued = H2C_CLOSING, .closing = H2C_CLOSING,
+		.end_recv = H2C_END_RECV, .end_sent = H2C_END_SENT },
+	.flags = H2_SIDE_PING_LEN_FIRST,
+	.conn_error = conn_error,
+	.data = on_data,
+	.headers = on_headers,
+	.rst_stream = on_rst_stream,
+	.on_field = on_field,
+	.block_end = block_end,
+	.idle = cli_idle,
 	.reset = h2_cli_reset,
+	.goaway_recv = cli_goaway_recv,
+	.stream_close = stream_close,
+	.data_begin = data_begin,
+	.early = early_check,
+	.body = cli_body,
+	.sent = cli_sent,
+	.head = cli_head,
 };
+
+const struct h2_engine_ops h2_cli_engine = H2_ENGINE_OPS(cli, "client");

@@ -682,7 +682,7 @@ nrf_h2_conn_shutdown(struct nrf_h2_conn *c, bool final)
 			h2_srv_goaway(c, 0x7fffffffu, NRF_H2_NO_ERROR, NULL, false);
 			/* Its ACK proves the client saw the notice: then the
 			 * final GOAWAY cannot refuse a stream already sent. */
-			h2_srv_ping(c, drain_ping);
+			c->eng->ping(c, drain_ping);
 		}
 		return;
 	}

@@ -102,78 +102,32 @@ struct h2_oq {
 
 /*
  * h2_cli.c: a peer (client) connection's HTTP/2, nrfwd's own framing
- * (decision 0039): h2_cli_engine.
+ * (decision 0039): h2_cli_engine. Its state, struct h2_cli, and the
+ * server's, struct h2_srv, are their files' own; both begin with a
+ * struct h2_proto, the protocol layer's (h2_proto.h).
  */
-#define H2C_SLOTS 256u
-#define H2C_BC_FIELDS 16u
-#define H2C_BC_BYTES 1024u
+struct h2_proto;
+struct h2_cli;
+struct h2_srv;
 
-struct h2_cli {
-	struct h2_hpack hp; /* HPACK decoder (decision 0047) */
-	/* A frame begun in an earlier read (up to 9 + H2C_FRAME_MAX bytes). */
-	uint8_t *ib;
-	uint32_t ib_len;
-	bool ib_seen;       /* its frame header went through early_check() */
-	/* A DATA frame whose payload is delivered as it arrives (data_begin()):
-	 * bytes still to come, its stream and flags. */
-	uint32_t d_left;
-	uint32_t d_sid;
-	uint8_t d_flags;
-	struct nrf_list sq; /* streams with HEADERS or body left to send, in id order */
-	struct nrf_list cq; /* streams to close after the frame at hand */
-	struct nrf_h2_stream *slot[H2C_SLOTS]; /* by (id >> 1) % H2C_SLOTS */
-	uint32_t next_id;   /* next stream id (odd) */
-	uint32_t n_open;    /* streams whose HEADERS were written, not closed */
-	uint32_t goaway_last; /* GOAWAY received: highest id it processes */
-	uint32_t r_max_streams, r_init_win, r_max_frame; /* peer's SETTINGS */
-	int64_t swin;       /* connection send window */
-	uint32_t rx_open;   /* connection: DATA received, not re-credited */
-	uint32_t win;       /* connection window this side announced */
-	/* The header block being received (hb_sid 0: none). */
-	uint32_t hb_sid;
-	struct nrf_h2_stream *hb_st; /* NULL: decoded and dropped */
-	uint32_t hb_frames;
-	uint64_t hb_bytes;
-	uint8_t hb_end;
-	/*
-	 * The last answer header block that left the HPACK table as it was
-	 * (only indexed fields and literals not indexed), decoded: the same
-	 * bytes decode to the same fields while the table does not change
-	 * (gen), so they are replayed without the decoder (block_replay()).
-	 */
-	uint32_t gen;       /* bumped by every block that may change the table */
-	uint32_t bc_gen;    /* gen the cached block was decoded at */
-	uint16_t bc_len;    /* its bytes (0: nothing cached) */
-	uint16_t bc_used;   /* bytes of bc_data used (block, then fields) */
-	uint8_t bc_n;       /* fields */
-	bool bc_rec;        /* the block at hand is being recorded */
-	uint8_t bc_phase;   /* hdr_phase of the recorded stream at its start */
-	uint16_t bc_drop;   /* fields the checks dropped (bit per field) */
-	uint64_t bc_hbytes; /* its header list size as HPACK bombs count it */
-	/* The answer checks' state before and after the recorded block: a
-	 * stream in the same state gets the same outcome without them. */
-	struct nrf_h2_reqchk bc_chk0, bc_chk1;
-	struct {
-		uint16_t n, nl, v, vl; /* offsets into bc_data */
-	} bc_f[H2C_BC_FIELDS];
-	uint8_t bc_data[H2C_BC_BYTES];
-	bool settings_seen;
-	bool goaway_sent;
-};
+/* Stream slots by (id >> 1) % H2C_SLOTS, a stream found without a walk. */
+#define H2C_SLOTS 256u
+
+/* Stream state bit (st->cs) both sides share: on pr->sq, data to send. */
+#define H2_CS_SQ 0x10u
 
 /* Stream state bits (st->cs). */
 #define H2C_END_SENT 0x01u /* END_STREAM queued */
 #define H2C_END_RECV 0x02u /* END_STREAM received */
 #define H2C_RST 0x04u      /* RST_STREAM sent or received */
 #define H2C_CLOSING 0x08u  /* on cli->cq */
-#define H2C_SQ 0x10u       /* on cli->sq */
+#define H2C_SQ H2_CS_SQ     /* on pr.sq */
 #define H2C_HDRS 0x20u     /* its HEADERS wait in st->hb (on cli->sq) */
 #define H2C_BODY 0x40u     /* a request body follows its HEADERS */
 #define H2C_OPENED 0x80u   /* a HEADERS frame of the answer came */
 #define H2C_SENT 0x100u    /* its HEADERS were written: counted in n_open */
 
 int h2_cli_start(struct nrf_h2_conn *c);
-void h2_cli_free(struct nrf_h2_conn *c);
 /* Input: 0, or a negative NRF_E* (connection error, GOAWAY queued). */
 int h2_cli_recv(struct nrf_h2_conn *c, const uint8_t *in, size_t len);
 /* Output: frames into @p dst (at most @p cap bytes); returns bytes written. */
@@ -182,7 +136,6 @@ bool h2_cli_want_write(const struct nrf_h2_conn *c);
 /* Both sides done: a GOAWAY went either way and no stream is left. */
 bool h2_cli_done(const struct nrf_h2_conn *c);
 void h2_cli_goaway(struct nrf_h2_conn *c, uint32_t code, const char *why);
-int h2_cli_ping(struct nrf_h2_conn *c, const uint8_t data[8]);
 uint32_t h2_cli_next_id(const struct nrf_h2_conn *c);
 void h2_cli_reset(struct nrf_h2_conn *c, struct nrf_h2_stream *st, uint32_t code);
 /* Free what a peer stream holds of its HEADERS (before h2_stream_put()). */
@@ -192,59 +145,15 @@ void h2_cli_hb_free(struct nrf_h2_stream *st);
  * h2_srv.c: a front (server) connection's HTTP/2, nrfwd's own framing
  * (decision 0046): h2_srv_engine.
  */
-struct h2_srv {
-	struct h2_hpack hp; /* HPACK decoder (decision 0047) */
-	uint32_t oq_acks;   /* PING/SETTINGS ACKs queued (c->oq), not yet written */
-	uint8_t *ib;        /* a frame begun in an earlier read */
-	uint32_t ib_len;
-	struct nrf_list sq; /* streams with answer DATA to frame */
-	struct nrf_list cq; /* streams to close after the frame at hand */
-	struct nrf_h2_stream *slot[H2C_SLOTS];
-	uint32_t last_recv; /* highest stream id the client used */
-	uint32_t last_proc; /* highest stream id processed (GOAWAY) */
-	uint32_t n_in;      /* open streams */
-	uint32_t max_streams; /* our SETTINGS_MAX_CONCURRENT_STREAMS */
-	uint32_t r_init_win, r_max_frame; /* the client's SETTINGS */
-	int64_t swin;       /* connection send window */
-	uint32_t win;       /* connection receive window announced */
-	uint32_t rx_recv;   /* DATA received, not consumed */
-	uint32_t rx_done;   /* consumed, not yet announced */
-	uint32_t hb_sid;    /* header block being received (0: none) */
-	struct nrf_h2_stream *hb_st; /* NULL: decoded and dropped */
-	uint32_t hb_frames;
-	uint32_t goaway_last;
-	uint8_t hb_flags;   /* its HEADERS frame's flags */
-	uint8_t pre;        /* preface bytes matched */
-	uint8_t phase;      /* SP_* */
-	uint8_t goaway;     /* GA_* */
-	bool settings_acked;
-	bool r_no_rfc7540;
-	uint32_t rst_tokens;   /* reset rate limit (h2_srv.c) */
-	uint64_t rst_tokens_at; /* s */
-	struct h2_guard guard;  /* the frame-header rules (h2_guard.c) */
-};
-
-#define SP_PREFACE 0u  /* the client's 24-byte preface */
-#define SP_SETTINGS 1u /* its first frame must be SETTINGS */
-#define SP_OPEN 2u
-#define SP_IGNORE 3u   /* a connection error was sent: input ignored */
-
-#define GA_NOTICE 0x01u   /* shutdown notice (last 2^31-1) sent */
-#define GA_SENT 0x02u     /* a GOAWAY that stops new streams */
-#define GA_TERM 0x04u     /* ... and ends the connection once written */
-#define GA_TERM_SENT 0x08u
-#define GA_RECV 0x10u
-
 /* Front stream state bits (st->cs). */
 #define HS_RD 0x01u      /* END_STREAM received (half-closed remote) */
 #define HS_WR 0x02u      /* END_STREAM queued */
 #define HS_CLOSING 0x04u /* RST_STREAM sent or received: frames ignored */
-#define HS_SQ 0x08u      /* on srv->sq */
-#define HS_HDRS 0x10u    /* the answer's HEADERS are queued */
+#define HS_HDRS 0x08u    /* the answer's HEADERS are queued */
+#define HS_SQ H2_CS_SQ   /* on pr.sq */
 #define HS_CLOSED 0x20u  /* on srv->cq */
 
 int h2_srv_start(struct nrf_h2_conn *c);
-void h2_srv_free(struct nrf_h2_conn *c);
 /* Input: 0, NRF_EPARSE (not HTTP/2: close without GOAWAY), or NRF_EPROTO
  * (a connection error: GOAWAY queued, the rest of the input ignored). */
 int h2_srv_recv(struct nrf_h2_conn *c, const uint8_t *in, size_t len);
@@ -253,7 +162,6 @@ bool h2_srv_want_write(const struct nrf_h2_conn *c);
 bool h2_srv_want_read(const struct nrf_h2_conn *c);
 void h2_srv_goaway(struct nrf_h2_conn *c, uint32_t last, uint32_t code, const char *why,
 	bool term);
-int h2_srv_ping(struct nrf_h2_conn *c, const uint8_t data[8]);
 uint32_t h2_srv_last_proc(const struct nrf_h2_conn *c);
 void h2_srv_reset(struct nrf_h2_conn *c, struct nrf_h2_stream *st, uint32_t code);
 int h2_srv_headers(struct nrf_h2_conn *c, struct nrf_h2_stream *st, int status,
@@ -264,13 +172,17 @@ void h2_srv_rst(struct nrf_h2_conn *c, uint32_t sid, uint32_t code);
 /*
  * h2_oq.c, for h2_cli.c and h2_srv.c: @p c's output queue (c->oq).
  * h2_oq_reserve(): room for @p n more bytes at its end (the caller writes
- * them, then adds them to c->oq.len); NULL: no memory. h2_oq_frame(): a
+ * them, then adds them to c->oq.len); NULL: no memory. h2_oq_put(): a frame
+ * header queued with room for its @p len payload bytes (returned, for the
+ * caller to write); NULL: no memory, and the connection failed. h2_oq_frame(): a
  * frame with @p len bytes of @p payload queued; false: no memory, and the
  * connection failed (h2_conn_fail(NRF_ENOMEM)). h2_oq_take(): up to @p cap
  * queued bytes copied to @p dst and dequeued; an emptied queue gives back
  * a buffer grown past 64 KiB. h2_oq_fini(): the buffer freed.
  */
 uint8_t *h2_oq_reserve(struct nrf_h2_conn *c, size_t n);
+uint8_t *h2_oq_put(struct nrf_h2_conn *c, uint8_t type, uint8_t flags, uint32_t sid,
+	size_t len);
 bool h2_oq_frame(struct nrf_h2_conn *c, uint8_t type, uint8_t flags, uint32_t sid,
 	const void *payload, size_t len);
 void h2_oq_window_update(struct nrf_h2_conn *c, uint32_t sid, uint32_t inc);
@@ -308,6 +220,16 @@ struct h2_engine_ops {
 	void (*reset)(struct nrf_h2_conn *c, struct nrf_h2_stream *st, uint32_t code);
 };
 
+/* The ops of engine @p e, whose functions are h2_<e>_start, _recv, _fill,
+ * _want_write, _done and _reset; free and ping are the protocol layer's. */
+#define H2_ENGINE_OPS(e, label)                                                  \
+	{                                                                        \
+		.name = label, .start = h2_##e##_start, .free = h2_proto_free,      \
+		.recv = h2_##e##_recv, .fill = h2_##e##_fill,                      \
+		.want_write = h2_##e##_want_write, .done = h2_##e##_done,           \
+		.ping = h2_proto_ping, .reset = h2_##e##_reset,                    \
+	}
+
 extern const struct h2_engine_ops h2_srv_engine;
 extern const struct h2_engine_ops h2_cli_engine;
 
@@ -326,8 +248,13 @@ struct nrf_h2_stream *h2_srv_stream(struct nrf_h2_conn *c, uint32_t sid);
 struct nrf_h2_conn {
 	struct nrf_h2_ctx *ctx;
 	const struct h2_engine_ops *eng; /* h2_srv_engine or h2_cli_engine */
-	struct h2_cli *cli;      /* peer: h2_cli_engine's state */
-	struct h2_srv *srv;      /* front: h2_srv_engine's state */
+	/* The engine's state, whose first member is its protocol layer's
+	 * (h2_proto.h): cli for h2_cli_engine, srv for h2_srv_engine. */
+	union {
+		struct h2_proto *pr;
+		struct h2_cli *cli;
+		struct h2_srv *srv;
+	};
 	struct nrf_tp_conn *tc;
 	const struct nrf_h2_cbs *cbs;
 	void *user;

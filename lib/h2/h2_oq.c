@@ -48,21 +48,31 @@ h2_oq_reserve(struct nrf_h2_conn *c, size_t n)
 	return q->buf + q->len;
 }
 
-bool
-h2_oq_frame(struct nrf_h2_conn *c, uint8_t type, uint8_t flags, uint32_t sid,
-	const void *payload, size_t len)
+uint8_t *
+h2_oq_put(struct nrf_h2_conn *c, uint8_t type, uint8_t flags, uint32_t sid, size_t len)
 {
 	uint8_t *p = h2_oq_reserve(c, 9 + len);
 
 	if (p == NULL) {
 		h2_conn_fail(c, NRF_ENOMEM);
-		return false;
+		return NULL;
 	}
 	frame_hd(p, (uint32_t)len, type, flags, sid);
-	if (len > 0)
-		memcpy(p + 9, payload, len);
 	c->oq.len += (uint32_t)(9 + len);
 	h2_mark_dirty(c);
+	return p + 9;
+}
+
+bool
+h2_oq_frame(struct nrf_h2_conn *c, uint8_t type, uint8_t flags, uint32_t sid,
+	const void *payload, size_t len)
+{
+	uint8_t *p = h2_oq_put(c, type, flags, sid, len);
+
+	if (p == NULL)
+		return false;
+	if (len > 0)
+		memcpy(p, payload, len);
 	return true;
 }
 

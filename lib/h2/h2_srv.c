@@ -3,11 +3,14 @@
  * Front (server) connections: nrfwd's own HTTP/2 server framing (decision
  * 0046), the engine h2_srv_engine (h2_int.h). nghttp2's server session,
  * which it replaced and which stayed as a fallback for a while, is gone
- * (decision 0063).
+ * (decision 0063). It sits on the protocol layer both engines share
+ * (h2_proto.c, decision 0067: frame loop, SETTINGS, PING, GOAWAY,
+ * WINDOW_UPDATE, CONTINUATION, DATA framing); this file keeps what only a
+ * server does, and srv_side, its table of what differs by side.
  *
  * Why: after the upstream leg left nghttp2 (decision 0039), nghttp2's
- * server session was half of a forwarded request's user-space instructions
- * (8 462 of 16 907): stream objects, the outbound item queue and its
+ * server session was half of a forwarded request's user-space work
+ * (docs/benchmarks.md): stream objects, the outbound item queue and its
  * scheduler, an HPACK encoder that hashes every answer field. What a front
  * needs is smaller: requests come in through nrfwd's own HPACK decoder
  * (h2_hpack.c, decision 0047; nghttp2's public inflater until then), the
@@ -41,23 +44,49 @@
  *   ignored; DATA is still counted against the connection window and
  *   credited at once;
  * - the first frame must be SETTINGS: otherwise GOAWAY(PROTOCOL_ERROR)
- *   and the rest of the input is ignored.
+ *   and the rest of the input is ignored (h2_proto.c).
  */
 #include <stdlib.h>
 #include <string.h>
 
 #include "h2_frame.h"
 #include "h2_int.h"
+#include "h2_proto.h"
 #include "nrf_err.h"
 #include "nrf_log.h"
 
 #define MOD "h2"
 
-
-#define FRAME_MAX 16384u
 /* PING and SETTINGS ACKs queued unwritten before the client counts as
  * flooding (nghttp2's max_outbound_ack). */
 #define MAX_ACKS 1000u
+
+struct h2_srv {
+	struct h2_proto pr; /* the protocol layer's state (h2_proto.h) */
+	uint32_t last_recv; /* highest stream id the client used */
+	uint32_t last_proc; /* highest stream id processed (GOAWAY) */
+	uint32_t n_in;      /* open streams */
+	uint32_t max_streams; /* our SETTINGS_MAX_CONCURRENT_STREAMS */
+	uint32_t rx_recv;   /* DATA received, not consumed */
+	uint32_t rx_done;   /* consumed, not yet announced */
+	uint32_t goaway_last;
+	uint8_t hb_flags;   /* the header block's HEADERS frame's flags */
+	uint8_t pre;        /* preface bytes matched */
+	uint8_t goaway;     /* GA_* */
+	uint32_t rst_tokens;   /* reset rate limit (h2_srv.c) */
+	uint64_t rst_tokens_at; /* s */
+	struct h2_guard guard;  /* the frame-header rules (h2_guard.c) */
+};
+
+#define GA_NOTICE 0x01u   /* shutdown notice (last 2^31-1) sent */
+#define GA_SENT 0x02u     /* a GOAWAY that stops new streams */
+#define GA_TERM 0x04u     /* ... and ends the connection once written */
+#define GA_TERM_SENT 0x08u
+#define GA_RECV 0x10u
+
+static const struct h2_side srv_side;
+_Static_assert(offsetof(struct h2_srv, pr) == 0, "h2_proto_new() gives the state");
+static bool srv_idle(const struct nrf_h2_conn *c, uint32_t sid, const struct nrf_h2_stream *st);
 
 /* ------------------------------------------------------------------------ */
 /* Streams                                                                   */
@@ -67,7 +96,7 @@ static inline void calm_check(struct nrf_h2_conn *c, const struct nrf_h2_stream 
 static inline struct nrf_h2_stream *
 lookup(struct nrf_h2_conn *c, uint32_t sid)
 {
-	return h2_slot_find(c, c->srv->slot, sid);
+	return h2_slot_find(c, c->srv->pr.slot, sid);
 }
 
 struct nrf_h2_stream *
@@ -76,39 +105,20 @@ h2_srv_stream(struct nrf_h2_conn *c, uint32_t sid)
 	return lookup(c, sid);
 }
 
-/* Close after the frame at hand (or the next fill): on_close(@p code). */
-static void
-close_due(struct nrf_h2_conn *c, struct nrf_h2_stream *st, uint32_t code)
-{
-	if (st->cs & HS_CLOSED)
-		return;
-	st->cs = (st->cs & ~HS_SQ) | HS_CLOSED | HS_CLOSING;
-	st->rst_code = code;
-	nrf_list_del(&st->sq);
-	nrf_list_add_tail(&c->srv->cq, &st->sq);
-	h2_mark_dirty(c);
-}
-
 static void
 stream_close(struct nrf_h2_conn *c, struct nrf_h2_stream *st)
 {
 	struct h2_srv *s = c->srv;
-	struct nrf_h2_stream **slot = &s->slot[((uint32_t)st->id >> 1) % H2C_SLOTS];
 
-	nrf_list_del(&st->sq);
-	nrf_list_del(&st->link);
+	h2_proto_unlink(&s->pr, st);
 	if (--c->n_streams == 0)
 		h2_ev_idle(c);
 	s->n_in--;
-	if (*slot == st)
-		*slot = NULL;
-	if (s->hb_st == st)
-		s->hb_st = NULL;
 	if (st->rx_held > 0) {
 		/* its body goes with it: the client may send more */
 		s->rx_done += st->rx_held;
 		st->rx_held = 0;
-		if (s->rx_done >= s->win / 2) {
+		if (s->rx_done >= s->pr.win / 2) {
 			h2_oq_window_update(c, 0, s->rx_done);
 			s->rx_done = 0;
 		}
@@ -117,18 +127,6 @@ stream_close(struct nrf_h2_conn *c, struct nrf_h2_stream *st)
 	if (st->user != NULL && c->cbs->on_close != NULL)
 		c->cbs->on_close(st, st->rst_code, 0);
 	h2_stream_put(c->ctx, st);
-}
-
-static void
-close_pending(struct nrf_h2_conn *c)
-{
-	struct h2_srv *s = c->srv;
-
-	while (!nrf_list_empty(&s->cq) && !(c->fl & (CF_DEAD | CF_FINAL))) {
-		struct nrf_h2_stream *st = nrf_container_of(s->cq.next, struct nrf_h2_stream, sq);
-
-		stream_close(c, st);
-	}
 }
 
 /* RST_STREAM(@p code) on @p st, closed once queued (nghttp2 closes it when
@@ -142,7 +140,7 @@ h2_srv_reset(struct nrf_h2_conn *c, struct nrf_h2_stream *st, uint32_t code)
 		return;
 	st->cs |= HS_CLOSING;
 	h2_oq_rst(c, (uint32_t)st->id, code);
-	close_due(c, st, code);
+	h2_proto_close_due(c, st, code);
 }
 
 /* ------------------------------------------------------------------------ */
@@ -157,7 +155,7 @@ conn_error(struct nrf_h2_conn *c, uint32_t code, const char *why)
 	NRF_LOG_RL(INFO, MOD, "client connection: %s: GOAWAY(%s)", why,
 		nghttp2_http2_strerror(code));
 	h2_srv_goaway(c, c->srv->last_proc, code, why, true);
-	c->srv->phase = SP_IGNORE;
+	c->srv->pr.stop = true;
 	return NRF_EPROTO;
 }
 
@@ -200,7 +198,7 @@ calm_check(struct nrf_h2_conn *c, const struct nrf_h2_stream *st)
 static int
 flood(struct nrf_h2_conn *c, struct nrf_h2_stream *st)
 {
-	c->srv->phase = SP_IGNORE;
+	c->srv->pr.stop = true;
 	c->fl |= CF_RSTOP | CF_CALM;
 	NRF_LOG_RL(WARN, MOD, "client header block decodes to over %llu bytes "
 		"(maxHeaderBytes %u): GOAWAY(ENHANCE_YOUR_CALM)",
@@ -222,7 +220,7 @@ static int
 field(struct nrf_h2_conn *c, const struct h2_hpack_field *nv)
 {
 	struct h2_srv *s = c->srv;
-	struct nrf_h2_stream *st = s->hb_st;
+	struct nrf_h2_stream *st = s->pr.hb_st;
 	int rc;
 
 	if (st == NULL || st->hdr_phase != 0 ||
@@ -253,56 +251,24 @@ field(struct nrf_h2_conn *c, const struct h2_hpack_field *nv)
 _Static_assert(H2_HPACK_STATIC_NAME == H2_KNOWN_NAME && H2_HPACK_STATIC_VALUE == H2_KNOWN_VALUE,
 	"h2_hpack.h's static bits are h2_int.h's known bits");
 
-/* The connection and what its field() returned, through the decoder. */
-struct fld_arg {
-	struct nrf_h2_conn *c;
-	int rc;
-};
-
 static int
 on_field(void *arg, const struct h2_hpack_field *f)
 {
-	struct fld_arg *a = arg;
+	struct h2_fld_arg *a = arg;
 
 	a->rc = field(a->c, f);
 	return a->rc != 0;
-}
-
-static int
-inflate(struct nrf_h2_conn *c, const uint8_t *in, size_t len, bool final)
-{
-	struct h2_srv *s = c->srv;
-	struct fld_arg a = { c, 0 };
-	int rv = h2_hpack_decode(&s->hp, in, len, final, on_field, &a);
-
-	if (rv > 0)
-		return a.rc;
-	if (rv < 0) {
-		if (s->hb_st != NULL && !(s->hb_st->cs & HS_CLOSING))
-			h2_srv_reset(c, s->hb_st, NRF_H2_COMPRESSION_ERROR);
-		return conn_error(c, NRF_H2_COMPRESSION_ERROR, h2_hpack_strerror(rv));
-	}
-	return 0;
-}
-
-/* END_STREAM received: closed once the answer is out too. */
-static void
-end_recv(struct nrf_h2_conn *c, struct nrf_h2_stream *st)
-{
-	st->cs |= HS_RD;
-	if (st->cs & HS_WR)
-		close_due(c, st, NRF_H2_NO_ERROR);
 }
 
 static void
 block_end(struct nrf_h2_conn *c)
 {
 	struct h2_srv *s = c->srv;
-	struct nrf_h2_stream *st = s->hb_st;
+	struct nrf_h2_stream *st = s->pr.hb_st;
 	bool end = (s->hb_flags & FL_END_STREAM) != 0;
 
-	s->hb_sid = 0;
-	s->hb_st = NULL;
+	s->pr.hb_sid = 0;
+	s->pr.hb_st = NULL;
 	if (st == NULL || (st->cs & HS_CLOSING))
 		return;
 	if (h2_req_malformed(st, true, end)) {
@@ -318,23 +284,15 @@ block_end(struct nrf_h2_conn *c)
 		if (err != 0) {
 			h2_conn_deliver(c, st, err);
 			if (end)
-				end_recv(c, st);
+				h2_proto_end_recv(c, st);
 			return;
 		}
 	}
 	if (end) {
 		st->flags |= NRF_H2_SF_END;
 		h2_conn_deliver(c, st, 0);
-		end_recv(c, st);
+		h2_proto_end_recv(c, st);
 	}
-}
-
-/* Max frames of one header block (nghttp2's max_continuations + 1, as
- * h2_conn.c sets it for front sessions). */
-static uint32_t
-max_frames(const struct nrf_h2_ctx *ctx)
-{
-	return 1 + NRF_MAX(8u, 2 * ((ctx->lim.max_header_bytes + 16383u) / 16384u));
 }
 
 /* A new stream the client opens with HEADERS on @p sid (> last_recv, odd);
@@ -350,7 +308,7 @@ open_stream(struct nrf_h2_conn *c, uint32_t sid, uint32_t dep, int *rc)
 	s->last_recv = sid;
 	if (s->goaway & (GA_SENT | GA_TERM))
 		return NULL; /* not processed after our GOAWAY */
-	if (s->settings_acked && s->n_in >= s->max_streams) {
+	if (s->pr.settings_acked && s->n_in >= s->max_streams) {
 		*rc = conn_error(c, NRF_H2_PROTOCOL_ERROR,
 			"request HEADERS: max concurrent streams exceeded");
 		return NULL;
@@ -373,13 +331,13 @@ open_stream(struct nrf_h2_conn *c, uint32_t sid, uint32_t dep, int *rc)
 		st->flags |= NRF_H2_SF_BUSY; /* answered 503 */
 	st->conn = c;
 	st->id = (int32_t)sid;
-	st->swin = s->r_init_win;
+	st->swin = s->pr.r_init_win;
 	h2_reqchk_init(&st->chk);
 	nrf_list_add_head(&c->streams, &st->link);
 	if (c->n_streams++ == 0)
 		h2_ev_busy(c);
 	s->n_in++;
-	s->slot[(sid >> 1) % H2C_SLOTS] = st;
+	s->pr.slot[(sid >> 1) % H2C_SLOTS] = st;
 	s->last_proc = sid;
 	return st;
 }
@@ -394,21 +352,9 @@ on_headers(struct nrf_h2_conn *c, uint8_t flags, uint32_t sid, const uint8_t *p,
 
 	if (sid == 0)
 		return conn_error(c, NRF_H2_PROTOCOL_ERROR, "HEADERS: stream_id == 0");
-	if (flags & FL_PADDED) {
-		size_t pad;
-
-		if (len < 1 || (pad = p[0]) > len - 1)
-			return conn_error(c, NRF_H2_PROTOCOL_ERROR, "HEADERS: invalid padding");
-		p++;
-		len -= 1 + pad;
-	}
-	if (flags & FL_PRIORITY) {
-		if (len < 5)
-			return conn_error(c, NRF_H2_FRAME_SIZE_ERROR, "HEADERS: priority cut short");
-		dep = get32(p) & WIN_MAX;
-		p += 5;
-		len -= 5;
-	}
+	rc = h2_proto_headers_payload(c, flags, &p, &len, &dep);
+	if (rc != 0)
+		return rc;
 	st = lookup(c, sid);
 	if (st == NULL) {
 		if ((sid & 1) == 0)
@@ -425,36 +371,10 @@ on_headers(struct nrf_h2_conn *c, uint8_t flags, uint32_t sid, const uint8_t *p,
 	} else if (st->cs & HS_CLOSING) {
 		st = NULL;
 	}
-	s->hb_sid = sid;
-	s->hb_st = st;
+	h2_proto_block_begin(&s->pr, sid, st);
 	s->hb_flags = flags;
-	s->hb_frames = 1;
 	c->hdr_bytes = 0;
-	rc = inflate(c, p, len, (flags & FL_END_HEADERS) != 0);
-	if (rc != 0)
-		return rc;
-	if (flags & FL_END_HEADERS)
-		block_end(c);
-	return 0;
-}
-
-static int
-on_continuation(struct nrf_h2_conn *c, uint8_t flags, uint32_t sid, const uint8_t *p,
-	size_t len)
-{
-	struct h2_srv *s = c->srv;
-	int rc;
-
-	if (s->hb_sid == 0 || sid != s->hb_sid)
-		return conn_error(c, NRF_H2_PROTOCOL_ERROR, "unexpected CONTINUATION");
-	if (++s->hb_frames > max_frames(c->ctx))
-		return conn_error(c, NRF_H2_ENHANCE_YOUR_CALM, "too many CONTINUATION frames");
-	rc = inflate(c, p, len, (flags & FL_END_HEADERS) != 0);
-	if (rc != 0)
-		return rc;
-	if (flags & FL_END_HEADERS)
-		block_end(c);
-	return 0;
+	return h2_proto_fragment(c, flags, p, len);
 }
 
 /* ------------------------------------------------------------------------ */
@@ -469,7 +389,7 @@ conn_consumed(struct nrf_h2_conn *c, uint32_t n)
 
 	s->rx_recv -= NRF_MIN(s->rx_recv, n);
 	s->rx_done += n;
-	if (s->rx_done >= s->win / 2) {
+	if (s->rx_done >= s->pr.win / 2) {
 		h2_oq_window_update(c, 0, s->rx_done);
 		s->rx_done = 0;
 	}
@@ -494,28 +414,23 @@ on_data(struct nrf_h2_conn *c, uint8_t flags, uint32_t sid, const uint8_t *p, si
 {
 	struct h2_srv *s = c->srv;
 	struct nrf_h2_stream *st;
-	const uint8_t *d = p;
-	size_t dlen = len;
+	struct h2_bytes d;
 	bool end = (flags & FL_END_STREAM) != 0;
+	int rc;
 
 	if (sid == 0)
 		return conn_error(c, NRF_H2_PROTOCOL_ERROR, "DATA: stream_id == 0");
-	if ((sid & 1) == 0 || sid > s->last_recv)
+	if (srv_idle(c, sid, NULL))
 		return conn_error(c, NRF_H2_PROTOCOL_ERROR, "DATA: stream in idle");
 	st = lookup(c, sid);
 	if (st != NULL && (st->cs & HS_RD))
 		return conn_error(c, NRF_H2_STREAM_CLOSED, "DATA: stream in half-closed(remote)");
-	if ((uint64_t)s->rx_recv + len > s->win)
+	if ((uint64_t)s->rx_recv + len > s->pr.win)
 		return conn_error(c, NRF_H2_FLOW_CONTROL_ERROR, "DATA: beyond the connection window");
 	s->rx_recv += (uint32_t)len;
-	if (flags & FL_PADDED) {
-		size_t pad;
-
-		if (len < 1 || (pad = p[0]) > len - 1)
-			return conn_error(c, NRF_H2_PROTOCOL_ERROR, "DATA: invalid padding");
-		d = p + 1;
-		dlen = len - 1 - pad;
-	}
+	rc = h2_proto_data_payload(c, flags, p, len, &d);
+	if (rc != 0)
+		return rc;
 	if (st == NULL || (st->cs & HS_CLOSING)) {
 		conn_consumed(c, (uint32_t)len); /* ignored: consumed at once */
 		return 0;
@@ -529,36 +444,36 @@ on_data(struct nrf_h2_conn *c, uint8_t flags, uint32_t sid, const uint8_t *p, si
 	/* The stream window is credited at once (a body up to max_body_bytes
 	 * never waits on it); the connection's when the body is freed. */
 	stream_consumed(c, st, (uint32_t)len);
-	if (len > dlen)
-		conn_consumed(c, (uint32_t)(len - dlen)); /* padding */
+	if (len > d.len)
+		conn_consumed(c, (uint32_t)(len - d.len)); /* padding */
 	if (st->flags & NRF_H2_SF_MALFORMED) {
-		conn_consumed(c, (uint32_t)dlen);
-	} else if (h2_check_data(&st->chk, dlen) != H2_CHK_OK ||
+		conn_consumed(c, (uint32_t)d.len);
+	} else if (h2_check_data(&st->chk, d.len) != H2_CHK_OK ||
 		(end && h2_check_end(&st->chk) != H2_CHK_OK)) {
-		conn_consumed(c, (uint32_t)dlen);
+		conn_consumed(c, (uint32_t)d.len);
 		malformed(c, st); /* more body than content-length, or less */
 		return 0;
 	} else if (!(st->flags & (NRF_H2_SF_REJECTED | NRF_H2_SF_RESPONDED))) {
-		if (st->msg.body.len + dlen > c->ctx->lim.max_body_bytes) {
-			conn_consumed(c, (uint32_t)dlen);
+		if (st->msg.body.len + d.len > c->ctx->lim.max_body_bytes) {
+			conn_consumed(c, (uint32_t)d.len);
 			h2_conn_deliver(c, st, NRF_ETOOBIG);
 		} else if (h2_over_budget(c->ctx)) {
-			conn_consumed(c, (uint32_t)dlen);
+			conn_consumed(c, (uint32_t)d.len);
 			st->flags |= NRF_H2_SF_BUSY;
 			h2_conn_deliver(c, st, NRF_EFULL);
-		} else if (dlen > 0 && nrf_h2_body_append(c->ctx, &st->msg.body, d, dlen) != 0) {
-			conn_consumed(c, (uint32_t)dlen);
+		} else if (d.len > 0 && nrf_h2_body_append(c->ctx, &st->msg.body, d.p, d.len) != 0) {
+			conn_consumed(c, (uint32_t)d.len);
 			h2_srv_reset(c, st, NRF_H2_INTERNAL_ERROR);
 			return 0;
 		} else {
-			st->rx_held += (uint32_t)dlen;
+			st->rx_held += (uint32_t)d.len;
 		}
 	} else {
 		/* Answered already: the rest is dropped; a client that goes
 		 * on sending long after the answer is reset (NO_ERROR). */
-		conn_consumed(c, (uint32_t)dlen);
+		conn_consumed(c, (uint32_t)d.len);
 		if (st->unconsumed <= DISCARD_MAX)
-			st->unconsumed += (uint32_t)NRF_MIN(dlen, (size_t)DISCARD_MAX + 1);
+			st->unconsumed += (uint32_t)NRF_MIN(d.len, (size_t)DISCARD_MAX + 1);
 		if ((st->flags & NRF_H2_SF_OUT_DONE) && !end && st->unconsumed > DISCARD_MAX) {
 			h2_srv_reset(c, st, NRF_H2_NO_ERROR);
 			return 0;
@@ -568,162 +483,13 @@ on_data(struct nrf_h2_conn *c, uint8_t flags, uint32_t sid, const uint8_t *p, si
 		st->flags |= NRF_H2_SF_END;
 		if (!(st->flags & NRF_H2_SF_MALFORMED))
 			h2_conn_deliver(c, st, 0);
-		end_recv(c, st);
+		h2_proto_end_recv(c, st);
 	}
 	return 0;
 }
 
 /* ------------------------------------------------------------------------ */
 /* Input: the other frames                                                   */
-
-static int
-on_settings(struct nrf_h2_conn *c, uint8_t flags, uint32_t sid, const uint8_t *p, size_t len)
-{
-	struct h2_srv *s = c->srv;
-	size_t i;
-
-	if (sid != 0)
-		return conn_error(c, NRF_H2_PROTOCOL_ERROR, "SETTINGS: stream_id != 0");
-	if (flags & FL_ACK) {
-		if (len != 0)
-			return conn_error(c, NRF_H2_FRAME_SIZE_ERROR, "SETTINGS: ACK and payload != 0");
-		s->settings_acked = true;
-		h2_tmo_settings(c, flags);
-		return 0;
-	}
-	if (len % 6 != 0)
-		return conn_error(c, NRF_H2_FRAME_SIZE_ERROR, "SETTINGS: invalid payload length");
-	for (i = 0; i < len; i += 6) {
-		uint16_t id = (uint16_t)(p[i] << 8 | p[i + 1]);
-		uint32_t v = get32(p + i + 2);
-
-		switch (id) {
-		case 0x2: /* ENABLE_PUSH */
-			if (v > 1)
-				return conn_error(c, NRF_H2_PROTOCOL_ERROR,
-					"SETTINGS: invalid SETTINGS_ENBLE_PUSH");
-			break;
-		case 0x4: { /* INITIAL_WINDOW_SIZE: open streams too */
-			struct nrf_list *l;
-			int64_t delta = (int64_t)v - (int64_t)s->r_init_win;
-
-			if (v > WIN_MAX)
-				return conn_error(c, NRF_H2_FLOW_CONTROL_ERROR,
-					"SETTINGS: invalid SETTINGS_INITIAL_WINDOW_SIZE");
-			NRF_LIST_FOREACH(l, &c->streams) {
-				struct nrf_h2_stream *st =
-					nrf_container_of(l, struct nrf_h2_stream, link);
-
-				st->swin += delta;
-				if (st->swin > WIN_MAX)
-					return conn_error(c, NRF_H2_FLOW_CONTROL_ERROR,
-						"SETTINGS: stream window over 2^31-1");
-			}
-			s->r_init_win = v;
-			if (delta > 0 && !nrf_list_empty(&s->sq))
-				h2_mark_dirty(c);
-			break;
-		}
-		case 0x5:
-			if (v < 16384 || v > 16777215)
-				return conn_error(c, NRF_H2_PROTOCOL_ERROR,
-					"SETTINGS: invalid SETTINGS_MAX_FRAME_SIZE");
-			s->r_max_frame = v;
-			break;
-		case 0x8: /* ENABLE_CONNECT_PROTOCOL (RFC 8441 §3) */
-			if (v > 1)
-				return conn_error(c, NRF_H2_PROTOCOL_ERROR,
-					"SETTINGS: invalid SETTINGS_ENABLE_CONNECT_PROTOCOL");
-			break;
-		case 0x9: /* NO_RFC7540_PRIORITIES */
-			if (v > 1)
-				return conn_error(c, NRF_H2_PROTOCOL_ERROR,
-					"SETTINGS: invalid SETTINGS_NO_RFC7540_PRIORITIES");
-			s->r_no_rfc7540 = v == 1;
-			break;
-		default:
-			break; /* table size (no dynamic table here), list size, others */
-		}
-	}
-	if (++s->oq_acks > MAX_ACKS)
-		return conn_error(c, NRF_H2_ENHANCE_YOUR_CALM, "too many ACKs queued");
-	h2_tmo_settings(c, flags);
-	h2_oq_frame(c, FT_SETTINGS, FL_ACK, 0, NULL, 0);
-	return 0;
-}
-
-static int
-on_ping(struct nrf_h2_conn *c, uint8_t flags, uint32_t sid, const uint8_t *p, size_t len)
-{
-	if (sid != 0)
-		return conn_error(c, NRF_H2_PROTOCOL_ERROR, "PING: stream_id != 0");
-	if (len != 8)
-		return conn_error(c, NRF_H2_FRAME_SIZE_ERROR, "PING: invalid payload length");
-	if (!(flags & FL_ACK)) {
-		if (++c->srv->oq_acks > MAX_ACKS)
-			return conn_error(c, NRF_H2_ENHANCE_YOUR_CALM, "too many ACKs queued");
-		h2_oq_frame(c, FT_PING, FL_ACK, 0, p, 8);
-		return 0;
-	}
-	h2_conn_ping_ack(c, p);
-	return 0;
-}
-
-static int
-on_goaway(struct nrf_h2_conn *c, uint32_t sid, const uint8_t *p, size_t len)
-{
-	if (sid != 0)
-		return conn_error(c, NRF_H2_PROTOCOL_ERROR, "GOAWAY: stream_id != 0");
-	if (len < 8)
-		return conn_error(c, NRF_H2_FRAME_SIZE_ERROR, "GOAWAY: invalid payload length");
-	if (get32(p + 4) != NRF_H2_NO_ERROR)
-		NRF_LOG_RL(INFO, MOD, "client sent GOAWAY(%s): \"%.*s\"",
-			nghttp2_http2_strerror(get32(p + 4)), (int)NRF_MIN(len - 8, (size_t)80),
-			(const char *)p + 8);
-	c->srv->goaway |= GA_RECV;
-	c->fl |= CF_GOAWAY_RECV;
-	return 0;
-}
-
-static int
-on_window_update(struct nrf_h2_conn *c, uint32_t sid, const uint8_t *p, size_t len)
-{
-	struct h2_srv *s = c->srv;
-	struct nrf_h2_stream *st;
-	uint32_t inc;
-
-	if (len != 4)
-		return conn_error(c, NRF_H2_FRAME_SIZE_ERROR, "WINDOW_UPDATE: invalid length");
-	inc = get32(p) & WIN_MAX;
-	if (sid == 0) {
-		if (inc == 0)
-			return conn_error(c, NRF_H2_PROTOCOL_ERROR,
-				"WINDOW_UPDATE: window_size_increment == 0");
-		s->swin += inc;
-		if (s->swin > WIN_MAX)
-			return conn_error(c, NRF_H2_FLOW_CONTROL_ERROR,
-				"WINDOW_UPDATE: window over 2^31-1");
-		if (!nrf_list_empty(&s->sq))
-			h2_mark_dirty(c);
-		return 0;
-	}
-	if ((sid & 1) == 0 || sid > s->last_recv)
-		return conn_error(c, NRF_H2_PROTOCOL_ERROR, "WINDOW_UPDATE to idle stream");
-	st = lookup(c, sid);
-	if (st == NULL || (st->cs & HS_CLOSING))
-		return 0;
-	if (inc == 0) /* nghttp2 makes it a connection error on streams too */
-		return conn_error(c, NRF_H2_PROTOCOL_ERROR,
-			"WINDOW_UPDATE: window_size_increment == 0");
-	st->swin += inc;
-	if (st->swin > WIN_MAX) {
-		h2_srv_reset(c, st, NRF_H2_FLOW_CONTROL_ERROR);
-		return 0;
-	}
-	if (st->cs & HS_SQ)
-		h2_mark_dirty(c);
-	return 0;
-}
 
 /*
  * Stream resets from the client, a token bucket (nghttp2 1.52.0-1+deb12u1's
@@ -764,33 +530,20 @@ reset_ratelim(struct nrf_h2_conn *c)
 static int
 on_rst_stream(struct nrf_h2_conn *c, uint32_t sid, const uint8_t *p, size_t len)
 {
-	struct h2_srv *s = c->srv;
 	struct nrf_h2_stream *st;
 
 	if (sid == 0)
 		return conn_error(c, NRF_H2_PROTOCOL_ERROR, "RST_STREAM: stream_id == 0");
 	if (len != 4)
 		return conn_error(c, NRF_H2_FRAME_SIZE_ERROR, "RST_STREAM: invalid length");
-	if ((sid & 1) == 0 || sid > s->last_recv)
+	if (srv_idle(c, sid, NULL))
 		return conn_error(c, NRF_H2_PROTOCOL_ERROR, "RST_STREAM: stream in idle");
 	st = lookup(c, sid);
 	if (st != NULL && !(st->cs & HS_CLOSED)) {
 		st->cs |= HS_CLOSING;
-		close_due(c, st, get32(p));
+		h2_proto_close_due(c, st, get32(p));
 	}
 	return reset_ratelim(c);
-}
-
-static int
-on_priority(struct nrf_h2_conn *c, uint32_t sid, size_t len)
-{
-	if (sid == 0)
-		return conn_error(c, NRF_H2_PROTOCOL_ERROR, "PRIORITY: stream_id == 0");
-	/* RFC 7540 priorities are off here; nghttp2 still checks the length
-	 * while the client has not said it does without them either. */
-	if (len != 5 && !c->srv->r_no_rfc7540)
-		return conn_error(c, NRF_H2_FRAME_SIZE_ERROR, "PRIORITY: invalid length");
-	return 0;
 }
 
 /*
@@ -807,14 +560,14 @@ guard(struct nrf_h2_conn *c, const uint8_t *f)
 	struct h2_guard_verdict v;
 	struct nrf_h2_stream *st;
 
-	if (!h2_guard_frame(&s->guard, f, &v))
+	if (s->guard.state != H2_GUARD_ON || !h2_guard_frame(&s->guard, f, &v))
 		return 0;
 	if (v.kind == H2_GV_GOAWAY) {
 		NRF_LOG_RL(DEBUG, MOD, "connection error %s (frame type %u)",
 			nghttp2_http2_strerror(v.code), v.type);
 		s->guard.state = H2_GUARD_DONE;
 		h2_srv_goaway(c, s->last_proc, v.code, NULL, true);
-		s->phase = SP_IGNORE;
+		s->pr.stop = true;
 		return NRF_EPROTO;
 	}
 	st = h2_srv_stream(c, v.sid);
@@ -827,72 +580,14 @@ guard(struct nrf_h2_conn *c, const uint8_t *f)
 	return 0;
 }
 
-static int
-frame(struct nrf_h2_conn *c, const uint8_t *f, size_t len)
-{
-	struct h2_srv *s = c->srv;
-	uint8_t type = f[3], flags = f[4];
-	uint32_t sid = get32(f + 5) & WIN_MAX;
-	const uint8_t *p = f + 9;
-
-	if (s->guard.state == H2_GUARD_ON) {
-		int rc = guard(c, f);
-
-		if (rc != 0)
-			return rc;
-	}
-	if (s->phase == SP_SETTINGS) {
-		if (type != FT_SETTINGS || (flags & FL_ACK))
-			return conn_error(c, NRF_H2_PROTOCOL_ERROR, "SETTINGS expected");
-		s->phase = SP_OPEN;
-	}
-	if (s->hb_sid != 0 && type != FT_CONTINUATION)
-		return conn_error(c, NRF_H2_PROTOCOL_ERROR, "unexpected non-CONTINUATION frame");
-	switch (type) {
-	case FT_DATA:
-		return on_data(c, flags, sid, p, len);
-	case FT_HEADERS:
-		return on_headers(c, flags, sid, p, len);
-	case FT_CONTINUATION:
-		return on_continuation(c, flags, sid, p, len);
-	case FT_PRIORITY:
-		return on_priority(c, sid, len);
-	case FT_RST_STREAM:
-		return on_rst_stream(c, sid, p, len);
-	case FT_SETTINGS:
-		return on_settings(c, flags, sid, p, len);
-	case FT_PUSH_PROMISE:
-		return conn_error(c, NRF_H2_PROTOCOL_ERROR, "PUSH_PROMISE: received by a server");
-	case FT_PING:
-		return on_ping(c, flags, sid, p, len);
-	case FT_GOAWAY:
-		return on_goaway(c, sid, p, len);
-	case FT_WINDOW_UPDATE:
-		return on_window_update(c, sid, p, len);
-	default:
-		return 0; /* unknown types are ignored (RFC 9113 §4.1) */
-	}
-}
-
-static int
-frame_done(struct nrf_h2_conn *c, const uint8_t *f, size_t len)
-{
-	int rc = frame(c, f, len);
-
-	if (!nrf_list_empty(&c->srv->cq))
-		close_pending(c);
-	return rc;
-}
-
 int
 h2_srv_recv(struct nrf_h2_conn *c, const uint8_t *in, size_t len)
 {
 	struct h2_srv *s = c->srv;
-	int rc;
 
-	if (s->phase == SP_IGNORE)
+	if (s->pr.stop)
 		return 0;
-	if (s->phase == SP_PREFACE) {
+	if (s->pre < H2_PREFACE_LEN) {
 		size_t k = NRF_MIN(len, H2_PREFACE_LEN - s->pre);
 
 		if (memcmp(in, &H2_PREFACE[s->pre], k) != 0)
@@ -902,151 +597,73 @@ h2_srv_recv(struct nrf_h2_conn *c, const uint8_t *in, size_t len)
 		len -= k;
 		if (s->pre < H2_PREFACE_LEN)
 			return 0;
-		s->phase = SP_SETTINGS;
 	}
-	if (s->ib_len > 0) {
-		size_t take, need;
-
-		if (s->ib_len < 9) {
-			take = NRF_MIN(len, (size_t)(9 - s->ib_len));
-			memcpy(s->ib + s->ib_len, in, take);
-			s->ib_len += (uint32_t)take;
-			in += take;
-			len -= take;
-			if (s->ib_len < 9)
-				return 0;
-		}
-		if (frame_len(s->ib) > FRAME_MAX)
-			return conn_error(c, NRF_H2_FRAME_SIZE_ERROR, "too large frame size");
-		need = 9 + frame_len(s->ib) - s->ib_len;
-		take = NRF_MIN(len, need);
-		memcpy(s->ib + s->ib_len, in, take);
-		s->ib_len += (uint32_t)take;
-		in += take;
-		len -= take;
-		if (take < need)
-			return 0;
-		s->ib_len = 0;
-		rc = frame_done(c, s->ib, frame_len(s->ib));
-		if (rc != 0 || (c->fl & CF_DEAD) || s->phase == SP_IGNORE)
-			return rc > 0 ? 0 : rc;
-	}
-	while (len >= 9) {
-		uint32_t flen = frame_len(in);
-
-		if (flen > FRAME_MAX)
-			return conn_error(c, NRF_H2_FRAME_SIZE_ERROR, "too large frame size");
-		if (len < 9 + (size_t)flen)
-			break;
-		rc = frame_done(c, in, flen);
-		if (rc != 0 || (c->fl & CF_DEAD) || s->phase == SP_IGNORE)
-			return rc > 0 ? 0 : rc;
-		in += 9 + flen;
-		len -= 9 + flen;
-	}
-	if (len > 0) {
-		if (len >= 9 && frame_len(in) > FRAME_MAX)
-			return conn_error(c, NRF_H2_FRAME_SIZE_ERROR, "too large frame size");
-		if (s->ib == NULL) {
-			s->ib = malloc(9 + FRAME_MAX);
-			if (s->ib == NULL) {
-				h2_conn_fail(c, NRF_ENOMEM);
-				return NRF_ENOMEM;
-			}
-			h2_acct_add(c->ctx, NRF_H2_MEM_HTTP2, 9 + FRAME_MAX);
-		}
-		memcpy(s->ib, in, len);
-		s->ib_len = (uint32_t)len;
-	}
-	return 0;
+	return h2_proto_recv(c, in, len);
 }
 
 /* ------------------------------------------------------------------------ */
 /* Output                                                                    */
 
-/* The body of @p st as DATA frames into @p dst: bytes written. */
-static size_t
-fill_data(struct nrf_h2_conn *c, struct nrf_h2_stream *st, uint8_t *dst, size_t cap)
+/* The answer body of @p st (side->body): from its inline bytes or its
+ * body chunks; none yet and not ended: deferred until more comes. */
+static long
+srv_body(struct nrf_h2_conn *c, struct nrf_h2_stream *st, uint8_t *d, size_t room, int64_t w,
+	bool *eof)
 {
-	struct h2_srv *s = c->srv;
-	size_t out = 0;
+	bool inl = (st->flags & NRF_H2_SF_INLINE) != 0;
+	size_t avail = inl ? (size_t)(st->inl_len - st->inl_off) : st->out.len, n;
 
-	while (cap - out > 9) {
-		int64_t w = NRF_MIN(s->swin, st->swin);
-		size_t room = NRF_MIN(cap - out - 9, (size_t)NRF_MIN(s->r_max_frame, FRAME_MAX));
-		size_t avail, n;
-		bool inl = (st->flags & NRF_H2_SF_INLINE) != 0, eof;
-
-		avail = inl ? (size_t)(st->inl_len - st->inl_off) : st->out.len;
-		if (w <= 0 && avail > 0)
-			break;
-		room = NRF_MIN(room, (size_t)NRF_MAX(w, (int64_t)0));
-		n = NRF_MIN(room, avail);
-		eof = n == avail && (inl || (st->flags & NRF_H2_SF_OUT_EOF));
-		if (n == 0 && !eof) {
-			st->flags |= NRF_H2_SF_DEFERRED; /* nrf_h2_append()/_end() */
-			st->cs &= ~HS_SQ;
-			nrf_list_del(&st->sq);
-			break;
-		}
-		if (inl) {
-			memcpy(dst + out + 9, st->inl + st->inl_off, n);
-			st->inl_off += (uint16_t)n;
-		} else {
-			h2_body_take(c->ctx, &st->out, dst + out + 9, n);
-		}
-		frame_hd(dst + out, (uint32_t)n, FT_DATA, eof ? FL_END_STREAM : 0,
-			(uint32_t)st->id);
-		out += 9 + n;
-		s->swin -= (int64_t)n;
-		st->swin -= (int64_t)n;
-		if (n > 0) {
-			h2_tmo_progress(st);
-			if (st->user != NULL && c->cbs->on_sent != NULL)
-				c->cbs->on_sent(st, n);
-		}
-		if (eof) {
-			st->cs = (st->cs & ~HS_SQ) | HS_WR;
-			st->flags |= NRF_H2_SF_OUT_DONE;
-			calm_check(c, st);
-			nrf_list_del(&st->sq);
-			if (st->cs & HS_RD)
-				close_due(c, st, NRF_H2_NO_ERROR);
-			break;
-		}
+	if (w <= 0 && avail > 0)
+		return -1;
+	room = NRF_MIN(room, (size_t)NRF_MAX(w, (int64_t)0));
+	n = NRF_MIN(room, avail);
+	*eof = n == avail && (inl || (st->flags & NRF_H2_SF_OUT_EOF));
+	if (n == 0 && !*eof) {
+		st->flags |= NRF_H2_SF_DEFERRED; /* nrf_h2_append()/_end() */
+		st->cs &= ~HS_SQ;
+		nrf_list_del(&st->sq);
+		return -1;
 	}
-	return out;
+	if (inl) {
+		memcpy(d, st->inl + st->inl_off, n);
+		st->inl_off += (uint16_t)n;
+	} else {
+		h2_body_take(c->ctx, &st->out, d, n);
+	}
+	return (long)n;
+}
+
+static void
+srv_sent(struct nrf_h2_conn *c, struct nrf_h2_stream *st, size_t n, bool eof)
+{
+	if (n > 0) {
+		h2_tmo_progress(st);
+		if (st->user != NULL && c->cbs->on_sent != NULL)
+			c->cbs->on_sent(st, n);
+	}
+	if (eof) {
+		st->flags |= NRF_H2_SF_OUT_DONE;
+		calm_check(c, st);
+		h2_proto_end_sent(c, st, 0);
+	}
 }
 
 size_t
 h2_srv_fill(struct nrf_h2_conn *c, uint8_t *dst, size_t cap)
 {
 	struct h2_srv *s = c->srv;
-	struct nrf_list *l, *nx;
-	size_t out = 0;
+	size_t out;
+	int q = h2_proto_fill_queued(c, dst, cap, &out);
 
-	if (!nrf_list_empty(&s->cq))
-		close_pending(c);
-	if (h2_oq_pending(c)) {
-		out = h2_oq_take(c, dst, cap);
-		if (h2_oq_pending(c))
-			return out; /* frames stay in order */
-		s->oq_acks = 0;
-		if (s->goaway & GA_TERM) {
-			s->goaway |= GA_TERM_SENT;
-			return out; /* nothing after a terminating GOAWAY */
-		}
+	if (q < 0)
+		return out;
+	if (q > 0 && (s->goaway & GA_TERM)) {
+		s->goaway |= GA_TERM_SENT;
+		return out; /* nothing after a terminating GOAWAY */
 	}
 	if (s->goaway & GA_TERM)
 		return out;
-	NRF_LIST_FOREACH_SAFE(l, nx, &s->sq) {
-		struct nrf_h2_stream *st = nrf_container_of(l, struct nrf_h2_stream, sq);
-
-		if (cap - out <= 9 || s->swin <= 0)
-			break;
-		out += fill_data(c, st, dst + out, cap - out);
-	}
-	return out;
+	return h2_proto_fill_streams(c, dst, cap, out);
 }
 
 bool
@@ -1056,8 +673,8 @@ h2_srv_want_write(const struct nrf_h2_conn *c)
 
 	if (s->goaway & GA_TERM_SENT)
 		return false;
-	return h2_oq_pending(c) || !nrf_list_empty(&s->cq) ||
-		(!nrf_list_empty(&s->sq) && s->swin > 0);
+	return h2_oq_pending(c) || !nrf_list_empty(&s->pr.cq) ||
+		(!nrf_list_empty(&s->pr.sq) && s->pr.swin > 0);
 }
 
 bool
@@ -1124,7 +741,7 @@ h2_srv_headers(struct nrf_h2_conn *c, struct nrf_h2_stream *st, int status,
 	const struct nrf_h2_hdr *hdrs, size_t n_hdrs, bool end)
 {
 	struct h2_srv *s = c->srv;
-	size_t i, bound = 16, blen, maxf = NRF_MIN(s->r_max_frame, FRAME_MAX), nframes, f;
+	size_t i, bound = 16, blen, maxf = NRF_MIN(s->pr.r_max_frame, H2_FRAME_MAX), nframes;
 	uint8_t *base, *p;
 
 	for (i = 0; i < n_hdrs; i++)
@@ -1144,34 +761,17 @@ h2_srv_headers(struct nrf_h2_conn *c, struct nrf_h2_stream *st, int status,
 		p = hp_str(p, hdrs[i].value.p, hdrs[i].value.len);
 	}
 	blen = (size_t)(p - base) - 9;
-	if (blen <= maxf) {
-		frame_hd(base, (uint32_t)blen, FT_HEADERS,
-			(uint8_t)(FL_END_HEADERS | (end ? FL_END_STREAM : 0)), (uint32_t)st->id);
-		c->oq.len += (uint32_t)(9 + blen);
-	} else {
-		nframes = (blen + maxf - 1) / maxf;
-		for (f = nframes - 1; f > 0; f--) {
-			size_t off = f * maxf, len = NRF_MIN(maxf, blen - off);
-			uint8_t *dst = base + f * (9 + maxf);
-
-			memmove(dst + 9, base + 9 + off, len);
-			frame_hd(dst, (uint32_t)len, FT_CONTINUATION,
-				f == nframes - 1 ? FL_END_HEADERS : 0, (uint32_t)st->id);
-		}
-		frame_hd(base, (uint32_t)maxf, FT_HEADERS, end ? FL_END_STREAM : 0,
-			(uint32_t)st->id);
-		c->oq.len += (uint32_t)(blen + 9 * nframes);
-	}
+	c->oq.len += (uint32_t)h2_proto_frame_block(base, blen, maxf, (uint32_t)st->id, end);
 	st->cs |= HS_HDRS;
 	if (end) {
 		st->cs |= HS_WR;
 		st->flags |= NRF_H2_SF_OUT_DONE;
 		calm_check(c, st);
 		if (st->cs & HS_RD)
-			close_due(c, st, NRF_H2_NO_ERROR);
+			h2_proto_close_due(c, st, NRF_H2_NO_ERROR);
 	} else if (!(st->cs & HS_SQ)) {
 		st->cs |= HS_SQ;
-		nrf_list_add_tail(&s->sq, &st->sq);
+		nrf_list_add_tail(&s->pr.sq, &st->sq);
 	}
 	h2_mark_dirty(c);
 	return 0;
@@ -1184,7 +784,7 @@ h2_srv_resume(struct nrf_h2_conn *c, struct nrf_h2_stream *st)
 	st->flags &= ~NRF_H2_SF_DEFERRED;
 	if (!(st->cs & (HS_SQ | HS_WR | HS_CLOSING)) && (st->cs & HS_HDRS)) {
 		st->cs |= HS_SQ;
-		nrf_list_add_tail(&c->srv->sq, &st->sq);
+		nrf_list_add_tail(&c->srv->pr.sq, &st->sq);
 	}
 	h2_mark_dirty(c);
 }
@@ -1196,21 +796,13 @@ int
 h2_srv_start(struct nrf_h2_conn *c)
 {
 	struct nrf_h2_ctx *ctx = c->ctx;
-	struct h2_srv *s = calloc(1, sizeof(*s));
+	struct h2_srv *s = h2_proto_new(c, &srv_side);
 	uint8_t *p;
 	uint32_t win;
 
 	if (s == NULL)
 		return NRF_ENOMEM;
-	c->srv = s;
-	h2_acct_add(ctx, NRF_H2_MEM_HTTP2, (int64_t)sizeof(*s));
-	nrf_list_init(&s->sq);
-	nrf_list_init(&s->cq);
-	s->r_init_win = WIN_DEFAULT;
-	s->r_max_frame = 16384;
-	s->swin = WIN_DEFAULT;
 	s->max_streams = ctx->lim.max_concurrent_streams;
-	h2_hpack_init(&s->hp, &ctx->mem.mem, H2_HPACK_TABLE_MAX);
 	/* SETTINGS: MAX_CONCURRENT_STREAMS, NO_RFC7540_PRIORITIES,
 	 * MAX_HEADER_LIST_SIZE, INITIAL_WINDOW_SIZE; then the connection
 	 * window (front_data()'s rule: it holds a whole body and more). */
@@ -1218,49 +810,16 @@ h2_srv_start(struct nrf_h2_conn *c)
 	if (p == NULL)
 		return NRF_ENOMEM;
 	frame_hd(p, 24, FT_SETTINGS, 0, 0);
-	p += 9;
-	p[0] = 0;
-	p[1] = 0x3;
-	put32(p + 2, ctx->lim.max_concurrent_streams);
-	p[6] = 0;
-	p[7] = 0x9;
-	put32(p + 8, 1);
-	p[12] = 0;
-	p[13] = 0x6;
-	put32(p + 14, ctx->lim.max_header_bytes);
-	p[18] = 0;
-	p[19] = 0x4;
-	put32(p + 20, ctx->lim.stream_window);
+	p = h2_proto_setting(p + 9, 0x3, ctx->lim.max_concurrent_streams);
+	p = h2_proto_setting(p, 0x9, 1);
+	p = h2_proto_setting(p, 0x6, ctx->lim.max_header_bytes);
+	h2_proto_setting(p, 0x4, ctx->lim.stream_window);
 	c->oq.len = 9 + 24;
 	win = (uint32_t)NRF_MIN(NRF_MAX((uint64_t)ctx->lim.conn_window,
 					(uint64_t)ctx->lim.max_body_bytes + ctx->lim.stream_window),
 		(uint64_t)WIN_MAX);
-	s->win = NRF_MAX(win, WIN_DEFAULT);
-	if (s->win > WIN_DEFAULT) {
-		p = c->oq.buf + c->oq.len;
-		frame_hd(p, 4, FT_WINDOW_UPDATE, 0, 0);
-		put32(p + 9, s->win - WIN_DEFAULT);
-		c->oq.len += 13;
-	}
-	s->phase = SP_PREFACE;
+	h2_proto_window(c, win);
 	return 0;
-}
-
-void
-h2_srv_free(struct nrf_h2_conn *c)
-{
-	struct h2_srv *s = c->srv;
-
-	if (s == NULL)
-		return;
-	h2_hpack_fini(&s->hp);
-	h2_oq_fini(c);
-	if (s->ib != NULL)
-		h2_acct_add(c->ctx, NRF_H2_MEM_HTTP2, -(int64_t)(9 + FRAME_MAX));
-	free(s->ib);
-	h2_acct_add(c->ctx, NRF_H2_MEM_HTTP2, -(int64_t)sizeof(*s));
-	free(s);
-	c->srv = NULL;
 }
 
 /*
@@ -1274,35 +833,15 @@ void
 h2_srv_goaway(struct nrf_h2_conn *c, uint32_t last, uint32_t code, const char *why, bool term)
 {
 	struct h2_srv *s = c->srv;
-	size_t wl = why != NULL ? strlen(why) : 0;
-	uint8_t *p;
 
-	if (s->goaway & GA_TERM)
+	if ((s->goaway & GA_TERM) || !h2_proto_goaway(c, last, code, why))
 		return;
-	p = h2_oq_reserve(c, 17 + wl);
-	if (p == NULL) {
-		h2_conn_fail(c, NRF_ENOMEM);
-		return;
-	}
-	frame_hd(p, (uint32_t)(8 + wl), FT_GOAWAY, 0, 0);
-	put32(p + 9, last & WIN_MAX);
-	put32(p + 13, code);
-	if (wl > 0)
-		memcpy(p + 17, why, wl);
-	c->oq.len += (uint32_t)(17 + wl);
 	if (last == WIN_MAX && !term) {
 		s->goaway |= GA_NOTICE;
 	} else {
 		s->goaway |= GA_SENT | (term ? GA_TERM : 0);
 		s->goaway_last = last;
 	}
-	h2_mark_dirty(c);
-}
-
-int
-h2_srv_ping(struct nrf_h2_conn *c, const uint8_t data[8])
-{
-	return h2_oq_frame(c, FT_PING, 0, 0, data, 8) ? 0 : NRF_ENOMEM;
 }
 
 uint32_t
@@ -1319,22 +858,53 @@ h2_srv_rst(struct nrf_h2_conn *c, uint32_t sid, uint32_t code)
 	h2_oq_rst(c, sid, code);
 }
 
+/* A frame on @p sid (other than HEADERS) is a connection error: an even
+ * id, or one above every id the client used. */
+static bool
+srv_idle(const struct nrf_h2_conn *c, uint32_t sid, const struct nrf_h2_stream *st)
+{
+	(void)st;
+	return (sid & 1) == 0 || sid > c->srv->last_recv;
+}
+
+static void
+srv_goaway_recv(struct nrf_h2_conn *c)
+{
+	c->srv->goaway |= GA_RECV;
+}
+
+/* What the server side of the protocol layer (h2_proto.h) does its way:
+ * nghttp2's server session's rules and texts. */
+static const struct h2_side srv_side = {
+	.who = "client",
+	.push_why = "PUSH_PROMISE: received by a server",
+	.lim = { .push_max = 1, .max_acks = MAX_ACKS, .data_max = H2_FRAME_MAX },
+	.size = sizeof(struct h2_srv),
+	.cs = { .ignored = HS_CLOSING, .queued = HS_CLOSED, .closing = HS_CLOSED | HS_CLOSING,
+		.end_recv = HS_RD, .end_sent = HS_WR },
+	.flags = H2_SIDE_EXT_SETTINGS | H2_SIDE_WU0_CONN | H2_SIDE_RST_ON_HPACK | H2_SIDE_WINDOW_STOP,
+	.conn_error = conn_error,
+	.pre = guard,
+	.data = on_data,
+	.headers = on_headers,
+	.rst_stream = on_rst_stream,
+	.on_field = on_field,
+	.block_end = block_end,
+	.idle = srv_idle,
+	.reset = h2_srv_reset,
+	.goaway_recv = srv_goaway_recv,
+	.stream_close = stream_close,
+	.settings = h2_tmo_settings,
+	.body = srv_body,
+	.sent = srv_sent,
+};
+
 /* Both sides done: nothing more to read (a GOAWAY either way, no stream
  * left) and nothing left to write. */
 static bool
-srv_done(const struct nrf_h2_conn *c)
+h2_srv_done(const struct nrf_h2_conn *c)
 {
 	return !h2_srv_want_read(c) && !h2_srv_want_write(c);
 }
 
-const struct h2_engine_ops h2_srv_engine = {
-	.name = "server",
-	.start = h2_srv_start,
-	.free = h2_srv_free,
-	.recv = h2_srv_recv,
-	.fill = h2_srv_fill,
-	.want_write = h2_srv_want_write,
-	.done = srv_done,
-	.ping = h2_srv_ping,
-	.reset = h2_srv_reset,
-};
+const struct h2_engine_ops h2_srv_engine = H2_ENGINE_OPS(srv, "server");

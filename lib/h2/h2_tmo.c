@@ -22,6 +22,7 @@
 #include <string.h>
 
 #include "h2_int.h"
+#include "h2_proto.h"
 #include "nrf_err.h"
 #include "nrf_log.h"
 
@@ -186,7 +187,7 @@ sweep_answer(struct nrf_h2_conn *c, struct nrf_h2_stream *st, uint64_t now,
 		return;
 	counts[NRF_H2_TMO_STALLED_READER]++;
 	NRF_LOG_RL(INFO, MOD, "answer on stream %d not taken for %u ms (window %d/%d): "
-		"reset", st->id, ms, (int)st->swin, (int)c->srv->swin);
+		"reset", st->id, ms, (int)st->swin, (int)c->pr->swin);
 	nrf_h2_reset(st, NRF_H2_CANCEL);
 }
 
