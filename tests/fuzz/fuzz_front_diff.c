@@ -1095,6 +1095,9 @@ slots_freed(const struct outcome *a, const struct outcome *b, int32_t id)
 	return taken < freed;
 }
 
+static bool slots_freed_conn(const struct outcome *a, const struct outcome *b,
+	const struct cview *cv);
+
 /*
  * The known, intended differences on one stream. @p x is nrfwd's outcome,
  * @p y nghttp2's (no_http_messaging, as configured for the front), @p z
@@ -1144,6 +1147,16 @@ benign_stream(const struct sout *x, const struct sout *y, const struct sout *z, 
 	if (client_reset(cv, x->id) && x->rst == y->rst && (x->status == 0 || y->status == 0))
 		return "stream reset by the client: its answer raced the RST_STREAM";
 	/*
+	 *    The same race for nrfwd's reset of a malformed request (1): nrfwd
+	 *    queued it before it read the client's RST_STREAM; nghttp2, which
+	 *    writes after the whole read, dropped its own once the client's
+	 *    reset closed the stream, so neither nghttp2 session wrote
+	 *    anything on it.
+	 */
+	if (client_reset(cv, x->id) && x->status == 0 && x->rst == NGHTTP2_PROTOCOL_ERROR &&
+		y->status == 0 && y->rst < 0 && z->status == 0 && z->rst < 0)
+		return "stream reset by the client: nrfwd's reset of a malformed request raced it (2)";
+	/*
 	 * 17. An answer whose stream is then reset (here: a WINDOW_UPDATE
 	 *    that overflows its window, FLOW_CONTROL_ERROR). nrfwd writes the
 	 *    answer's HEADERS before the RST_STREAM, so the client sees the
@@ -1192,7 +1205,7 @@ benign_stream(const struct sout *x, const struct sout *y, const struct sout *z, 
 	 *    the client may take as processed; that RST_STREAM), then the
 	 *    GOAWAY. Only when both ended the connection with an error (the
 	 *    GOAWAYs are compared on their own), or nghttp2 alone did for a
-	 *    reason 4, 6, 7, 8, 9, 12 or 15 excuses; when nghttp2 wrote
+	 *    reason 4, 6, 7, 8, 9, 12, 15 or 19 excuses; when nghttp2 wrote
 	 *    nothing on the stream, or the same answer; and when a reset
 	 *    nrfwd wrote carries the
 	 *    connection error's code or
@@ -1242,7 +1255,8 @@ benign_stream(const struct sout *x, const struct sout *y, const struct sout *z, 
 		return "not processed after nrfwd's GOAWAY (10, 11)";
 	if (((a->ga_code > 0 && b->ga_code > 0 && x->id <= a->ga_last) || cut_short(a, b, cv) ||
 		    long_cont(a, b, cv) || many_settings(b, cv) || odd_goaway(b, cv) ||
-		    open_block(a, b, cv) || extra_ack(b, cv) || closed_in_read(a, b, cv)) &&
+		    open_block(a, b, cv) || extra_ack(b, cv) || closed_in_read(a, b, cv) ||
+		    (a->ga_code < 0 && slots_freed_conn(a, b, cv))) &&
 		x->id != 0 && (y->status == 0 || y->status == x->status) && y->rst < 0 &&
 		(x->rst < 0 || x->rst == a->ga_code || x->rst == NGHTTP2_PROTOCOL_ERROR ||
 			x->rst == NGHTTP2_FLOW_CONTROL_ERROR || x->rst == NGHTTP2_REFUSED_STREAM))
@@ -1257,26 +1271,44 @@ static bool rule_code(int64_t code);
  * 19, for the connection: both end it with the same code (or two of 5's),
  * nrfwd after a later stream, because the streams it took past nghttp2's
  * last-stream-id came in slots its own resets freed (nghttp2 refused them,
- * and its GOAWAY dropped those resets): no more such streams with output
- * than nrfwd reset streams at or below nghttp2's last-stream-id.
+ * and its GOAWAY dropped those resets): each such stream with output has
+ * one more reset of nrfwd's below it than such streams below it.
  */
 static bool
-slots_freed_conn(const struct outcome *a, const struct outcome *b)
+slots_freed_conn(const struct outcome *a, const struct outcome *b, const struct cview *cv)
 {
-	size_t freed = 0, taken = 0;
+	/* nrfwd may also go on where nghttp2 ended the connection for a
+	 * stream over the limit the client had acknowledged. */
+	bool over_acked = a->ga_code < 0 && b->ga_code == NGHTTP2_PROTOCOL_ERROR && cv->acks > 0;
+	int64_t a_last = over_acked ? INT32_MAX : a->ga_last;
 
-	if (a->ga_code < 0 || b->ga_code < 0 || a->ga_last <= b->ga_last ||
-		!(a->ga_code == b->ga_code || (rule_code(a->ga_code) && rule_code(b->ga_code))))
+	if (!over_acked &&
+		(a->ga_code < 0 || b->ga_code < 0 || a->ga_last <= b->ga_last ||
+			!(a->ga_code == b->ga_code || (rule_code(a->ga_code) && rule_code(b->ga_code)))))
 		return false;
+	/* Each stream nrfwd took past nghttp2's last-stream-id needs a slot:
+	 * a reset of nrfwd's below it (one it took that way may free the
+	 * next one's). */
 	for (size_t i = 0; i < a->n; i++) {
-		const struct sout *x = &a->st[i];
+		const struct sout *t = &a->st[i];
+		size_t freed = 0, taken = 0;
 
-		if (x->id <= b->ga_last && x->rst >= 0 && x->rst != NGHTTP2_REFUSED_STREAM)
-			freed++;
-		else if (x->id > b->ga_last && x->id <= a->ga_last && x->rst != NGHTTP2_REFUSED_STREAM)
-			taken++;
+		if (t->id <= b->ga_last || t->id > a_last || t->rst == NGHTTP2_REFUSED_STREAM)
+			continue;
+		for (size_t j = 0; j < a->n; j++) {
+			const struct sout *x = &a->st[j];
+
+			if (x->id >= t->id)
+				continue;
+			if (x->rst >= 0 && x->rst != NGHTTP2_REFUSED_STREAM)
+				freed++;
+			if (x->id > b->ga_last && x->rst != NGHTTP2_REFUSED_STREAM)
+				taken++;
+		}
+		if (taken + 1 > freed)
+			return false;
 	}
-	return freed > 0 && taken <= freed;
+	return true;
 }
 
 static bool
@@ -1293,7 +1325,7 @@ benign_conn(const struct outcome *a, const struct outcome *b, struct cview *cv)
 	if (cut_short(a, b, cv) || long_cont(a, b, cv) || many_settings(b, cv) ||
 		odd_goaway(b, cv) || open_block(a, b, cv) || dup_settings(a, b, cv) ||
 		bad_pad(a, b, cv) || extra_ack(b, cv) || closed_in_read(a, b, cv) ||
-		after_goaway(a, cv) || held_big(a, b, cv) || slots_freed_conn(a, b))
+		after_goaway(a, cv) || held_big(a, b, cv) || slots_freed_conn(a, b, cv))
 		return true;
 	/*
 	 * 5. The order of the checks when the input breaks two connection
