@@ -141,7 +141,7 @@ class Host:
         self.key = key
         self.ns = ns
         self.ip = ip  # the address tests use: ip6 on an IPv6-only fabric
-        self.ip4 = ip4 or (ip if ':' not in ip else None)
+        self.ip4 = ip4 or (ip if ip and ':' not in ip else None)
         self.ip6 = ip6
         self.dev = dev  # the kernel veth
         self.dpdk = None  # the veth of the DPDK port (Fabric.dpdk_dev())
