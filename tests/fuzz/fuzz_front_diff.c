@@ -38,7 +38,7 @@
  * exactly (both servers report the last stream they opened). nrfwd's and
  * nghttp2's must be equal but for the known, intended differences, each a
  * numbered, commented exception in benign_stream() and benign_conn() (1-3,
- * 13, 14, 16-19 per stream; 4-12, 15, 16, 19 and 20 for the connection, with the
+ * 13, 14, 16-19 per stream; 4-12, 15, 16 and 19-21 for the connection, with the
  * streams they leave unprocessed); any other difference aborts with the three
  * outcome lists on stderr. Exceptions 9 and 13 are checked: a fresh nrfwd
  * front is given the rest of the input's last frame and must then do what
@@ -979,6 +979,20 @@ held_big(const struct outcome *a, const struct outcome *b, const struct cview *c
 	return cv->held_big && a->ga_code == NGHTTP2_FRAME_SIZE_ERROR && b->ga_code < 0;
 }
 
+/*
+ * 21. (Connection.) A header block that decodes past the front's header
+ *    flood limit (struct nrf_h2_limits: GOAWAY(ENHANCE_YOUR_CALM), a
+ *    defence nghttp2 1.52 does not have) and holds a decoding error
+ *    further on: nghttp2 reads on to the error (COMPRESSION_ERROR). Both
+ *    end the connection after the same stream.
+ */
+static bool
+flood_first(const struct outcome *a, const struct outcome *b)
+{
+	return a->ga_code == NGHTTP2_ENHANCE_YOUR_CALM && b->ga_code == NGHTTP2_COMPRESSION_ERROR &&
+	       a->ga_last == b->ga_last;
+}
+
 static bool
 long_cont(const struct outcome *a, const struct outcome *b, const struct cview *cv)
 {
@@ -1325,7 +1339,8 @@ benign_conn(const struct outcome *a, const struct outcome *b, struct cview *cv)
 	if (cut_short(a, b, cv) || long_cont(a, b, cv) || many_settings(b, cv) ||
 		odd_goaway(b, cv) || open_block(a, b, cv) || dup_settings(a, b, cv) ||
 		bad_pad(a, b, cv) || extra_ack(b, cv) || closed_in_read(a, b, cv) ||
-		after_goaway(a, cv) || held_big(a, b, cv) || slots_freed_conn(a, b, cv))
+		after_goaway(a, cv) || held_big(a, b, cv) || slots_freed_conn(a, b, cv) ||
+		flood_first(a, b))
 		return true;
 	/*
 	 * 5. The order of the checks when the input breaks two connection
