@@ -452,6 +452,53 @@ tw_reuse(const uint8_t *ip, uint16_t len, uint32_t src)
 		tcp_abort(pcb); /* TIME_WAIT: removed, no RST sent */
 }
 
+/*
+ * A received frame as a pbuf for lwIP: the mbuf lent (zero copy: @p kept
+ * set, the mbuf goes back when lwIP frees the pbuf) or copied. NULL: no
+ * memory (nothing to free).
+ */
+static inline struct pbuf *
+rx_pbuf(void *data, uint16_t len, void *frame, bool *kept)
+{
+	struct pbuf *p;
+
+	*kept = false;
+#ifdef NRF_LWIP_OWN
+	p = rx_ref(data, len, frame);
+	if (p != NULL) {
+		*kept = true;
+		return p;
+	}
+	/* Held frames at the limit: one PBUF_POOL element per frame
+	 * (lwipopts.h sizes them for a full Ethernet frame). */
+	p = pbuf_alloc(PBUF_RAW, len, PBUF_POOL);
+#else
+	/* PBUF_RAM, not PBUF_POOL: Debian's liblwip 2.1.3 sizes its PBUF_POOL
+	 * elements for 592 payload bytes while pbuf_alloc() fills them up to
+	 * the 1536 of the shipped lwipopts.h (heap overflow; decision 0006). */
+	(void)frame;
+	p = pbuf_alloc(PBUF_RAW, len, PBUF_RAM);
+#endif
+	if (p != NULL && pbuf_take(p, data, len) != ERR_OK) {
+		pbuf_free(p);
+		p = NULL;
+	}
+	return p;
+}
+
+/* What rx_frame() returns once lwIP's input took @p p with result @p e. */
+static inline int
+rx_done(struct pbuf *p, err_t e, bool kept)
+{
+	int rc = kept ? NRF_TP_DP_RX_KEPT : 0;
+
+	if (e != ERR_OK) {
+		pbuf_free(p);
+		rc |= NRF_TP_DP_RX_DROP;
+	}
+	return rc;
+}
+
 #if LWIP_IPV6
 /*
  * An IPv6 frame (decision 0065). No SYN cookies, no TIME_WAIT reuse and
@@ -466,8 +513,9 @@ rx_frame6(struct netif *nif, void *data, uint16_t len, void *frame)
 {
 	const uint8_t *f = data;
 	struct pbuf *p;
+	bool kept;
+	err_t e;
 
-	(void)frame;
 	if (!lw.v6 || len < ETH_HLEN + 40 || bad_source6(f + ETH_HLEN + 8))
 		return NRF_TP_DP_RX_DROP;
 #if TP_SW_CSUM
@@ -475,38 +523,13 @@ rx_frame6(struct netif *nif, void *data, uint16_t len, void *frame)
 		return NRF_TP_DP_RX_DROP;
 #endif
 	tp_demux_repair(); /* lwIP walks the real lists */
-#ifdef NRF_LWIP_OWN
-	p = rx_ref(data, len, frame);
-	if (p != NULL) {
-		err_t e;
-
-		tp_neigh_rx6_begin(); /* RSTs answering it: on the budget */
-		e = nif->input(p, nif);
-		tp_neigh_rx6_end();
-		if (e != ERR_OK) {
-			pbuf_free(p);
-			return NRF_TP_DP_RX_KEPT | NRF_TP_DP_RX_DROP;
-		}
-		return NRF_TP_DP_RX_KEPT;
-	}
-	p = pbuf_alloc(PBUF_RAW, len, PBUF_POOL);
-#else
-	p = pbuf_alloc(PBUF_RAW, len, PBUF_RAM);
-#endif
+	p = rx_pbuf(data, len, frame, &kept);
 	if (p == NULL)
 		return NRF_TP_DP_RX_DROP;
-	if (pbuf_take(p, data, len) != ERR_OK) {
-		pbuf_free(p);
-		return NRF_TP_DP_RX_DROP;
-	}
-	tp_neigh_rx6_begin();
-	if (nif->input(p, nif) != ERR_OK) {
-		tp_neigh_rx6_end();
-		pbuf_free(p);
-		return NRF_TP_DP_RX_DROP;
-	}
+	tp_neigh_rx6_begin(); /* RSTs answering it: on the budget */
+	e = nif->input(p, nif);
 	tp_neigh_rx6_end();
-	return 0;
+	return rx_done(p, e, kept);
 }
 #endif
 
@@ -516,8 +539,9 @@ rx_frame(void *arg, void *data, uint16_t len, void *frame)
 	struct netif *nif = arg;
 	const uint8_t *f = data;
 	struct pbuf *p;
+	bool kept;
+	err_t e;
 
-	(void)frame;
 	if (len < ETH_HLEN)
 		return NRF_TP_DP_RX_DROP;
 	if (f[12] == ETHTYPE_IPV4_HI && f[13] == ETHTYPE_IPV4_LO) {
@@ -554,42 +578,16 @@ rx_frame(void *arg, void *data, uint16_t len, void *frame)
 #endif
 		return NRF_TP_DP_RX_DROP; /* VLAN, ...: nothing here speaks them */
 	}
-#ifdef NRF_LWIP_OWN
-	p = rx_ref(data, len, frame);
-	if (p != NULL) {
-		err_t e;
-
-		/* lwIP owns p now, and through it the mbuf: whatever input()
-		 * says, freeing p gives the mbuf back (rx_ref_free()). */
-		e = tp_demux_input(nif, p, f + ETH_HLEN, (uint16_t)(len - ETH_HLEN));
-		tp_neigh_rx_end();
-		if (e != ERR_OK) {
-			pbuf_free(p);
-			return NRF_TP_DP_RX_KEPT | NRF_TP_DP_RX_DROP;
-		}
-		return NRF_TP_DP_RX_KEPT;
-	}
-	/* Held frames at the limit: one PBUF_POOL element per frame
-	 * (lwipopts.h sizes them for a full Ethernet frame). */
-	p = pbuf_alloc(PBUF_RAW, len, PBUF_POOL);
-#else
-	/* PBUF_RAM, not PBUF_POOL: Debian's liblwip 2.1.3 sizes its PBUF_POOL
-	 * elements for 592 payload bytes while pbuf_alloc() fills them up to
-	 * the 1536 of the shipped lwipopts.h (heap overflow; decision 0006). */
-	p = pbuf_alloc(PBUF_RAW, len, PBUF_RAM);
-#endif
+	p = rx_pbuf(data, len, frame, &kept);
 	if (p == NULL) {
 		tp_neigh_rx_end();
 		return NRF_TP_DP_RX_DROP;
 	}
-	if (pbuf_take(p, data, len) != ERR_OK ||
-		tp_demux_input(nif, p, f + ETH_HLEN, (uint16_t)(len - ETH_HLEN)) != ERR_OK) {
-		tp_neigh_rx_end();
-		pbuf_free(p);
-		return NRF_TP_DP_RX_DROP;
-	}
+	/* lwIP owns p now (and through it a lent mbuf) unless input() fails:
+	 * then freeing p gives the mbuf back (rx_ref_free()). */
+	e = tp_demux_input(nif, p, f + ETH_HLEN, (uint16_t)(len - ETH_HLEN));
 	tp_neigh_rx_end();
-	return 0;
+	return rx_done(p, e, kept);
 }
 
 /* nrf_tp_dpdk.h: what the lwIP this file is compiled against can carry. */
