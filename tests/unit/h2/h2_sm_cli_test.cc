@@ -100,6 +100,7 @@ protected:
 		pump();
 		EXPECT_TRUE(closed());
 		EXPECT_EQ(conn_closes_, 1);
+		EXPECT_EQ(conn_err_, NRF_EPROTO) << "the owner is told why";
 	}
 
 	static void on_ready(nrf_h2_conn *) { static_cast<Cli *>(cur_)->ready_ = true; }

@@ -80,6 +80,9 @@ protected:
 		pump();
 		EXPECT_TRUE(closed());
 		EXPECT_EQ(conn_closes_, 1);
+		/* The error went out with the GOAWAY; the close that ends the
+		 * lingering is the client's, an orderly one. */
+		EXPECT_EQ(conn_err_, 0);
 	}
 
 	static void on_request(nrf_h2_stream *st, int err)
